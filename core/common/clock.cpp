@@ -1,0 +1,50 @@
+#include "common/clock.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace perflab {
+
+namespace {
+std::int64_t read_clock(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+}  // namespace
+
+std::int64_t wall_ns() {
+  return read_clock(CLOCK_MONOTONIC);
+}
+std::int64_t thread_cpu_ns() {
+  return read_clock(CLOCK_THREAD_CPUTIME_ID);
+}
+std::int64_t process_cpu_ns() {
+  return read_clock(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+std::int64_t other_process_cpu_ns(int pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!f || !std::getline(f, line)) return -1;
+  // The command name (field 2) may contain spaces: fields resume after the last ')'.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  // Field 3 is the state; utime and stime are fields 14 and 15.
+  long long utime = -1, stime = -1;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoll(field);
+    if (i == 15) stime = std::stoll(field);
+  }
+  if (utime < 0 || stime < 0) return -1;
+  const long ticks = sysconf(_SC_CLK_TCK);
+  return (utime + stime) * (1'000'000'000LL / ticks);
+}
+
+}  // namespace perflab

@@ -1,0 +1,92 @@
+#include "common/experiment.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "targets/targets.h"
+
+namespace perflab {
+
+RunContext::RunContext(Targets& targets, Params params, RunHooks hooks, std::stop_token stop,
+                       Run& run)
+    : targets_(targets),
+      params_(std::move(params)),
+      hooks_(std::move(hooks)),
+      stop_(std::move(stop)),
+      run_(run) {}
+
+void RunContext::check_stop() const {
+  if (stop_.stop_requested()) throw Cancelled{};
+}
+
+void RunContext::progress(double fraction, std::string_view step) {
+  if (hooks_.progress) hooks_.progress(fraction, step);
+}
+
+void RunContext::add_group(const Group& g) {
+  {
+    std::lock_guard lock(mu_);
+    run_.ensure_group(g);
+  }
+}
+
+void RunContext::add_point(const std::string& group, const std::string& series, Point p) {
+  Run copy;
+  {
+    std::lock_guard lock(mu_);
+    run_.add_point(group, series, std::move(p));
+    if (hooks_.on_update) copy = run_;
+  }
+  if (hooks_.on_update) hooks_.on_update(copy);
+}
+
+void RunContext::add_finding(Finding f) {
+  std::lock_guard lock(mu_);
+  auto it = std::find_if(run_.findings.begin(), run_.findings.end(),
+                         [&](const Finding& x) { return x.id == f.id; });
+  if (it != run_.findings.end())
+    *it = std::move(f);
+  else
+    run_.findings.push_back(std::move(f));
+}
+
+void RunContext::add_target(TargetInfo t) {
+  std::lock_guard lock(mu_);
+  for (const auto& x : run_.targets)
+    if (x.kind == t.kind && x.address == t.address) return;
+  run_.targets.push_back(std::move(t));
+}
+
+Run RunContext::snapshot() const {
+  std::lock_guard lock(mu_);
+  return run_;
+}
+
+Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
+            const RunHooks& hooks, std::stop_token stop) {
+  Params resolved = Params::resolve(exp.params(), params);  // throws ParamError first
+  Run run;
+  run.experiment = exp.id();
+  run.title = exp.title();
+  run.params = resolved.values();
+  run.host = current_host();
+  run.started_unix_ms = unix_ms_now();
+  RunContext ctx(targets, std::move(resolved), hooks, stop, run);
+  try {
+    exp.run(ctx);
+    run.status = stop.stop_requested() ? RunStatus::Cancelled : RunStatus::Finished;
+    if (run.status == RunStatus::Cancelled) run.message = "stopped by the user";
+  } catch (const Cancelled&) {
+    run.status = RunStatus::Cancelled;
+    run.message = "stopped by the user";
+  } catch (const std::exception& e) {
+    run.status = stop.stop_requested() ? RunStatus::Cancelled : RunStatus::Failed;
+    run.message = e.what();
+  }
+  for (auto& t : targets.describe()) ctx.add_target(std::move(t));
+  run.ended_unix_ms = unix_ms_now();
+  if (hooks.on_update) hooks.on_update(ctx.snapshot());
+  return run;
+}
+
+}  // namespace perflab

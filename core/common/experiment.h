@@ -1,0 +1,83 @@
+#pragma once
+// The experiment contract: one class behind one small interface, listed by the registry.
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/params.h"
+#include "common/run.h"
+
+namespace perflab {
+
+class Targets;  // core/targets/targets.h
+
+// Progress: fraction in [0,1] and what is being done now. Called from the running thread.
+using ProgressFn = std::function<void(double fraction, std::string_view step)>;
+
+struct RunHooks {
+  ProgressFn progress;                        // may be empty
+  std::function<void(const Run&)> on_update;  // after every published point: a snapshot
+};
+
+// Thrown by RunContext::check_stop() when a stop was requested; the runner marks the run
+// cancelled and keeps what was measured.
+struct Cancelled {};
+
+// What an experiment gets while it runs. Points are published through it as they are
+// measured, so a cancelled or failed run keeps them and a window can show them live.
+class RunContext {
+ public:
+  RunContext(Targets& targets, Params params, RunHooks hooks, std::stop_token stop, Run& run);
+
+  Targets& targets() { return targets_; }
+  const Params& params() const { return params_; }
+  std::stop_token stop_token() const { return stop_; }
+  bool stop_requested() const { return stop_.stop_requested(); }
+  // Throws Cancelled when a stop was requested.
+  void check_stop() const;
+  void progress(double fraction, std::string_view step);
+
+  // Mutations of the run, safe against concurrent snapshot().
+  void add_group(const Group& g);
+  void add_point(const std::string& group, const std::string& series, Point p);
+  void add_finding(Finding f);
+  void add_target(TargetInfo t);
+  Run snapshot() const;
+
+ private:
+  Targets& targets_;
+  Params params_;
+  RunHooks hooks_;
+  std::stop_token stop_;
+  Run& run_;
+  mutable std::mutex mu_;
+};
+
+class Experiment {
+ public:
+  virtual ~Experiment() = default;
+  virtual std::string id() const = 0;
+  virtual std::string title() const = 0;
+  virtual std::string purpose() const = 0;  // one line
+  virtual std::vector<ParamSpec> params() const = 0;
+  // Measures, publishing points through ctx. Throws on failure; honours ctx's stop token
+  // within a second (by check_stop() or by returning early).
+  virtual void run(RunContext& ctx) = 0;
+};
+
+// Runs an experiment to a Run: resolves the parameters (throws ParamError before anything
+// starts when one is invalid), records host facts and time, catches failures (status Failed
+// with the message) and cancellation (status Cancelled), and always returns what was measured.
+Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
+            const RunHooks& hooks, std::stop_token stop);
+
+// The registry: every experiment Perflab has (core/registry.cpp).
+std::vector<std::unique_ptr<Experiment>> all_experiments();
+std::unique_ptr<Experiment> make_experiment(const std::string& id);  // nullptr if unknown
+
+}  // namespace perflab

@@ -1,0 +1,125 @@
+#include "common/run.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace perflab {
+
+const char* to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Finished:
+      return "finished";
+    case RunStatus::Failed:
+      return "failed";
+    case RunStatus::Cancelled:
+      return "cancelled";
+  }
+  return "?";
+}
+
+RunStatus run_status_from_string(const std::string& s) {
+  if (s == "running") return RunStatus::Running;
+  if (s == "finished") return RunStatus::Finished;
+  if (s == "failed") return RunStatus::Failed;
+  if (s == "cancelled") return RunStatus::Cancelled;
+  throw std::invalid_argument("unknown run status '" + s + "'");
+}
+
+const Group* Run::group(const std::string& id) const {
+  auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.id == id; });
+  return it == groups.end() ? nullptr : &*it;
+}
+
+Group& Run::ensure_group(const Group& g) {
+  auto it =
+      std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.id == g.id; });
+  if (it != groups.end()) return *it;
+  groups.push_back(g);
+  return groups.back();
+}
+
+Series& Run::series_for(const std::string& group_id, const std::string& name) {
+  auto it = std::find_if(series.begin(), series.end(),
+                         [&](const Series& s) { return s.group == group_id && s.name == name; });
+  if (it != series.end()) return *it;
+  series.push_back(Series{group_id, name, {}});
+  return series.back();
+}
+
+const Series* Run::find_series(const std::string& group_id, const std::string& name) const {
+  auto it = std::find_if(series.begin(), series.end(),
+                         [&](const Series& s) { return s.group == group_id && s.name == name; });
+  return it == series.end() ? nullptr : &*it;
+}
+
+const Point* Run::find_point(const std::string& group_id, const std::string& s,
+                             const std::string& label) const {
+  const Series* ser = find_series(group_id, s);
+  if (!ser) return nullptr;
+  auto it = std::find_if(ser->points.begin(), ser->points.end(),
+                         [&](const Point& p) { return p.label == label; });
+  return it == ser->points.end() ? nullptr : &*it;
+}
+
+Point& Run::add_point(const std::string& group_id, const std::string& s, Point p) {
+  p.stats = summarize(p.samples);
+  auto& ser = series_for(group_id, s);
+  ser.points.push_back(std::move(p));
+  return ser.points.back();
+}
+
+namespace {
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        auto v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(' '));
+        return v;
+      }
+    }
+  }
+  return "unknown";
+}
+}  // namespace
+
+HostInfo current_host() {
+  HostInfo h;
+  h.cpu_model = cpu_model();
+  h.cores = static_cast<int>(std::thread::hardware_concurrency());
+  utsname u{};
+  if (uname(&u) == 0) {
+    h.kernel = std::string(u.sysname) + " " + u.release;
+    h.hostname = u.nodename;
+  }
+#ifdef PERFLAB_VERSION
+  h.perflab_version = PERFLAB_VERSION;
+#endif
+#ifdef NDEBUG
+  h.build_type = "optimised";
+#else
+  h.build_type = "debug";
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+  h.build_type += "+asan";
+#endif
+  return h;
+}
+
+std::int64_t unix_ms_now() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace perflab

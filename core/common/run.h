@@ -1,0 +1,105 @@
+#pragma once
+// The result model shared by every experiment, the CLI, the charts and the GUI.
+//
+// A Run holds groups (one chart each: "append", "read", "build time", ...), and series of
+// points inside each group. A point carries its raw samples and their statistics. Points of a
+// group are either categorical (label only: grouped bars) or numeric (x: lines).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/stats.h"
+
+namespace perflab {
+
+enum class RunStatus { Running, Finished, Failed, Cancelled };
+const char* to_string(RunStatus s);
+RunStatus run_status_from_string(const std::string& s);  // throws std::invalid_argument
+
+struct Point {
+  std::string label;            // category ("1 writer") or the x value as text
+  std::optional<double> x;      // numeric x when the group is numeric
+  std::vector<double> samples;  // raw samples, in the group's unit
+  Stats stats;                  // summarize(samples)
+  // Further figures, e.g. "allocs", "p99". By convention "cpu" is the client's CPU time per op
+  // in the group's unit (Google Benchmark export uses it as cpu_time).
+  std::map<std::string, double> extra;
+};
+
+struct Series {
+  std::string group;  // Group::id this series belongs to
+  std::string name;   // e.g. "iolist"
+  std::vector<Point> points;
+};
+
+struct Group {
+  std::string id;       // e.g. "append"
+  std::string title;    // e.g. "Append 100 events"
+  std::string unit;     // e.g. "us/op", "ns/statement", "allocations", "req/s"
+  std::string x_label;  // for numeric groups, e.g. "events per statement"
+  bool numeric_x = false;
+  bool lower_is_better = true;
+  std::string description;  // one or two sentences: what this chart shows
+};
+
+// A target as recorded in a run: never a password.
+struct TargetInfo {
+  std::string kind;      // "postgres", "redis"
+  std::string address;   // conninfo / host:port with secrets removed
+  bool managed = false;  // started by Perflab
+  std::string version;   // server version when known
+};
+
+struct HostInfo {
+  std::string cpu_model;
+  int cores = 0;
+  std::string kernel;
+  std::string hostname;
+  std::string perflab_version;
+  std::string build_type;  // e.g. "Release", "Debug+ASan"
+};
+
+// A figure derived from measurements (e.g. the ratio iolist/interpolate for one writer),
+// with the article's published value beside it where there is one.
+struct Finding {
+  std::string id;                 // stable key, e.g. "append_1.iolist_vs_interpolate"
+  std::string text;               // for a person
+  double value = 0;               // measured
+  std::optional<double> article;  // published figure, if any
+};
+
+struct Run {
+  static constexpr int kSchemaVersion = 1;
+
+  std::string experiment;  // id
+  std::string title;
+  std::map<std::string, std::string> params;
+  std::vector<TargetInfo> targets;
+  HostInfo host;
+  std::int64_t started_unix_ms = 0;
+  std::int64_t ended_unix_ms = 0;
+  RunStatus status = RunStatus::Running;
+  std::string message;  // failure or cancellation reason
+  std::vector<Group> groups;
+  std::vector<Series> series;
+  std::vector<Finding> findings;
+
+  const Group* group(const std::string& id) const;
+  Group& ensure_group(const Group& g);  // adds if absent, returns the stored one
+  Series& series_for(const std::string& group, const std::string& name);  // adds if absent
+  const Series* find_series(const std::string& group, const std::string& name) const;
+  const Point* find_point(const std::string& group, const std::string& series,
+                          const std::string& label) const;
+  // Adds a point to (group, series) with stats computed from its samples.
+  Point& add_point(const std::string& group, const std::string& series, Point p);
+};
+
+// Host facts of this machine (CPU model, cores, kernel, hostname, build).
+HostInfo current_host();
+
+// Milliseconds since the Unix epoch, now.
+std::int64_t unix_ms_now();
+
+}  // namespace perflab

@@ -1,0 +1,47 @@
+#include "common/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace perflab {
+
+namespace {
+double sorted_quantile(const std::vector<double>& s, double q) {
+  if (s.empty()) return 0;
+  q = std::clamp(q, 0.0, 1.0);
+  const double pos = q * static_cast<double>(s.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, s.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return s[lo] + (s[hi] - s[lo]) * frac;
+}
+}  // namespace
+
+double quantile(std::span<const double> samples, double q) {
+  std::vector<double> s(samples.begin(), samples.end());
+  std::sort(s.begin(), s.end());
+  return sorted_quantile(s, q);
+}
+
+Stats summarize(std::span<const double> samples) {
+  Stats st;
+  st.n = samples.size();
+  if (samples.empty()) return st;
+  std::vector<double> s(samples.begin(), samples.end());
+  std::sort(s.begin(), s.end());
+  st.min = s.front();
+  st.max = s.back();
+  st.median = sorted_quantile(s, 0.5);
+  st.p95 = sorted_quantile(s, 0.95);
+  st.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  if (s.size() > 1) {
+    double acc = 0;
+    for (double v : s) acc += (v - st.mean) * (v - st.mean);
+    st.stddev = std::sqrt(acc / static_cast<double>(s.size() - 1));
+  }
+  return st;
+}
+
+}  // namespace perflab

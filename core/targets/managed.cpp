@@ -1,0 +1,787 @@
+#include "targets/managed.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "targets/postgres.h"
+
+namespace fs = std::filesystem;
+
+namespace perflab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The spawner: one long-lived thread that forks every server. PR_SET_PDEATHSIG fires when the
+// thread that forked the child exits, so forking from a short-lived worker thread would kill the
+// server as soon as that worker ended. This thread lives until the process exits.
+
+class Spawner {
+ public:
+  static Spawner& instance() {
+    // Never destroyed: the thread must outlive every static destructor that may still stop servers.
+    static Spawner* s = new Spawner;
+    return *s;
+  }
+
+  template <class F>
+  auto run(F&& f) -> decltype(f()) {
+    using R = decltype(f());
+    std::packaged_task<R()> task(std::forward<F>(f));
+    std::future<R> fut = task.get_future();
+    {
+      std::lock_guard lock(mu_);
+      queue_.emplace_back(
+          [t = std::make_shared<std::packaged_task<R()>>(std::move(task))] { (*t)(); });
+    }
+    cv_.notify_one();
+    return fut.get();
+  }
+
+ private:
+  Spawner() {
+    // Block every signal in the spawner so asynchronous signals go to the program's own threads;
+    // children unblock everything before exec.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    std::thread([this] { loop(); }).detach();
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+
+  void loop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return !queue_.empty(); });
+        job = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+};
+
+struct Credentials {
+  bool drop = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user;
+};
+
+// When running as root, servers (PostgreSQL must) run as "postgres" if it exists, else "nobody".
+Credentials unprivileged_credentials() {
+  Credentials c;
+  if (geteuid() != 0) return c;
+  for (const char* name : {"postgres", "nobody"}) {
+    std::vector<char> buf(16384);
+    passwd pw{};
+    passwd* found = nullptr;
+    if (getpwnam_r(name, &pw, buf.data(), buf.size(), &found) == 0 && found) {
+      c.drop = true;
+      c.uid = found->pw_uid;
+      c.gid = found->pw_gid;
+      c.user = name;
+      return c;
+    }
+  }
+  throw ServerError(
+      "running as root, but neither user 'postgres' nor 'nobody' exists to run the server as");
+}
+
+struct SpawnSpec {
+  fs::path exe;
+  std::vector<std::string> args;  // without argv[0]
+  fs::path log;                   // stdout and stderr, appended
+  fs::path cwd;
+  Credentials creds;
+  int death_signal = SIGKILL;
+};
+
+// Steps the child reports through the error pipe when it fails before exec.
+enum ChildStep : int {
+  kStepSetsid = 1,
+  kStepDup,
+  kStepChdir,
+  kStepSetgroups,
+  kStepSetgid,
+  kStepSetuid,
+  kStepPdeathsig,
+  kStepParentGone,
+  kStepExec
+};
+
+const char* step_name(int step) {
+  switch (step) {
+    case kStepSetsid:
+      return "setsid";
+    case kStepDup:
+      return "redirecting output";
+    case kStepChdir:
+      return "chdir";
+    case kStepSetgroups:
+      return "setgroups";
+    case kStepSetgid:
+      return "setgid";
+    case kStepSetuid:
+      return "setuid";
+    case kStepPdeathsig:
+      return "prctl(PR_SET_PDEATHSIG)";
+    case kStepParentGone:
+      return "parent exited during start";
+    case kStepExec:
+      return "exec";
+    default:
+      return "start";
+  }
+}
+
+[[noreturn]] void child_fail(int fd, int step) {
+  int msg[2] = {step, errno};
+  ssize_t ignored = write(fd, msg, sizeof msg);
+  (void)ignored;
+  _exit(127);
+}
+
+// Runs on the spawner thread. Everything the child needs is prepared before fork(); the child
+// uses only async-signal-safe calls.
+pid_t do_spawn(const SpawnSpec& spec) {
+  std::string exe = spec.exe.string();
+  std::vector<std::string> args;
+  args.push_back(exe);
+  args.insert(args.end(), spec.args.begin(), spec.args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::string cwd = spec.cwd.string();
+
+  int log_fd = open(spec.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0)
+    throw ServerError("cannot open log file " + spec.log.string() + ": " + errno_text(errno));
+  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd < 0) {
+    int e = errno;
+    close(log_fd);
+    throw ServerError("cannot open /dev/null: " + errno_text(e));
+  }
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    int e = errno;
+    close(log_fd), close(null_fd);
+    throw ServerError("pipe2 failed: " + errno_text(e));
+  }
+  rlimit lim{};
+  int max_fd = (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+                   ? static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 20))
+                   : 65536;
+  const pid_t parent = getpid();
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(log_fd), close(null_fd), close(pipefd[0]), close(pipefd[1]);
+    throw ServerError("fork failed: " + errno_text(e));
+  }
+  if (pid == 0) {
+    // --- child ---
+    int err_fd = pipefd[1];
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; ++sig)
+      if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);
+    // Own session: a Ctrl+C in Perflab's terminal does not reach the server directly; the
+    // server stops through Perflab (destructor) or the parent-death signal.
+    if (setsid() < 0) child_fail(err_fd, kStepSetsid);
+    if (dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
+      child_fail(err_fd, kStepDup);
+    // Nothing else Perflab has open (sockets, files) leaks into the server.
+    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+      for (int fd = 3; fd < max_fd; ++fd) {
+        int flags = fcntl(fd, F_GETFD);
+        if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+      }
+    }
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) child_fail(err_fd, kStepChdir);
+    if (spec.creds.drop) {
+      gid_t g = spec.creds.gid;
+      if (setgroups(1, &g) != 0) child_fail(err_fd, kStepSetgroups);
+      if (setgid(spec.creds.gid) != 0) child_fail(err_fd, kStepSetgid);
+      if (setuid(spec.creds.uid) != 0) child_fail(err_fd, kStepSetuid);
+    }
+    // After the credential change, which clears the parent-death signal.
+    if (prctl(PR_SET_PDEATHSIG, spec.death_signal) != 0) child_fail(err_fd, kStepPdeathsig);
+    if (getppid() != parent) {
+      errno = ESRCH;
+      child_fail(err_fd, kStepParentGone);
+    }
+    execv(argv[0], argv.data());
+    child_fail(err_fd, kStepExec);
+  }
+  // --- parent ---
+  close(pipefd[1]);
+  close(log_fd);
+  close(null_fd);
+  int msg[2] = {0, 0};
+  ssize_t got;
+  do {
+    got = read(pipefd[0], msg, sizeof msg);
+  } while (got < 0 && errno == EINTR);
+  close(pipefd[0]);
+  if (got > 0) {  // the child failed before exec; reap it
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    throw ServerError("cannot start " + exe + ": " + step_name(msg[0]) +
+                      " failed: " + errno_text(msg[1]));
+  }
+  return pid;  // EOF: exec succeeded
+}
+
+pid_t spawn(const SpawnSpec& spec) {
+  return Spawner::instance().run([&spec] { return do_spawn(spec); });
+}
+
+// Reaps pid if it exited within timeout. Returns true when reaped (or not our child anymore).
+bool wait_exit(pid_t pid, std::chrono::milliseconds timeout, int* status_out = nullptr) {
+  auto deadline = Clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      if (status_out) *status_out = status;
+      return true;
+    }
+    if (r < 0 && errno != EINTR) return true;  // ECHILD: already reaped
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// Stops a child: sig, wait up to grace, then SIGKILL and reap.
+void stop_child(pid_t pid, int sig, std::chrono::milliseconds grace) {
+  if (pid <= 0) return;
+  if (kill(pid, sig) != 0 && errno == ESRCH) {
+    wait_exit(pid, std::chrono::milliseconds(0));
+    return;
+  }
+  if (wait_exit(pid, grace)) return;
+  kill(pid, SIGKILL);
+  wait_exit(pid, std::chrono::seconds(30));
+}
+
+// Has the child exited (without reaping it)?
+bool child_alive(pid_t pid) {
+  if (pid <= 0) return false;
+  siginfo_t info{};
+  info.si_pid = 0;
+  if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return false;  // not our child (already reaped)
+  return info.si_pid == 0;
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::string("killed by signal ") + strsignal(WTERMSIG(status));
+  return "stopped";
+}
+
+// The last lines of a log, for error messages.
+std::string log_tail(const fs::path& log, std::size_t max_lines = 15) {
+  std::ifstream in(log, std::ios::binary);
+  if (!in) return "(no " + log.filename().string() + ")";
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  std::streamoff from = std::max<std::streamoff>(0, size - 4096);
+  in.seekg(from);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> lines;
+  std::istringstream ss(text);
+  for (std::string line; std::getline(ss, line);)
+    if (!line.empty()) lines.push_back(line);
+  if (from > 0 && !lines.empty()) lines.erase(lines.begin());  // partial first line
+  std::size_t start = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  std::string out;
+  for (std::size_t i = start; i < lines.size(); ++i) out += "\n  " + lines[i];
+  // The folder is removed when a start fails, so the message carries the lines, not the path.
+  return out.empty() ? std::string("(" + log.filename().string() + " is empty)")
+                     : "last lines of " + log.filename().string() + ":" + out;
+}
+
+bool log_mentions_port_in_use(const fs::path& log) {
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("Address already in use") != std::string::npos ||
+         text.find("could not bind") != std::string::npos ||
+         text.find("could not create any TCP/IP sockets") != std::string::npos;
+}
+
+// A folder is usable by an unprivileged user when every ancestor can be traversed by others.
+bool traversable_by_others(const fs::path& dir) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(dir, ec);
+  if (ec) return false;
+  for (; !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (stat(p.c_str(), &st) != 0) return false;
+    if (!(st.st_mode & S_IXOTH)) return false;
+    if (p == p.root_path()) break;
+  }
+  return true;
+}
+
+fs::path temp_base(const Credentials& creds) {
+  const char* env = std::getenv("TMPDIR");
+  fs::path base = (env && *env) ? fs::path(env) : fs::path("/tmp");
+  std::error_code ec;
+  if (!fs::is_directory(base, ec)) base = "/tmp";
+  if (creds.drop && !traversable_by_others(base)) base = "/tmp";
+  return base;
+}
+
+const char* kOwnerFile = "perflab-owner.pid";
+
+bool pid_alive(pid_t pid) {
+  return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+// Folders left by a Perflab that was killed (its servers died with it): removed once per process.
+void remove_stale_folders(const fs::path& base) {
+  static std::once_flag once;
+  std::call_once(once, [&base] {
+    std::error_code ec;
+    for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (name.rfind("perflab-pg-", 0) != 0 && name.rfind("perflab-redis-", 0) != 0) continue;
+      std::ifstream owner(it->path() / kOwnerFile);
+      long owner_pid = 0;
+      if (!(owner >> owner_pid) || owner_pid <= 0 || pid_alive(static_cast<pid_t>(owner_pid)))
+        continue;
+      std::ifstream pm(it->path() / "data" / "postmaster.pid");
+      long pm_pid = 0;
+      if ((pm >> pm_pid) && pid_alive(static_cast<pid_t>(pm_pid))) continue;  // still stopping
+      std::error_code rm_ec;
+      fs::remove_all(it->path(), rm_ec);
+    }
+  });
+}
+
+// A fresh folder Perflab owns: <tmp>/<prefix>XXXXXX, mode 0755, owned by the server's user.
+fs::path make_owned_folder(const std::string& prefix, const Credentials& creds) {
+  fs::path base = temp_base(creds);
+  remove_stale_folders(base);
+  std::string tmpl = (base / (prefix + "XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data()))
+    throw ServerError("cannot create a folder in " + base.string() + ": " + errno_text(errno));
+  fs::path dir(buf.data());
+  chmod(dir.c_str(), 0755);
+  {
+    std::ofstream owner(dir / kOwnerFile);
+    owner << getpid() << "\n";
+  }
+  if (creds.drop && chown(dir.c_str(), creds.uid, creds.gid) != 0) {
+    int e = errno;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    throw ServerError("cannot give " + dir.string() + " to user " + creds.user + ": " +
+                      errno_text(e));
+  }
+  return dir;
+}
+
+void remove_folder(const fs::path& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+// Waits until ready() or the child exits or the deadline passes.
+enum class WaitResult { Ready, Exited, TimedOut };
+WaitResult wait_ready(pid_t pid, std::chrono::seconds limit, const std::function<bool()>& ready,
+                      int* exit_status) {
+  auto deadline = Clock::now() + limit;
+  auto pause = std::chrono::milliseconds(20);
+  for (;;) {
+    if (!child_alive(pid)) {
+      wait_exit(pid, std::chrono::seconds(5), exit_status);
+      return WaitResult::Exited;
+    }
+    if (ready()) return WaitResult::Ready;
+    if (Clock::now() >= deadline) return WaitResult::TimedOut;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(200));
+  }
+}
+
+bool is_postgres_tool(const std::string& name) {
+  return name == "postgres" || name == "initdb" || name == "pg_ctl" || name == "pgbench" ||
+         name == "psql" || name == "postmaster" || name == "pg_isready";
+}
+
+std::string debian_package_hint(const std::string& name) {
+  static const std::map<std::string, std::string> packages = {
+      {"postgres", "postgresql"},
+      {"postmaster", "postgresql"},
+      {"initdb", "postgresql"},
+      {"pg_ctl", "postgresql"},
+      {"pgbench", "postgresql-contrib (or postgresql-client)"},
+      {"psql", "postgresql-client"},
+      {"pg_isready", "postgresql-client"},
+      {"redis-server", "redis-server"},
+      {"redis-benchmark", "redis-tools"},
+      {"redis-cli", "redis-tools"},
+      {"nutcracker", "nutcracker"},
+  };
+  auto it = packages.find(name);
+  std::string pkg = it != packages.end() ? it->second : name;
+  std::string first = pkg.substr(0, pkg.find(' '));
+  return name + " not found: install the Debian package " + pkg + " (apt-get install " + first +
+         ")";
+}
+
+bool is_executable_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+std::optional<fs::path> pg_config_bindir() {
+  FILE* f = popen("pg_config --bindir 2>/dev/null", "re");
+  if (!f) return std::nullopt;
+  char line[4096];
+  std::string out;
+  if (fgets(line, sizeof line, f)) out = line;
+  pclose(f);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  if (out.empty()) return std::nullopt;
+  return fs::path(out);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+int free_loopback_port() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw ServerError("socket() failed: " + errno_text(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    int e = errno;
+    close(fd);
+    throw ServerError("cannot find a free port on 127.0.0.1: " + errno_text(e));
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+fs::path find_server_binary(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos)
+    throw ServerError("invalid server binary name '" + name + "'");
+  if (is_postgres_tool(name)) {
+    std::error_code ec;
+    int best = -1;
+    fs::path best_path;
+    for (fs::directory_iterator it("/usr/lib/postgresql", ec), end; !ec && it != end;
+         it.increment(ec)) {
+      std::string v = it->path().filename().string();
+      char* endp = nullptr;
+      long n = std::strtol(v.c_str(), &endp, 10);
+      if (v.empty() || *endp != '\0') continue;
+      fs::path candidate = it->path() / "bin" / name;
+      if (n > best && is_executable_file(candidate))
+        best = static_cast<int>(n), best_path = candidate;
+    }
+    if (best >= 0) return best_path;
+    if (auto bindir = pg_config_bindir(); bindir && is_executable_file(*bindir / name))
+      return *bindir / name;
+  }
+  const char* path_env = std::getenv("PATH");
+  std::string path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  path += ":/usr/sbin:/sbin";  // nutcracker lives in /usr/sbin on Debian
+  std::size_t pos = 0;
+  while (pos <= path.size()) {
+    std::size_t colon = path.find(':', pos);
+    if (colon == std::string::npos) colon = path.size();
+    std::string dir = path.substr(pos, colon - pos);
+    if (!dir.empty() && is_executable_file(fs::path(dir) / name)) return fs::path(dir) / name;
+    pos = colon + 1;
+  }
+  throw ServerError(debian_package_hint(name));
+}
+
+// ---- ManagedPostgres ----
+
+ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
+  if (opts.max_connections < 1 || opts.max_connections > 10000)
+    throw ServerError("max_connections must be from 1 to 10000, got " +
+                      std::to_string(opts.max_connections));
+  if (opts.shared_buffers.empty() ||
+      opts.shared_buffers.find_first_of(" \t'\"\\") != std::string::npos)
+    throw ServerError("invalid shared_buffers '" + opts.shared_buffers + "'");
+  const fs::path initdb = find_server_binary("initdb");
+  const fs::path postgres = initdb.parent_path() / "postgres";
+  if (!is_executable_file(postgres)) throw ServerError(debian_package_hint("postgres"));
+  const Credentials creds = unprivileged_credentials();
+
+  dir_ = make_owned_folder("perflab-pg-", creds);
+  try {
+    const fs::path data = dir_ / "data";
+    if (mkdir(data.c_str(), 0700) != 0)
+      throw ServerError("cannot create " + data.string() + ": " + errno_text(errno));
+    if (creds.drop && chown(data.c_str(), creds.uid, creds.gid) != 0)
+      throw ServerError("cannot give " + data.string() + " to user " + creds.user + ": " +
+                        errno_text(errno));
+
+    // initdb, as the server's user; its output goes to initdb.log.
+    SpawnSpec init;
+    init.exe = initdb;
+    init.args = {"-D", data.string(), "-U",         "perflab",   "--auth=trust",
+                 "-E", "UTF8",        "--locale=C", "--no-sync", "--no-instructions"};
+    init.log = dir_ / "initdb.log";
+    init.cwd = dir_;
+    init.creds = creds;
+    init.death_signal = SIGKILL;
+    pid_t init_pid = spawn(init);
+    int status = 0;
+    if (!wait_exit(init_pid, std::chrono::seconds(180), &status)) {
+      stop_child(init_pid, SIGKILL, std::chrono::seconds(1));
+      throw ServerError("initdb did not finish within 180 s; " + log_tail(init.log));
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      throw ServerError("initdb " + describe_status(status) + "; " + log_tail(init.log));
+
+    std::string canonical_data = fs::canonical(data).string();
+    std::string last_error;
+    for (int attempt = 0; attempt < 5 && pid_ < 0; ++attempt) {
+      int port = free_loopback_port();
+      SpawnSpec srv;
+      srv.exe = postgres;
+      srv.args = {"-D", data.string(),
+                  "-p", std::to_string(port),
+                  "-c", "listen_addresses=127.0.0.1",
+                  "-c", "unix_socket_directories=" + dir_.string(),
+                  "-c", "max_connections=" + std::to_string(opts.max_connections),
+                  "-c", "shared_buffers=" + opts.shared_buffers,
+                  "-c", "logging_collector=off"};
+      if (!opts.durable)
+        for (const char* s : {"fsync=off", "synchronous_commit=off", "full_page_writes=off"})
+          srv.args.insert(srv.args.end(), {"-c", s});
+      srv.log = dir_ / "postgres.log";
+      srv.cwd = dir_;
+      srv.creds = creds;
+      srv.death_signal = SIGINT;  // fast shutdown when Perflab dies
+      pid_t pid = spawn(srv);
+
+      const std::string ping = "host=127.0.0.1 port=" + std::to_string(port) +
+                               " dbname=postgres user=perflab connect_timeout=2";
+      int exit_status = 0;
+      WaitResult w = wait_ready(
+          pid, std::chrono::seconds(60), [&] { return PQping(ping.c_str()) == PQPING_OK; },
+          &exit_status);
+      if (w == WaitResult::Exited) {
+        if (log_mentions_port_in_use(srv.log)) {
+          last_error = "port " + std::to_string(port) + " was taken";
+          std::error_code ec;
+          fs::rename(srv.log, dir_ / ("postgres-attempt" + std::to_string(attempt) + ".log"), ec);
+          continue;
+        }
+        throw ServerError("PostgreSQL (" + postgres.string() + ") " + describe_status(exit_status) +
+                          " during start; " + log_tail(srv.log));
+      }
+      if (w == WaitResult::TimedOut) {
+        stop_child(pid, SIGKILL, std::chrono::seconds(1));
+        throw ServerError("PostgreSQL did not answer on 127.0.0.1:" + std::to_string(port) +
+                          " within 60 s; " + log_tail(srv.log));
+      }
+      // Make sure the server answering is ours, not another one that took the port meanwhile.
+      try {
+        PgConnection c(ping, 5);
+        std::string served = std::string(c.exec("SHOW data_directory").value(0, 0));
+        std::error_code ec;
+        if (fs::canonical(served, ec).string() != canonical_data) {
+          stop_child(pid, SIGINT, std::chrono::seconds(10));
+          last_error = "port " + std::to_string(port) + " answered with another server";
+          continue;
+        }
+        pid_ = pid;
+        port_ = port;
+        c.exec("CREATE DATABASE perflab");
+        version_ = c.server_version_string();
+      } catch (const PgError& e) {
+        stop_child(pid, SIGINT, std::chrono::seconds(10));
+        pid_ = -1;
+        throw ServerError(std::string("PostgreSQL started but could not be prepared: ") + e.what() +
+                          "; " + log_tail(srv.log));
+      }
+    }
+    if (pid_ < 0) throw ServerError("could not start PostgreSQL on a free port: " + last_error);
+  } catch (...) {
+    remove_folder(dir_);
+    throw;
+  }
+}
+
+ManagedPostgres::~ManagedPostgres() {
+  stop_child(pid_, SIGINT, std::chrono::seconds(10));  // SIGINT: fast shutdown
+  remove_folder(dir_);
+}
+
+std::string ManagedPostgres::conninfo() const {
+  return "host=127.0.0.1 port=" + std::to_string(port_) + " dbname=perflab user=perflab";
+}
+
+bool ManagedPostgres::running() const {
+  return child_alive(pid_);
+}
+
+// ---- ManagedRedis ----
+
+ManagedRedis::ManagedRedis() {
+  find_server_binary("redis-server");  // a clear message before creating anything
+  dir_ = make_owned_folder("perflab-redis-", Credentials{});
+  try {
+    std::string last_error;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      port_ = free_loopback_port();
+      try {
+        start();
+        return;
+      } catch (const ServerError& e) {
+        if (!log_mentions_port_in_use(dir_ / "redis.log")) throw;
+        last_error = e.what();
+        std::error_code ec;
+        fs::remove(dir_ / "redis.log", ec);
+      }
+    }
+    throw ServerError("could not start redis-server on a free port: " + last_error);
+  } catch (...) {
+    remove_folder(dir_);
+    throw;
+  }
+}
+
+void ManagedRedis::start() {
+  SpawnSpec spec;
+  spec.exe = find_server_binary("redis-server");
+  spec.args = {"--port",
+               std::to_string(port_),
+               "--bind",
+               "127.0.0.1",
+               "--save",
+               "",
+               "--appendonly",
+               "no",
+               "--daemonize",
+               "no",
+               "--dir",
+               dir_.string(),
+               "--logfile",
+               (dir_ / "redis.log").string(),
+               "--protected-mode",
+               "yes"};
+  spec.log = dir_ / "redis.log";
+  spec.cwd = dir_;
+  spec.death_signal = SIGTERM;
+  pid_t pid = spawn(spec);
+  const RedisEndpoint ep{"127.0.0.1", port_, {}};
+  std::string version;
+  int exit_status = 0;
+  WaitResult w = wait_ready(
+      pid, std::chrono::seconds(30),
+      [&] {
+        try {
+          RedisClient c(ep, std::chrono::milliseconds(500));
+          RedisReply info = c.command({"INFO", "server"});
+          // Ours, not another server that took the port meanwhile.
+          if (info.str.find("process_id:" + std::to_string(pid) + "\r") == std::string::npos)
+            return false;
+          version = c.server_version();
+          return true;
+        } catch (const RedisError&) {
+          return false;
+        }
+      },
+      &exit_status);
+  if (w == WaitResult::Exited)
+    throw ServerError("redis-server " + describe_status(exit_status) + " during start on port " +
+                      std::to_string(port_) + "; " + log_tail(spec.log));
+  if (w == WaitResult::TimedOut) {
+    stop_child(pid, SIGKILL, std::chrono::seconds(1));
+    throw ServerError("redis-server did not answer on 127.0.0.1:" + std::to_string(port_) +
+                      " within 30 s; " + log_tail(spec.log));
+  }
+  pid_ = pid;
+  version_ = version;
+}
+
+ManagedRedis::~ManagedRedis() {
+  stop_child(pid_, SIGTERM, std::chrono::seconds(5));
+  remove_folder(dir_);
+}
+
+bool ManagedRedis::running() const {
+  return child_alive(pid_);
+}
+
+void ManagedRedis::kill_now() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  wait_exit(pid_, std::chrono::seconds(30));
+  pid_ = -1;
+}
+
+void ManagedRedis::restart() {
+  if (pid_ > 0) {
+    stop_child(pid_, SIGTERM, std::chrono::seconds(5));
+    pid_ = -1;
+  }
+  start();
+}
+
+}  // namespace perflab

@@ -1,0 +1,99 @@
+#pragma once
+// A PostgreSQL connection: a thin RAII wrapper over libpq.
+//
+// Why libpq and not libpqxx for the measured path: the statement builders hand over text and
+// parameter pointers that they already own; libpq's PQexecParams takes them as they are, while
+// libpqxx 6.4's dynamic parameters copy every value first. The copy would be measured as if it
+// were the builder's.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+
+namespace perflab {
+
+// Any PostgreSQL failure; the message names the target (password removed) and the reason.
+class PgError : public std::runtime_error {
+ public:
+  PgError(const std::string& msg, std::string sqlstate = {})
+      : std::runtime_error(msg), sqlstate_(std::move(sqlstate)) {}
+  const std::string& sqlstate() const { return sqlstate_; }
+
+ private:
+  std::string sqlstate_;
+};
+
+// A result set; rows and columns as text (or binary where requested).
+class PgResult {
+ public:
+  PgResult() = default;
+  explicit PgResult(pg_result* r);
+  PgResult(PgResult&&) noexcept;
+  PgResult& operator=(PgResult&&) noexcept;
+  ~PgResult();
+
+  int rows() const;
+  int columns() const;
+  bool is_null(int row, int col) const;
+  std::string_view value(int row, int col) const;  // text (or raw bytes for binary results)
+  std::int64_t affected() const;                   // PQcmdTuples as a number, 0 if none
+
+ private:
+  pg_result* r_ = nullptr;
+};
+
+// Parameters for exec_params: pointers to values the caller keeps alive during the call.
+struct PgParams {
+  std::vector<const char*> values;  // nullptr = SQL NULL
+  std::vector<int> lengths;         // used for binary params
+  std::vector<int> formats;         // 0 text, 1 binary
+  void add_text(const char* v) { values.push_back(v), lengths.push_back(0), formats.push_back(0); }
+  void add_binary(const char* v, int len) {
+    values.push_back(v), lengths.push_back(len), formats.push_back(1);
+  }
+  void clear() { values.clear(), lengths.clear(), formats.clear(); }
+};
+
+class PgConnection {
+ public:
+  // Connects; fails within connect_timeout_s (added to conninfo unless it has its own) with a
+  // PgError naming the target and libpq's reason (refused, unknown host, auth failed, timeout).
+  explicit PgConnection(const std::string& conninfo, int connect_timeout_s = 5);
+  PgConnection(PgConnection&&) noexcept;
+  PgConnection& operator=(PgConnection&&) noexcept;
+  ~PgConnection();
+
+  // Simple query protocol (may hold several statements). Throws PgError.
+  PgResult exec(const std::string& sql);
+  // Extended protocol with parameters (text or binary), results in text. Throws PgError.
+  PgResult exec_params(const char* sql, const PgParams& params);
+  // Prepares a named statement once; then exec_prepared runs it.
+  void prepare(const std::string& name, const std::string& sql, int n_params);
+  PgResult exec_prepared(const std::string& name, const PgParams& params);
+  // COPY ... FROM STDIN: sends the whole text-format payload, then ends the copy. Throws PgError.
+  std::int64_t copy_in(const std::string& copy_sql, std::string_view payload);
+
+  int server_version() const;           // e.g. 150018
+  std::string server_version_string();  // SHOW server_version
+  int backend_pid() const;
+  std::string describe() const;  // host:port/db user=... (no password)
+  pg_conn* raw() { return conn_; }
+
+ private:
+  pg_conn* conn_ = nullptr;
+  std::string target_;  // redacted conninfo, for messages
+};
+
+// conninfo (key=value or URI) with any password removed, for messages, logs and results.
+std::string redact_conninfo(const std::string& conninfo);
+
+// Quotes an identifier for SQL ("my""schema").
+std::string pg_quote_ident(std::string_view ident);
+
+}  // namespace perflab

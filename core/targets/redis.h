@@ -1,0 +1,65 @@
+#pragma once
+// A Redis connection for experiments and tests: a thin RAII wrapper over hiredis.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+struct redisContext;
+
+namespace perflab {
+
+struct RedisEndpoint {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  std::string password;  // in memory only; never written anywhere
+  std::string address() const { return host + ":" + std::to_string(port); }  // no password
+};
+
+// Parses "host:port" (IPv6 as "[::1]:6379"); throws std::invalid_argument with the reason.
+RedisEndpoint parse_redis_endpoint(const std::string& text);
+// Parses "h:p,h:p,..." (RedisSharding's --nodes form).
+std::vector<RedisEndpoint> parse_redis_nodes(const std::string& text);
+
+class RedisError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A reply, converted from hiredis' redisReply.
+struct RedisReply {
+  enum class Type { Status, Error, Integer, Nil, String, Array } type = Type::Nil;
+  std::string str;  // Status, Error, String
+  std::int64_t integer = 0;
+  std::vector<RedisReply> elements;  // Array
+  bool operator==(const RedisReply&) const = default;
+};
+
+class RedisClient {
+ public:
+  // Connects (and AUTHs when a password is given) within timeout; throws RedisError naming
+  // the endpoint and the reason (refused, unknown host, auth failed, timeout).
+  explicit RedisClient(const RedisEndpoint& ep,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  RedisClient(RedisClient&&) noexcept;
+  RedisClient& operator=(RedisClient&&) noexcept;
+  ~RedisClient();
+
+  // One command, binary-safe arguments. Error replies are returned, not thrown; I/O failures
+  // throw RedisError.
+  RedisReply command(const std::vector<std::string_view>& argv);
+  // Sends all commands, then reads all replies (a pipeline).
+  std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string_view>>& cmds);
+  std::string server_version();  // INFO server -> redis_version
+  const RedisEndpoint& endpoint() const { return ep_; }
+
+ private:
+  redisContext* c_ = nullptr;
+  RedisEndpoint ep_;
+};
+
+}  // namespace perflab

@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/report.h"
+#include "common/run_io.h"
+#include "sample_run.h"
+
+using namespace perflab;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path temp_dir() {
+  auto d = fs::temp_directory_path() / ("perflab-runio-" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+}  // namespace
+
+TEST(RunJson, RoundTripKeepsEverything) {
+  const perflab::Run r = sample_run();
+  const perflab::Run back = run_from_json(run_to_json(r));
+  EXPECT_EQ(run_to_json(back), run_to_json(r));
+  ASSERT_EQ(back.series.size(), 3u);
+  const Point* p = back.find_point("append", "interpolate", "single writer");
+  ASSERT_NE(p, nullptr);
+  EXPECT_DOUBLE_EQ(p->stats.median, 110);
+  EXPECT_DOUBLE_EQ(p->extra.at("cpu"), 20);
+  ASSERT_TRUE(back.findings[0].article.has_value());
+  EXPECT_FALSE(back.findings[1].article.has_value());
+  EXPECT_EQ(back.status, RunStatus::Finished);
+  EXPECT_TRUE(back.group("build_allocs")->numeric_x);
+  EXPECT_DOUBLE_EQ(*back.find_point("build_allocs", "interpolate", "100")->x, 100.0);
+}
+
+TEST(RunJson, IsVersioned) {
+  auto j = nlohmann::json::parse(run_to_json(sample_run()));
+  EXPECT_EQ(j["schema"], "perflab-run");
+  EXPECT_EQ(j["schema_version"], 1);
+  j["schema_version"] = 99;
+  EXPECT_THROW(run_from_json(j.dump()), RunFormatError);
+}
+
+TEST(RunJson, BadInputIsAClearError) {
+  EXPECT_THROW(run_from_json("not json"), RunFormatError);
+  EXPECT_THROW(run_from_json("{\"a\":1}"), RunFormatError);
+  auto j = nlohmann::json::parse(run_to_json(sample_run()));
+  j["series"][0]["group"] = "nowhere";
+  try {
+    run_from_json(j.dump());
+    FAIL();
+  } catch (const RunFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown group 'nowhere'"), std::string::npos);
+  }
+  j = nlohmann::json::parse(run_to_json(sample_run()));
+  j["status"] = "exploded";
+  EXPECT_THROW(run_from_json(j.dump()), RunFormatError);
+  j = nlohmann::json::parse(run_to_json(sample_run()));
+  j["series"][0]["points"][0]["samples"] = "many";
+  EXPECT_THROW(run_from_json(j.dump()), RunFormatError);
+}
+
+TEST(RunFile, SaveIsAtomicAndLoadNamesThePath) {
+  const auto dir = temp_dir();
+  const auto path = dir / "run.json";
+  save_run(sample_run(), path);
+  EXPECT_EQ(load_run(path).experiment, "iolist");
+  // Only the file itself: no temporary left behind.
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+  try {
+    load_run(dir / "missing.json");
+    FAIL();
+  } catch (const RunFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.json"), std::string::npos);
+  }
+  std::ofstream(dir / "garbage.json") << "{ broken";
+  EXPECT_THROW(load_run(dir / "garbage.json"), RunFormatError);
+  EXPECT_THROW(save_run(sample_run(), dir / "no-such-dir" / "run.json"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+TEST(RunCsv, OneRowPerPointWithQuoting) {
+  const std::string csv = run_to_csv(sample_run());
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "group,series,label,x,unit,n,min,median,mean,p95,max,stddev,cpu");
+  EXPECT_NE(csv.find("append,interpolate,single writer,,us/op,3,100,110,110,"), std::string::npos);
+  EXPECT_NE(csv.find("\"10, \"\"concurrent\"\" writers\""), std::string::npos);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+}
+
+TEST(RunGbench, CompatibleWithCompareScript) {
+  auto j = nlohmann::json::parse(run_to_gbench_json(sample_run()));
+  ASSERT_TRUE(j.contains("context"));
+  const auto& b = j["benchmarks"];
+  // Time units only: 3 points; per point its samples as iterations + mean/median/stddev.
+  ASSERT_EQ(b.size(), (3u + 3u) + (3u + 3u) + (1u + 3u));
+  for (const auto& e : b) {
+    for (const char* k :
+         {"name", "run_type", "repetitions", "iterations", "real_time", "cpu_time", "time_unit"})
+      EXPECT_TRUE(e.contains(k)) << k;
+    EXPECT_EQ(e["time_unit"], "us");
+  }
+  EXPECT_EQ(b[0]["name"], "append/interpolate/single writer");
+  EXPECT_EQ(b[0]["run_type"], "iteration");
+  EXPECT_DOUBLE_EQ(b[0]["cpu_time"].get<double>(), 20);
+  bool median_found = false;
+  for (const auto& e : b)
+    if (e["run_type"] == "aggregate" && e["aggregate_name"] == "median" &&
+        e["run_name"] == "append/iolist/single writer") {
+      EXPECT_DOUBLE_EQ(e["real_time"].get<double>(), 85);
+      median_found = true;
+    }
+  EXPECT_TRUE(median_found);
+}
+
+TEST(Report, ShowsTablesAndFindings) {
+  const std::string t = format_run_report(sample_run());
+  EXPECT_NE(t.find("Append 100 events (us/op, lower is better)"), std::string::npos);
+  EXPECT_NE(t.find("interpolate"), std::string::npos);
+  EXPECT_NE(t.find("[article 0.78]"), std::string::npos);
+}

@@ -1,0 +1,30 @@
+#pragma once
+// A small Run built in code, for the model's own tests.
+#include "common/run.h"
+
+inline perflab::Run sample_run() {
+  using namespace perflab;
+  Run r;
+  r.experiment = "iolist";
+  r.title = "IO lists";
+  r.params = {{"events", "100"}, {"builders", "interpolate,iolist"}};
+  r.targets = {{"postgres", "host=127.0.0.1 port=5432 dbname=perflab", true, "15.18"}};
+  r.host = current_host();
+  r.started_unix_ms = 1'700'000'000'000;
+  r.ended_unix_ms = 1'700'000'060'000;
+  r.status = RunStatus::Finished;
+  r.groups.push_back({"append", "Append 100 events", "us/op", "", false, true, "appends"});
+  r.groups.push_back({"build_allocs", "Allocations", "allocations/statement",
+                      "events per statement", true, true, ""});
+  Point a{"single writer", std::nullopt, {100, 110, 120}, {}, {{"cpu", 20}}};
+  Point b{"single writer", std::nullopt, {80, 90, 85}, {}, {}};
+  Point c{"10, \"concurrent\" writers", std::nullopt, {1000}, {}, {}};
+  r.add_point("append", "interpolate", a);
+  r.add_point("append", "iolist", b);
+  r.add_point("append", "interpolate", c);
+  Point x{"100", 100.0, {304}, {}, {}};
+  r.add_point("build_allocs", "interpolate", x);
+  r.findings.push_back({"append_1.iolist_vs_interpolate", "ratio", 0.77, 0.78});
+  r.findings.push_back({"other", "no article", 1.5, std::nullopt});
+  return r;
+}

@@ -1,0 +1,14 @@
+#pragma once
+// Integration tests' servers: started once per test process by the project's own managed-server
+// code (no mocks), stopped when the process exits.
+#include "targets/targets.h"
+
+namespace perflab::test {
+
+// Managed targets shared by the tests of one process (PostgreSQL non-durable for speed).
+Targets& shared_targets();
+
+// A unique suffix for names a test creates (schemas, key prefixes), so tests never collide.
+std::string unique_name(const std::string& base);
+
+}  // namespace perflab::test

@@ -1,0 +1,180 @@
+// core/targets without servers: redaction, quoting, endpoint parsing, configuration checks.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "targets/managed.h"
+#include "targets/postgres.h"
+#include "targets/redis.h"
+#include "targets/targets.h"
+
+using namespace perflab;
+
+namespace {
+
+std::string invalid_argument_message(const std::string& text) {
+  try {
+    parse_redis_endpoint(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for '" << text << "'";
+  return {};
+}
+
+}  // namespace
+
+TEST(TargetsRedact, KeyValueDropsPassword) {
+  EXPECT_EQ(redact_conninfo("host=db.example user=alice password=hunter2 dbname=app"),
+            "host=db.example user=alice dbname=app");
+  EXPECT_EQ(redact_conninfo("password=hunter2 host=h"), "host=h");
+  EXPECT_EQ(redact_conninfo("host=h password=hunter2"), "host=h");
+  EXPECT_EQ(redact_conninfo("host=h user=u"), "host=h user=u");
+}
+
+TEST(TargetsRedact, KeyValueQuotedAndSpaced) {
+  std::string r = redact_conninfo("host=h password='hun ter\\' 2' user=u");
+  EXPECT_EQ(r, "host=h user=u");
+  EXPECT_EQ(redact_conninfo("host=h password = 'a b c' port=5432"), "host=h port=5432");
+  EXPECT_EQ(redact_conninfo("host=h application_name='my app' password=x"),
+            "host=h application_name='my app'");
+  // A value that merely contains the word is kept.
+  EXPECT_EQ(redact_conninfo("host=h application_name=password"),
+            "host=h application_name=password");
+}
+
+TEST(TargetsRedact, Uri) {
+  EXPECT_EQ(redact_conninfo("postgresql://user:secret@host/db"), "postgresql://user@host/db");
+  EXPECT_EQ(redact_conninfo("postgres://user:secret@host:5433/db?sslmode=require&password=x"),
+            "postgres://user@host:5433/db?sslmode=require");
+  EXPECT_EQ(redact_conninfo("postgresql://host/db?password=x"), "postgresql://host/db");
+  EXPECT_EQ(redact_conninfo("postgresql://user@host/db"), "postgresql://user@host/db");
+  EXPECT_EQ(redact_conninfo("postgresql://u:p%40ss@[::1]:5432"), "postgresql://u@[::1]:5432");
+}
+
+TEST(TargetsQuote, Ident) {
+  EXPECT_EQ(pg_quote_ident("perflab"), "\"perflab\"");
+  EXPECT_EQ(pg_quote_ident("my\"schema"), "\"my\"\"schema\"");
+  EXPECT_EQ(pg_quote_ident(""), "\"\"");
+}
+
+TEST(TargetsRedisEndpoint, Parses) {
+  RedisEndpoint a = parse_redis_endpoint("10.0.0.5:7000");
+  EXPECT_EQ(a.host, "10.0.0.5");
+  EXPECT_EQ(a.port, 7000);
+  RedisEndpoint b = parse_redis_endpoint(" [::1]:6380 ");
+  EXPECT_EQ(b.host, "::1");
+  EXPECT_EQ(b.port, 6380);
+  RedisEndpoint c = parse_redis_endpoint("cache.local");
+  EXPECT_EQ(c.host, "cache.local");
+  EXPECT_EQ(c.port, 6379);
+  EXPECT_EQ(c.address(), "cache.local:6379");
+}
+
+TEST(TargetsRedisEndpoint, ClearErrors) {
+  EXPECT_NE(invalid_argument_message(":6379").find("empty host"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("").find("empty"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("h:0").find("out of range 1..65535"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("h:65536").find("out of range"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("h:http").find("not a number"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("h:").find("missing port"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("::1:6379").find("brackets"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("[::1:6379").find("missing ']'"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("[]:6379").find("empty host"), std::string::npos);
+  EXPECT_NE(invalid_argument_message("h:12x").find("'h:12x'"), std::string::npos);
+}
+
+TEST(TargetsRedisEndpoint, Nodes) {
+  auto nodes = parse_redis_nodes("127.0.0.1:7000, 127.0.0.1:7001,[::1]:7002");
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[1].port, 7001);
+  EXPECT_EQ(nodes[2].host, "::1");
+  EXPECT_THROW(parse_redis_nodes(""), std::invalid_argument);
+  EXPECT_THROW(parse_redis_nodes("a:1,,b:2"), std::invalid_argument);
+  EXPECT_THROW(parse_redis_nodes("a:1,"), std::invalid_argument);
+  try {
+    parse_redis_nodes("a:1,a:1");
+    FAIL() << "duplicate accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a:1 is listed twice"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TargetsManaged, FreeLoopbackPortIsBindable) {
+  int port = free_loopback_port();
+  ASSERT_GT(port, 0);
+  ASSERT_LT(port, 65536);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  close(fd);
+}
+
+TEST(TargetsManaged, MissingBinaryNamesPackage) {
+  try {
+    find_server_binary("perflab-no-such-server");
+    FAIL() << "found a binary that does not exist";
+  } catch (const ServerError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("perflab-no-such-server not found"), std::string::npos) << m;
+    EXPECT_NE(m.find("apt-get install"), std::string::npos) << m;
+  }
+  EXPECT_THROW(find_server_binary("../bin/sh"), ServerError);
+}
+
+TEST(TargetsConfigCheck, RejectsEmptySchemaPrefixAndConninfo) {
+  TargetsConfig a;
+  a.pg_schema = "";
+  EXPECT_THROW(Targets{a}, std::invalid_argument);
+  TargetsConfig b;
+  b.redis_prefix = "";
+  EXPECT_THROW(Targets{b}, std::invalid_argument);
+  TargetsConfig c;
+  c.pg_conninfo = "";
+  EXPECT_THROW(Targets{c}, std::invalid_argument);
+}
+
+TEST(TargetsConfigCheck, TooFewRedisNodesIsClear) {
+  TargetsConfig cfg;
+  cfg.redis_nodes = {parse_redis_endpoint("127.0.0.1:1")};
+  Targets t(cfg);
+  try {
+    t.redis(3);
+    FAIL() << "accepted 1 node for 3";
+  } catch (const std::runtime_error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("needs 3 Redis nodes"), std::string::npos) << m;
+    EXPECT_NE(m.find("only 1"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(t.describe().empty());
+}
+
+TEST(TargetsManaged, MissingRedisToolsNameTheirDebianPackages) {
+  std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", "/nonexistent-perflab-dir", 1);
+  auto message = [](const std::string& name) -> std::string {
+    try {
+      find_server_binary(name);
+    } catch (const ServerError& e) {
+      return e.what();
+    }
+    return "found";
+  };
+  std::string server = message("redis-server");
+  std::string bench = message("redis-benchmark");
+  setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(server,
+            "redis-server not found: install the Debian package redis-server "
+            "(apt-get install redis-server)");
+  EXPECT_NE(bench.find("install the Debian package redis-tools"), std::string::npos) << bench;
+}
