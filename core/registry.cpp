@@ -3,11 +3,13 @@
 #include <vector>
 
 #include "common/experiment.h"
+#include "iolist/experiment.h"
 
 namespace perflab {
 
 std::vector<std::unique_ptr<Experiment>> all_experiments() {
   std::vector<std::unique_ptr<Experiment>> v;
+  v.push_back(make_iolist_experiment());
   return v;
 }
 

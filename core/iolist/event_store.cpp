@@ -1,0 +1,412 @@
+#include "iolist/event_store.h"
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "iolist/builders.h"
+
+namespace perflab::iolist {
+
+const char* to_string(Builder b) {
+  switch (b) {
+    case Builder::Interpolate:
+      return "interpolate";
+    case Builder::IoList:
+      return "iolist";
+    case Builder::Prepared:
+      return "prepared";
+    case Builder::Unnest:
+      return "unnest";
+    case Builder::Copy:
+      return "copy";
+  }
+  return "?";
+}
+
+std::vector<std::string> builder_names() {
+  return {"interpolate", "iolist", "prepared", "unnest", "copy"};
+}
+
+Builder builder_from_string(const std::string& s) {
+  for (Builder b :
+       {Builder::Interpolate, Builder::IoList, Builder::Prepared, Builder::Unnest, Builder::Copy})
+    if (s == to_string(b)) return b;
+  throw std::invalid_argument("unknown builder '" + s + "'");
+}
+
+void reset_schema(PgConnection& conn, const std::string& schema) {
+  const std::string s = pg_quote_ident(schema);
+  conn.exec("DROP SCHEMA IF EXISTS " + s + " CASCADE");
+  conn.exec("CREATE SCHEMA " + s);
+  conn.exec("CREATE TABLE " + s +
+            ".streams (stream_id bigserial PRIMARY KEY, stream_uuid text NOT NULL UNIQUE, "
+            "created_at timestamp NOT NULL DEFAULT (now() at time zone 'utc'))");
+  conn.exec("CREATE TABLE " + s +
+            ".events (event_id bigint PRIMARY KEY, stream_id bigint NOT NULL REFERENCES " + s +
+            ".streams (stream_id), stream_version bigint NOT NULL, event_type text NOT NULL, "
+            "correlation_id text, data bytea NOT NULL, metadata bytea, "
+            "created_at timestamp NOT NULL DEFAULT (now() at time zone 'utc'))");
+  conn.exec("CREATE UNIQUE INDEX ix_events_stream_id_stream_version ON " + s +
+            ".events (stream_id, stream_version DESC)");
+}
+
+std::int64_t EventIdAllocator::last_used(PgConnection& conn, const std::string& schema) {
+  auto r =
+      conn.exec("SELECT coalesce(max(event_id), 0) FROM " + pg_quote_ident(schema) + ".events");
+  return std::stoll(std::string(r.value(0, 0)));
+}
+
+EventStore::EventStore(PgConnection& conn, std::string schema, EventIdAllocator& ids)
+    : conn_(conn), schema_(std::move(schema)), ids_(ids) {
+  const std::string s = pg_quote_ident(schema_);
+  events_table_ = s + ".events";
+  streams_table_ = s + ".streams";
+  head_ = insert_head(events_table_);
+  read_sql_ =
+      "SELECT e.event_id, e.stream_id, e.stream_version, e.event_type, e.correlation_id, e.data, "
+      "e.metadata, floor(extract(epoch from e.created_at) * 1000000)::bigint FROM " +
+      events_table_ + " e JOIN " + streams_table_ +
+      " s ON s.stream_id = e.stream_id WHERE s.stream_uuid = $1 AND e.stream_version >= $2 "
+      "ORDER BY e.stream_version LIMIT $3";
+  conn_.exec("SET bytea_output = 'hex'");
+}
+
+namespace {
+
+std::string unnest_sql(const std::string& events_table) {
+  return "INSERT INTO " + events_table + " " + std::string(kEventColumns) +
+         " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], "
+         "$5::text[], $6::bytea[], $7::bytea[], $8::timestamp[])";
+}
+
+std::string timestamp_text(std::int64_t us) {
+  const std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[48];
+  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%06lld", static_cast<long long>(us % 1'000'000));
+  return buf;
+}
+
+std::int64_t now_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+// Numbers as NUL-terminated text in one buffer sized up front (stable addresses).
+class NumberArena {
+ public:
+  explicit NumberArena(std::size_t count) : buf_(count * 21) {}
+  const char* put(std::int64_t v) {
+    char* begin = buf_.data() + used_;
+    auto [end, ec] = std::to_chars(begin, buf_.data() + buf_.size() - 1, v);
+    (void)ec;
+    *end = '\0';
+    used_ += static_cast<std::size_t>(end - begin) + 1;
+    return begin;
+  }
+
+ private:
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+};
+
+void append_hex(std::string& out, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+}
+
+// An element of a PostgreSQL array literal, double-quoted.
+void append_array_text(std::string& out, std::string_view v) {
+  out.push_back('"');
+  for (char c : v) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+}
+
+// A COPY text-format field.
+void append_copy_text(std::string& out, std::string_view v) {
+  for (char c : v) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+}
+
+std::string decode_bytea_hex(std::string_view text) {
+  if (text.size() < 2 || text[0] != '\\' || text[1] != 'x')
+    throw PgError("unexpected bytea text format (bytea_output must be hex)");
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return 0;
+  };
+  std::string out;
+  out.reserve((text.size() - 2) / 2);
+  for (std::size_t i = 2; i + 1 < text.size(); i += 2)
+    out.push_back(static_cast<char>(nib(text[i]) << 4 | nib(text[i + 1])));
+  return out;
+}
+
+std::int64_t to_i64(std::string_view s) {
+  std::int64_t v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+}  // namespace
+
+std::string EventStore::statement_text(Builder builder, std::size_t n) const {
+  switch (builder) {
+    case Builder::Interpolate:
+      return build_interpolate(head_, n);
+    case Builder::IoList:
+    case Builder::Prepared:
+      return build_iolist(head_, n).flatten();
+    case Builder::Unnest:
+      return unnest_sql(events_table_);
+    case Builder::Copy:
+      return {};
+  }
+  return {};
+}
+
+std::int64_t EventStore::begin_and_check(const std::string& stream_uuid,
+                                         std::int64_t expected_version) {
+  conn_.exec("BEGIN");
+  PgParams p;
+  p.add_text(stream_uuid.c_str());
+  if (expected_version == 0) {
+    // A new stream: the unique stream_uuid makes a concurrent creator fail.
+    try {
+      auto r = conn_.exec_params(
+          ("INSERT INTO " + streams_table_ + " (stream_uuid) VALUES ($1) RETURNING stream_id")
+              .c_str(),
+          p);
+      return to_i64(r.value(0, 0));
+    } catch (const PgError& e) {
+      conn_.exec("ROLLBACK");
+      if (e.sqlstate() == "23505")
+        throw WrongExpectedVersion("stream " + stream_uuid +
+                                   " already exists (expected version 0)");
+      throw;
+    }
+  }
+  auto r = conn_.exec_params(
+      ("SELECT stream_id FROM " + streams_table_ + " WHERE stream_uuid = $1 FOR UPDATE").c_str(),
+      p);
+  if (r.rows() == 0) {
+    conn_.exec("ROLLBACK");
+    throw WrongExpectedVersion("stream " + stream_uuid + " does not exist (expected version " +
+                               std::to_string(expected_version) + ")");
+  }
+  const std::int64_t stream_id = to_i64(r.value(0, 0));
+  const std::string sid = std::to_string(stream_id);
+  PgParams q;
+  q.add_text(sid.c_str());
+  auto v = conn_.exec_params(
+      ("SELECT coalesce(max(stream_version), 0) FROM " + events_table_ + " WHERE stream_id = $1")
+          .c_str(),
+      q);
+  const std::int64_t current = to_i64(v.value(0, 0));
+  if (current != expected_version) {
+    conn_.exec("ROLLBACK");
+    throw WrongExpectedVersion("stream " + stream_uuid + " is at version " +
+                               std::to_string(current) + ", expected " +
+                               std::to_string(expected_version));
+  }
+  return stream_id;
+}
+
+void EventStore::insert_rows(Builder builder, std::int64_t stream_id, std::int64_t first_version,
+                             std::int64_t first_event_id, const std::string& created_at,
+                             const std::vector<EventData>& events) {
+  const std::size_t n = events.size();
+  if (builder == Builder::Copy) {
+    std::string payload;
+    payload.reserve(n * 256);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& e = events[i];
+      payload += std::to_string(first_event_id + static_cast<std::int64_t>(i));
+      payload += '\t';
+      payload += std::to_string(stream_id);
+      payload += '\t';
+      payload += std::to_string(first_version + static_cast<std::int64_t>(i));
+      payload += '\t';
+      if (e.correlation_id)
+        append_copy_text(payload, *e.correlation_id);
+      else
+        payload += "\\N";
+      payload += '\t';
+      append_copy_text(payload, e.event_type);
+      payload += "\t\\\\x";
+      append_hex(payload, e.data);
+      payload += "\t\\\\x";
+      append_hex(payload, e.metadata);
+      payload += '\t';
+      payload += created_at;
+      payload += '\n';
+    }
+    conn_.copy_in("COPY " + events_table_ + " " + std::string(kEventColumns) + " FROM STDIN",
+                  payload);
+    return;
+  }
+
+  if (builder == Builder::Unnest) {
+    std::string ids = "{", sids = "{", versions = "{", corr = "{", types = "{", data = "{",
+                meta = "{", times = "{";
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& e = events[i];
+      const char* sep = i ? "," : "";
+      ids += sep + std::to_string(first_event_id + static_cast<std::int64_t>(i));
+      sids += sep + std::to_string(stream_id);
+      versions += sep + std::to_string(first_version + static_cast<std::int64_t>(i));
+      corr += sep;
+      if (e.correlation_id)
+        append_array_text(corr, *e.correlation_id);
+      else
+        corr += "NULL";
+      types += sep;
+      append_array_text(types, e.event_type);
+      data += sep;
+      data += "\"\\\\x";
+      append_hex(data, e.data);
+      data += '"';
+      meta += sep;
+      meta += "\"\\\\x";
+      append_hex(meta, e.metadata);
+      meta += '"';
+      times += sep;
+      append_array_text(times, created_at);
+    }
+    for (auto* s : {&ids, &sids, &versions, &corr, &types, &data, &meta, &times}) *s += '}';
+    PgParams p;
+    for (auto* s : {&ids, &sids, &versions, &corr, &types, &data, &meta, &times})
+      p.add_text(s->c_str());
+    conn_.exec_params(unnest_sql(events_table_).c_str(), p);
+    return;
+  }
+
+  // interpolate, iolist, prepared: the same 8 parameters per event; only the statement text
+  // (and for prepared, the protocol) differs.
+  NumberArena numbers(3 * n);
+  PgParams p;
+  p.values.reserve(n * kParamsPerEvent);
+  p.lengths.reserve(n * kParamsPerEvent);
+  p.formats.reserve(n * kParamsPerEvent);
+  const char* sid = numbers.put(stream_id);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& e = events[i];
+    p.add_text(numbers.put(first_event_id + static_cast<std::int64_t>(i)));
+    p.add_text(sid);
+    p.add_text(numbers.put(first_version + static_cast<std::int64_t>(i)));
+    p.add_text(e.correlation_id ? e.correlation_id->c_str() : nullptr);
+    p.add_text(e.event_type.c_str());
+    p.add_binary(e.data.data(), static_cast<int>(e.data.size()));
+    p.add_binary(e.metadata.data(), static_cast<int>(e.metadata.size()));
+    p.add_text(created_at.c_str());
+  }
+  switch (builder) {
+    case Builder::Interpolate: {
+      const std::string sql = build_interpolate(head_, n);
+      conn_.exec_params(sql.c_str(), p);
+      break;
+    }
+    case Builder::IoList: {
+      const std::string sql = build_iolist(head_, n).flatten();
+      conn_.exec_params(sql.c_str(), p);
+      break;
+    }
+    case Builder::Prepared: {
+      auto it = prepared_.find(n);
+      if (it == prepared_.end()) {
+        const std::string name = "perflab_append_" + std::to_string(n);
+        conn_.prepare(name, build_iolist(head_, n).flatten(),
+                      static_cast<int>(n * kParamsPerEvent));
+        it = prepared_.emplace(n, name).first;
+      }
+      conn_.exec_prepared(it->second, p);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
+                                          std::int64_t expected_version,
+                                          const std::vector<EventData>& events, Builder builder) {
+  if (events.empty()) throw std::invalid_argument("append_to_stream: no events");
+  if (events.size() > kMaxEventsPerStatement && builder != Builder::Copy &&
+      builder != Builder::Unnest)
+    throw std::invalid_argument("append_to_stream: " + std::to_string(events.size()) +
+                                " events need more than 65,535 bind parameters (at most " +
+                                std::to_string(kMaxEventsPerStatement) + " per statement)");
+  AppendResult res;
+  res.created_at_us = now_us();
+  const std::string created_at = timestamp_text(res.created_at_us);
+  res.stream_id = begin_and_check(stream_uuid, expected_version);
+  res.first_version = expected_version + 1;
+  const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
+  try {
+    insert_rows(builder, res.stream_id, res.first_version, first_id, created_at, events);
+    conn_.exec("COMMIT");
+  } catch (...) {
+    try {
+      conn_.exec("ROLLBACK");
+    } catch (...) {
+    }
+    throw;
+  }
+  return res;
+}
+
+std::vector<RecordedEvent> EventStore::read_stream_forward(const std::string& stream_uuid,
+                                                           std::int64_t start_version, int count) {
+  const std::string start = std::to_string(start_version), limit = std::to_string(count);
+  PgParams p;
+  p.add_text(stream_uuid.c_str());
+  p.add_text(start.c_str());
+  p.add_text(limit.c_str());
+  auto r = conn_.exec_params(read_sql_.c_str(), p);
+  std::vector<RecordedEvent> out;
+  out.reserve(static_cast<std::size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i) {
+    RecordedEvent e;
+    e.event_id = to_i64(r.value(i, 0));
+    e.stream_id = to_i64(r.value(i, 1));
+    e.stream_version = to_i64(r.value(i, 2));
+    e.event_type = std::string(r.value(i, 3));
+    if (!r.is_null(i, 4)) e.correlation_id = std::string(r.value(i, 4));
+    e.data = decode_bytea_hex(r.value(i, 5));
+    if (!r.is_null(i, 6)) e.metadata = decode_bytea_hex(r.value(i, 6));
+    e.created_at_us = to_i64(r.value(i, 7));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace perflab::iolist

@@ -1,0 +1,477 @@
+#include "iolist/experiment.h"
+
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "common/alloc_counter.h"
+#include "common/clock.h"
+#include "iolist/builders.h"
+#include "iolist/event_store.h"
+#include "targets/postgres.h"
+#include "targets/targets.h"
+
+namespace perflab {
+namespace {
+
+using namespace perflab::iolist;
+
+std::string writers_label(std::int64_t n, bool readers) {
+  if (n == 1) return readers ? "single reader" : "single writer";
+  return std::to_string(n) + (readers ? " concurrent readers" : " concurrent writers");
+}
+
+// N worker threads, each with its own connection, released together for one operation; the
+// sample is the wall time from release until the last one is done (Benchfella's µs/op for
+// its concurrent benches), plus the CPU time the workers' threads used.
+class ClientPool {
+ public:
+  using Work = std::function<void(std::size_t worker, EventStore& store)>;
+
+  ClientPool(std::size_t n, const std::string& conninfo, const std::string& schema,
+             EventIdAllocator& ids)
+      : start_(static_cast<std::ptrdiff_t>(n + 1)), done_(static_cast<std::ptrdiff_t>(n + 1)) {
+    conns_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) conns_.emplace_back(conninfo);
+    for (auto& c : conns_) stores_.emplace_back(std::make_unique<EventStore>(c, schema, ids));
+    cpu_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { loop(i); });
+  }
+
+  ~ClientPool() {
+    quit_ = true;
+    start_.arrive_and_wait();
+    for (auto& t : threads_) t.join();
+  }
+
+  struct Sample {
+    double wall_us = 0, cpu_us = 0;
+  };
+
+  Sample run(const Work& work) {
+    work_ = &work;
+    error_ = nullptr;
+    const std::int64_t t0 = wall_ns();
+    start_.arrive_and_wait();
+    done_.arrive_and_wait();
+    const std::int64_t t1 = wall_ns();
+    if (error_) std::rethrow_exception(error_);
+    Sample s;
+    s.wall_us = static_cast<double>(t1 - t0) / 1000.0;
+    for (auto c : cpu_) s.cpu_us += static_cast<double>(c) / 1000.0;
+    return s;
+  }
+
+  EventStore& store(std::size_t i) { return *stores_[i]; }
+
+ private:
+  void loop(std::size_t i) {
+    for (;;) {
+      start_.arrive_and_wait();
+      if (quit_) return;
+      const std::int64_t c0 = thread_cpu_ns();
+      try {
+        (*work_)(i, *stores_[i]);
+      } catch (...) {
+        std::lock_guard lock(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      cpu_[i] = thread_cpu_ns() - c0;
+      done_.arrive_and_wait();
+    }
+  }
+
+  std::vector<PgConnection> conns_;
+  std::vector<std::unique_ptr<EventStore>> stores_;
+  std::vector<std::thread> threads_;
+  std::vector<std::int64_t> cpu_;
+  std::barrier<> start_, done_;
+  const Work* work_ = nullptr;
+  std::atomic<bool> quit_{false};
+  std::mutex mu_;
+  std::exception_ptr error_;
+};
+
+struct Samples {
+  std::vector<double> wall, cpu;
+};
+
+Point make_point(std::string label, const Samples& s) {
+  Point p;
+  p.label = std::move(label);
+  p.samples = s.wall;
+  if (!s.cpu.empty()) p.extra["cpu"] = summarize(s.cpu).median;
+  return p;
+}
+
+class IoListExperiment final : public Experiment {
+ public:
+  std::string id() const override { return "iolist"; }
+  std::string title() const override { return "IO lists: building the event store's INSERT"; }
+  std::string purpose() const override {
+    return "Concatenating vs. referencing fragments (an IO list) to build a 100-row INSERT, and "
+           "what it does to appends and reads with 1, 10 and 100 concurrent clients.";
+  }
+
+  std::vector<ParamSpec> params() const override {
+    std::vector<std::string> builders = builder_names();
+    std::string all_builders;
+    for (const auto& b : builders) all_builders += (all_builders.empty() ? "" : ",") + b;
+    return {
+        {"benchmarks",
+         ParamType::Choice,
+         "build,append,read",
+         {},
+         {},
+         {"build", "append", "read"},
+         "which benchmarks to run (comma-separated subset)"},
+        {"builders",
+         ParamType::Choice,
+         all_builders,
+         {},
+         {},
+         builders,
+         "statement builders to compare (comma-separated subset)"},
+        {"events",
+         ParamType::Int,
+         "100",
+         1,
+         double(kMaxEventsPerStatement),
+         {},
+         "events per append and per read"},
+        {"writers", ParamType::IntList, "1,10,100", 1, 200, {}, "concurrent writers, each a run"},
+        {"readers", ParamType::IntList, "1,10,100", 1, 200, {}, "concurrent readers, each a run"},
+        {"repetitions", ParamType::Int, "15", 1, 1000, {}, "measured repetitions per point"},
+        {"warmup", ParamType::Int, "2", 0, 100, {}, "unmeasured repetitions before measuring"},
+        {"build_sizes",
+         ParamType::IntList,
+         "1,10,100,1000,8191",
+         1,
+         double(kMaxEventsPerStatement),
+         {},
+         "events per statement for the build micro-benchmark"},
+        {"build_sample_ms",
+         ParamType::Int,
+         "20",
+         1,
+         10000,
+         {},
+         "time per build micro-benchmark sample (many statements per sample)"},
+        {"reset",
+         ParamType::Bool,
+         "true",
+         {},
+         {},
+         {},
+         "drop and recreate Perflab's schema before appending (only that schema)"},
+        {"seed", ParamType::Int, "42", 0, 1e15, {}, "seed for the generated events"},
+    };
+  }
+
+  void run(RunContext& ctx) override {
+    const Params& p = ctx.params();
+    const auto benches = p.get_list("benchmarks");
+    auto has = [&](const char* b) {
+      return std::find(benches.begin(), benches.end(), b) != benches.end();
+    };
+    std::vector<Builder> builders;
+    for (const auto& b : p.get_list("builders")) builders.push_back(builder_from_string(b));
+    const auto events = static_cast<std::size_t>(p.get_int("events"));
+    const auto reps = static_cast<int>(p.get_int("repetitions"));
+    const auto warmup = static_cast<int>(p.get_int("warmup"));
+    const auto writers = p.get_int_list("writers");
+    const auto readers = p.get_int_list("readers");
+    const auto sizes = p.get_int_list("build_sizes");
+    seed_ = static_cast<std::uint64_t>(p.get_int("seed"));
+
+    // Progress: one step per measured configuration.
+    total_steps_ = 0;
+    done_steps_ = 0;
+    if (has("build")) total_steps_ += sizes.size() * 2;
+    if (has("append")) total_steps_ += writers.size() * static_cast<std::size_t>(reps + warmup);
+    if (has("read")) total_steps_ += readers.size() * static_cast<std::size_t>(reps + warmup) + 1;
+
+    if (has("build")) run_build(ctx, sizes, reps);
+    if (!has("append") && !has("read")) {
+      finish_findings(ctx, builders, writers, readers);
+      return;
+    }
+
+    const PgTarget pg = ctx.targets().postgres();
+    ctx.progress(fraction(), "connecting to PostgreSQL");
+    PgConnection admin(pg.conninfo);
+    if (p.get_bool("reset")) {
+      ctx.progress(fraction(), "resetting schema " + pg.schema);
+      reset_schema(admin, pg.schema);
+    } else {
+      admin.exec("SELECT 1 FROM " + pg_quote_ident(pg.schema) + ".events LIMIT 1");
+    }
+    EventIdAllocator ids(EventIdAllocator::last_used(admin, pg.schema));
+
+    if (has("append")) run_append(ctx, pg, ids, builders, writers, events, reps, warmup);
+    if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
+    finish_findings(ctx, builders, writers, readers);
+  }
+
+ private:
+  double fraction() const {
+    return total_steps_ ? std::min(1.0, double(done_steps_) / double(total_steps_)) : 0.0;
+  }
+  void step(RunContext& ctx, const std::string& what) {
+    ++done_steps_;
+    ctx.progress(fraction(), what);
+  }
+
+  void run_build(RunContext& ctx, const std::vector<std::int64_t>& sizes, int reps) {
+    ctx.add_group({"build_time", "Build one INSERT statement (no server)", "ns/statement",
+                   "events per statement", true, true,
+                   "Time to build the statement text for N events; log-log shows the growth."});
+    ctx.add_group({"build_allocs", "Allocations per statement", "allocations/statement",
+                   "events per statement", true, true,
+                   "Heap allocations made while building one statement."});
+    ctx.add_group({"build_bytes", "Bytes allocated per statement", "bytes/statement",
+                   "events per statement", true, true,
+                   "Bytes requested from the heap while building one statement."});
+    const std::string head = insert_head("\"perflab\".events");
+    const auto sample_ns = ctx.params().get_int("build_sample_ms") * 1'000'000;
+    std::size_t sink = 0;
+    for (auto n64 : sizes) {
+      const auto n = static_cast<std::size_t>(n64);
+      for (Builder b : {Builder::Interpolate, Builder::IoList}) {
+        ctx.check_stop();
+        auto build = [&] {
+          if (b == Builder::Interpolate) return build_interpolate(head, n);
+          return build_iolist(head, n).flatten();
+        };
+        // Allocations are deterministic: count one build.
+        AllocCount allocs;
+        {
+          AllocScope scope;
+          sink += build().size();
+          allocs = scope.delta();
+        }
+        // Calibrate the statements per sample, then take `reps` samples.
+        const std::int64_t t0 = wall_ns();
+        sink += build().size();
+        const std::int64_t one = std::max<std::int64_t>(1, wall_ns() - t0);
+        const std::int64_t per_sample = std::clamp<std::int64_t>(sample_ns / one, 1, 10'000'000);
+        Samples s;
+        for (int r = 0; r < reps; ++r) {
+          ctx.check_stop();
+          Stopwatch sw;
+          for (std::int64_t k = 0; k < per_sample; ++k) sink += build().size();
+          s.wall.push_back(double(sw.wall_elapsed_ns()) / double(per_sample));
+          s.cpu.push_back(double(sw.cpu_elapsed_ns()) / double(per_sample));
+        }
+        const std::string label = std::to_string(n);
+        Point t = make_point(label, s);
+        t.x = double(n);
+        t.extra["statements_per_sample"] = double(per_sample);
+        ctx.add_point("build_time", to_string(b), std::move(t));
+        Point a;
+        a.label = label;
+        a.x = double(n);
+        a.samples = {double(allocs.allocations)};
+        ctx.add_point("build_allocs", to_string(b), std::move(a));
+        Point by;
+        by.label = label;
+        by.x = double(n);
+        by.samples = {double(allocs.bytes)};
+        ctx.add_point("build_bytes", to_string(b), std::move(by));
+        step(ctx, "built " + label + "-event statements with " + to_string(b));
+      }
+    }
+    if (sink == 42) ctx.progress(fraction(), "");  // keeps the builds observable
+  }
+
+  // Measures (writers × builders) with builders interleaved in every repetition (order rotated)
+  // so drifts of a shared machine hit every builder alike. Publishes what it has on stop.
+  void run_append(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                  const std::vector<Builder>& builders, const std::vector<std::int64_t>& writers,
+                  std::size_t events, int reps, int warmup) {
+    ctx.add_group({"append", "Append " + std::to_string(events) + " events", "us/op", "", false,
+                   true,
+                   "Wall time for every writer to append one batch to a new stream in one "
+                   "transaction (expected-version check + multi-row INSERT + COMMIT)."});
+    for (auto n64 : writers) {
+      const auto n = static_cast<std::size_t>(n64);
+      ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
+      ClientPool pool(n, pg.conninfo, pg.schema, ids);
+      std::vector<std::vector<EventData>> batches;
+      for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(events, seed_ + w));
+      std::map<Builder, Samples> samples;
+      std::uint64_t uuid_state = seed_ ^ (0x9e3779b97f4a7c15ULL * (n + 1));
+      auto publish = [&] {
+        for (Builder b : builders)
+          if (!samples[b].wall.empty())
+            ctx.add_point("append", to_string(b),
+                          make_point(writers_label(n64, false), samples[b]));
+      };
+      try {
+        for (int r = 0; r < warmup + reps; ++r) {
+          for (std::size_t k = 0; k < builders.size(); ++k) {
+            ctx.check_stop();
+            const Builder b = builders[(k + static_cast<std::size_t>(r)) % builders.size()];
+            std::vector<std::string> uuids;
+            for (std::size_t w = 0; w < n; ++w) uuids.push_back(make_uuid(uuid_state));
+            auto s = pool.run([&](std::size_t w, EventStore& store) {
+              store.append_to_stream(uuids[w], 0, batches[w], b);
+            });
+            if (r >= warmup) {
+              samples[b].wall.push_back(s.wall_us);
+              samples[b].cpu.push_back(s.cpu_us);
+            }
+          }
+          step(ctx, "append, " + writers_label(n64, false) + ": repetition " +
+                        std::to_string(r + 1) + "/" + std::to_string(warmup + reps));
+        }
+      } catch (...) {
+        publish();
+        throw;
+      }
+      publish();
+    }
+  }
+
+  void run_read(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                const std::vector<Builder>& builders, const std::vector<std::int64_t>& readers,
+                std::size_t events, int reps, int warmup) {
+    ctx.add_group({"read", "Read " + std::to_string(events) + " events", "us/op", "", false, true,
+                   "Wall time for every reader to read a stream's events forward and decode them; "
+                   "each builder's readers read streams that builder wrote."});
+    const std::int64_t max_readers = *std::max_element(readers.begin(), readers.end());
+    // One stream per (builder, reader), written by that builder.
+    ctx.progress(fraction(), "writing the streams to read");
+    std::map<Builder, std::vector<std::string>> streams;
+    {
+      PgConnection conn(pg.conninfo);
+      EventStore store(conn, pg.schema, ids);
+      std::uint64_t uuid_state = seed_ ^ 0x5bd1e995ULL;
+      for (Builder b : builders) {
+        for (std::int64_t rd = 0; rd < max_readers; ++rd) {
+          ctx.check_stop();
+          std::string uuid = make_uuid(uuid_state);
+          store.append_to_stream(uuid, 0, make_events(events, seed_ + 1000 + std::uint64_t(rd)), b);
+          streams[b].push_back(std::move(uuid));
+        }
+      }
+    }
+    step(ctx, "streams written");
+    for (auto n64 : readers) {
+      const auto n = static_cast<std::size_t>(n64);
+      ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
+      ClientPool pool(n, pg.conninfo, pg.schema, ids);
+      std::map<Builder, Samples> samples;
+      auto publish = [&] {
+        for (Builder b : builders)
+          if (!samples[b].wall.empty())
+            ctx.add_point("read", to_string(b), make_point(writers_label(n64, true), samples[b]));
+      };
+      try {
+        for (int r = 0; r < warmup + reps; ++r) {
+          for (std::size_t k = 0; k < builders.size(); ++k) {
+            ctx.check_stop();
+            const Builder b = builders[(k + static_cast<std::size_t>(r)) % builders.size()];
+            const auto& ids_for_b = streams[b];
+            auto s = pool.run([&](std::size_t w, EventStore& store) {
+              auto got = store.read_stream_forward(ids_for_b[w], 1, static_cast<int>(events));
+              if (got.size() != events)
+                throw std::runtime_error("read " + std::to_string(got.size()) +
+                                         " events, expected " + std::to_string(events));
+            });
+            if (r >= warmup) {
+              samples[b].wall.push_back(s.wall_us);
+              samples[b].cpu.push_back(s.cpu_us);
+            }
+          }
+          step(ctx, "read, " + writers_label(n64, true) + ": repetition " + std::to_string(r + 1) +
+                        "/" + std::to_string(warmup + reps));
+        }
+      } catch (...) {
+        publish();
+        throw;
+      }
+      publish();
+    }
+  }
+
+  void finish_findings(RunContext& ctx, const std::vector<Builder>& builders,
+                       const std::vector<std::int64_t>& writers,
+                       const std::vector<std::int64_t>& readers) {
+    const Run run = ctx.snapshot();
+    auto median = [&](const char* group, const std::string& series,
+                      const std::string& label) -> std::optional<double> {
+      const Point* pt = run.find_point(group, series, label);
+      if (!pt || pt->stats.n == 0) return std::nullopt;
+      return pt->stats.median;
+    };
+    auto ratio = [&](const char* group, const std::string& label, const std::string& a,
+                     const std::string& b) -> std::optional<double> {
+      auto x = median(group, a, label), y = median(group, b, label);
+      if (!x || !y || *y == 0) return std::nullopt;
+      return *x / *y;
+    };
+    if (auto r = ratio("build_time", "100", "iolist", "interpolate"))
+      ctx.add_finding({"build_100.time.iolist_vs_interpolate",
+                       "Building a 100-event statement: iolist time / interpolate time",
+                       *r,
+                       {}});
+    if (auto r = ratio("build_allocs", "100", "iolist", "interpolate"))
+      ctx.add_finding(
+          {"build_100.allocs.iolist_vs_interpolate",
+           "Building a 100-event statement: iolist allocations / interpolate allocations",
+           *r,
+           {}});
+    static const std::map<std::int64_t, double> kArticleAppend = {
+        {1, 0.78}, {10, 0.79}, {100, 0.75}};
+    static const std::map<std::int64_t, double> kArticleRead = {{1, 0.90}, {10, 1.00}, {100, 0.99}};
+    for (auto n : writers) {
+      if (auto r = ratio("append", writers_label(n, false), "iolist", "interpolate")) {
+        std::optional<double> art;
+        if (auto it = kArticleAppend.find(n); it != kArticleAppend.end()) art = it->second;
+        ctx.add_finding({"append_" + std::to_string(n) + ".iolist_vs_interpolate",
+                         "Append, " + writers_label(n, false) + ": iolist / interpolate", *r, art});
+      }
+    }
+    for (auto n : readers) {
+      if (auto r = ratio("read", writers_label(n, true), "iolist", "interpolate")) {
+        std::optional<double> art;
+        if (auto it = kArticleRead.find(n); it != kArticleRead.end()) art = it->second;
+        ctx.add_finding({"read_" + std::to_string(n) + ".iolist_vs_interpolate",
+                         "Read, " + writers_label(n, true) + ": iolist / interpolate", *r, art});
+      }
+    }
+    // The best builder's events/s against iolist's, for a single writer.
+    if (auto base = median("append", "iolist", writers_label(1, false))) {
+      std::string best;
+      double best_us = 0;
+      for (Builder b : builders) {
+        if (auto m = median("append", to_string(b), writers_label(1, false)))
+          if (best.empty() || *m < best_us) best = to_string(b), best_us = *m;
+      }
+      if (!best.empty() && best_us > 0)
+        ctx.add_finding(
+            {"append_1.best_vs_iolist_events_per_s",
+             "Single writer: events/s of the fastest builder (" + best + ") / events/s of iolist",
+             *base / best_us,
+             {}});
+    }
+  }
+
+  std::uint64_t seed_ = 42;
+  std::size_t total_steps_ = 0, done_steps_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_iolist_experiment() {
+  return std::make_unique<IoListExperiment>();
+}
+
+}  // namespace perflab

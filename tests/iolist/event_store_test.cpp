@@ -1,0 +1,96 @@
+// The event store against a real PostgreSQL started by the project's managed-server code.
+#include <gtest/gtest.h>
+
+#include "iolist/builders.h"
+#include "iolist/event_store.h"
+#include "servers.h"
+#include "targets/postgres.h"
+
+using namespace perflab;
+using namespace perflab::iolist;
+
+namespace {
+class EventStoreTest : public ::testing::TestWithParam<Builder> {
+ protected:
+  void SetUp() override {
+    pg_ = test::shared_targets().postgres();
+    schema_ = test::unique_name("perflab_es");
+    conn_ = std::make_unique<PgConnection>(pg_.conninfo);
+    reset_schema(*conn_, schema_);
+    ids_ = std::make_unique<EventIdAllocator>(EventIdAllocator::last_used(*conn_, schema_));
+    store_ = std::make_unique<EventStore>(*conn_, schema_, *ids_);
+  }
+  void TearDown() override {
+    if (conn_) conn_->exec("DROP SCHEMA IF EXISTS " + pg_quote_ident(schema_) + " CASCADE");
+  }
+  PgTarget pg_;
+  std::string schema_;
+  std::unique_ptr<PgConnection> conn_;
+  std::unique_ptr<EventIdAllocator> ids_;
+  std::unique_ptr<EventStore> store_;
+};
+}  // namespace
+
+TEST_P(EventStoreTest, EventsReadBackEqualToWhatWasWritten) {
+  const Builder b = GetParam();
+  const auto events = make_events(100, 3);
+  auto res = store_->append_to_stream("stream-a", 0, events, b);
+  EXPECT_EQ(res.first_version, 1);
+  auto got = store_->read_stream_forward("stream-a", 1, 1000);
+  ASSERT_EQ(got.size(), events.size());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(got[i].stream_version, static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(got[i].stream_id, res.stream_id);
+    EXPECT_EQ(got[i].event_type, events[i].event_type);
+    EXPECT_EQ(got[i].correlation_id, events[i].correlation_id);
+    EXPECT_EQ(got[i].data, events[i].data);
+    EXPECT_EQ(got[i].metadata, events[i].metadata);
+    EXPECT_EQ(got[i].created_at_us, res.created_at_us);
+  }
+  // Event ids are consecutive, assigned by the writer.
+  EXPECT_EQ(got.back().event_id - got.front().event_id, 99);
+  // Reading from a later version, with a limit.
+  auto part = store_->read_stream_forward("stream-a", 51, 10);
+  ASSERT_EQ(part.size(), 10u);
+  EXPECT_EQ(part.front().stream_version, 51);
+}
+
+TEST_P(EventStoreTest, ExpectedVersionIsChecked) {
+  const Builder b = GetParam();
+  const auto events = make_events(10, 4);
+  store_->append_to_stream("stream-b", 0, events, b);
+  EXPECT_THROW(store_->append_to_stream("stream-b", 0, events, b), WrongExpectedVersion);
+  EXPECT_THROW(store_->append_to_stream("stream-b", 5, events, b), WrongExpectedVersion);
+  EXPECT_THROW(store_->append_to_stream("stream-none", 3, events, b), WrongExpectedVersion);
+  auto res = store_->append_to_stream("stream-b", 10, events, b);
+  EXPECT_EQ(res.first_version, 11);
+  EXPECT_EQ(store_->read_stream_forward("stream-b", 1, 100).size(), 20u);
+  // The failed appends left nothing behind, and the connection is usable.
+  EXPECT_EQ(store_->read_stream_forward("stream-none", 1, 100).size(), 0u);
+}
+
+TEST_P(EventStoreTest, LargestStatementFitsTheParameterLimit) {
+  const Builder b = GetParam();
+  const auto events = make_events(kMaxEventsPerStatement, 5);
+  store_->append_to_stream("stream-max", 0, events, b);
+  EXPECT_EQ(store_->read_stream_forward("stream-max", 1, 100000).size(), kMaxEventsPerStatement);
+  if (b != Builder::Copy && b != Builder::Unnest) {
+    const auto too_many = make_events(kMaxEventsPerStatement + 1, 5);
+    EXPECT_THROW(store_->append_to_stream("stream-over", 0, too_many, b), std::invalid_argument);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBuilders, EventStoreTest,
+                         ::testing::Values(Builder::Interpolate, Builder::IoList, Builder::Prepared,
+                                           Builder::Unnest, Builder::Copy),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(EventStoreSchema, StatementTextIsTheSameForInterpolateAndIoList) {
+  auto pg = test::shared_targets().postgres();
+  PgConnection conn(pg.conninfo);
+  EventIdAllocator ids;
+  EventStore store(conn, "perflab_any", ids);
+  EXPECT_EQ(store.statement_text(Builder::Interpolate, 100),
+            store.statement_text(Builder::IoList, 100));
+  EXPECT_NE(store.statement_text(Builder::Unnest, 100).find("unnest("), std::string::npos);
+}

@@ -1,0 +1,130 @@
+// The IO-list experiment end to end against a real PostgreSQL (managed by the project).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "common/experiment.h"
+#include "common/run_io.h"
+#include "iolist/experiment.h"
+#include "servers.h"
+#include "targets/postgres.h"
+
+using namespace perflab;
+
+namespace {
+TargetsConfig isolated(const std::string& schema) {
+  TargetsConfig cfg;
+  cfg.pg_conninfo = test::shared_targets().postgres().conninfo;
+  cfg.pg_schema = schema;
+  return cfg;
+}
+
+const std::map<std::string, std::string> kSmall = {
+    {"writers", "1,3"},       {"readers", "1,2"},       {"repetitions", "2"}, {"warmup", "0"},
+    {"build_sizes", "1,100"}, {"build_sample_ms", "1"}, {"events", "20"}};
+}  // namespace
+
+TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
+  auto exp = make_iolist_experiment();
+  Targets targets(isolated(test::unique_name("perflab_exp")));
+  perflab::Run run = execute(*exp, targets, kSmall, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  for (const char* g : {"build_time", "build_allocs", "build_bytes", "append", "read"})
+    EXPECT_NE(run.group(g), nullptr) << g;
+  for (const char* b : {"interpolate", "iolist", "prepared", "unnest", "copy"}) {
+    for (const char* label : {"single writer", "3 concurrent writers"}) {
+      const Point* p = run.find_point("append", b, label);
+      ASSERT_NE(p, nullptr) << b << " " << label;
+      EXPECT_EQ(p->stats.n, 2u);
+      EXPECT_GT(p->stats.median, 0);
+      EXPECT_GT(p->extra.at("cpu"), 0);
+    }
+    EXPECT_NE(run.find_point("read", b, "2 concurrent readers"), nullptr) << b;
+  }
+  // Build micro-benchmark only for builders with statement text.
+  EXPECT_NE(run.find_point("build_time", "iolist", "100"), nullptr);
+  EXPECT_EQ(run.find_series("build_time", "copy"), nullptr);
+  EXPECT_EQ(run.find_point("build_allocs", "iolist", "100")->stats.median, 3);
+  bool append_finding = false;
+  for (const auto& f : run.findings)
+    if (f.id == "append_1.iolist_vs_interpolate") {
+      append_finding = true;
+      EXPECT_DOUBLE_EQ(*f.article, 0.78);
+      EXPECT_GT(f.value, 0);
+    }
+  EXPECT_TRUE(append_finding);
+  ASSERT_FALSE(run.targets.empty());
+  EXPECT_EQ(run.targets[0].kind, "postgres");
+  EXPECT_EQ(run.targets[0].address.find("password"), std::string::npos);
+  // What is written reads back.
+  EXPECT_EQ(run_to_json(run_from_json(run_to_json(run))), run_to_json(run));
+}
+
+TEST(IoListExperiment, TouchesNothingOutsideItsSchema) {
+  auto pg = test::shared_targets().postgres();
+  PgConnection conn(pg.conninfo);
+  const std::string user_schema = test::unique_name("users_own");
+  conn.exec("CREATE SCHEMA " + user_schema);
+  conn.exec("CREATE TABLE " + user_schema + ".events (id int, note text)");
+  conn.exec("INSERT INTO " + user_schema + ".events VALUES (1, 'keep me'), (2, 'me too')");
+  conn.exec("CREATE TABLE IF NOT EXISTS public.events (id int, note text)");
+  conn.exec("INSERT INTO public.events VALUES (1, 'public row')");
+  const std::string before(conn.exec("SELECT count(*) FROM public.events").value(0, 0));
+
+  auto exp = make_iolist_experiment();
+  Targets targets(isolated(test::unique_name("perflab_safety")));
+  perflab::Run run = execute(*exp, targets, kSmall, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_EQ(conn.exec("SELECT count(*) FROM public.events").value(0, 0), before);
+  EXPECT_EQ(conn.exec("SELECT note FROM " + user_schema + ".events WHERE id = 1").value(0, 0),
+            "keep me");
+  EXPECT_EQ(conn.exec("SELECT count(*) FROM " + user_schema + ".events").value(0, 0), "2");
+}
+
+TEST(IoListExperiment, StopEndsTheRunQuicklyAndKeepsWhatWasMeasured) {
+  auto exp = make_iolist_experiment();
+  Targets targets(isolated(test::unique_name("perflab_stop")));
+  std::stop_source stop;
+  std::chrono::steady_clock::time_point asked;
+  RunHooks hooks;
+  hooks.progress = [&](double, std::string_view step) {
+    if (!stop.stop_requested() && step.find("repetition 3/") != std::string_view::npos) {
+      asked = std::chrono::steady_clock::now();
+      stop.request_stop();
+    }
+  };
+  auto params = kSmall;
+  params["benchmarks"] = "append";
+  params["writers"] = "1";
+  params["repetitions"] = "1000";
+  perflab::Run run = execute(*exp, targets, params, hooks, stop.get_token());
+  const auto took = std::chrono::steady_clock::now() - asked;
+  EXPECT_EQ(run.status, RunStatus::Cancelled);
+  const Point* p = run.find_point("append", "iolist", "single writer");
+  ASSERT_NE(p, nullptr);
+  EXPECT_GE(p->stats.n, 3u);
+  EXPECT_LT(p->stats.n, 1000u);
+  // A contract, not a performance figure: stop is honoured within a second (generous bound
+  // for a loaded CI machine).
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(took).count(), 3000);
+}
+
+TEST(IoListExperiment, UnreachableServerFailsWithAClearMessage) {
+  auto exp = make_iolist_experiment();
+  TargetsConfig cfg;
+  cfg.pg_conninfo = "host=127.0.0.1 port=1 dbname=x user=x password=hunter2 connect_timeout=2";
+  Targets targets(cfg);
+  perflab::Run run;
+  std::string message;
+  try {
+    run = execute(*exp, targets, {{"benchmarks", "append"}}, {}, {});
+    message = run.message;
+    EXPECT_EQ(run.status, RunStatus::Failed);
+  } catch (const std::exception& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("127.0.0.1"), std::string::npos) << message;
+  EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
+  EXPECT_EQ(run_to_json(run).find("hunter2"), std::string::npos);
+}
