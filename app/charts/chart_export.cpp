@@ -1,0 +1,179 @@
+#include "charts/chart_export.h"
+
+#include <cmath>
+
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QGuiApplication>
+#include <QIODevice>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QScreen>
+#include <QSvgGenerator>
+
+namespace perflab::charts {
+
+namespace {
+
+// Charts are laid out with the screen's font metrics; every paint device gets the same
+// resolution so text keeps its size in PNG, SVG and PDF.
+int layout_dpi() {
+  if (auto* screen = QGuiApplication::primaryScreen())
+    return static_cast<int>(std::lround(screen->logicalDotsPerInch()));
+  return 96;
+}
+
+std::vector<std::string> groups_of(const Run& run, const ExportSpec& spec) {
+  std::vector<std::string> groups = spec.groups.empty() ? chart_groups(run) : spec.groups;
+  if (groups.empty()) throw ChartError("the run has no measured points to chart");
+  for (const auto& g : groups)
+    if (!run.group(g)) throw ChartError("the run has no group '" + g + "'");
+  if (spec.size.width() < 100 || spec.size.height() < 100 || spec.size.width() > 20000 ||
+      spec.size.height() > 20000)
+    throw ChartError("chart size must be between 100 and 20000 pixels each way");
+  return groups;
+}
+
+int grid_columns(std::size_t n) {
+  return n > 1 ? 2 : 1;
+}
+
+QSize grid_size(std::size_t n, QSize cell) {
+  int cols = grid_columns(n);
+  int rows = static_cast<int>((n + cols - 1) / cols);
+  return {cell.width() * cols, cell.height() * rows};
+}
+
+QRectF grid_cell(std::size_t i, std::size_t n, QSize cell) {
+  int cols = grid_columns(n);
+  int r = static_cast<int>(i) / cols, c = static_cast<int>(i) % cols;
+  return QRectF(c * cell.width(), r * cell.height(), cell.width(), cell.height());
+}
+
+void paint_grid(QPainter& p, const Run& run, const std::vector<std::string>& groups,
+                const ExportSpec& spec) {
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setRenderHint(QPainter::TextAntialiasing);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    auto chart = build_chart(run, groups[i], spec.options);
+    QRectF cell = grid_cell(i, groups.size(), spec.size);
+    p.fillRect(cell, chart->backgroundBrush());
+    paint_chart(p, *chart, cell);
+  }
+}
+
+}  // namespace
+
+ExportFormat format_from_path(const QString& path) {
+  QString lower = path.toLower();
+  if (lower.endsWith(".png")) return ExportFormat::Png;
+  if (lower.endsWith(".svg")) return ExportFormat::Svg;
+  if (lower.endsWith(".pdf")) return ExportFormat::Pdf;
+  throw ChartError("cannot tell the format of '" + path.toStdString() +
+                   "': use a .png, .svg or .pdf file name");
+}
+
+void paint_chart(QPainter& painter, QChart& chart, const QRectF& target) {
+  QGraphicsScene scene;
+  scene.addItem(&chart);
+  QRectF local(QPointF(0, 0), target.size());
+  chart.setGeometry(local);
+  if (chart.layout()) chart.layout()->activate();
+  scene.setSceneRect(local);
+  scene.render(&painter, target, local);
+  scene.removeItem(&chart);
+}
+
+QString export_title(const Run& run, const ExportSpec& spec) {
+  QString t = QString::fromStdString(run.title.empty() ? run.experiment : run.title);
+  if (spec.groups.size() == 1)
+    if (const Group* g = run.group(spec.groups.front()))
+      t += QStringLiteral(" — ") + QString::fromStdString(g->title);
+  return QStringLiteral("Perflab: ") + t;
+}
+
+QImage render_image(const Run& run, const ExportSpec& spec) {
+  auto groups = groups_of(run, spec);
+  QImage img(grid_size(groups.size(), spec.size), QImage::Format_ARGB32_Premultiplied);
+  int dpm = static_cast<int>(std::lround(layout_dpi() / 0.0254));
+  img.setDotsPerMeterX(dpm);
+  img.setDotsPerMeterY(dpm);
+  img.fill(Qt::white);
+  QPainter p(&img);
+  paint_grid(p, run, groups, spec);
+  p.end();
+  return img;
+}
+
+void write_png(const Run& run, const ExportSpec& spec, QIODevice& out) {
+  QImage img = render_image(run, spec);
+  if (!img.save(&out, "PNG")) throw ChartError("could not encode the PNG image");
+}
+
+void write_svg(const Run& run, const ExportSpec& spec, QIODevice& out) {
+  auto groups = groups_of(run, spec);
+  QSize total = grid_size(groups.size(), spec.size);
+  QSvgGenerator gen;
+  gen.setOutputDevice(&out);
+  gen.setSize(total);
+  gen.setViewBox(QRect(QPoint(0, 0), total));
+  gen.setResolution(layout_dpi());
+  // QSvgGenerator writes both as they are: escape them for XML.
+  gen.setTitle(export_title(run, spec).toHtmlEscaped());
+  gen.setDescription(run_description(run).toHtmlEscaped());
+  QPainter p;
+  if (!p.begin(&gen)) throw ChartError("could not start the SVG document");
+  paint_grid(p, run, groups, spec);
+  p.end();
+}
+
+void write_pdf(const Run& run, const ExportSpec& spec, QIODevice& out) {
+  auto groups = groups_of(run, spec);
+  const int dpi = layout_dpi();
+  QPdfWriter pdf(&out);
+  pdf.setTitle(run_description(run));
+  pdf.setCreator(QStringLiteral("Perflab"));
+  pdf.setResolution(dpi);
+  QSizeF points(spec.size.width() * 72.0 / dpi, spec.size.height() * 72.0 / dpi);
+  pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
+  pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+  QPainter p;
+  if (!p.begin(&pdf)) throw ChartError("could not start the PDF document");
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setRenderHint(QPainter::TextAntialiasing);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (i > 0) pdf.newPage();
+    QRectF page(QPointF(0, 0), QSizeF(spec.size));
+    auto chart = build_chart(run, groups[i], spec.options);
+    p.fillRect(page, chart->backgroundBrush());
+    paint_chart(p, *chart, page);
+  }
+  p.end();
+}
+
+void export_charts(const Run& run, const ExportSpec& spec, ExportFormat format,
+                   const QString& path) {
+  groups_of(run, spec);  // validate before touching the file system
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly))
+    throw ChartError("cannot write '" + path.toStdString() +
+                     "': " + file.errorString().toStdString());
+  switch (format) {
+    case ExportFormat::Png:
+      write_png(run, spec, file);
+      break;
+    case ExportFormat::Svg:
+      write_svg(run, spec, file);
+      break;
+    case ExportFormat::Pdf:
+      write_pdf(run, spec, file);
+      break;
+  }
+  if (!file.commit())
+    throw ChartError("cannot write '" + path.toStdString() +
+                     "': " + file.errorString().toStdString());
+}
+
+}  // namespace perflab::charts

@@ -1,0 +1,442 @@
+#include "charts/run_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include <QBarCategoryAxis>
+#include <QBarLegendMarker>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QDateTime>
+#include <QFont>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPen>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <QXYLegendMarker>
+
+namespace perflab::charts {
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+std::vector<const Series*> series_of(const Run& run, const std::string& group) {
+  std::vector<const Series*> out;
+  for (const auto& s : run.series)
+    if (s.group == group && !s.points.empty()) out.push_back(&s);
+  return out;
+}
+
+// x of a numeric point: Point::x, else its label read as a number, else its index.
+double x_of(const Point& p, std::size_t index) {
+  if (p.x) return *p.x;
+  bool ok = false;
+  double v = QString::fromStdString(p.label).toDouble(&ok);
+  return ok ? v : static_cast<double>(index);
+}
+
+// A log axis range and the floor where values ≤ 0 are drawn.
+struct LogRange {
+  double min = 1, max = 10, floor = 0;
+};
+
+// room_below: bars need the axis to start below the smallest value to have any height.
+LogRange log_range(const std::vector<double>& values, bool has_nonpositive, bool room_below) {
+  double minpos = std::numeric_limits<double>::infinity();
+  double maxv = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    if (v > 0) minpos = std::min(minpos, v);
+    maxv = std::max(maxv, v);
+  }
+  LogRange r;
+  if (!std::isfinite(minpos)) {  // nothing positive at all
+    r.min = 0.1;
+    r.floor = 0.2;
+    r.max = 10;
+    return r;
+  }
+  double decade = std::pow(10.0, std::floor(std::log10(minpos)));
+  if (has_nonpositive) {
+    r.min = decade / 10;  // one decade below the smallest positive value
+    r.floor = r.min * 2;  // drawn above the axis minimum so a bar has height
+  } else {
+    r.min = decade < minpos * 0.999 || !room_below ? decade : decade / 10;
+  }
+  r.max = std::pow(10.0, std::ceil(std::log10(maxv)));
+  if (r.max <= r.min * 1.0001) r.max = r.min * 10;
+  return r;
+}
+
+void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {
+  QFont labels = axis->labelsFont();
+  labels.setPointSizeF(opts.presentation ? 15 : 9);
+  axis->setLabelsFont(labels);
+  QFont title = axis->titleFont();
+  title.setPointSizeF(opts.presentation ? 16 : 10);
+  title.setBold(true);
+  axis->setTitleFont(title);
+}
+
+QAbstractAxis* make_value_axis(bool log, double lo, double hi, const ChartOptions& opts) {
+  if (log) {
+    auto* a = new QLogValueAxis;
+    a->setBase(10);
+    a->setLabelFormat("%g");
+    a->setMinorTickCount(-1);
+    a->setRange(lo, hi);
+    style_axis(a, opts);
+    return a;
+  }
+  auto* a = new QValueAxis;
+  a->setRange(lo, hi);
+  a->applyNiceNumbers();
+  // Whole numbers up to millions read better than 1.5e+06; beyond that (or below 1) %g.
+  double span = std::max(std::abs(a->min()), std::abs(a->max()));
+  double step = (a->max() - a->min()) / std::max(1, a->tickCount() - 1);
+  a->setLabelFormat(span >= 10 && span < 1e7 && step >= 1 ? "%.0f" : "%g");
+  style_axis(a, opts);
+  return a;
+}
+
+void linear_range(const std::vector<double>& values, double& lo, double& hi) {
+  lo = 0, hi = 0;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (hi == lo) hi = lo + 1;
+  double pad = (hi - lo) * 0.06;
+  if (hi > 0) hi += pad;
+  if (lo < 0) lo -= pad;
+}
+
+QString axis_title(const std::string& text, bool log, const char* extra = nullptr) {
+  QStringList parts;
+  if (!text.empty()) parts << q(text);
+  if (log) parts << QStringLiteral("log scale");
+  if (extra && *extra) parts << QString::fromUtf8(extra);
+  return parts.join(QStringLiteral(", "));
+}
+
+QScatterSeries* make_nonpositive_series(const ChartOptions& opts, double floor) {
+  auto* s = new QScatterSeries;
+  s->setName(nonpositive_series_name() + QStringLiteral(" (drawn at %1)").arg(floor, 0, 'g', 3));
+  s->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+  s->setMarkerSize(opts.presentation ? 18 : 13);
+  s->setColor(QColor(220, 30, 30));
+  s->setBorderColor(Qt::black);
+  s->setProperty("perflab_nonpositive", true);
+  return s;
+}
+
+void remember_brush(QBarSet* set) {
+  set->setProperty("perflab_brush", set->brush());
+  set->setProperty("perflab_pen", set->pen());
+}
+
+void set_barset_hidden(QBarSet* set, bool hidden) {
+  if (hidden) {
+    set->setBrush(Qt::NoBrush);
+    set->setPen(Qt::NoPen);
+  } else {
+    set->setBrush(set->property("perflab_brush").value<QBrush>());
+    set->setPen(set->property("perflab_pen").value<QPen>());
+  }
+  set->setProperty("perflab_hidden", hidden);
+}
+
+void dim_marker(QLegendMarker* m, bool hidden) {
+  QBrush b = m->labelBrush();
+  QColor c = b.color();
+  c.setAlphaF(hidden ? 0.4 : 1.0);
+  b.setColor(c);
+  m->setLabelBrush(b);
+  QFont f = m->font();
+  f.setStrikeOut(hidden);
+  m->setFont(f);
+}
+
+}  // namespace
+
+QString nonpositive_series_name() {
+  return QStringLiteral("values ≤ 0");
+}
+
+std::vector<std::string> chart_groups(const Run& run) {
+  std::vector<std::string> out;
+  for (const auto& g : run.groups)
+    if (!series_of(run, g.id).empty()) out.push_back(g.id);
+  return out;
+}
+
+std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
+                                    const ChartOptions& opts, ChartFacts* facts) {
+  const Group* g = run.group(group_id);
+  if (!g) throw ChartError("the run has no group '" + group_id + "'");
+  auto series = series_of(run, group_id);
+
+  auto chart = std::make_unique<QChart>();
+  chart->setTheme(opts.theme);
+  chart->setAnimationOptions(opts.animations ? QChart::SeriesAnimations : QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->setDropShadowEnabled(false);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setShowToolTips(true);
+  {
+    QFont f = chart->legend()->font();
+    f.setPointSizeF(opts.presentation ? 15 : 9);
+    chart->legend()->setFont(f);
+    QFont t = chart->titleFont();
+    t.setPointSizeF(opts.presentation ? 22 : 13);
+    t.setBold(true);
+    chart->setTitleFont(t);
+  }
+
+  ChartFacts local;
+  ChartFacts& f = facts ? *facts : local;
+  f = {};
+  QString note;
+  const char* better = g->lower_is_better ? "lower is better" : "higher is better";
+
+  // Every y value, and whether any is ≤ 0.
+  std::vector<double> ys;
+  bool nonpos_y = false;
+  for (const auto* s : series)
+    for (const auto& p : s->points) {
+      ys.push_back(p.stats.median);
+      if (!(p.stats.median > 0)) nonpos_y = true;
+    }
+
+  QAbstractAxis* yaxis = nullptr;
+  LogRange ly;
+  if (opts.log_y) {
+    ly = log_range(ys, nonpos_y, true);
+    yaxis = make_value_axis(true, ly.min, ly.max, opts);
+  } else {
+    double lo, hi;
+    linear_range(ys, lo, hi);
+    yaxis = make_value_axis(false, lo, hi, opts);
+  }
+  yaxis->setTitleText(axis_title(g->unit, opts.log_y, better));
+  auto yval = [&](double v) { return opts.log_y && !(v > 0) ? ly.floor : v; };
+
+  if (!g->numeric_x) {
+    // Grouped bars: categories = point labels in first-seen order, one bar set per series.
+    QStringList categories;
+    for (const auto* s : series)
+      for (const auto& p : s->points)
+        if (!categories.contains(q(p.label))) categories << q(p.label);
+    auto* bars = new QBarSeries;
+    bars->setProperty("perflab_group", q(group_id));
+    QScatterSeries* marks = nullptr;
+    const int nsets = static_cast<int>(series.size());
+    for (int si = 0; si < nsets; ++si) {
+      const Series* s = series[si];
+      auto* set = new QBarSet(q(s->name));
+      set->setProperty("perflab_group", q(group_id));
+      set->setProperty("perflab_series", q(s->name));
+      for (int ci = 0; ci < categories.size(); ++ci) {
+        const Point* p = nullptr;
+        for (const auto& pt : s->points)
+          if (q(pt.label) == categories[ci]) p = &pt;
+        if (!p) {  // no point in this category: an empty bar
+          set->append(opts.log_y ? ly.min : 0.0);
+          continue;
+        }
+        double v = p->stats.median;
+        set->append(yval(v));
+        if (opts.log_y && !(v > 0)) {
+          if (!marks) marks = make_nonpositive_series(opts, ly.floor);
+          // Centre of this set's bar inside the category (bar width 0.5 of the category).
+          double width = bars->barWidth();
+          double x = ci - width / 2 + (si + 0.5) * width / nsets;
+          marks->append(x, ly.floor);
+          ++f.clamped_points;
+        }
+      }
+      bars->append(set);
+    }
+    chart->addSeries(bars);
+    auto* xaxis = new QBarCategoryAxis;
+    xaxis->append(categories);
+    if (!g->x_label.empty()) xaxis->setTitleText(q(g->x_label));
+    style_axis(xaxis, opts);
+    chart->addAxis(xaxis, Qt::AlignBottom);
+    chart->addAxis(yaxis, Qt::AlignLeft);
+    bars->attachAxis(xaxis);
+    bars->attachAxis(yaxis);
+    if (marks) {
+      chart->addSeries(marks);
+      marks->attachAxis(xaxis);
+      marks->attachAxis(yaxis);
+    }
+    for (auto* set : bars->barSets()) {
+      remember_brush(set);
+      if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
+    }
+  } else {
+    // Lines with markers, x = Point::x.
+    std::vector<double> xs;
+    bool nonpos_x = false;
+    for (const auto* s : series)
+      for (std::size_t i = 0; i < s->points.size(); ++i) {
+        double x = x_of(s->points[i], i);
+        xs.push_back(x);
+        if (!(x > 0)) nonpos_x = true;
+      }
+    const bool log_x = opts.log_x;
+    LogRange lx;
+    QAbstractAxis* xaxis = nullptr;
+    if (log_x) {
+      lx = log_range(xs, nonpos_x, false);
+      xaxis = make_value_axis(true, lx.min, lx.max, opts);
+    } else {
+      double lo = *std::min_element(xs.begin(), xs.end());
+      double hi = *std::max_element(xs.begin(), xs.end());
+      if (hi == lo) hi = lo + 1;
+      xaxis = make_value_axis(false, lo, hi, opts);
+    }
+    xaxis->setTitleText(axis_title(g->x_label, log_x));
+    chart->addAxis(xaxis, Qt::AlignBottom);
+    chart->addAxis(yaxis, Qt::AlignLeft);
+
+    QScatterSeries* marks = nullptr;
+    for (const auto* s : series) {
+      std::vector<std::pair<double, const Point*>> pts;
+      for (std::size_t i = 0; i < s->points.size(); ++i)
+        pts.emplace_back(x_of(s->points[i], i), &s->points[i]);
+      std::stable_sort(pts.begin(), pts.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      auto* line = new QLineSeries;
+      line->setName(q(s->name));
+      line->setProperty("perflab_group", q(group_id));
+      line->setProperty("perflab_series", q(s->name));
+      QStringList labels;
+      for (const auto& [x, p] : pts) {
+        double v = p->stats.median;
+        bool clamp_x = log_x && !(x > 0);
+        bool clamp_y = opts.log_y && !(v > 0);
+        QPointF at(clamp_x ? lx.floor : x, yval(v));
+        line->append(at);
+        labels << q(p->label);
+        if (clamp_x || clamp_y) {
+          if (!marks) marks = make_nonpositive_series(opts, clamp_y ? ly.floor : lx.floor);
+          marks->append(at);
+          ++f.clamped_points;
+        }
+      }
+      line->setProperty("perflab_labels", labels);
+      line->setPointsVisible(true);
+      line->setMarkerSize(opts.presentation ? 11 : 7);
+      chart->addSeries(line);
+      QPen pen = line->pen();
+      pen.setWidthF(opts.presentation ? 3.5 : 2);
+      line->setPen(pen);
+      line->attachAxis(xaxis);
+      line->attachAxis(yaxis);
+      if (opts.hidden_series.count(s->name)) line->setVisible(false);
+    }
+    if (marks) {
+      chart->addSeries(marks);
+      marks->attachAxis(xaxis);
+      marks->attachAxis(yaxis);
+    }
+    if (log_x && nonpos_x) f.floor = lx.floor;
+  }
+  if (f.clamped_points > 0) {
+    if (opts.log_y && nonpos_y) f.floor = ly.floor;
+    note = QStringLiteral(" (%1 ≤ 0 at floor)").arg(f.clamped_points);
+  }
+  chart->setTitle(q(g->title) + opts.title_suffix + note);
+  // Hidden series keep a dimmed, struck-out legend entry.
+  for (auto* m : chart->legend()->markers()) {
+    auto* s = m->series();
+    if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
+      if (bm->barset()->property("perflab_hidden").toBool()) dim_marker(m, true);
+    } else if (s && !s->isVisible()) {
+      m->setVisible(true);
+      dim_marker(m, true);
+    }
+  }
+  return chart;
+}
+
+void enable_legend_toggles(QChart* chart) {
+  for (auto* m : chart->legend()->markers()) {
+    QObject::connect(m, &QLegendMarker::clicked, m, [m] {
+      if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
+        QBarSet* set = bm->barset();
+        bool hidden = !set->property("perflab_hidden").toBool();
+        set_barset_hidden(set, hidden);
+        dim_marker(m, hidden);
+        return;
+      }
+      QAbstractSeries* s = m->series();
+      if (!s) return;
+      bool hidden = s->isVisible();
+      s->setVisible(!hidden);
+      m->setVisible(true);  // hiding a series hides its marker: keep it to click again
+      dim_marker(m, hidden);
+    });
+  }
+}
+
+std::set<std::string> hidden_series(const QChart* chart) {
+  std::set<std::string> out;
+  for (auto* s : chart->series()) {
+    if (auto* bars = qobject_cast<QBarSeries*>(s)) {
+      for (auto* set : bars->barSets())
+        if (set->property("perflab_hidden").toBool())
+          out.insert(set->property("perflab_series").toString().toStdString());
+    } else if (!s->isVisible() && s->property("perflab_series").isValid()) {
+      out.insert(s->property("perflab_series").toString().toStdString());
+    }
+  }
+  return out;
+}
+
+Run overlay_runs(const Run& a, const std::string& label_a, const Run& b,
+                 const std::string& label_b) {
+  Run out = b;
+  out.series.clear();
+  for (const auto& g : a.groups) out.ensure_group(g);  // groups only the old run has
+  auto add = [&](const Run& r, const std::string& label) {
+    for (const auto& s : r.series) {
+      Series copy = s;
+      copy.name = label + ": " + s.name;
+      out.series.push_back(std::move(copy));
+    }
+  };
+  add(a, label_a);
+  add(b, label_b);
+  return out;
+}
+
+QString run_description(const Run& run) {
+  QString params;
+  for (const auto& [k, v] : run.params) {
+    if (!params.isEmpty()) params += QStringLiteral("; ");
+    params += q(k) + "=" + q(v);
+  }
+  QString when;
+  if (run.started_unix_ms > 0)
+    when = QDateTime::fromMSecsSinceEpoch(run.started_unix_ms, Qt::UTC)
+               .toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));
+  QString d = QStringLiteral("Perflab %1").arg(q(run.experiment));
+  if (!params.isEmpty()) d += QStringLiteral(" — ") + params;
+  d += QStringLiteral(" — ") + QString::fromLatin1(to_string(run.status));
+  if (!when.isEmpty()) d += " " + when;
+  return d;
+}
+
+}  // namespace perflab::charts

@@ -1,0 +1,71 @@
+#pragma once
+// A Run's group as a QChart: grouped bars for categorical groups, lines with markers for numeric x.
+// Shared by the CLI (`perflab-cli chart`) and the GUI, so both draw the same chart.
+//
+// Every series (and bar set) carries two dynamic properties so a view can map what the user
+// points at back to the Run: "perflab_group" (Group::id) and "perflab_series" (Series::name).
+// Values that a log axis cannot show (≤ 0) are drawn at a floor below the smallest positive
+// value and marked by an extra scatter series (property "perflab_nonpositive" = true) and a note
+// in the chart title; they are never dropped.
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <QChart>
+#include <QString>
+
+#include "common/run.h"
+
+namespace perflab::charts {
+
+struct ChartOptions {
+  bool log_y = false;
+  bool log_x = false;         // only for numeric-x groups; ignored for bars
+  bool presentation = false;  // larger fonts, thicker lines: for a room
+  QChart::ChartTheme theme = QChart::ChartThemeLight;
+  bool animations = false;              // off for exports and tests
+  std::set<std::string> hidden_series;  // Series::name values to hide (legend toggles)
+  QString title_suffix;                 // appended to the group title, e.g. " — compare"
+};
+
+// The group a run does not have.
+class ChartError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Name of the marker series that shows values ≤ 0 on a log axis.
+QString nonpositive_series_name();
+
+// Facts about a built chart, for tests and the GUI.
+struct ChartFacts {
+  int clamped_points = 0;  // values ≤ 0 drawn at the floor on a log axis
+  double floor = 0;        // that floor (0 when nothing was clamped)
+};
+
+// Builds the chart of one group. Throws ChartError when the run has no such group.
+std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
+                                    const ChartOptions& opts, ChartFacts* facts = nullptr);
+
+// Group ids of a run in their order (groups without any point are skipped).
+std::vector<std::string> chart_groups(const Run& run);
+
+// Overlays two runs of the same experiment for comparison: every series of `a` is renamed
+// "<label_a>: <name>", every series of `b` "<label_b>: <name>"; groups, findings and the rest
+// come from `b`. Build charts of the result as usual.
+Run overlay_runs(const Run& a, const std::string& label_a, const Run& b,
+                 const std::string& label_b);
+
+// The run's experiment and parameters in one line, for SVG descriptions and PDF titles:
+// "Perflab iolist — builders=iolist,interpolate; events=100 — finished 2026-11-30 02:50 UTC".
+QString run_description(const Run& run);
+
+// Clicking a legend marker hides/shows its series (the marker stays, dimmed). For views.
+void enable_legend_toggles(QChart* chart);
+
+// Series::name values hidden in a chart (by legend clicks or ChartOptions::hidden_series).
+std::set<std::string> hidden_series(const QChart* chart);
+
+}  // namespace perflab::charts
