@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds Perflab (release preset) and starts it on managed local servers: the desktop window when
+# a display is available, otherwise `perflab-cli run iolist`, which prints its results and writes
+# the run file. Installs missing Debian packages first. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh
+cmake --preset release
+cmake --build --preset release -j "$(nproc)"
+
+bin=build/release/app
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$bin/gui/perflab" ]; then
+  exec "$bin/gui/perflab" "$@"
+fi
+echo "start: no display; running the IO-list experiment from the command line instead" >&2
+mkdir -p runs
+exec "$bin/cli/perflab-cli" run iolist --out "runs/iolist-$(date +%Y%m%d-%H%M%S).json" "$@"
