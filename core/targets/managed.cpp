@@ -376,6 +376,8 @@ fs::path temp_base(const Credentials& creds) {
   std::error_code ec;
   if (!fs::is_directory(base, ec)) base = "/tmp";
   if (creds.drop && !traversable_by_others(base)) base = "/tmp";
+  // PostgreSQL's Unix socket lives in the folder; socket paths are limited to 107 bytes.
+  if (base.string().size() > 64) base = "/tmp";
   return base;
 }
 

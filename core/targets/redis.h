@@ -20,7 +20,8 @@ struct RedisEndpoint {
   std::string address() const { return host + ":" + std::to_string(port); }  // no password
 };
 
-// Parses "host:port" (IPv6 as "[::1]:6379"); throws std::invalid_argument with the reason.
+// Parses "host:port" (IPv6 as "[::1]:6379"; a bare "host" means port 6379); throws
+// std::invalid_argument with the reason.
 RedisEndpoint parse_redis_endpoint(const std::string& text);
 // Parses "h:p,h:p,..." (RedisSharding's --nodes form).
 std::vector<RedisEndpoint> parse_redis_nodes(const std::string& text);
