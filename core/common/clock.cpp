@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -27,7 +28,29 @@ std::int64_t process_cpu_ns() {
   return read_clock(CLOCK_PROCESS_CPUTIME_ID);
 }
 
+namespace {
+// Nanosecond CPU time of every thread of a process, from /proc/PID/task/*/schedstat (its first
+// field); -1 when schedstat is not available.
+std::int64_t schedstat_cpu_ns(int pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  std::int64_t total = 0;
+  bool any = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::ifstream f(entry.path() / "schedstat");
+    long long ns = 0;
+    if (f >> ns) {
+      total += ns;
+      any = true;
+    }
+  }
+  return any && !ec ? total : -1;
+}
+}  // namespace
+
 std::int64_t other_process_cpu_ns(int pid) {
+  if (const std::int64_t ns = schedstat_cpu_ns(pid); ns >= 0) return ns;
+  // Fallback with clock-tick resolution (10 ms).
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!f || !std::getline(f, line)) return -1;

@@ -11,8 +11,9 @@ std::int64_t wall_ns();
 std::int64_t thread_cpu_ns();
 // CPU time consumed by the whole process (CLOCK_PROCESS_CPUTIME_ID), nanoseconds.
 std::int64_t process_cpu_ns();
-// CPU time (user + system) consumed so far by another process, from /proc/PID/stat, in
-// nanoseconds; -1 if it cannot be read (process gone, or not ours to read).
+// CPU time consumed so far by all threads of another process, in nanoseconds: from
+// /proc/PID/task/*/schedstat (nanosecond resolution), else /proc/PID/stat (clock ticks);
+// -1 if it cannot be read (process gone, or not ours to read).
 std::int64_t other_process_cpu_ns(int pid);
 
 // A stopwatch over both wall and thread-CPU time.
