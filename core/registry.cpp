@@ -2,6 +2,7 @@
 #include <memory>
 #include <vector>
 
+#include "caching/experiment.h"
 #include "common/experiment.h"
 #include "iolist/experiment.h"
 
@@ -10,6 +11,7 @@ namespace perflab {
 std::vector<std::unique_ptr<Experiment>> all_experiments() {
   std::vector<std::unique_ptr<Experiment>> v;
   v.push_back(make_iolist_experiment());
+  v.push_back(make_caching_experiment());
   return v;
 }
 

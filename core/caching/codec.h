@@ -1,0 +1,47 @@
+#pragma once
+// Encodings of the caching records: the tier's natural form, protobuf, protobuf + zlib.
+//
+// `native` in a remote tier (Redis value, PostgreSQL bytea) is JSON text (nlohmann::json), the
+// common text form; in local memory it means the ready object itself (no encoding at all).
+// `protobuf+zlib` is the protobuf bytes compressed with zlib's compress2 at the chosen level,
+// preceded by the uncompressed size as 4 little-endian bytes (uncompress needs it).
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caching/records.h"
+
+namespace perflab::caching {
+
+enum class Encoding { Native, Protobuf, ProtobufZlib };
+
+const char* to_string(Encoding e);  // "native", "protobuf", "protobuf+zlib"
+std::optional<Encoding> encoding_from_string(std::string_view s);
+const std::vector<std::string>& encoding_names();
+
+// Malformed input for a decoder.
+class CodecError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Codec {
+  Encoding encoding = Encoding::Native;
+  int zlib_level = 6;  // 0..9, for ProtobufZlib
+
+  std::string encode(const Document& d) const;
+  std::string encode(const Comment& c) const;
+  std::string encode(const CommentList& l) const;
+  // Throw CodecError on malformed input.
+  Document decode_document(std::string_view bytes) const;
+  Comment decode_comment(std::string_view bytes) const;
+  CommentList decode_list(std::string_view bytes) const;
+};
+
+// zlib helpers with the size prefix described above; throw CodecError on failure.
+std::string zlib_compress(std::string_view raw, int level);
+std::string zlib_decompress(std::string_view packed);
+
+}  // namespace perflab::caching

@@ -1,0 +1,602 @@
+#include "caching/experiment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "caching/codec.h"
+#include "caching/records.h"
+#include "caching/tiers.h"
+#include "caching/zipf.h"
+#include "common/clock.h"
+#include "targets/postgres.h"
+#include "targets/targets.h"
+
+namespace perflab {
+
+namespace {
+
+using namespace caching;
+
+constexpr std::size_t kMiB = 1024 * 1024;
+constexpr std::int64_t kListGroup = 1;
+const char* kWorkloads[] = {"document", "list"};
+
+std::vector<std::string> split_unique(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    std::string item = s.substr(start, end - start);
+    if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+// What one (workload, tier, encoding) cell measured.
+struct Cell {
+  double wall_us = 0;                   // median per get
+  double cpu_us = 0;                    // client CPU per get (mean)
+  std::optional<double> server_cpu_us;  // per get, when measurable
+  bool local = false;                   // no server at all
+  std::optional<double> total_cpu_us() const {
+    if (local) return cpu_us;
+    if (server_cpu_us) return cpu_us + *server_cpu_us;
+    return std::nullopt;
+  }
+};
+
+struct Measurement {
+  std::vector<double> wall_us, cpu_us;  // per get, one per sample
+  std::optional<double> server_cpu_us;
+  int gets_per_sample = 1;
+};
+
+// Times `get` (returns false when the tier lost the value): warm-up, then `reps` samples of
+// `inner` gets each (inner chosen so a sample lasts >= 20 µs, so the clocks' own cost stays
+// small), then more gets until `window_ns` has passed so that the server's CPU counter (10 ms
+// ticks for /proc) has something to count.
+Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tier, int warmup,
+                    int reps, std::int64_t window_ns) {
+  const auto lost = [&] {
+    return std::runtime_error("the " + tier.name() + " tier (" + to_string(tier.codec().encoding) +
+                              ") no longer holds the record");
+  };
+  for (int i = 0; i < warmup; ++i) {
+    ctx.check_stop();
+    if (!get()) throw lost();
+  }
+  std::int64_t t0 = wall_ns();
+  std::int64_t n = 0;
+  do {
+    if (!get()) throw lost();
+    ++n;
+  } while (wall_ns() - t0 < 200'000 && n < 100'000);
+  const double est_ns = static_cast<double>(wall_ns() - t0) / static_cast<double>(n);
+  Measurement m;
+  m.gets_per_sample = static_cast<int>(std::clamp(std::ceil(20'000.0 / est_ns), 1.0, 10'000.0));
+
+  const bool has_server = tier.name() != "local";
+  const std::optional<std::int64_t> s0 = has_server ? tier.server_cpu_ns() : std::nullopt;
+  const std::int64_t start = wall_ns();
+  std::int64_t gets = 0;
+  m.wall_us.reserve(static_cast<std::size_t>(reps));
+  m.cpu_us.reserve(static_cast<std::size_t>(reps));
+  for (int r = 0; r < reps; ++r) {
+    ctx.check_stop();
+    Stopwatch sw;
+    for (int i = 0; i < m.gets_per_sample; ++i)
+      if (!get()) throw lost();
+    const std::int64_t cpu = sw.cpu_elapsed_ns();
+    const std::int64_t wall = sw.wall_elapsed_ns();
+    m.wall_us.push_back(static_cast<double>(wall) / 1e3 / m.gets_per_sample);
+    m.cpu_us.push_back(static_cast<double>(cpu) / 1e3 / m.gets_per_sample);
+    gets += m.gets_per_sample;
+  }
+  if (s0) {
+    while (wall_ns() - start < window_ns) {
+      ctx.check_stop();
+      if (!get()) throw lost();
+      ++gets;
+    }
+    const std::optional<std::int64_t> s1 = tier.server_cpu_ns();
+    if (s1 && gets > 0)
+      m.server_cpu_us = static_cast<double>(*s1 - *s0) / 1e3 / static_cast<double>(gets);
+  }
+  return m;
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+class CachingExperiment : public Experiment {
+ public:
+  std::string id() const override { return "caching"; }
+  std::string title() const override {
+    return "Caching tiers: PostgreSQL vs Redis vs local memory";
+  }
+  std::string purpose() const override {
+    return "Wall time and CPU per get of a 60 KB document and a 1,000-comment list from "
+           "PostgreSQL, Redis and in-process memory, native vs protobuf vs protobuf+zlib, plus a "
+           "cache-aside sweep of the local budget.";
+  }
+
+  std::vector<ParamSpec> params() const override {
+    std::vector<ParamSpec> v;
+    v.push_back({"repetitions",
+                 ParamType::Int,
+                 "200",
+                 1,
+                 100000,
+                 {},
+                 "timed samples per (tier, encoding, workload)"});
+    v.push_back(
+        {"warmup", ParamType::Int, "20", 0, 100000, {}, "untimed gets before each measurement"});
+    v.push_back({"server_cpu_window_ms",
+                 ParamType::Int,
+                 "1000",
+                 0,
+                 60000,
+                 {},
+                 "keep getting at least this long per cell so the server's CPU counter "
+                 "(10 ms ticks) has enough to count"});
+    v.push_back({"tiers",
+                 ParamType::Choice,
+                 "postgres,redis,local",
+                 std::nullopt,
+                 std::nullopt,
+                 {"postgres", "redis", "local"},
+                 "comma-separated subset of tiers: postgres (datastore), redis (memcache), local "
+                 "(in-process LRU)"});
+    v.push_back({"encodings", ParamType::Choice, "native,protobuf,protobuf+zlib", std::nullopt,
+                 std::nullopt, encoding_names(),
+                 "comma-separated subset: native (objects locally, JSON remotely, rows in "
+                 "PostgreSQL), protobuf, protobuf+zlib"});
+    v.push_back({"zlib_level", ParamType::Int, "6", 0, 9, {}, "zlib compression level (0-9)"});
+    v.push_back({"local_budget_mb",
+                 ParamType::Int,
+                 "50",
+                 1,
+                 65536,
+                 {},
+                 "byte budget of the local LRU cache in the tier matrix (App Engine: 50 MB)"});
+    v.push_back(
+        {"list_size", ParamType::Int, "1000", 1, 100000, {}, "comments in the list workload"});
+    v.push_back({"document_kb",
+                 ParamType::Int,
+                 "60",
+                 1,
+                 16384,
+                 {},
+                 "text size of the document workload, KB"});
+    v.push_back({"zipf_s",
+                 ParamType::Double,
+                 "1.0",
+                 0,
+                 4,
+                 {},
+                 "Zipf exponent of the cache-aside reads (0 = uniform)"});
+    v.push_back({"aside_keys",
+                 ParamType::Int,
+                 "500",
+                 1,
+                 100000,
+                 {},
+                 "documents in the cache-aside key set"});
+    v.push_back({"aside_reads",
+                 ParamType::Int,
+                 "2000",
+                 0,
+                 10000000,
+                 {},
+                 "measured reads per cache-aside budget (after a warm-up reading every key once "
+                 "and as many Zipf reads); 0 skips the scenario"});
+    v.push_back({"aside_budgets_mb",
+                 ParamType::IntList,
+                 "1,2,4,8,16,32,64",
+                 0,
+                 65536,
+                 {},
+                 "local cache budgets swept in the cache-aside scenario, MB"});
+    v.push_back({"seed",
+                 ParamType::Int,
+                 "42",
+                 0,
+                 9007199254740992.0,
+                 {},
+                 "seed of the generated records and of the read sequence"});
+    return v;
+  }
+
+  void run(RunContext& ctx) override;
+
+ private:
+  void findings(RunContext& ctx,
+                const std::map<std::tuple<std::string, std::string, std::string>, Cell>& cells);
+};
+
+void CachingExperiment::run(RunContext& ctx) {
+  const Params& P = ctx.params();
+  const std::vector<std::string> tiers = split_unique(P.get_string("tiers"));
+  std::vector<Encoding> encodings;
+  for (const auto& e : split_unique(P.get_string("encodings"))) {
+    auto enc = encoding_from_string(e);
+    if (!enc) throw ParamError("parameter 'encodings': unknown encoding '" + e + "'");
+    encodings.push_back(*enc);
+  }
+  const int reps = static_cast<int>(P.get_int("repetitions"));
+  const int warmup = static_cast<int>(P.get_int("warmup"));
+  const std::int64_t window_ns = P.get_int("server_cpu_window_ms") * 1'000'000;
+  const int zlib_level = static_cast<int>(P.get_int("zlib_level"));
+  const std::size_t local_budget = static_cast<std::size_t>(P.get_int("local_budget_mb")) * kMiB;
+  const std::size_t list_size = static_cast<std::size_t>(P.get_int("list_size"));
+  const std::size_t doc_bytes = static_cast<std::size_t>(P.get_int("document_kb")) * 1024;
+  const double zipf_s = P.get_double("zipf_s");
+  const std::size_t aside_keys = static_cast<std::size_t>(P.get_int("aside_keys"));
+  const std::int64_t aside_reads = P.get_int("aside_reads");
+  std::vector<std::int64_t> budgets;
+  for (std::int64_t b : P.get_int_list("aside_budgets_mb"))
+    if (std::find(budgets.begin(), budgets.end(), b) == budgets.end()) budgets.push_back(b);
+  const std::uint64_t seed = static_cast<std::uint64_t>(P.get_int("seed"));
+  if (aside_reads > 0 &&
+      static_cast<double>(aside_keys) * static_cast<double>(doc_bytes) > 2.0 * 1024 * 1024 * 1024)
+    throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
+
+  auto has_tier = [&](const char* t) {
+    return std::find(tiers.begin(), tiers.end(), t) != tiers.end();
+  };
+  const bool aside = aside_reads > 0 && !encodings.empty();
+  const bool need_pg = has_tier("postgres") || aside;
+  const bool need_redis = has_tier("redis") || aside;
+
+  ctx.progress(0, "generating records");
+  const Document doc = generate_document(seed, 0, doc_bytes);
+  const CommentList list = generate_comments(seed, kListGroup, list_size);
+
+  PgTarget pgt;
+  RedisTarget rt;
+  std::optional<PgConnection> admin;
+  // Drops the experiment's tables however the run ends (finished, failed, cancelled).
+  struct DropTables {
+    std::optional<PgConnection>& c;
+    const std::string& schema;
+    ~DropTables() {
+      if (!c) return;
+      try {
+        PostgresTier::drop_tables(*c, schema);
+      } catch (...) {
+      }
+    }
+  } drop_guard{admin, pgt.schema};
+  if (need_pg) {
+    ctx.progress(0, "connecting to PostgreSQL");
+    pgt = ctx.targets().postgres();
+    admin.emplace(pgt.conninfo);
+    PostgresTier::create_tables(*admin, pgt.schema);
+  }
+  if (need_redis) {
+    ctx.progress(0, "connecting to Redis");
+    rt = ctx.targets().redis(1);
+  }
+
+  for (const char* w : kWorkloads) {
+    const std::string W = w;
+    const std::string what = W == "document"
+                                 ? "one " + std::to_string(doc_bytes / 1024) + " KB document by key"
+                                 : "a list of " + std::to_string(list_size) + " comments";
+    ctx.add_group({W + "_wall", "Wall time per get: " + what, "us/get", "", false, true,
+                   "Median wall time of one get returning a ready object; bars per tier, one per "
+                   "encoding."});
+    ctx.add_group({W + "_cpu", "Client CPU per get: " + what, "us/get", "", false, true,
+                   "CPU time of the client thread per get (fetch, copy, decode)."});
+    ctx.add_group({W + "_server_cpu", "Server CPU per get: " + what, "us/get", "", false, true,
+                   "CPU the server spent per get, the article's api_cpu: the PostgreSQL "
+                   "backend process (managed servers only, /proc) and redis-server (INFO "
+                   "used_cpu_sys + used_cpu_user)."});
+    ctx.add_group({W + "_bytes", "Bytes stored: " + what, "bytes", "", false, true,
+                   "Size of the stored record in each tier and encoding (PostgreSQL: after "
+                   "TOAST compression)."});
+  }
+
+  const std::size_t matrix_cells = tiers.size() * encodings.size();
+  const std::size_t aside_cells = aside ? encodings.size() * budgets.size() : 0;
+  const double matrix_share = aside_cells == 0 ? 1.0 : (matrix_cells == 0 ? 0.0 : 0.5);
+  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
+  std::size_t done = 0;
+
+  for (const auto& tier_name : tiers) {
+    for (Encoding enc : encodings) {
+      ctx.check_stop();
+      const Codec codec{enc, zlib_level};
+      const std::string series = to_string(enc);
+      const double frac = matrix_share * static_cast<double>(done) /
+                          static_cast<double>(std::max<std::size_t>(matrix_cells, 1));
+      ctx.progress(frac, "storing records in " + tier_name + " (" + series + ")");
+      std::unique_ptr<Tier> tier;
+      if (tier_name == "postgres")
+        tier = std::make_unique<PostgresTier>(pgt.conninfo, pgt.schema, codec, pgt.managed);
+      else if (tier_name == "redis")
+        tier = std::make_unique<RedisTier>(rt.nodes.at(0), rt.prefix, codec);
+      else
+        tier = std::make_unique<LocalTier>(local_budget, codec);
+      tier->put_document(doc);
+      tier->put_list(list);
+      // Every tier must give back exactly what it was given before it is timed.
+      auto d = tier->get_document(doc.key);
+      auto l = tier->get_list(list.group_id);
+      if (!d || !l) {
+        throw std::runtime_error(
+            "the " + tier_name + " tier (" + series + ") did not keep the records" +
+            (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)"
+                                  : ""));
+      }
+      if (!(*d == doc) || !(*l == list))
+        throw std::runtime_error("the " + tier_name + " tier (" + series +
+                                 ") returned records different from those stored");
+
+      for (const char* w : kWorkloads) {
+        const std::string W = w;
+        ctx.progress(frac, "measuring " + W + " gets from " + tier_name + " (" + series + ")");
+        std::function<bool()> get;
+        if (W == "document")
+          get = [&] { return tier->get_document(doc.key) != nullptr; };
+        else
+          get = [&] { return tier->get_list(list.group_id) != nullptr; };
+        Measurement m = measure(ctx, get, *tier, warmup, reps, window_ns);
+        const std::size_t bytes =
+            W == "document" ? tier->document_bytes(doc.key) : tier->list_bytes(list.group_id);
+        Cell c;
+        c.local = tier_name == "local";
+        c.cpu_us = mean(m.cpu_us);
+        c.server_cpu_us = m.server_cpu_us;
+
+        Point wall{tier_name, std::nullopt, m.wall_us, {}, {}};
+        wall.extra["cpu_us"] = c.cpu_us;
+        if (c.server_cpu_us) wall.extra["server_cpu_us"] = *c.server_cpu_us;
+        wall.extra["bytes"] = static_cast<double>(bytes);
+        wall.extra["gets_per_sample"] = m.gets_per_sample;
+        ctx.add_point(W + "_wall", series, std::move(wall));
+
+        Point cpu{tier_name, std::nullopt, m.cpu_us, {}, {}};
+        if (c.server_cpu_us) cpu.extra["server_cpu_us"] = *c.server_cpu_us;
+        if (auto t = c.total_cpu_us()) cpu.extra["total_cpu_us"] = *t;
+        ctx.add_point(W + "_cpu", series, std::move(cpu));
+
+        if (c.server_cpu_us) {
+          Point sp{tier_name, std::nullopt, {*c.server_cpu_us}, {}, {}};
+          ctx.add_point(W + "_server_cpu", series, std::move(sp));
+        }
+        ctx.add_point(W + "_bytes", series,
+                      Point{tier_name, std::nullopt, {static_cast<double>(bytes)}, {}, {}});
+        c.wall_us = summarize(m.wall_us).median;
+        cells[{W, tier_name, series}] = c;
+      }
+      ++done;
+      findings(ctx, cells);
+    }
+  }
+
+  if (!aside) {
+    ctx.progress(1, "done");
+    return;
+  }
+
+  // ------------------------------------------------------------ cache-aside scenario
+  ctx.add_group({"aside_hit_ratio", "Cache-aside: local hit ratio vs local budget", "%",
+                 "local cache budget (MB)", true, false,
+                 "Share of Zipf-distributed document reads answered by the in-process cache "
+                 "(local → redis → postgres) in steady state, per encoding of the cached value: "
+                 "compressed values fit more documents into the same budget."});
+  ctx.add_group({"aside_latency", "Cache-aside: mean read latency vs local budget", "us/read",
+                 "local cache budget (MB)", true, true,
+                 "Mean wall time of a read through local → redis → postgres (samples: means of "
+                 "consecutive chunks of reads)."});
+
+  ctx.progress(matrix_share, "loading " + std::to_string(aside_keys) +
+                                 " documents into PostgreSQL for the cache-aside scenario");
+  PostgresTier source(pgt.conninfo, pgt.schema, Codec{Encoding::Native, zlib_level}, pgt.managed);
+  std::vector<std::string> keys;
+  keys.reserve(aside_keys);
+  source.connection().exec("BEGIN");
+  for (std::size_t i = 0; i < aside_keys; ++i) {
+    ctx.check_stop();
+    Document d = generate_document(seed, i + 1, doc_bytes);
+    keys.push_back(d.key);
+    source.put_document(d);
+  }
+  source.connection().exec("COMMIT");
+
+  std::size_t aside_done = 0;
+  for (Encoding enc : encodings) {
+    const Codec codec{enc, zlib_level};
+    const std::string series = to_string(enc);
+    RedisTier redis(rt.nodes.at(0), rt.prefix, codec);
+    for (std::int64_t budget_mb : budgets) {
+      ctx.check_stop();
+      ctx.progress(
+          matrix_share + (1 - matrix_share) * static_cast<double>(aside_done) /
+                             static_cast<double>(aside_cells),
+          "cache-aside: " + series + ", local budget " + std::to_string(budget_mb) + " MB");
+      redis.remove_own_keys();  // each budget starts from empty caches
+      LocalTier local(static_cast<std::size_t>(budget_mb) * kMiB, codec);
+      ZipfSampler zipf(keys.size(), zipf_s, derive_seed(seed, 3, 0));
+      std::int64_t local_hits = 0, redis_hits = 0, pg_reads = 0;
+
+      auto read = [&](const std::string& key) {
+        if (local.get_document(key)) {
+          ++local_hits;
+          return;
+        }
+        std::optional<std::string> bytes = redis.get_document_bytes(key);
+        std::shared_ptr<const Document> obj;
+        if (bytes) {
+          ++redis_hits;
+        } else {
+          ++pg_reads;
+          obj = source.get_document(key);
+          if (!obj) throw std::runtime_error("PostgreSQL lost document " + key);
+          bytes = codec.encode(*obj);
+          redis.put_document_bytes(key, *bytes);
+        }
+        if (enc == Encoding::Native) {
+          if (!obj) obj = std::make_shared<const Document>(codec.decode_document(*bytes));
+          local.put_document(std::move(obj));
+        } else {
+          if (!obj) obj = std::make_shared<const Document>(codec.decode_document(*bytes));
+          local.put_document_bytes(key, std::move(*bytes));
+        }
+      };
+
+      // Warm-up, not measured: every key once (fills Redis from PostgreSQL, so the measured
+      // reads see no first-time misses), then as many Zipf reads as will be measured (brings
+      // the local cache to its steady state).
+      for (const auto& k : keys) {
+        ctx.check_stop();
+        read(k);
+      }
+      for (std::int64_t i = 0; i < aside_reads; ++i) {
+        ctx.check_stop();
+        read(keys[zipf.next()]);
+      }
+      local_hits = redis_hits = pg_reads = 0;
+      local.cache().reset_counters();
+
+      const std::int64_t chunk = std::max<std::int64_t>(1, aside_reads / 20);
+      std::vector<double> lat_samples, hit_samples;
+      double total_ns = 0;
+      for (std::int64_t i = 0; i < aside_reads;) {
+        const std::int64_t n = std::min(chunk, aside_reads - i);
+        const std::int64_t hits0 = local_hits;
+        const std::int64_t t0 = wall_ns();
+        for (std::int64_t j = 0; j < n; ++j) {
+          ctx.check_stop();
+          read(keys[zipf.next()]);
+        }
+        const double ns = static_cast<double>(wall_ns() - t0);
+        total_ns += ns;
+        lat_samples.push_back(ns / 1e3 / static_cast<double>(n));
+        hit_samples.push_back(100.0 * static_cast<double>(local_hits - hits0) /
+                              static_cast<double>(n));
+        i += n;
+      }
+      const LruStats st = local.stats();
+      const double reads_d = static_cast<double>(aside_reads);
+      std::map<std::string, double> extra{
+          {"hit_ratio_pct", 100.0 * static_cast<double>(local_hits) / reads_d},
+          {"mean_us", total_ns / 1e3 / reads_d},
+          {"local_hits", static_cast<double>(local_hits)},
+          {"redis_hits", static_cast<double>(redis_hits)},
+          {"postgres_reads", static_cast<double>(pg_reads)},
+          {"evictions", static_cast<double>(st.evictions)},
+          {"local_entries", static_cast<double>(st.entries)},
+          {"local_bytes", static_cast<double>(st.bytes)}};
+      const double x = static_cast<double>(budget_mb);
+      ctx.add_point("aside_hit_ratio", series,
+                    Point{std::to_string(budget_mb), x, hit_samples, {}, extra});
+      ctx.add_point("aside_latency", series,
+                    Point{std::to_string(budget_mb), x, lat_samples, {}, extra});
+      ++aside_done;
+    }
+  }
+  ctx.progress(1, "done");
+}
+
+void CachingExperiment::findings(
+    RunContext& ctx,
+    const std::map<std::tuple<std::string, std::string, std::string>, Cell>& cells) {
+  auto cell = [&](const std::string& w, const std::string& t, const std::string& e) -> const Cell* {
+    auto it = cells.find({w, t, e});
+    return it == cells.end() ? nullptr : &it->second;
+  };
+  // value = time(a) / time(b): how many times slower a is than b.
+  auto time_ratio = [&](const std::string& id, const Cell* a, const Cell* b,
+                        const std::string& text, std::optional<double> article) {
+    if (!a || !b || b->wall_us <= 0) return;
+    ctx.add_finding({id, text, a->wall_us / b->wall_us, article});
+  };
+  auto cpu_ratio = [&](const std::string& id, const Cell* a, const Cell* b, const std::string& text,
+                       std::optional<double> article) {
+    if (!a || !b) return;
+    auto ta = a->total_cpu_us(), tb = b->total_cpu_us();
+    if (!ta || !tb || *tb <= 0) return;
+    ctx.add_finding({id, text, *ta / *tb, article});
+  };
+  const std::string N = "native", PB = "protobuf", Z = "protobuf+zlib";
+  const std::optional<double> none;
+  for (const std::string w : {"document", "list"}) {
+    const bool doc = w == "document";
+    const std::string what = doc ? "document" : "list";
+    time_ratio(w + ".redis_vs_postgres.time", cell(w, "postgres", N), cell(w, "redis", N),
+               what +
+                   ": how many times faster a Redis GET is than PostgreSQL (wall time "
+                   "postgres / redis, native; article: memcache vs datastore)",
+               doc ? 2.0 : 1.5);
+    cpu_ratio(w + ".redis_vs_postgres.cpu", cell(w, "postgres", N), cell(w, "redis", N),
+              what +
+                  ": how many times cheaper in CPU (client + server) a Redis GET is than "
+                  "PostgreSQL (native)",
+              doc ? 2.0 : 15.0);
+    time_ratio(w + ".redis_protobuf_vs_postgres.time", cell(w, "postgres", N), cell(w, "redis", PB),
+               what +
+                   ": how many times faster Redis holding protobuf is than PostgreSQL rows "
+                   "(binary forms on both sides, no JSON parsing)",
+               none);
+    time_ratio(w + ".protobuf_vs_native.redis", cell(w, "redis", PB), cell(w, "redis", N),
+               what +
+                   ": Redis with protobuf relative to Redis with the native form, wall time "
+                   "(>1: protobuf slower; article: no change for one record, 20-25% slower "
+                   "for the list)",
+               doc ? 1.0 : 1.225);
+    cpu_ratio(w + ".protobuf_vs_native.redis.cpu", cell(w, "redis", PB), cell(w, "redis", N),
+              what + ": Redis with protobuf relative to Redis with the native form, CPU",
+              doc ? std::optional<double>(1.0) : std::optional<double>(1.225));
+    time_ratio(w + ".zlib_vs_protobuf.redis", cell(w, "redis", Z), cell(w, "redis", PB),
+               what +
+                   ": Redis with protobuf+zlib relative to Redis with protobuf, wall time "
+                   "(>1: zlib slower; article: the list ~5% slower, the document's 1 ms "
+                   "transfer gain eaten by decompression)",
+               doc ? none : std::optional<double>(1.05));
+    time_ratio(w + ".local_vs_postgres.time", cell(w, "postgres", N), cell(w, "local", N),
+               what + ": how many times faster local memory (ready objects) is than PostgreSQL",
+               doc ? none : std::optional<double>(100.0));
+    cpu_ratio(w + ".local_vs_postgres.cpu", cell(w, "postgres", N), cell(w, "local", N),
+              what +
+                  ": how many times cheaper in CPU local memory (ready objects) is than "
+                  "PostgreSQL (article: 'no CPU at all')",
+              none);
+    time_ratio(w + ".local_vs_redis.time", cell(w, "redis", N), cell(w, "local", N),
+               what +
+                   ": how many times faster local memory (ready objects) is than Redis "
+                   "(native)",
+               none);
+    time_ratio(w + ".local_protobuf_vs_redis.time", cell(w, "local", PB), cell(w, "redis", PB),
+               what +
+                   ": local memory holding protobuf relative to Redis holding protobuf, wall "
+                   "time (~1: decoding dominates; article: the same time and CPU as memcache)",
+               doc ? none : std::optional<double>(1.0));
+    time_ratio(w + ".local_zlib_vs_local.time", cell(w, "local", Z), cell(w, "local", N),
+               what +
+                   ": local memory holding protobuf+zlib relative to ready objects, wall time "
+                   "(article: 'no miracle, the list is slow again')",
+               none);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_caching_experiment() {
+  return std::make_unique<CachingExperiment>();
+}
+
+}  // namespace perflab

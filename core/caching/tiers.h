@@ -1,0 +1,135 @@
+#pragma once
+// The three caching tiers of the article, each holding documents and comment lists in one
+// encoding:
+//   postgres — the datastore: rows in Perflab's schema. `native` = typed columns (a document
+//              row; the list = the group's rows, one query); an encoding = a bytea column
+//              holding each record's encoded value (one row per document / per comment).
+//   redis    — memcache: one value per key (GET), the list stored as one value; keys under
+//              Perflab's prefix only, and only the keys a tier wrote are ever deleted.
+//   local    — the instance's memory: an LRU cache with a byte budget holding ready objects
+//              (`native`) or encoded bytes (decoded on every get).
+// A get returns a ready object (shared_ptr) or nullptr when the tier does not hold the key.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <variant>
+
+#include "caching/codec.h"
+#include "caching/lru.h"
+#include "caching/records.h"
+#include "targets/postgres.h"
+#include "targets/redis.h"
+
+namespace perflab::caching {
+
+class Tier {
+ public:
+  virtual ~Tier() = default;
+  virtual std::string name() const = 0;  // "postgres", "redis", "local"
+  const Codec& codec() const { return codec_; }
+
+  virtual void put_document(const Document& d) = 0;
+  virtual void put_list(const CommentList& l) = 0;
+  virtual std::shared_ptr<const Document> get_document(const std::string& key) = 0;
+  virtual std::shared_ptr<const CommentList> get_list(std::int64_t group_id) = 0;
+  // Bytes the tier stores for the record (0 when absent).
+  virtual std::size_t document_bytes(const std::string& key) = 0;
+  virtual std::size_t list_bytes(std::int64_t group_id) = 0;
+  // CPU consumed so far by the server process that answers this tier's requests, or nullopt
+  // when it cannot be measured (no server, or a server on another machine).
+  virtual std::optional<std::int64_t> server_cpu_ns() = 0;
+
+ protected:
+  explicit Tier(Codec c) : codec_(c) {}
+  Codec codec_;
+};
+
+// The tables live in `schema` (Perflab's own); nothing outside it is ever touched.
+class PostgresTier : public Tier {
+ public:
+  // Connects (one connection per tier). `local_server`: the server is a managed one on this
+  // machine, so its backend process' CPU can be read.
+  PostgresTier(const std::string& conninfo, std::string schema, Codec codec, bool local_server);
+  // Creates the schema if absent and (re)creates the experiment's tables in it, empty.
+  static void create_tables(PgConnection& c, const std::string& schema);
+  // Drops the experiment's tables (only those) from the schema.
+  static void drop_tables(PgConnection& c, const std::string& schema);
+
+  std::string name() const override { return "postgres"; }
+  void put_document(const Document& d) override;
+  void put_list(const CommentList& l) override;
+  std::shared_ptr<const Document> get_document(const std::string& key) override;
+  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) override;
+  std::size_t document_bytes(const std::string& key) override;
+  std::size_t list_bytes(std::int64_t group_id) override;
+  std::optional<std::int64_t> server_cpu_ns() override;
+  PgConnection& connection() { return conn_; }
+
+ private:
+  PgResult query(const std::string& stmt, const PgParams& p);  // binary results
+  PgConnection conn_;
+  std::string schema_q_;  // quoted schema
+  bool local_server_;
+};
+
+class RedisTier : public Tier {
+ public:
+  // Keys: <prefix>caching:<encoding>:doc:<key> and <prefix>caching:<encoding>:list:<group>.
+  RedisTier(const RedisEndpoint& ep, std::string prefix, Codec codec);
+  ~RedisTier() override;  // deletes the keys it wrote (best effort)
+
+  std::string name() const override { return "redis"; }
+  void put_document(const Document& d) override;
+  void put_list(const CommentList& l) override;
+  std::shared_ptr<const Document> get_document(const std::string& key) override;
+  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) override;
+  std::size_t document_bytes(const std::string& key) override;
+  std::size_t list_bytes(std::int64_t group_id) override;
+  // used_cpu_sys + used_cpu_user from INFO (works for any server we can reach).
+  std::optional<std::int64_t> server_cpu_ns() override;
+
+  // The encoded value of a document, as stored (cache-aside fills the local tier from it).
+  std::optional<std::string> get_document_bytes(const std::string& key);
+  void put_document_bytes(const std::string& key, const std::string& bytes);
+  // DELetes every key this tier wrote; returns how many existed.
+  std::int64_t remove_own_keys();
+  std::string document_key(const std::string& key) const;
+  std::string list_key(std::int64_t group_id) const;
+
+ private:
+  void set(const std::string& key, const std::string& value);
+  std::optional<std::string> get(const std::string& key);
+  RedisClient client_;
+  std::string base_;  // <prefix>caching:<encoding>:
+  std::set<std::string> written_;
+};
+
+class LocalTier : public Tier {
+ public:
+  using Value = std::variant<std::shared_ptr<const Document>, std::shared_ptr<const CommentList>,
+                             std::shared_ptr<const std::string>>;
+  LocalTier(std::size_t budget_bytes, Codec codec);
+
+  std::string name() const override { return "local"; }
+  void put_document(const Document& d) override;
+  void put_list(const CommentList& l) override;
+  // Native: keeps the object itself (no copy). Encoded: stores its encoding.
+  void put_document(std::shared_ptr<const Document> d);
+  // Stores an already encoded document (must be in this tier's encoding; native decodes it).
+  void put_document_bytes(const std::string& key, std::string bytes);
+  std::shared_ptr<const Document> get_document(const std::string& key) override;
+  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) override;
+  std::size_t document_bytes(const std::string& key) override;
+  std::size_t list_bytes(std::int64_t group_id) override;
+  std::optional<std::int64_t> server_cpu_ns() override { return 0; }  // no server
+
+  LruStats stats() const { return cache_.stats(); }
+  LruCache<Value>& cache() { return cache_; }
+
+ private:
+  LruCache<Value> cache_;
+};
+
+}  // namespace perflab::caching

@@ -1,0 +1,263 @@
+// Integration tests of the caching tiers and experiment against real managed PostgreSQL and
+// Redis servers (started by the project's own code, see tests/support/servers.h).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stop_token>
+
+#include "caching/codec.h"
+#include "caching/experiment.h"
+#include "caching/records.h"
+#include "caching/tiers.h"
+#include "common/experiment.h"
+#include "servers.h"
+#include "targets/postgres.h"
+#include "targets/redis.h"
+#include "targets/targets.h"
+
+using namespace perflab;
+using namespace perflab::caching;
+
+namespace {
+
+const std::vector<Encoding> kEncodings = {Encoding::Native, Encoding::Protobuf,
+                                          Encoding::ProtobufZlib};
+
+std::int64_t count_caching_tables(PgConnection& c, const std::string& schema) {
+  PgParams p;
+  p.add_text(schema.c_str());
+  PgResult r = c.exec_params(
+      "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'caching%'", p);
+  return std::stoll(std::string(r.value(0, 0)));
+}
+
+std::vector<std::string> keys_matching(RedisClient& c, const std::string& pattern) {
+  std::vector<std::string> out;
+  std::string cursor = "0";
+  do {
+    RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+    if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
+    cursor = r.elements[0].str;
+    for (const auto& k : r.elements[1].elements) out.push_back(k.str);
+  } while (cursor != "0");
+  return out;
+}
+
+std::map<std::string, std::string> tiny_params() {
+  return {{"repetitions", "3"},           {"warmup", "1"},
+          {"server_cpu_window_ms", "20"}, {"list_size", "50"},
+          {"document_kb", "4"},           {"aside_keys", "20"},
+          {"aside_reads", "40"},          {"aside_budgets_mb", "0,1"}};
+}
+
+}  // namespace
+
+TEST(CachingPostgresTier, ReturnsExactlyWhatWasStoredForEveryEncoding) {
+  PgTarget pg = test::shared_targets().postgres();
+  pg.schema = test::unique_name("perflab_caching");  // a schema of this test's own
+  PgConnection admin(pg.conninfo);
+  PostgresTier::create_tables(admin, pg.schema);
+  EXPECT_EQ(count_caching_tables(admin, pg.schema), 4);
+  const Document d = generate_document(5, 0, 60 * 1024);
+  CommentList l = generate_comments(5, 2, 1000);
+  // Characters that COPY's text format must escape, and non-ASCII text.
+  l.comments[0].body = "back\\slash\ttab\nnewline\rreturn \\N \xc3\xa9t\xc3\xa9";
+  l.comments[1].author = "\\x00";
+  for (Encoding e : kEncodings) {
+    SCOPED_TRACE(to_string(e));
+    PostgresTier t(pg.conninfo, pg.schema, Codec{e, 6}, pg.managed);
+    EXPECT_EQ(t.get_document(d.key), nullptr);
+    EXPECT_EQ(t.get_list(2), nullptr);
+    t.put_document(d);
+    t.put_list(generate_comments(9, 2, 10));  // replaced by the next put
+    t.put_list(l);
+    auto got_d = t.get_document(d.key);
+    auto got_l = t.get_list(2);
+    ASSERT_TRUE(got_d);
+    ASSERT_TRUE(got_l);
+    EXPECT_EQ(*got_d, d);
+    EXPECT_EQ(*got_l, l);
+    EXPECT_GT(t.document_bytes(d.key), 1000u);
+    EXPECT_GT(t.list_bytes(2), 1000u * 50);
+    EXPECT_EQ(t.document_bytes("missing"), 0u);
+    ASSERT_TRUE(pg.managed);
+    auto cpu0 = t.server_cpu_ns();
+    ASSERT_TRUE(cpu0.has_value());  // a managed server's backend CPU is readable
+    for (int i = 0; i < 20; ++i) t.get_list(2);
+    EXPECT_GE(*t.server_cpu_ns(), *cpu0);
+  }
+  PostgresTier::drop_tables(admin, pg.schema);
+  EXPECT_EQ(count_caching_tables(admin, pg.schema), 0);
+  admin.exec("DROP SCHEMA " + pg_quote_ident(pg.schema));
+}
+
+TEST(CachingRedisTier, ReturnsExactlyWhatWasStoredAndDeletesOnlyItsKeys) {
+  RedisTarget rt = test::shared_targets().redis(1);
+  rt.prefix = test::unique_name("perflab_caching") + ":";  // keys of this test's own
+  RedisClient probe(rt.nodes.at(0));
+  const std::string foreign = rt.prefix + "not_caching";
+  probe.command({"SET", foreign, "keep"});
+  const Document d = generate_document(6, 0, 60 * 1024);
+  const CommentList l = generate_comments(6, 3, 1000);
+  for (Encoding e : kEncodings) {
+    SCOPED_TRACE(to_string(e));
+    const Codec codec{e, 6};
+    RedisTier t(rt.nodes.at(0), rt.prefix, codec);
+    EXPECT_EQ(t.get_document(d.key), nullptr);
+    t.put_document(d);
+    t.put_list(l);
+    EXPECT_EQ(*t.get_document(d.key), d);
+    EXPECT_EQ(*t.get_list(3), l);
+    EXPECT_EQ(t.document_key(d.key).rfind(rt.prefix + "caching:", 0), 0u);
+    EXPECT_EQ(t.document_bytes(d.key), codec.encode(d).size());
+    EXPECT_EQ(t.list_bytes(3), codec.encode(l).size());
+    EXPECT_EQ(*t.get_document_bytes(d.key), codec.encode(d));
+    auto cpu = t.server_cpu_ns();
+    ASSERT_TRUE(cpu.has_value());
+    EXPECT_GT(*cpu, 0);
+    EXPECT_EQ(t.remove_own_keys(), 2);
+    EXPECT_EQ(t.get_list(3), nullptr);
+  }
+  EXPECT_TRUE(keys_matching(probe, rt.prefix + "caching:*").empty());
+  EXPECT_EQ(probe.command({"GET", foreign}).str, "keep");
+  probe.command({"DEL", foreign});
+}
+
+TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
+  Targets* targets = &test::shared_targets();  // managed: server CPU is measurable
+  auto exp = make_caching_experiment();
+  int updates = 0;
+  RunHooks hooks;
+  hooks.on_update = [&](const perflab::Run&) { ++updates; };
+  perflab::Run run = execute(*exp, *targets, tiny_params(), hooks, std::stop_token{});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_GT(updates, 0);
+  for (const std::string w : {"document", "list"}) {
+    for (const std::string tier : {"postgres", "redis", "local"}) {
+      for (const std::string enc : {"native", "protobuf", "protobuf+zlib"}) {
+        SCOPED_TRACE(w + "/" + tier + "/" + enc);
+        const Point* p = run.find_point(w + "_wall", enc, tier);
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(p->samples.size(), 3u);
+        EXPECT_GT(p->stats.median, 0);
+        EXPECT_TRUE(p->extra.count("cpu_us"));
+        EXPECT_GT(p->extra.at("bytes"), 0);
+        const Point* cpu = run.find_point(w + "_cpu", enc, tier);
+        ASSERT_NE(cpu, nullptr);
+        EXPECT_EQ(cpu->samples.size(), 3u);
+        ASSERT_NE(run.find_point(w + "_bytes", enc, tier), nullptr);
+        if (tier != "local") {
+          // Managed servers: their CPU per get is measured.
+          ASSERT_TRUE(p->extra.count("server_cpu_us"));
+          EXPECT_GE(p->extra.at("server_cpu_us"), 0);
+          ASSERT_NE(run.find_point(w + "_server_cpu", enc, tier), nullptr);
+        }
+      }
+    }
+  }
+  std::set<std::string> ids;
+  for (const auto& f : run.findings) ids.insert(f.id);
+  for (const char* id : {"document.redis_vs_postgres.time", "list.redis_vs_postgres.time",
+                         "list.redis_vs_postgres.cpu", "list.protobuf_vs_native.redis",
+                         "list.zlib_vs_protobuf.redis", "list.local_vs_postgres.time",
+                         "list.local_protobuf_vs_redis.time"})
+    EXPECT_TRUE(ids.count(id)) << id;
+  for (const auto& f : run.findings) {
+    EXPECT_GT(f.value, 0) << f.id;
+    if (f.id == "list.local_vs_postgres.time") {
+      EXPECT_EQ(f.article, 100.0);
+    }
+    if (f.id == "list.redis_vs_postgres.cpu") {
+      EXPECT_EQ(f.article, 15.0);
+    }
+  }
+  for (const std::string enc : {"native", "protobuf", "protobuf+zlib"}) {
+    for (const std::string b : {"0", "1"}) {
+      const Point* hit = run.find_point("aside_hit_ratio", enc, b);
+      ASSERT_NE(hit, nullptr) << enc << " " << b;
+      ASSERT_TRUE(hit->x.has_value());
+      ASSERT_NE(run.find_point("aside_latency", enc, b), nullptr);
+      if (b == "0") {
+        EXPECT_EQ(hit->extra.at("hit_ratio_pct"), 0);  // no local memory at all
+      }
+    }
+    // 20 documents of 4 KB fit in 1 MB: after the warm-up (every key once, then Zipf reads)
+    // every measured read is a local hit; with no local memory, every read is a Redis hit
+    // (the warm-up filled Redis from PostgreSQL).
+    const auto& x = run.find_point("aside_hit_ratio", enc, "1")->extra;
+    EXPECT_EQ(x.at("evictions"), 0);
+    EXPECT_EQ(x.at("hit_ratio_pct"), 100);
+    EXPECT_EQ(x.at("local_hits"), 40);
+    const auto& none = run.find_point("aside_hit_ratio", enc, "0")->extra;
+    EXPECT_EQ(none.at("local_hits"), 0);
+    EXPECT_EQ(none.at("redis_hits"), 40);
+    EXPECT_EQ(none.at("postgres_reads"), 0);
+  }
+  const auto* g = run.group("aside_hit_ratio");
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(g->numeric_x);
+
+  // It cleaned up after itself: no tables left in its schema, no keys under its prefix.
+  PgConnection c(targets->postgres().conninfo);
+  EXPECT_EQ(count_caching_tables(c, targets->config().pg_schema), 0);
+  RedisClient r(targets->redis(1).nodes.at(0));
+  EXPECT_TRUE(keys_matching(r, targets->config().redis_prefix + "caching:*").empty());
+}
+
+TEST(CachingExperimentRun, UserDataOutsideSchemaAndPrefixSurvives) {
+  Targets& targets = test::shared_targets();  // schema "perflab", prefix "perflab:"
+  PgConnection c(targets.postgres().conninfo);
+  c.exec("DROP TABLE IF EXISTS public.caching_documents, public.caching_comments");
+  c.exec("CREATE TABLE public.caching_documents (key text PRIMARY KEY, body bytea)");
+  c.exec("INSERT INTO public.caching_documents VALUES ('doc-0', 'user data')");
+  c.exec("CREATE TABLE public.caching_comments (group_id bigint, id bigint)");
+  c.exec("INSERT INTO public.caching_comments VALUES (1, 1)");
+  RedisClient r(targets.redis(1).nodes.at(0));
+  r.command({"SET", "caching:native:doc:doc-0", "user value"});
+  r.command({"SET", "user:key", "user value 2"});
+  r.command({"SET", "perflab:other", "perflab's other data"});
+
+  auto exp = make_caching_experiment();
+  perflab::Run run = execute(*exp, targets, tiny_params(), {}, std::stop_token{});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+
+  PgResult d = c.exec("SELECT key, convert_from(body, 'UTF8') FROM public.caching_documents");
+  ASSERT_EQ(d.rows(), 1);
+  EXPECT_EQ(d.value(0, 1), "user data");
+  EXPECT_EQ(c.exec("SELECT count(*) FROM public.caching_comments").value(0, 0), "1");
+  EXPECT_EQ(r.command({"GET", "caching:native:doc:doc-0"}).str, "user value");
+  EXPECT_EQ(r.command({"GET", "user:key"}).str, "user value 2");
+  EXPECT_EQ(r.command({"GET", "perflab:other"}).str, "perflab's other data");
+  c.exec("DROP TABLE public.caching_documents, public.caching_comments");
+  r.command({"DEL", "caching:native:doc:doc-0", "user:key", "perflab:other"});
+}
+
+TEST(CachingExperimentRun, BadParametersChangeNothing) {
+  Targets* targets = &test::shared_targets();
+  auto exp = make_caching_experiment();
+  EXPECT_THROW(execute(*exp, *targets, {{"encodings", "native,pickle"}}, {}, std::stop_token{}),
+               ParamError);
+  EXPECT_THROW(execute(*exp, *targets, {{"aside_budgets_mb", "1,-2"}}, {}, std::stop_token{}),
+               ParamError);
+  PgConnection c(targets->postgres().conninfo);
+  EXPECT_EQ(count_caching_tables(c, targets->config().pg_schema), 0);
+}
+
+TEST(CachingExperimentRun, StopKeepsWhatWasMeasuredAndCleansUp) {
+  Targets* targets = &test::shared_targets();
+  auto exp = make_caching_experiment();
+  std::stop_source stop;
+  RunHooks hooks;
+  // Stop once the first cell's document figures are published, in the middle of its list.
+  hooks.progress = [&](double, std::string_view step) {
+    if (step.starts_with("measuring list")) stop.request_stop();
+  };
+  perflab::Run run = execute(*exp, *targets, tiny_params(), hooks, stop.get_token());
+  EXPECT_EQ(run.status, RunStatus::Cancelled);
+  EXPECT_NE(run.find_point("document_wall", "native", "postgres"), nullptr);
+  EXPECT_EQ(run.find_point("list_wall", "native", "postgres"), nullptr);
+  PgConnection c(targets->postgres().conninfo);
+  EXPECT_EQ(count_caching_tables(c, targets->config().pg_schema), 0);
+  RedisClient r(targets->redis(1).nodes.at(0));
+  EXPECT_TRUE(keys_matching(r, targets->config().redis_prefix + "caching:*").empty());
+}

@@ -1,0 +1,280 @@
+// Unit tests of the caching experiment's pieces that need no server: record generation,
+// codecs, the LRU cache, the Zipf sampler, the local tier and the experiment's parameters.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "caching/codec.h"
+#include "caching/experiment.h"
+#include "caching/lru.h"
+#include "caching/records.h"
+#include "caching/tiers.h"
+#include "caching/zipf.h"
+#include "common/params.h"
+
+using namespace perflab;
+using namespace perflab::caching;
+
+namespace {
+
+const std::vector<Encoding> kEncodings = {Encoding::Native, Encoding::Protobuf,
+                                          Encoding::ProtobufZlib};
+
+}  // namespace
+
+TEST(CachingRecords, GenerationIsDeterministicForASeed) {
+  EXPECT_EQ(generate_document(42, 0, 60 * 1024), generate_document(42, 0, 60 * 1024));
+  EXPECT_EQ(generate_comments(42, 1, 1000), generate_comments(42, 1, 1000));
+  EXPECT_NE(generate_document(42, 0, 60 * 1024).body, generate_document(43, 0, 60 * 1024).body);
+  EXPECT_NE(generate_document(42, 0, 60 * 1024).body, generate_document(42, 1, 60 * 1024).body);
+  EXPECT_NE(generate_comments(42, 1, 10), generate_comments(42, 2, 10));
+}
+
+TEST(CachingRecords, GoldenValuesDoNotDriftBetweenVersions) {
+  // Runs repeat only if the generator's algorithm stays put: pin a few values.
+  const Document d = generate_document(42, 0, 64);
+  EXPECT_EQ(d.key, "doc-0");
+  EXPECT_EQ(d.body, "Process group fact they this who. Last with little eye man datas");
+  EXPECT_EQ(derive_seed(1, 2, 3), 15020427595393229491ULL);
+}
+
+TEST(CachingRecords, SizesAndFieldsMatchTheArticle) {
+  const Document d = generate_document(7, 3, 60 * 1024);
+  EXPECT_EQ(d.key, "doc-3");
+  EXPECT_EQ(d.body.size(), 60u * 1024);
+  EXPECT_FALSE(d.title.empty());
+  EXPECT_FALSE(d.author.empty());
+  EXPECT_GT(d.created_at_ms, 1'300'000'000'000);
+
+  const CommentList l = generate_comments(7, 5, 1000);
+  ASSERT_EQ(l.comments.size(), 1000u);
+  EXPECT_EQ(l.group_id, 5);
+  std::set<std::int64_t> ids;
+  std::int64_t prev_id = 0, prev_t = 0;
+  for (const auto& c : l.comments) {
+    EXPECT_EQ(c.group_id, 5);
+    EXPECT_GT(c.id, prev_id);
+    EXPECT_GT(c.created_at_ms, prev_t);
+    EXPECT_GE(c.body.size(), 150u);
+    EXPECT_LE(c.body.size(), 450u);
+    EXPECT_FALSE(c.author.empty());
+    ids.insert(c.id);
+    prev_id = c.id;
+    prev_t = c.created_at_ms;
+  }
+  EXPECT_EQ(ids.size(), 1000u);
+  EXPECT_GT(footprint(l), 1000u * 150);
+  EXPECT_GT(footprint(d), 60u * 1024);
+}
+
+TEST(CachingCodec, EveryRecordKindRoundTripsInEveryEncoding) {
+  const Document d = generate_document(1, 0, 60 * 1024);
+  const CommentList l = generate_comments(1, 9, 1000);
+  for (Encoding e : kEncodings) {
+    for (int level : {0, 1, 6, 9}) {
+      const Codec c{e, level};
+      SCOPED_TRACE(std::string(to_string(e)) + " level " + std::to_string(level));
+      EXPECT_EQ(c.decode_document(c.encode(d)), d);
+      EXPECT_EQ(c.decode_list(c.encode(l)), l);
+      EXPECT_EQ(c.decode_comment(c.encode(l.comments[17])), l.comments[17]);
+      if (e != Encoding::ProtobufZlib) break;  // the level only matters to zlib
+    }
+  }
+}
+
+TEST(CachingCodec, EdgeValuesRoundTrip) {
+  Comment c;
+  c.id = -1;
+  c.group_id = std::numeric_limits<std::int64_t>::max();
+  c.author = "\xc3\xa9l\xc3\xa8ve \"quoted\" \\ tab\t";
+  c.created_at_ms = std::numeric_limits<std::int64_t>::min();
+  c.score = -7;
+  c.approved = true;
+  CommentList empty;
+  empty.group_id = 3;
+  for (Encoding e : kEncodings) {
+    const Codec codec{e, 6};
+    EXPECT_EQ(codec.decode_comment(codec.encode(c)), c) << to_string(e);
+    EXPECT_EQ(codec.decode_list(codec.encode(empty)), empty) << to_string(e);
+    EXPECT_EQ(codec.decode_document(codec.encode(Document{})), Document{}) << to_string(e);
+  }
+}
+
+TEST(CachingCodec, SizesOrderAsExpected) {
+  const Document d = generate_document(1, 0, 60 * 1024);
+  const CommentList l = generate_comments(1, 1, 1000);
+  const auto json = Codec{Encoding::Native, 6}.encode(l);
+  const auto pb = Codec{Encoding::Protobuf, 6}.encode(l);
+  const auto z = Codec{Encoding::ProtobufZlib, 6}.encode(l);
+  EXPECT_EQ(json.front(), '{');  // native remote form is JSON text
+  EXPECT_NE(json.find("\"comments\""), std::string::npos);
+  EXPECT_LT(pb.size(), json.size());
+  EXPECT_LT(z.size(), pb.size() / 2);  // prose-like text compresses
+  const Codec best{Encoding::ProtobufZlib, 9}, stored{Encoding::ProtobufZlib, 0};
+  EXPECT_LT(best.encode(d).size(), stored.encode(d).size());
+}
+
+TEST(CachingCodec, MalformedInputIsACodecError) {
+  const Codec json{Encoding::Native, 6}, pb{Encoding::Protobuf, 6}, z{Encoding::ProtobufZlib, 6};
+  EXPECT_THROW(json.decode_document("{not json"), CodecError);
+  EXPECT_THROW(json.decode_document("{\"key\": 1}"), CodecError);
+  EXPECT_THROW(json.decode_list("{\"group_id\": 1, \"comments\": 5}"), CodecError);
+  EXPECT_THROW(pb.decode_document(std::string("\xff\xff\xff\xff\xff", 5)), CodecError);
+  EXPECT_THROW(z.decode_document("ab"), CodecError);
+  EXPECT_THROW(z.decode_document(std::string("\x10\x00\x00\x00garbage", 11)), CodecError);
+  EXPECT_THROW(zlib_compress("x", 10), CodecError);
+  EXPECT_EQ(zlib_decompress(zlib_compress("hello hello hello", 9)), "hello hello hello");
+}
+
+TEST(CachingCodec, EncodingNames) {
+  for (Encoding e : kEncodings) EXPECT_EQ(encoding_from_string(to_string(e)), e);
+  EXPECT_FALSE(encoding_from_string("pickle"));
+  EXPECT_EQ(encoding_names().size(), 3u);
+}
+
+TEST(CachingLru, KeepsWithinBudgetAndEvictsLeastRecentlyUsed) {
+  LruCache<int> c(100);
+  EXPECT_TRUE(c.put("a", 1, 40));
+  EXPECT_TRUE(c.put("b", 2, 40));
+  ASSERT_NE(c.get("a"), nullptr);  // a is now the most recent
+  EXPECT_TRUE(c.put("c", 3, 40));  // evicts b
+  EXPECT_EQ(c.get("b"), nullptr);
+  ASSERT_NE(c.get("a"), nullptr);
+  EXPECT_EQ(*c.get("c"), 3);
+  LruStats s = c.stats();
+  EXPECT_EQ(s.bytes, 80u);
+  EXPECT_EQ(s.entries, 2u);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.hits, 3u);
+  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(c.bytes_of("a"), 40u);
+  EXPECT_EQ(c.bytes_of("b"), 0u);
+}
+
+TEST(CachingLru, ReplaceRejectEraseAndClear) {
+  LruCache<std::string> c(100);
+  c.put("a", "x", 30);
+  c.put("a", "y", 50);  // replaces, charges the new size only
+  EXPECT_EQ(c.stats().bytes, 50u);
+  EXPECT_EQ(*c.get("a"), "y");
+  EXPECT_FALSE(c.put("big", "z", 101));  // larger than the whole budget
+  EXPECT_EQ(c.stats().rejected, 1u);
+  EXPECT_TRUE(c.contains("a"));  // nothing evicted for a rejected value
+  EXPECT_TRUE(c.put("b", "b", 50));
+  EXPECT_TRUE(c.put("c", "c", 100));  // needs everything
+  EXPECT_EQ(c.stats().evictions, 2u);
+  EXPECT_EQ(c.stats().bytes, 100u);
+  EXPECT_TRUE(c.erase("c"));
+  EXPECT_EQ(c.stats().bytes, 0u);
+  c.put("d", "d", 10);
+  c.clear();
+  EXPECT_EQ(c.stats().entries, 0u);
+  EXPECT_EQ(c.get("d"), nullptr);
+  c.reset_counters();
+  EXPECT_EQ(c.stats().misses, 0u);
+  LruCache<int> zero(0);
+  EXPECT_FALSE(zero.put("a", 1, 1));
+  EXPECT_TRUE(zero.put("empty", 1, 0));
+}
+
+TEST(CachingLru, ManyEntriesNeverExceedTheBudget) {
+  LruCache<int> c(10'000);
+  for (int i = 0; i < 5000; ++i) {
+    c.put("k" + std::to_string(i % 700), i, static_cast<std::size_t>(10 + (i * 37) % 300));
+    ASSERT_LE(c.stats().bytes, 10'000u);
+  }
+  EXPECT_GT(c.stats().evictions, 0u);
+}
+
+TEST(CachingZipf, DeterministicAndSkewed) {
+  ZipfSampler a(100, 1.0, 5), b(100, 1.0, 5), other(100, 1.0, 6);
+  std::vector<std::size_t> sa, sb, so;
+  for (int i = 0; i < 1000; ++i) {
+    sa.push_back(a.next());
+    sb.push_back(b.next());
+    so.push_back(other.next());
+  }
+  EXPECT_EQ(sa, sb);
+  EXPECT_NE(sa, so);
+
+  ZipfSampler z(10, 1.0, 11);
+  std::map<std::size_t, int> counts;
+  const int n = 200'000;
+  for (int i = 0; i < n; ++i) counts[z.next()]++;
+  double h = 0;
+  for (int k = 1; k <= 10; ++k) h += 1.0 / k;
+  for (std::size_t k = 0; k < 10; ++k) {
+    EXPECT_NEAR(z.probability(k), 1.0 / static_cast<double>(k + 1) / h, 1e-12);
+    EXPECT_NEAR(static_cast<double>(counts[k]) / n, z.probability(k), 0.005) << "rank " << k;
+  }
+  EXPECT_GT(counts[0], counts[1]);
+  EXPECT_GT(counts[1], counts[9]);
+}
+
+TEST(CachingZipf, ZeroExponentIsUniformAndBadArgumentsThrow) {
+  ZipfSampler u(4, 0.0, 1);
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_NEAR(u.probability(k), 0.25, 1e-12);
+  ZipfSampler one(1, 2.0, 1);
+  EXPECT_EQ(one.next(), 0u);
+  EXPECT_THROW(ZipfSampler(0, 1.0, 1), std::invalid_argument);
+  EXPECT_THROW(ZipfSampler(5, -1.0, 1), std::invalid_argument);
+}
+
+TEST(CachingLocalTier, NativeHoldsReadyObjectsEncodedHoldsBytes) {
+  const Document d = generate_document(3, 0, 10 * 1024);
+  const CommentList l = generate_comments(3, 4, 100);
+  LocalTier native(50u << 20, Codec{Encoding::Native, 6});
+  native.put_document(d);
+  native.put_list(l);
+  auto d1 = native.get_document(d.key), d2 = native.get_document(d.key);
+  ASSERT_TRUE(d1);
+  EXPECT_EQ(d1.get(), d2.get());  // the same ready object, no copy, no decode
+  EXPECT_EQ(*d1, d);
+  EXPECT_EQ(*native.get_list(4), l);
+  EXPECT_EQ(native.document_bytes(d.key), footprint(*d1));
+
+  for (Encoding e : {Encoding::Protobuf, Encoding::ProtobufZlib}) {
+    LocalTier enc(50u << 20, Codec{e, 6});
+    enc.put_document(d);
+    enc.put_list(l);
+    auto e1 = enc.get_document(d.key), e2 = enc.get_document(d.key);
+    ASSERT_TRUE(e1);
+    EXPECT_NE(e1.get(), e2.get());  // decoded on every get
+    EXPECT_EQ(*e1, d);
+    EXPECT_EQ(*enc.get_list(4), l);
+    EXPECT_LT(enc.document_bytes(d.key), native.document_bytes(d.key) + 64);
+    enc.put_document_bytes("other", Codec{e, 6}.encode(d));
+    EXPECT_EQ(*enc.get_document("other"), d);
+  }
+  EXPECT_EQ(native.get_document("missing"), nullptr);
+  EXPECT_EQ(native.stats().misses, 1u);
+}
+
+TEST(CachingLocalTier, BudgetEvictsAndRejects) {
+  LocalTier t(100 * 1024, Codec{Encoding::Native, 6});
+  for (int i = 0; i < 10; ++i)
+    t.put_document(generate_document(1, static_cast<unsigned>(i), 30 * 1024));
+  EXPECT_LE(t.stats().bytes, 100u * 1024);
+  EXPECT_GT(t.stats().evictions, 0u);
+  EXPECT_TRUE(t.get_document("doc-9"));
+  EXPECT_FALSE(t.get_document("doc-0"));
+  t.put_document(generate_document(1, 99, 200 * 1024));
+  EXPECT_FALSE(t.get_document("doc-99"));
+  EXPECT_EQ(t.stats().rejected, 1u);
+}
+
+TEST(CachingExperiment, IsRegisteredWithValidDefaults) {
+  auto e = make_experiment("caching");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->id(), "caching");
+  const Params p = Params::resolve(e->params());
+  EXPECT_EQ(p.get_int("list_size"), 1000);
+  EXPECT_EQ(p.get_int("document_kb"), 60);
+  EXPECT_EQ(p.get_int("local_budget_mb"), 50);
+  EXPECT_EQ(p.get_string("encodings"), "native,protobuf,protobuf+zlib");
+  EXPECT_THROW(Params::resolve(e->params(), {{"encodings", "pickle"}}), ParamError);
+  EXPECT_THROW(Params::resolve(e->params(), {{"tiers", "memcache"}}), ParamError);
+  EXPECT_THROW(Params::resolve(e->params(), {{"zlib_level", "10"}}), ParamError);
+  for (const auto& s : e->params()) EXPECT_FALSE(s.help.empty()) << s.name;
+}
