@@ -28,38 +28,6 @@ std::string lit(std::string_view s) {
   return std::string(s);
 }
 
-// COPY text format: backslash, tab, newline and carriage return are escaped.
-void append_copy_text(std::string& out, std::string_view v) {
-  for (char ch : v) {
-    switch (ch) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out += ch;
-    }
-  }
-}
-
-// A bytea in COPY text format: \x<hex>, its backslash escaped as COPY requires.
-void append_copy_bytea(std::string& out, std::string_view v) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out += "\\\\x";
-  for (unsigned char ch : v) {
-    out += kHex[ch >> 4];
-    out += kHex[ch & 15];
-  }
-}
-
 const char* kDocCols = "key, title, author, created_at_ms, body";
 const char* kCommentCols = "id, group_id, author, created_at_ms, body, score, approved";
 
@@ -206,11 +174,11 @@ void PostgresTier::put_list(const CommentList& l) {
       payload += '\t';
       payload += group;
       payload += '\t';
-      append_copy_text(payload, c.author);
+      pg_append_copy_text(payload, c.author);
       payload += '\t';
       payload += std::to_string(c.created_at_ms);
       payload += '\t';
-      append_copy_text(payload, c.body);
+      pg_append_copy_text(payload, c.body);
       payload += '\t';
       payload += std::to_string(c.score);
       payload += '\t';
@@ -222,7 +190,7 @@ void PostgresTier::put_list(const CommentList& l) {
       payload += '\t';
       payload += std::to_string(c.id);
       payload += '\t';
-      append_copy_bytea(payload, codec_.encode(c));
+      pg_append_copy_bytea(payload, codec_.encode(c));
     }
     payload += '\n';
   }

@@ -115,14 +115,6 @@ class NumberArena {
   std::size_t used_ = 0;
 };
 
-void append_hex(std::string& out, std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-}
-
 // An element of a PostgreSQL array literal, double-quoted.
 void append_array_text(std::string& out, std::string_view v) {
   out.push_back('"');
@@ -131,44 +123,6 @@ void append_array_text(std::string& out, std::string_view v) {
     out.push_back(c);
   }
   out.push_back('"');
-}
-
-// A COPY text-format field.
-void append_copy_text(std::string& out, std::string_view v) {
-  for (char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-}
-
-std::string decode_bytea_hex(std::string_view text) {
-  if (text.size() < 2 || text[0] != '\\' || text[1] != 'x')
-    throw PgError("unexpected bytea text format (bytea_output must be hex)");
-  auto nib = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return 0;
-  };
-  std::string out;
-  out.reserve((text.size() - 2) / 2);
-  for (std::size_t i = 2; i + 1 < text.size(); i += 2)
-    out.push_back(static_cast<char>(nib(text[i]) << 4 | nib(text[i + 1])));
-  return out;
 }
 
 std::int64_t to_i64(std::string_view s) {
@@ -257,15 +211,15 @@ void EventStore::insert_rows(Builder builder, std::int64_t stream_id, std::int64
       payload += std::to_string(first_version + static_cast<std::int64_t>(i));
       payload += '\t';
       if (e.correlation_id)
-        append_copy_text(payload, *e.correlation_id);
+        pg_append_copy_text(payload, *e.correlation_id);
       else
         payload += "\\N";
       payload += '\t';
-      append_copy_text(payload, e.event_type);
-      payload += "\t\\\\x";
-      append_hex(payload, e.data);
-      payload += "\t\\\\x";
-      append_hex(payload, e.metadata);
+      pg_append_copy_text(payload, e.event_type);
+      payload += '\t';
+      pg_append_copy_bytea(payload, e.data);
+      payload += '\t';
+      pg_append_copy_bytea(payload, e.metadata);
       payload += '\t';
       payload += created_at;
       payload += '\n';
@@ -293,11 +247,11 @@ void EventStore::insert_rows(Builder builder, std::int64_t stream_id, std::int64
       append_array_text(types, e.event_type);
       data += sep;
       data += "\"\\\\x";
-      append_hex(data, e.data);
+      pg_append_hex(data, e.data);
       data += '"';
       meta += sep;
       meta += "\"\\\\x";
-      append_hex(meta, e.metadata);
+      pg_append_hex(meta, e.metadata);
       meta += '"';
       times += sep;
       append_array_text(times, created_at);
@@ -401,8 +355,8 @@ std::vector<RecordedEvent> EventStore::read_stream_forward(const std::string& st
     e.stream_version = to_i64(r.value(i, 2));
     e.event_type = std::string(r.value(i, 3));
     if (!r.is_null(i, 4)) e.correlation_id = std::string(r.value(i, 4));
-    e.data = decode_bytea_hex(r.value(i, 5));
-    if (!r.is_null(i, 6)) e.metadata = decode_bytea_hex(r.value(i, 6));
+    e.data = pg_decode_bytea_hex(r.value(i, 5));
+    if (!r.is_null(i, 6)) e.metadata = pg_decode_bytea_hex(r.value(i, 6));
     e.created_at_us = to_i64(r.value(i, 7));
     out.push_back(std::move(e));
   }

@@ -315,4 +315,54 @@ std::string PgConnection::describe() const {
   return host + ":" + s(PQport(conn_)) + "/" + s(PQdb(conn_)) + " user=" + s(PQuser(conn_));
 }
 
+void pg_append_hex(std::string& out, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+}
+
+void pg_append_copy_text(std::string& out, std::string_view v) {
+  for (char c : v) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+}
+
+void pg_append_copy_bytea(std::string& out, std::string_view bytes) {
+  out += "\\\\x";
+  pg_append_hex(out, bytes);
+}
+
+std::string pg_decode_bytea_hex(std::string_view text) {
+  if (text.size() < 2 || text[0] != '\\' || text[1] != 'x' || text.size() % 2 != 0)
+    throw PgError("unexpected bytea text format (bytea_output must be hex)");
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    throw PgError("invalid hex digit in bytea");
+  };
+  std::string out;
+  out.reserve((text.size() - 2) / 2);
+  for (std::size_t i = 2; i + 1 < text.size(); i += 2)
+    out.push_back(static_cast<char>(nib(text[i]) << 4 | nib(text[i + 1])));
+  return out;
+}
+
 }  // namespace perflab

@@ -178,3 +178,16 @@ TEST(TargetsManaged, MissingRedisToolsNameTheirDebianPackages) {
             "(apt-get install redis-server)");
   EXPECT_NE(bench.find("install the Debian package redis-tools"), std::string::npos) << bench;
 }
+
+TEST(PgTextFormats, CopyFieldsAndByteaHex) {
+  std::string out;
+  perflab::pg_append_copy_text(out, "a\tb\\c\nd\re");
+  EXPECT_EQ(out, "a\\tb\\\\c\\nd\\re");
+  out.clear();
+  perflab::pg_append_copy_bytea(out, std::string("\x00\xff\x10", 3));
+  EXPECT_EQ(out, "\\\\x00ff10");
+  EXPECT_EQ(perflab::pg_decode_bytea_hex("\\x00ff10"), std::string("\x00\xff\x10", 3));
+  EXPECT_EQ(perflab::pg_decode_bytea_hex("\\x"), "");
+  EXPECT_THROW(perflab::pg_decode_bytea_hex("abc"), perflab::PgError);
+  EXPECT_THROW(perflab::pg_decode_bytea_hex("\\x0g"), perflab::PgError);
+}
