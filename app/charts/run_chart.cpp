@@ -269,6 +269,7 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
     chart->addSeries(bars);
     auto* xaxis = new QBarCategoryAxis;
     xaxis->append(categories);
+    xaxis->setTruncateLabels(false);  // "10 concurrent writers" fits its category
     if (!g->x_label.empty()) xaxis->setTitleText(q(g->x_label));
     style_axis(xaxis, opts);
     chart->addAxis(xaxis, Qt::AlignBottom);

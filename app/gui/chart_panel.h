@@ -1,0 +1,79 @@
+#pragma once
+// A run's results: a chart (app/charts) with a group selector, linear/log toggles for y (and x
+// where numeric), tooltips with the exact figures, legend clicks that hide series, and a table
+// of the group's points (median, p95, min, max, samples).
+#include <set>
+#include <string>
+
+#include <QWidget>
+
+#include "charts/chart_export.h"
+#include "charts/run_chart.h"
+#include "common/run.h"
+
+class QCheckBox;
+class QChartView;
+class QComboBox;
+class QLabel;
+class QTableWidget;
+
+namespace perflab::gui {
+
+class ChartPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ChartPanel(QWidget* parent = nullptr);
+
+  // Shows a run; keeps the selected group, the toggles and hidden series when they still apply.
+  void setRun(const Run& run);
+  void clear();
+  const Run& run() const { return run_; }
+  bool hasRun() const { return !run_.groups.empty(); }
+
+  void setGroup(const std::string& id);
+  std::string group() const;
+  void setLogY(bool on);
+  void setLogX(bool on);
+  bool logY() const;
+  bool logX() const;
+  void setPresentation(bool on);
+  void setTheme(QChart::ChartTheme theme);
+  // The options the chart is drawn with now (including series hidden from the legend).
+  charts::ChartOptions options() const;
+
+  QChartView* chartView() const { return view_; }
+  QChart* chart() const;
+  QTableWidget* table() const { return table_; }
+  QComboBox* groupBox() const { return groups_; }
+  QCheckBox* logYBox() const { return log_y_; }
+  QCheckBox* logXBox() const { return log_x_; }
+
+  // The tooltip text for a point of the current group ("iolist — 10 writers: median …").
+  QString pointText(const std::string& series, const std::string& label) const;
+  // Exports the current chart (or every group) at `size`; throws charts::ChartError.
+  void exportChart(const QString& path, QSize size, bool all_groups = false) const;
+  QImage chartImage(QSize size) const;
+
+ signals:
+  void chartRebuilt();
+
+ private:
+  void rebuild();
+  void fillTable();
+  void connectTooltips(QChart* chart);
+
+  Run run_;
+  std::set<std::string> hidden_;
+  bool presentation_ = false;
+  QChart::ChartTheme theme_ = QChart::ChartThemeLight;
+  QComboBox* groups_;
+  QCheckBox *log_y_, *log_x_;
+  QLabel* description_;
+  QChartView* view_;
+  QTableWidget* table_;
+};
+
+// Numbers as a person reads them: 15787.5, 0.7812, 1.2e+07.
+QString format_value(double v);
+
+}  // namespace perflab::gui

@@ -1,0 +1,695 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QChartView>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "chart_panel.h"
+#include "common/run_io.h"
+#include "compare_page.h"
+#include "param_form.h"
+#include "run_controller.h"
+#include "targets_page.h"
+#include "teaching.h"
+
+void perflab_init_gui_resources();
+
+namespace perflab::gui {
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString duration(qint64 ms) {
+  qint64 s = ms / 1000;
+  if (s < 60) return QString("%1.%2 s").arg(s).arg((ms % 1000) / 100);
+  if (s < 3600) return QString("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+  return QString("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
+    : QMainWindow(parent),
+      opts_(std::move(opts)),
+      settings_(opts_.settings_file.isEmpty()
+                    ? std::make_unique<QSettings>()
+                    : std::make_unique<QSettings>(opts_.settings_file, QSettings::IniFormat)),
+      history_(opts_.history_dir.isEmpty() ? RunHistory::default_dir() : opts_.history_dir) {
+  perflab_init_gui_resources();
+  setWindowTitle("Perflab");
+  setWindowIcon(QIcon(":/icons/perflab.svg"));
+  for (const auto& e : all_experiments())
+    experiments_.push_back({e->id(), e->title(), e->purpose(), e->params()});
+  controller_ = new RunController(this);
+  connect(controller_, &RunController::progressed, this, &MainWindow::onProgress);
+  connect(controller_, &RunController::updated, this, &MainWindow::onUpdated);
+  connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
+  buildUi();
+  buildMenus();
+  loadSettings();
+}
+
+MainWindow::~MainWindow() {
+  // The run's thread first (it uses the targets), then background tests, then the servers.
+  delete controller_;
+  controller_ = nullptr;
+  targets_page_->waitForBackground();
+}
+
+void MainWindow::buildUi() {
+  tabs_ = new QTabWidget;
+  tabs_->setDocumentMode(true);
+  setCentralWidget(tabs_);
+
+  // --- Run page ---
+  auto* run_page = new QSplitter(Qt::Horizontal);
+  auto* left = new QWidget;
+  auto* lv = new QVBoxLayout(left);
+  lv->addWidget(new QLabel("<b>Experiment</b>"));
+  experiment_list_ = new QListWidget;
+  experiment_list_->setObjectName("experimentList");
+  experiment_list_->setWordWrap(true);
+  experiment_list_->setMaximumHeight(110);
+  for (const auto& e : experiments_) {
+    auto* item = new QListWidgetItem(q(e.title));
+    item->setData(Qt::UserRole, q(e.id));
+    item->setToolTip(q(e.purpose));
+    experiment_list_->addItem(item);
+  }
+  if (experiments_.empty())
+    experiment_list_->addItem("No experiments are built into this Perflab.");
+  lv->addWidget(experiment_list_);
+  purpose_ = new QLabel;
+  purpose_->setWordWrap(true);
+  purpose_->setObjectName("experimentPurpose");
+  lv->addWidget(purpose_);
+  lv->addWidget(new QLabel("<b>Parameters</b>"));
+  form_ = new ParamForm;
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(form_);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  lv->addWidget(scroll, 1);
+  auto* buttons = new QHBoxLayout;
+  run_button_ = new QPushButton("▶ Run");
+  run_button_->setObjectName("runButton");
+  stop_button_ = new QPushButton("■ Stop");
+  stop_button_->setObjectName("stopButton");
+  stop_button_->setEnabled(false);
+  buttons->addWidget(run_button_);
+  buttons->addWidget(stop_button_);
+  lv->addLayout(buttons);
+  progress_ = new QProgressBar;
+  progress_->setObjectName("progressBar");
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  progress_->setFormat("%p%");
+  lv->addWidget(progress_);
+  status_ = new QLabel("Ready.");
+  status_->setObjectName("runStatus");
+  status_->setWordWrap(true);
+  lv->addWidget(status_);
+  left->setMinimumWidth(340);
+  run_page->addWidget(left);
+
+  auto* right = new QWidget;
+  auto* rv = new QVBoxLayout(right);
+  banner_ = new QLabel;
+  banner_->setObjectName("banner");
+  banner_->setWordWrap(true);
+  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  banner_->hide();
+  rv->addWidget(banner_);
+  results_ = new ChartPanel;
+  rv->addWidget(results_, 1);
+  run_page->addWidget(right);
+  run_page->setStretchFactor(1, 1);
+  run_page->setSizes({400, 1000});
+  tabs_->addTab(run_page, "Run");
+
+  history_page_ = new HistoryPage(&history_);
+  tabs_->addTab(history_page_, "History");
+  compare_ = new ComparePage(&history_);
+  tabs_->addTab(compare_, "Compare");
+  targets_page_ = new TargetsPage([this] { return targets(); });
+  auto* tscroll = new QScrollArea;
+  tscroll->setWidget(targets_page_);
+  tscroll->setWidgetResizable(true);
+  tabs_->addTab(tscroll, "Targets");
+
+  teaching_ = new TeachingPanel;
+  auto* dock = new QDockWidget("About this experiment");
+  dock->setObjectName("teachingDock");
+  dock->setWidget(teaching_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({dock}, {380}, Qt::Horizontal);
+
+  tick_ = new QTimer(this);
+  tick_->setInterval(250);
+  connect(tick_, &QTimer::timeout, this, &MainWindow::updateStatus);
+  refresh_ = new QTimer(this);  // coalesces live chart updates: at most ~3 per second
+  refresh_->setSingleShot(true);
+  refresh_->setInterval(300);
+  connect(refresh_, &QTimer::timeout, this, [this] {
+    results_->setRun(current_);
+    teaching_->setRun(&current_);
+  });
+
+  connect(experiment_list_, &QListWidget::currentRowChanged, this,
+          &MainWindow::onExperimentChanged);
+  connect(form_, &ParamForm::changed, this, &MainWindow::saveParams);
+  connect(run_button_, &QPushButton::clicked, this, [this] {
+    QString error;
+    if (!startRun(&error)) setBanner(error, "#b00020");
+  });
+  connect(stop_button_, &QPushButton::clicked, this, &MainWindow::stopRun);
+  connect(history_page_, &HistoryPage::openRequested, this, [this](const QString& path) {
+    QString error;
+    if (!openRun(path, &error)) QMessageBox::warning(this, "Open run", error);
+  });
+  connect(history_page_, &HistoryPage::compareRequested, this,
+          [this](const QString& a, const QString& b) {
+            compare_->refresh();
+            compare_->compareFiles(a, b);
+            tabs_->setCurrentWidget(compare_);
+          });
+  connect(history_page_, &HistoryPage::changed, compare_, &ComparePage::refresh);
+  connect(targets_page_, &TargetsPage::applyRequested, this, [this] {
+    QString error;
+    applyTargets(&error);
+  });
+  connect(targets_page_, &TargetsPage::revertRequested, this,
+          [this] { targets_page_->setForm(applied_); });
+  connect(results_, &ChartPanel::chartRebuilt, this, [this] {
+    settings_->setValue("view/log_y", results_->logY());
+    settings_->setValue("view/log_x", results_->logX());
+  });
+}
+
+void MainWindow::buildMenus() {
+  auto* file = menuBar()->addMenu("&File");
+  auto act = [this](QMenu* menu, const QString& text, auto slot, QKeySequence key = {}) {
+    QAction* a = menu->addAction(text);
+    a->setShortcut(key);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  act(file, "&Open run file…", &MainWindow::openRunDialog, QKeySequence::Open);
+  file->addAction("&Import run into history…", this, [this] {
+    QString path = QFileDialog::getOpenFileName(this, "Import a run file", QDir::homePath(),
+                                                "Perflab runs (*.json)");
+    QString error;
+    if (!path.isEmpty() && !history_page_->importFile(path, &error))
+      QMessageBox::warning(this, "Import run", error);
+  });
+  file->addSeparator();
+  auto* export_chart =
+      act(file, "Export &chart…", &MainWindow::exportChartDialog, QKeySequence("Ctrl+E"));
+  auto* export_data = act(file, "Export &data…", &MainWindow::exportDataDialog);
+  auto* copy = act(file, "Cop&y chart", &MainWindow::copyChart, QKeySequence::Copy);
+  file->addSeparator();
+  act(file, "&Quit", &QWidget::close, QKeySequence::Quit);
+
+  auto* run = menuBar()->addMenu("&Run");
+  run_action_ = run->addAction("&Run", this, [this] {
+    QString error;
+    if (!startRun(&error)) setBanner(error, "#b00020");
+  });
+  run_action_->setShortcut(QKeySequence("Ctrl+R"));
+  stop_action_ = run->addAction("&Stop", this, &MainWindow::stopRun);
+  stop_action_->setShortcut(QKeySequence("Ctrl+."));
+  stop_action_->setEnabled(false);
+
+  auto* view = menuBar()->addMenu("&View");
+  presentation_action_ = view->addAction("&Presentation mode (larger fonts)");
+  presentation_action_->setCheckable(true);
+  presentation_action_->setShortcut(QKeySequence("F11"));
+  connect(presentation_action_, &QAction::toggled, this, &MainWindow::setPresentation);
+  dark_action_ = view->addAction("&Dark charts");
+  dark_action_->setCheckable(true);
+  connect(dark_action_, &QAction::toggled, this, [this](bool on) {
+    results_->setTheme(on ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    compare_->chartPanel()->setTheme(on ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    settings_->setValue("view/dark", on);
+  });
+  view->addAction(findChild<QDockWidget*>("teachingDock")->toggleViewAction());
+
+  auto* help = menuBar()->addMenu("&Help");
+  help->addAction("&About Perflab", this, [this] {
+    QMessageBox::about(this, "About Perflab",
+                       "<b>Perflab</b><p>Re-runs published performance experiments against real "
+                       "PostgreSQL and Redis servers, with linear and log charts, comparison, "
+                       "export and the articles' figures beside the measured ones.</p>");
+  });
+
+  auto* tb = addToolBar("Main");
+  tb->setObjectName("mainToolbar");
+  tb->addAction(run_action_);
+  tb->addAction(stop_action_);
+  tb->addSeparator();
+  tb->addAction(export_chart);
+  tb->addAction(copy);
+  tb->addAction(export_data);
+  tb->addSeparator();
+  tb->addAction(presentation_action_);
+}
+
+void MainWindow::loadSettings() {
+  QSettings& s = *settings_;
+  applied_ = load_targets_form(s);
+  targets_page_->setForm(applied_);
+  results_->setLogY(s.value("view/log_y", false).toBool());
+  results_->setLogX(s.value("view/log_x", false).toBool());
+  dark_action_->setChecked(s.value("view/dark", false).toBool());
+  presentation_action_->setChecked(s.value("view/presentation", false).toBool());
+  restoreGeometry(s.value("window/geometry").toByteArray());
+  restoreState(s.value("window/state").toByteArray());
+  if (!selectExperiment(s.value("run/experiment").toString()) && !experiments_.empty())
+    experiment_list_->setCurrentRow(0);
+}
+
+QString MainWindow::experimentTitle(const std::string& id) const {
+  for (const auto& e : experiments_)
+    if (e.id == id) return q(e.title);
+  return q(id);
+}
+
+bool MainWindow::selectExperiment(const QString& id) {
+  for (int i = 0; i < experiment_list_->count(); ++i)
+    if (experiment_list_->item(i)->data(Qt::UserRole).toString() == id) {
+      experiment_list_->setCurrentRow(i);
+      return true;
+    }
+  return false;
+}
+
+QString MainWindow::currentExperiment() const {
+  auto* item = experiment_list_->currentItem();
+  return item ? item->data(Qt::UserRole).toString() : QString();
+}
+
+void MainWindow::onExperimentChanged() {
+  int row = experiment_list_->currentRow();
+  if (row < 0 || row >= int(experiments_.size())) return;
+  const auto& e = experiments_[row];
+  QSignalBlocker block(form_);
+  form_->setSpecs(e.specs);
+  std::map<std::string, std::string> saved;
+  settings_->beginGroup("params/" + q(e.id));
+  for (const auto& key : settings_->childKeys())
+    saved[key.toStdString()] = settings_->value(key).toString().toStdString();
+  settings_->endGroup();
+  form_->setValues(saved);
+  settings_->setValue("run/experiment", q(e.id));
+  purpose_->setText(q(e.purpose));
+  teaching_->setExperiment(q(e.id), q(e.title), q(e.purpose));
+  if (current_.experiment == e.id) teaching_->setRun(&current_);
+}
+
+void MainWindow::saveParams() {
+  QString id = currentExperiment();
+  if (id.isEmpty()) return;
+  settings_->beginGroup("params/" + id);
+  for (const auto& [k, v] : form_->values()) settings_->setValue(q(k), q(v));
+  settings_->endGroup();
+}
+
+std::shared_ptr<Targets> MainWindow::targets() {
+  if (!targets_) {
+    TargetsConfig cfg;
+    try {
+      cfg = to_config(applied_);
+    } catch (const std::exception& e) {
+      targets_page_->setApplyError(QString("Saved targets are not usable (%1): using managed "
+                                           "servers.")
+                                       .arg(e.what()));
+    }
+    targets_ = std::make_shared<Targets>(cfg);
+  }
+  return targets_;
+}
+
+bool MainWindow::applyTargets(QString* error) {
+  TargetsForm f = targets_page_->form();
+  auto fail = [&](const QString& why) {
+    targets_page_->setApplyError(why);
+    if (error) *error = why;
+    return false;
+  };
+  try {
+    to_config(f);
+  } catch (const std::exception& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
+  if (f == applied_ && targets_) {
+    targets_page_->setApplyError({});
+    return true;
+  }
+  if (running()) return fail("Stop the run before changing the targets.");
+  applied_ = f;
+  save_targets_form(*settings_, applied_);
+  targets_.reset();  // managed servers of the old configuration stop (once unused)
+  targets_page_->setApplyError({});
+  targets_page_->refreshManagedState();
+  return true;
+}
+
+bool MainWindow::running() const {
+  return controller_ && controller_->running();
+}
+
+bool MainWindow::startRun(QString* error) {
+  auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (running()) return fail("A run is already going.");
+  QString id = currentExperiment();
+  auto exp = make_experiment(id.toStdString());
+  if (!exp) return fail("Pick an experiment first.");
+  QString invalid = form_->validationError();
+  if (!invalid.isEmpty()) return fail("Parameters: " + invalid);
+  auto params = form_->values();
+  try {
+    Params::resolve(exp->params(), params);
+  } catch (const std::exception& e) {
+    return fail(QString("Parameters: %1").arg(e.what()));
+  }
+  saveParams();
+  current_ = Run{};
+  current_.experiment = id.toStdString();
+  current_.title = exp->title();
+  current_.params = params;
+  current_path_.clear();
+  results_->setRun(current_);
+  teaching_->setRun(nullptr);
+  banner_->hide();
+  fraction_ = 0;
+  step_ = "starting (managed servers start on first use)";
+  finished_ms_ = -1;
+  progress_->setValue(0);
+  elapsed_.start();
+  controller_->start(std::move(exp), targets(), params);
+  run_button_->setEnabled(false);
+  run_action_->setEnabled(false);
+  stop_button_->setEnabled(true);
+  stop_action_->setEnabled(true);
+  experiment_list_->setEnabled(false);
+  form_->setEnabled(false);
+  tick_->start();
+  updateStatus();
+  emit runStarted();
+  return true;
+}
+
+void MainWindow::stopRun() {
+  if (!running()) return;
+  controller_->stop();
+  stop_button_->setEnabled(false);
+  stop_action_->setEnabled(false);
+  step_ = "stopping…";
+  updateStatus();
+}
+
+void MainWindow::onProgress(double fraction, const QString& step) {
+  fraction_ = std::clamp(fraction, 0.0, 1.0);
+  if (!controller_->stopping()) step_ = step;
+  progress_->setValue(static_cast<int>(fraction_ * 1000));
+  updateStatus();
+}
+
+void MainWindow::onUpdated(const Run& run) {
+  if (!running()) return;
+  current_ = run;
+  if (!refresh_->isActive()) refresh_->start();
+}
+
+void MainWindow::onFinished(const Run& run) {
+  refresh_->stop();
+  tick_->stop();
+  finished_ms_ = elapsed_.elapsed();
+  current_ = run;
+  results_->setRun(current_);
+  teaching_->setRun(&current_);
+  run_button_->setEnabled(true);
+  run_action_->setEnabled(true);
+  stop_button_->setEnabled(false);
+  stop_action_->setEnabled(false);
+  experiment_list_->setEnabled(true);
+  form_->setEnabled(true);
+  QString saved_note;
+  try {
+    current_path_ = history_.save(current_);
+  } catch (const std::exception& e) {
+    saved_note = QString(" It could not be saved: %1").arg(e.what());
+  }
+  switch (run.status) {
+    case RunStatus::Finished:
+      progress_->setValue(1000);
+      step_ = "finished";
+      if (saved_note.isEmpty())
+        banner_->hide();
+      else
+        setBanner(saved_note.trimmed(), "#b00020");
+      break;
+    case RunStatus::Cancelled:
+      step_ = "stopped";
+      setBanner(
+          "Run stopped: what was measured before the stop is kept and shown (marked "
+          "cancelled)." +
+              saved_note,
+          "#8a6d00");
+      break;
+    case RunStatus::Failed:
+    case RunStatus::Running:
+      step_ = "failed";
+      setBanner("Run failed: " + q(run.message) +
+                    "\nWhat was measured before the failure is kept and shown." + saved_note,
+                "#b00020");
+      break;
+  }
+  updateStatus();
+  history_page_->refresh();
+  history_page_->selectPath(current_path_);
+  compare_->refresh();
+  targets_page_->refreshManagedState();
+  emit runFinished(run);
+}
+
+QString MainWindow::statusText() const {
+  return status_->text();
+}
+QString MainWindow::bannerText() const {
+  return banner_->isVisible() ? banner_->text() : QString();
+}
+
+void MainWindow::setBanner(const QString& text, const QString& colour) {
+  banner_->setText(text);
+  banner_->setStyleSheet(QString("QLabel { border: 1px solid %1; color: %1; padding: 6px; "
+                                 "border-radius: 4px; }")
+                             .arg(colour));
+  banner_->setVisible(!text.isEmpty());
+}
+
+void MainWindow::updateStatus() {
+  if (!elapsed_.isValid()) return;
+  qint64 ms = finished_ms_ >= 0 ? finished_ms_ : elapsed_.elapsed();
+  QString text = QString("Step: %1\nElapsed: %2").arg(step_, duration(ms));
+  if (finished_ms_ < 0) {
+    if (fraction_ > 0.02 && fraction_ < 1)
+      text += QString(" — about %1 left").arg(duration(qint64(ms * (1 - fraction_) / fraction_)));
+    else
+      text += " — estimating time left…";
+  }
+  status_->setText(text);
+}
+
+bool MainWindow::openRun(const QString& path, QString* error) {
+  if (running()) {
+    if (error) *error = "A run is going: stop it or wait before opening another.";
+    return false;
+  }
+  try {
+    current_ = history_.load(path);
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
+  }
+  current_path_ = path;
+  selectExperiment(q(current_.experiment));
+  if (currentExperiment() != q(current_.experiment))
+    teaching_->setExperiment(q(current_.experiment), q(current_.title), {});
+  results_->setRun(current_);
+  teaching_->setRun(&current_);
+  finished_ms_ = current_.ended_unix_ms - current_.started_unix_ms;
+  step_ = QString("opened %1 (%2)").arg(QFileInfo(path).fileName(), to_string(current_.status));
+  elapsed_.start();
+  progress_->setValue(current_.status == RunStatus::Finished ? 1000 : 0);
+  updateStatus();
+  if (current_.status == RunStatus::Failed)
+    setBanner("This run failed: " + q(current_.message), "#b00020");
+  else if (current_.status == RunStatus::Cancelled)
+    setBanner("This run was stopped before the end: partial results.", "#8a6d00");
+  else
+    banner_->hide();
+  tabs_->setCurrentIndex(0);
+  return true;
+}
+
+void MainWindow::exportChart(const QString& path, QSize size, bool all_groups) {
+  results_->exportChart(path, size, all_groups);
+}
+
+void MainWindow::exportData(const QString& path) {
+  if (current_.groups.empty()) throw std::runtime_error("there are no results to export yet");
+  QString lower = path.toLower();
+  std::string text;
+  if (lower.endsWith(".gbench.json"))
+    text = run_to_gbench_json(current_);
+  else if (lower.endsWith(".json"))
+    text = run_to_json(current_);
+  else if (lower.endsWith(".csv"))
+    text = run_to_csv(current_);
+  else
+    throw std::runtime_error("use a .csv, .json or .gbench.json file name");
+  write_file_atomically(path.toStdString(), text);
+}
+
+void MainWindow::copyChart() {
+  QImage img = results_->chartImage(results_->chartView()->size().expandedTo(QSize(800, 500)));
+  if (!img.isNull()) QGuiApplication::clipboard()->setImage(img);
+}
+
+void MainWindow::setPresentation(bool on) {
+  results_->setPresentation(on);
+  compare_->setPresentation(on);
+  teaching_->setPresentation(on);
+  QFont f = QApplication::font();
+  if (on) f.setPointSizeF(f.pointSizeF() * 1.4);
+  experiment_list_->setFont(f);
+  purpose_->setFont(f);
+  status_->setFont(f);
+  banner_->setFont(f);
+  if (presentation_action_->isChecked() != on) presentation_action_->setChecked(on);
+  settings_->setValue("view/presentation", on);
+}
+
+bool MainWindow::presentation() const {
+  return presentation_action_->isChecked();
+}
+
+void MainWindow::exportChartDialog() {
+  if (!results_->hasRun()) return;
+  QString dir = settings_->value("export/dir", QDir::homePath()).toString();
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(
+      this, "Export chart", dir + "/" + q(current_.experiment) + "-" + q(results_->group()),
+      "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)", &filter);
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty())
+    path += filter.startsWith("SVG") ? ".svg" : filter.startsWith("PDF") ? ".pdf" : ".png";
+
+  QDialog dialog(this);
+  dialog.setWindowTitle("Chart size");
+  auto* form = new QFormLayout(&dialog);
+  auto* w = new QSpinBox;
+  auto* h = new QSpinBox;
+  w->setRange(100, 20000);
+  h->setRange(100, 20000);
+  w->setValue(settings_->value("export/width", 1200).toInt());
+  h->setValue(settings_->value("export/height", 700).toInt());
+  w->setSuffix(" px");
+  h->setSuffix(" px");
+  auto* all = new QCheckBox("Every chart of the run (grid; one page each in PDF)");
+  form->addRow("Width:", w);
+  form->addRow("Height:", h);
+  form->addRow(all);
+  auto* bb = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  connect(bb, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(bb, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(bb);
+  if (dialog.exec() != QDialog::Accepted) return;
+  settings_->setValue("export/width", w->value());
+  settings_->setValue("export/height", h->value());
+  settings_->setValue("export/dir", QFileInfo(path).absolutePath());
+  try {
+    exportChart(path, QSize(w->value(), h->value()), all->isChecked());
+    statusBar()->showMessage("Chart written to " + path, 5000);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Export chart", e.what());
+  }
+}
+
+void MainWindow::exportDataDialog() {
+  if (current_.groups.empty()) return;
+  QString dir = settings_->value("export/dir", QDir::homePath()).toString();
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(
+      this, "Export data", dir + "/" + q(current_.experiment),
+      "CSV (*.csv);;Perflab run JSON (*.json);;Google Benchmark JSON (*.gbench.json)", &filter);
+  if (path.isEmpty()) return;
+  if (filter.startsWith("Google") && !path.endsWith(".gbench.json")) {
+    if (path.endsWith(".json")) path.chop(5);
+    path += ".gbench.json";
+  } else if (QFileInfo(path).suffix().isEmpty()) {
+    path += filter.startsWith("CSV") ? ".csv" : ".json";
+  }
+  settings_->setValue("export/dir", QFileInfo(path).absolutePath());
+  try {
+    exportData(path);
+    statusBar()->showMessage("Data written to " + path, 5000);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Export data", e.what());
+  }
+}
+
+void MainWindow::openRunDialog() {
+  QString path = QFileDialog::getOpenFileName(this, "Open a run file", history_.dir(),
+                                              "Perflab runs (*.json)");
+  QString error;
+  if (!path.isEmpty() && !openRun(path, &error)) QMessageBox::warning(this, "Open run", error);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (running()) {
+    // Stop, and give the run a moment to end so what it measured is saved.
+    controller_->stop();
+    QEventLoop loop;
+    connect(controller_, &RunController::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
+    if (running()) loop.exec();
+  }
+  settings_->setValue("window/geometry", saveGeometry());
+  settings_->setValue("window/state", saveState());
+  QMainWindow::closeEvent(e);
+}
+
+}  // namespace perflab::gui

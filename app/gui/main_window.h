@@ -1,0 +1,132 @@
+#pragma once
+// perflab's main window: experiments and their parameter forms, background runs with progress
+// and Stop, results (chart + table), history, compare, targets, teaching, export.
+// Thin: it drives perflab_core and perflab_charts and measures nothing itself.
+#include <memory>
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+
+#include "common/experiment.h"
+#include "gui_types.h"
+#include "history.h"
+#include "targets_settings.h"
+
+class QAction;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSettings;
+class QTabWidget;
+class QTimer;
+
+namespace perflab::gui {
+
+class ChartPanel;
+class ComparePage;
+class HistoryPage;
+class ParamForm;
+class RunController;
+class TargetsPage;
+class TeachingPanel;
+
+struct WindowOptions {
+  QString history_dir;    // empty: QStandardPaths::AppDataLocation/runs
+  QString settings_file;  // empty: the platform's QSettings for Perflab/perflab
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(WindowOptions opts = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // --- What the tests and the screenshot mode drive (the buttons call the same code) ---
+  bool selectExperiment(const QString& id);
+  QString currentExperiment() const;
+  // Starts the selected experiment with the form's parameters; false + reason if it cannot.
+  bool startRun(QString* error = nullptr);
+  void stopRun();
+  bool running() const;
+  const Run& currentRun() const { return current_; }
+  QString currentRunPath() const { return current_path_; }  // its history file, once saved
+  QString statusText() const;
+  QString bannerText() const;
+  // Applies the targets page's form (restarts nothing while a run is going: returns false).
+  bool applyTargets(QString* error = nullptr);
+  std::shared_ptr<Targets> targets();  // the window's Targets, created on first use
+  bool openRun(const QString& path, QString* error = nullptr);
+  void exportChart(const QString& path, QSize size, bool all_groups = false);  // throws
+  void exportData(const QString& path);  // .csv, .json, .gbench.json; throws
+  void copyChart();
+  void setPresentation(bool on);
+  bool presentation() const;
+
+  TargetsPage* targetsPage() const { return targets_page_; }
+  ParamForm* paramForm() const { return form_; }
+  ChartPanel* resultsPanel() const { return results_; }
+  HistoryPage* historyPage() const { return history_page_; }
+  ComparePage* comparePage() const { return compare_; }
+  TeachingPanel* teachingPanel() const { return teaching_; }
+  QProgressBar* progressBar() const { return progress_; }
+  QTabWidget* tabs() const { return tabs_; }
+  RunHistory& history() { return history_; }
+
+ signals:
+  void runStarted();
+  void runFinished(const perflab::Run& run);
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+
+ private:
+  struct ExperimentInfo {
+    std::string id, title, purpose;
+    std::vector<ParamSpec> specs;
+  };
+  void buildUi();
+  void buildMenus();
+  void loadSettings();
+  void saveParams();
+  void onExperimentChanged();
+  void onProgress(double fraction, const QString& step);
+  void onUpdated(const Run& run);
+  void onFinished(const Run& run);
+  void updateStatus();
+  void setBanner(const QString& text, const QString& colour);
+  void exportChartDialog();
+  void exportDataDialog();
+  void openRunDialog();
+  QString experimentTitle(const std::string& id) const;
+
+  WindowOptions opts_;
+  std::unique_ptr<QSettings> settings_;
+  RunHistory history_;
+  std::vector<ExperimentInfo> experiments_;
+  TargetsForm applied_;
+  std::shared_ptr<Targets> targets_;
+  RunController* controller_;
+  Run current_;
+  QString current_path_;
+  QString step_;
+  double fraction_ = 0;
+  QElapsedTimer elapsed_;
+  qint64 finished_ms_ = -1;
+
+  QTabWidget* tabs_;
+  QListWidget* experiment_list_;
+  ParamForm* form_;
+  QPushButton *run_button_, *stop_button_;
+  QProgressBar* progress_;
+  QLabel *status_, *banner_, *purpose_;
+  ChartPanel* results_;
+  HistoryPage* history_page_;
+  ComparePage* compare_;
+  TargetsPage* targets_page_;
+  TeachingPanel* teaching_;
+  QTimer *tick_, *refresh_;
+  QAction *run_action_, *stop_action_, *presentation_action_, *dark_action_;
+};
+
+}  // namespace perflab::gui

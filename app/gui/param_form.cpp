@@ -1,0 +1,253 @@
+#include "param_form.h"
+
+#include <climits>
+#include <cmath>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace perflab::gui {
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+bool fits_int(const ParamSpec& s) {
+  return s.min && s.max && *s.min >= INT_MIN && *s.max <= INT_MAX;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+      if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_multi_choice(const ParamSpec& spec) {
+  return spec.type == ParamType::Choice && (spec.default_value.find(',') != std::string::npos ||
+                                            spec.help.find("subset") != std::string::npos);
+}
+
+ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
+  auto* v = new QVBoxLayout(this);
+  v->setContentsMargins(0, 0, 0, 0);
+  layout_ = new QFormLayout;
+  layout_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  v->addLayout(layout_);
+  auto* restore = new QPushButton("Restore defaults");
+  restore->setObjectName("restoreDefaults");
+  connect(restore, &QPushButton::clicked, this, &ParamForm::restoreDefaults);
+  v->addWidget(restore, 0, Qt::AlignLeft);
+  v->addStretch();
+}
+
+void ParamForm::setSpecs(const std::vector<ParamSpec>& specs) {
+  while (layout_->rowCount() > 0) layout_->removeRow(0);
+  fields_.clear();
+  specs_ = specs;
+  for (const auto& spec : specs_) {
+    Field f{spec, nullptr};
+    QWidget* w = nullptr;
+    switch (spec.type) {
+      case ParamType::Int:
+        if (fits_int(spec)) {
+          auto* sb = new QSpinBox;
+          sb->setRange(static_cast<int>(*spec.min), static_cast<int>(*spec.max));
+          sb->setAccelerated(true);
+          connect(sb, &QSpinBox::valueChanged, this, &ParamForm::changed);
+          w = sb;
+        }
+        break;
+      case ParamType::Double: {
+        auto* sb = new QDoubleSpinBox;
+        sb->setDecimals(4);
+        sb->setRange(spec.min.value_or(-1e12), spec.max.value_or(1e12));
+        connect(sb, &QDoubleSpinBox::valueChanged, this, &ParamForm::changed);
+        w = sb;
+        break;
+      }
+      case ParamType::Bool: {
+        auto* cb = new QCheckBox;
+        connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
+        w = cb;
+        break;
+      }
+      case ParamType::Choice:
+        if (is_multi_choice(spec)) {
+          auto* box = new QWidget;
+          auto* grid = new QGridLayout(box);
+          grid->setContentsMargins(0, 0, 0, 0);
+          int i = 0;
+          for (const auto& c : spec.choices) {
+            auto* cb = new QCheckBox(q(c));
+            cb->setObjectName(q("choice_" + c));
+            connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
+            grid->addWidget(cb, i / 3, i % 3);
+            ++i;
+          }
+          w = box;
+        } else {
+          auto* combo = new QComboBox;
+          for (const auto& c : spec.choices) combo->addItem(q(c));
+          connect(combo, &QComboBox::currentIndexChanged, this, &ParamForm::changed);
+          w = combo;
+        }
+        break;
+      case ParamType::String:
+      case ParamType::IntList:
+        break;
+    }
+    if (!w) {  // free text, validated against the spec as it is typed
+      auto* le = new QLineEdit;
+      w = le;
+    }
+    if (auto* le = qobject_cast<QLineEdit*>(w)) {
+      std::size_t index = fields_.size();
+      connect(le, &QLineEdit::textChanged, this, [this, index] {
+        check(fields_[index]);
+        emit changed();
+      });
+    }
+    w->setObjectName(q("param_" + spec.name));
+    QString help = q(spec.help);
+    if (spec.min || spec.max) {
+      help += QString(" [%1 … %2]")
+                  .arg(spec.min ? QString::number(*spec.min, 'g', 15) : "")
+                  .arg(spec.max ? QString::number(*spec.max, 'g', 15) : "");
+    }
+    w->setToolTip(help);
+    f.widget = w;
+    set_text(f, spec.default_value);
+    fields_.push_back(f);
+
+    auto* cell = new QWidget;
+    auto* cv = new QVBoxLayout(cell);
+    cv->setContentsMargins(0, 0, 0, 0);
+    cv->setSpacing(1);
+    cv->addWidget(w);
+    auto* hl = new QLabel(help);
+    hl->setWordWrap(true);
+    hl->setStyleSheet("color: palette(mid); font-size: small;");
+    cv->addWidget(hl);
+    auto* label = new QLabel(q(spec.name) + ":");
+    label->setToolTip(help);
+    layout_->addRow(label, cell);
+  }
+  for (auto& f : fields_) check(f);
+}
+
+std::string ParamForm::text_of(const Field& f) const {
+  const QWidget* w = f.widget;
+  if (auto* sb = qobject_cast<const QSpinBox*>(w)) return std::to_string(sb->value());
+  if (auto* sb = qobject_cast<const QDoubleSpinBox*>(w))
+    return QString::number(sb->value(), 'g', 15).toStdString();
+  if (auto* cb = qobject_cast<const QCheckBox*>(w)) return cb->isChecked() ? "true" : "false";
+  if (auto* combo = qobject_cast<const QComboBox*>(w)) return combo->currentText().toStdString();
+  if (auto* le = qobject_cast<const QLineEdit*>(w)) return le->text().trimmed().toStdString();
+  // Multi-choice: the checked ones, in the spec's order.
+  std::string out;
+  for (auto* cb : w->findChildren<QCheckBox*>())
+    if (cb->isChecked()) out += (out.empty() ? "" : ",") + cb->text().toStdString();
+  return out;
+}
+
+void ParamForm::set_text(Field& f, const std::string& text) {
+  QWidget* w = f.widget;
+  QSignalBlocker block(w);
+  if (auto* sb = qobject_cast<QSpinBox*>(w)) {
+    sb->setValue(std::stoi(text));
+  } else if (auto* sb = qobject_cast<QDoubleSpinBox*>(w)) {
+    sb->setValue(std::stod(text));
+  } else if (auto* cb = qobject_cast<QCheckBox*>(w)) {
+    cb->setChecked(text == "true" || text == "1" || text == "yes" || text == "on");
+  } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
+    combo->setCurrentText(q(text));
+  } else if (auto* le = qobject_cast<QLineEdit*>(w)) {
+    le->setText(q(text));
+    check(f);
+  } else {
+    auto items = split(text);
+    for (auto* cb : w->findChildren<QCheckBox*>()) {
+      QSignalBlocker b(cb);
+      cb->setChecked(std::find(items.begin(), items.end(), cb->text().toStdString()) !=
+                     items.end());
+    }
+  }
+}
+
+void ParamForm::check(Field& f) {
+  auto* le = qobject_cast<QLineEdit*>(f.widget);
+  if (!le) return;
+  try {
+    validate_param(f.spec, le->text().trimmed().toStdString());
+    le->setStyleSheet({});
+    le->setToolTip(q(f.spec.help));
+  } catch (const ParamError& e) {
+    le->setStyleSheet("background: #ffe0e0;");
+    le->setToolTip(QString::fromStdString(e.what()));
+  }
+}
+
+std::map<std::string, std::string> ParamForm::values() const {
+  std::map<std::string, std::string> out;
+  for (const auto& f : fields_) out[f.spec.name] = text_of(f);
+  return out;
+}
+
+void ParamForm::setValues(const std::map<std::string, std::string>& values) {
+  for (auto& f : fields_) {
+    auto it = values.find(f.spec.name);
+    if (it == values.end()) continue;
+    try {
+      set_text(f, validate_param(f.spec, it->second));
+    } catch (const std::exception&) {
+      // A stale or invalid saved value: keep what the field has.
+    }
+  }
+  emit changed();
+}
+
+void ParamForm::restoreDefaults() {
+  for (auto& f : fields_) set_text(f, f.spec.default_value);
+  emit changed();
+}
+
+QString ParamForm::validationError() const {
+  for (const auto& f : fields_) {
+    try {
+      validate_param(f.spec, text_of(f));
+    } catch (const std::exception& e) {
+      return QString::fromStdString(e.what());
+    }
+  }
+  return {};
+}
+
+QWidget* ParamForm::field(const std::string& name) const {
+  for (const auto& f : fields_)
+    if (f.spec.name == name) return f.widget;
+  return nullptr;
+}
+
+}  // namespace perflab::gui

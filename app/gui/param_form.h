@@ -1,0 +1,54 @@
+#pragma once
+// A parameter form generated from an experiment's ParamSpecs: a widget per type, ranges
+// enforced as the person types (spin boxes, or live validation against the spec), help beside
+// each field, and "Restore defaults".
+#include <map>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+#include "common/params.h"
+
+class QFormLayout;
+
+namespace perflab::gui {
+
+class ParamForm : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ParamForm(QWidget* parent = nullptr);
+
+  void setSpecs(const std::vector<ParamSpec>& specs);
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  // Textual values of every field (as the experiment's Params expects them).
+  std::map<std::string, std::string> values() const;
+  // Sets the fields that exist; values that fail their spec are ignored (the default stays).
+  void setValues(const std::map<std::string, std::string>& values);
+  void restoreDefaults();
+  // The first invalid field's message ("parameter 'writers': …"), empty when all are valid.
+  QString validationError() const;
+  // The field widget of a parameter (objectName "param_<name>"), for tests.
+  QWidget* field(const std::string& name) const;
+
+ signals:
+  void changed();
+
+ private:
+  struct Field {
+    ParamSpec spec;
+    QWidget* widget = nullptr;
+  };
+  std::string text_of(const Field& f) const;
+  void set_text(Field& f, const std::string& text);
+  void check(Field& f);
+
+  std::vector<ParamSpec> specs_;
+  std::vector<Field> fields_;
+  QFormLayout* layout_;
+};
+
+// Is this Choice spec a comma-separated subset (check boxes) rather than one choice?
+bool is_multi_choice(const ParamSpec& spec);
+
+}  // namespace perflab::gui

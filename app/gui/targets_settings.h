@@ -1,0 +1,47 @@
+#pragma once
+// What the targets page edits: managed local servers (the default) or external PostgreSQL and
+// Redis. Saved with QSettings — except passwords, which stay in memory only.
+#include <string>
+
+#include <QString>
+
+#include "targets/targets.h"
+
+class QSettings;
+
+namespace perflab::gui {
+
+struct TargetsForm {
+  bool pg_managed = true;
+  QString pg_host = "127.0.0.1";
+  int pg_port = 5432;
+  QString pg_database = "perflab";
+  QString pg_user;
+  QString pg_password;  // never saved; empty = libpq's ~/.pgpass or PGPASSWORD
+  QString pg_sslmode = "prefer";
+  QString pg_conninfo;  // raw conninfo/URI: when set, used instead of the fields
+  QString pg_schema = "perflab";
+
+  bool redis_managed = true;
+  QString redis_host = "127.0.0.1";
+  int redis_port = 6379;
+  QString redis_password;  // never saved
+  QString redis_nodes;     // "h:p,h:p,…" shard nodes; when set, used instead of host/port
+  QString redis_prefix = "perflab:";
+
+  bool operator==(const TargetsForm&) const = default;
+};
+
+// The PostgreSQL conninfo of the form (with the password when one was typed).
+std::string pg_conninfo(const TargetsForm& f);
+// The Redis nodes of the form (password applied to each). Throws std::invalid_argument.
+std::vector<RedisEndpoint> redis_endpoints(const TargetsForm& f);
+// The configuration Targets is built from. Throws std::invalid_argument on a bad field.
+TargetsConfig to_config(const TargetsForm& f);
+
+// QSettings group "targets"; passwords are neither written nor read, and a password inside a
+// raw conninfo is removed before saving.
+void save_targets_form(QSettings& s, const TargetsForm& f);
+TargetsForm load_targets_form(QSettings& s);
+
+}  // namespace perflab::gui

@@ -1,0 +1,176 @@
+#include "teaching.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace perflab::gui {
+
+namespace {
+
+QString esc(const QString& s) {
+  return s.toHtmlEscaped();
+}
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString ratio_text(double v) {
+  return QString::number(v, 'f', v >= 100 ? 0 : 2);
+}
+
+}  // namespace
+
+std::optional<TeachingData> parse_teaching(const QByteArray& json) {
+  QJsonParseError err;
+  QJsonDocument doc = QJsonDocument::fromJson(json, &err);
+  if (err.error != QJsonParseError::NoError || !doc.isObject()) return std::nullopt;
+  QJsonObject o = doc.object();
+  TeachingData d;
+  d.experiment = o["experiment"].toString();
+  d.title = o["title"].toString();
+  d.demonstrates = o["demonstrates"].toString();
+  d.source = o["source"].toString();
+  for (const auto& v : o["how_measured"].toArray()) d.how_measured << v.toString();
+  for (const auto& v : o["notes"].toArray()) d.notes << v.toString();
+  for (const auto& tv : o["tables"].toArray()) {
+    QJsonObject t = tv.toObject();
+    TeachingTable table;
+    table.title = t["title"].toString();
+    table.unit = t["unit"].toString();
+    for (const auto& c : t["columns"].toArray()) table.columns << c.toString();
+    for (const auto& rv : t["rows"].toArray()) {
+      QStringList row;
+      for (const auto& c : rv.toArray()) row << c.toString();
+      table.rows.push_back(row);
+    }
+    d.tables.push_back(table);
+  }
+  for (const auto& fv : o["figures"].toArray()) {
+    QJsonObject f = fv.toObject();
+    TeachingFigure fig;
+    fig.finding = f["finding"].toString().toStdString();
+    fig.text = f["text"].toString();
+    if (f.contains("article") && f["article"].isDouble()) fig.article = f["article"].toDouble();
+    d.figures.push_back(fig);
+  }
+  if (d.experiment.isEmpty()) return std::nullopt;
+  return d;
+}
+
+std::optional<TeachingData> load_teaching(const QString& experiment_id) {
+  QFile f(":/teaching/" + experiment_id + ".json");
+  if (!f.open(QIODevice::ReadOnly)) return std::nullopt;
+  return parse_teaching(f.readAll());
+}
+
+QString teaching_html(const std::optional<TeachingData>& data, const QString& title,
+                      const QString& purpose, const Run* run) {
+  QString h;
+  h += "<h2>" + esc(data && !data->title.isEmpty() ? data->title : title) + "</h2>";
+  if (data) {
+    h += "<h3>What it demonstrates</h3><p>" + esc(data->demonstrates) + "</p>";
+  } else {
+    h += "<p>" + esc(purpose) + "</p>";
+  }
+
+  // Article beside this run: the data's figures first, then the run's other findings.
+  if (run && !run->findings.empty()) {
+    h += "<h3>The article beside this run</h3>";
+    h += "<table border='1' cellspacing='0' cellpadding='4'>"
+         "<tr><th>figure</th><th>article</th><th>this run</th></tr>";
+    std::vector<std::string> shown;
+    auto row = [&](const QString& text, std::optional<double> article,
+                   std::optional<double> value) {
+      h += "<tr><td>" + esc(text) + "</td><td align='right'>" +
+           (article ? ratio_text(*article) : QString("—")) + "</td><td align='right'><b>" +
+           (value ? ratio_text(*value) : QString("not measured")) + "</b></td></tr>";
+    };
+    if (data)
+      for (const auto& fig : data->figures) {
+        const Finding* f = nullptr;
+        for (const auto& x : run->findings)
+          if (x.id == fig.finding) f = &x;
+        if (!f) continue;
+        shown.push_back(fig.finding);
+        row(f->text.empty() ? fig.text : q(f->text), f->article ? f->article : fig.article,
+            f->value);
+      }
+    for (const auto& f : run->findings) {
+      if (std::find(shown.begin(), shown.end(), f.id) != shown.end()) continue;
+      row(q(f.text), f.article, f.value);
+    }
+    h += "</table>";
+    if (run->status != RunStatus::Finished)
+      h += "<p><i>This run is " + QString::fromLatin1(to_string(run->status)) +
+           ": figures are from what was measured before it stopped.</i></p>";
+  } else if (run) {
+    h += "<p><i>This run has no derived figures yet.</i></p>";
+  }
+
+  if (data) {
+    h += "<h3>How Perflab measures it</h3><ul>";
+    for (const auto& m : data->how_measured) h += "<li>" + esc(m) + "</li>";
+    h += "</ul>";
+    if (!data->tables.empty()) {
+      h += "<h3>The article's figures</h3>";
+      if (!data->source.isEmpty()) h += "<p><small>" + esc(data->source) + "</small></p>";
+    }
+    for (const auto& t : data->tables) {
+      h += "<p><b>" + esc(t.title) + "</b>" +
+           (t.unit.isEmpty() ? QString() : " (" + esc(t.unit) + ")") + "</p>";
+      h += "<table border='1' cellspacing='0' cellpadding='4'><tr>";
+      for (const auto& c : t.columns) h += "<th>" + esc(c) + "</th>";
+      h += "</tr>";
+      for (const auto& r : t.rows) {
+        h += "<tr>";
+        for (const auto& c : r) h += "<td>" + esc(c) + "</td>";
+        h += "</tr>";
+      }
+      h += "</table>";
+    }
+    if (!data->notes.isEmpty()) {
+      h += "<h3>Notes</h3><ul>";
+      for (const auto& n : data->notes) h += "<li>" + esc(n) + "</li>";
+      h += "</ul>";
+    }
+  }
+  return h;
+}
+
+TeachingPanel::TeachingPanel(QWidget* parent) : QTextBrowser(parent) {
+  setObjectName("teachingPanel");
+  setOpenExternalLinks(true);
+}
+
+void TeachingPanel::setExperiment(const QString& id, const QString& title, const QString& purpose) {
+  if (id != id_) run_.reset();
+  id_ = id;
+  title_ = title;
+  purpose_ = purpose;
+  data_ = load_teaching(id);
+  render();
+}
+
+void TeachingPanel::setRun(const Run* run) {
+  if (run)
+    run_ = *run;
+  else
+    run_.reset();
+  render();
+}
+
+void TeachingPanel::setPresentation(bool on) {
+  QFont f = QApplication::font();
+  if (on) f.setPointSizeF(f.pointSizeF() * 1.6);
+  document()->setDefaultFont(f);
+  render();
+}
+
+void TeachingPanel::render() {
+  setHtml(teaching_html(data_, title_, purpose_, run_ ? &*run_ : nullptr));
+}
+
+}  // namespace perflab::gui

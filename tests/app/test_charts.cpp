@@ -1,0 +1,361 @@
+// app/charts: the chart built for each kind of group, log axes, values ≤ 0, and the exports
+// decoded back (PNG pixels, SVG document, PDF file).
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBuffer>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+
+#include "charts/chart_export.h"
+#include "charts/run_chart.h"
+#include "sample_runs.h"
+
+using namespace perflab;
+using namespace perflab::charts;
+
+namespace {
+
+template <class T>
+QList<T*> series_of_type(QChart& chart) {
+  QList<T*> out;
+  for (auto* s : chart.series())
+    if (auto* t = qobject_cast<T*>(s)) out << t;
+  return out;
+}
+
+QAbstractAxis* axis(QChart& chart, Qt::Orientation o) {
+  auto axes = chart.axes(o);
+  return axes.isEmpty() ? nullptr : axes.front();
+}
+
+// Pixels close to `c` (each channel within 40).
+int pixels_like(const QImage& img, QColor c) {
+  int n = 0;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) {
+      QColor p = img.pixelColor(x, y);
+      if (std::abs(p.red() - c.red()) < 40 && std::abs(p.green() - c.green()) < 40 &&
+          std::abs(p.blue() - c.blue()) < 40)
+        ++n;
+    }
+  return n;
+}
+
+QColor first_bar_colour(const Run& run, const ChartOptions& o) {
+  auto chart = build_chart(run, "append", o);
+  return series_of_type<QBarSeries>(*chart).front()->barSets().front()->color();
+}
+
+// Text in a PDF as Qt writes its strings (UTF-16BE), or as plain bytes.
+bool pdf_has_text(const QByteArray& pdf, const QString& text) {
+  QByteArray utf16;
+  for (QChar ch : text) {
+    utf16.append(char(ch.unicode() >> 8));
+    utf16.append(char(ch.unicode() & 0xff));
+  }
+  return pdf.contains(utf16) || pdf.contains(text.toLatin1());
+}
+
+int pdf_pages(const QByteArray& pdf) {
+  int n = 0, at = 0;
+  while ((at = pdf.indexOf("/Type /Page", at)) >= 0) {
+    at += 11;
+    if (at < pdf.size() && pdf[at] != 's') ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+class ChartsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void categoricalGroupIsGroupedBars() {
+    Run run = test::sample_run();
+    auto chart = build_chart(run, "append", {});
+    QCOMPARE(chart->title(), QString("Append 100 events"));
+    auto bars = series_of_type<QBarSeries>(*chart);
+    QCOMPARE(bars.size(), 1);
+    QCOMPARE(bars.front()->count(), 2);  // one set per series
+    auto sets = bars.front()->barSets();
+    QCOMPARE(sets[0]->label(), QString("interpolate"));
+    QCOMPARE(sets[1]->label(), QString("iolist"));
+    QCOMPARE(sets[0]->count(), 3);
+    // The median is the figure shown.
+    QCOMPARE(sets[0]->at(0), run.find_point("append", "interpolate", "1 writer")->stats.median);
+    QCOMPARE(sets[1]->property("perflab_series").toString(), QString("iolist"));
+    auto* x = qobject_cast<QBarCategoryAxis*>(axis(*chart, Qt::Horizontal));
+    QVERIFY(x);
+    QCOMPARE(x->categories(), QStringList({"1 writer", "10 writers", "100 writers"}));
+    auto* y = qobject_cast<QValueAxis*>(axis(*chart, Qt::Vertical));
+    QVERIFY(y);
+    QVERIFY(y->titleText().contains("us/op"));
+    QVERIFY(y->max() >= 1400000 * 1.0);
+    QVERIFY(series_of_type<QLineSeries>(*chart).isEmpty());
+  }
+
+  void numericGroupIsLines() {
+    Run run = test::sample_run();
+    auto chart = build_chart(run, "build", {});
+    auto lines = series_of_type<QLineSeries>(*chart);
+    QCOMPARE(lines.size(), 2);
+    QCOMPARE(lines[0]->name(), QString("interpolate"));
+    QCOMPARE(lines[0]->count(), 5);
+    QCOMPARE(lines[0]->at(4).x(), 8191.0);
+    QCOMPARE(lines[1]->at(2).y(), run.find_point("build", "iolist", "100")->stats.median);
+    QVERIFY(lines[0]->pointsVisible());
+    QCOMPARE(lines[0]->property("perflab_labels").toStringList().at(3), QString("1000"));
+    QVERIFY(series_of_type<QBarSeries>(*chart).isEmpty());
+    auto* x = qobject_cast<QValueAxis*>(axis(*chart, Qt::Horizontal));
+    QVERIFY(x);
+    QVERIFY(x->titleText().contains("events per statement"));
+  }
+
+  void logToggleGivesLogAxes() {
+    Run run = test::sample_run();
+    ChartOptions o;
+    o.log_y = true;
+    auto bars = build_chart(run, "append", o);
+    auto* y = qobject_cast<QLogValueAxis*>(axis(*bars, Qt::Vertical));
+    QVERIFY(y);
+    QVERIFY(y->min() > 0 && y->min() <= 15000 * 0.77);
+    QVERIFY(y->max() >= 1400000 * 1.05);
+    QVERIFY(y->titleText().contains("log"));
+    // x stays categorical even when log x is asked for bars.
+    o.log_x = true;
+    auto bars2 = build_chart(run, "append", o);
+    QVERIFY(qobject_cast<QBarCategoryAxis*>(axis(*bars2, Qt::Horizontal)));
+
+    auto lines = build_chart(run, "build", o);
+    QVERIFY(qobject_cast<QLogValueAxis*>(axis(*lines, Qt::Horizontal)));
+    QVERIFY(qobject_cast<QLogValueAxis*>(axis(*lines, Qt::Vertical)));
+    o.log_y = false;
+    auto lines2 = build_chart(run, "build", o);
+    QVERIFY(qobject_cast<QLogValueAxis*>(axis(*lines2, Qt::Horizontal)));
+    QVERIFY(qobject_cast<QValueAxis*>(axis(*lines2, Qt::Vertical)));
+  }
+
+  void nonPositiveValuesOnLogScaleAreMarkedNotDropped() {
+    Run run = test::sample_run();
+    run.add_point("append", "copy", test::sample_point("1 writer", {0, 0, 0}));
+    run.add_point("append", "copy", test::sample_point("10 writers", {500, 510, 490}));
+    ChartOptions o;
+    o.log_y = true;
+    ChartFacts facts;
+    auto chart = build_chart(run, "append", o, &facts);
+    QCOMPARE(facts.clamped_points, 1);
+    QVERIFY(facts.floor > 0 && facts.floor < 490);
+    auto sets = series_of_type<QBarSeries>(*chart).front()->barSets();
+    QCOMPARE(sets.size(), 3);
+    QCOMPARE(sets[2]->at(0), facts.floor);  // drawn at the floor, not dropped
+    auto marks = series_of_type<QScatterSeries>(*chart);
+    QCOMPARE(marks.size(), 1);
+    QVERIFY(marks.front()->property("perflab_nonpositive").toBool());
+    QCOMPARE(marks.front()->count(), 1);
+    QCOMPARE(marks.front()->at(0).y(), facts.floor);
+    QVERIFY(marks.front()->name().contains(QString::fromUtf8("≤ 0")));
+    QVERIFY(chart->title().contains(QString::fromUtf8("≤ 0")));
+    // The bars still render on the log axis (Qt needs every value > 0 there).
+    QImage img = render_image(run, {{"append"}, o, {800, 500}});
+    QVERIFY(pixels_like(img, sets[0]->color()) > 500);
+    QVERIFY(pixels_like(img, QColor(220, 30, 30)) > 20);  // the marker
+
+    // Linear scale: the zero stays a zero, no marker.
+    ChartFacts lin;
+    auto linear = build_chart(run, "append", {}, &lin);
+    QCOMPARE(lin.clamped_points, 0);
+    QCOMPARE(series_of_type<QBarSeries>(*linear).front()->barSets()[2]->at(0), 0.0);
+    QVERIFY(series_of_type<QScatterSeries>(*linear).isEmpty());
+
+    // Lines: a negative value (e.g. a difference) on log y.
+    run.add_point("build", "unnest", test::sample_point("1", {-3, -2, -1}, 1.0));
+    run.add_point("build", "unnest", test::sample_point("10", {40, 41, 42}, 10.0));
+    ChartFacts lf;
+    auto lines = build_chart(run, "build", o, &lf);
+    QCOMPARE(lf.clamped_points, 1);
+    auto unnest = series_of_type<QLineSeries>(*lines).at(2);
+    QCOMPARE(unnest->count(), 2);
+    QCOMPARE(unnest->at(0).y(), lf.floor);
+    QCOMPARE(series_of_type<QScatterSeries>(*lines).front()->count(), 1);
+  }
+
+  void unknownGroupIsAnError() {
+    Run run = test::sample_run();
+    QVERIFY_THROWS_EXCEPTION(ChartError, build_chart(run, "nope", {}));
+  }
+
+  void hiddenSeriesAndLegendToggles() {
+    Run run = test::sample_run();
+    ChartOptions o;
+    o.hidden_series = {"iolist"};
+    auto lines = build_chart(run, "build", o);
+    QVERIFY(!series_of_type<QLineSeries>(*lines)[1]->isVisible());
+    QCOMPARE(hidden_series(lines.get()), std::set<std::string>{"iolist"});
+    auto bars = build_chart(run, "append", o);
+    QCOMPARE(hidden_series(bars.get()), std::set<std::string>{"iolist"});
+
+    auto chart = build_chart(run, "build", {});
+    enable_legend_toggles(chart.get());
+    auto markers = chart->legend()->markers();
+    QCOMPARE(markers.size(), 2);
+    emit markers[0]->clicked();
+    QVERIFY(!series_of_type<QLineSeries>(*chart)[0]->isVisible());
+    QTRY_VERIFY(markers[0]->isVisible());  // still there to be clicked again
+    QCOMPARE(hidden_series(chart.get()), std::set<std::string>{"interpolate"});
+    emit markers[0]->clicked();
+    QVERIFY(series_of_type<QLineSeries>(*chart)[0]->isVisible());
+
+    auto bchart = build_chart(run, "append", {});
+    enable_legend_toggles(bchart.get());
+    emit bchart->legend()->markers()[1]->clicked();
+    QCOMPARE(hidden_series(bchart.get()), std::set<std::string>{"iolist"});
+  }
+
+  void overlayNamesBothRuns() {
+    Run a = test::sample_run(1.0), b = test::sample_run(0.5);
+    Run o = overlay_runs(a, "old", b, "new");
+    auto chart = build_chart(o, "append", {});
+    auto sets = series_of_type<QBarSeries>(*chart).front()->barSets();
+    QCOMPARE(sets.size(), 4);
+    QStringList labels;
+    for (auto* s : sets) labels << s->label();
+    QVERIFY(labels.contains("old: iolist"));
+    QVERIFY(labels.contains("new: interpolate"));
+  }
+
+  void presentationModeEnlargesFonts() {
+    Run run = test::sample_run();
+    ChartOptions o;
+    auto normal = build_chart(run, "append", o);
+    o.presentation = true;
+    auto big = build_chart(run, "append", o);
+    QVERIFY(big->titleFont().pointSizeF() > normal->titleFont().pointSizeF() * 1.4);
+    QVERIFY(axis(*big, Qt::Vertical)->labelsFont().pointSizeF() >
+            axis(*normal, Qt::Vertical)->labelsFont().pointSizeF() * 1.4);
+  }
+
+  void pngRendersBarsAndLines() {
+    Run run = test::sample_run();
+    QImage img = render_image(run, {{"append"}, {}, {900, 500}});
+    QCOMPARE(img.size(), QSize(900, 500));
+    QColor bar = first_bar_colour(run, {});
+    QVERIFY2(pixels_like(img, bar) > 2000, "the bars are drawn");
+    ChartOptions log;
+    log.log_y = true;
+    QImage limg = render_image(run, {{"append"}, log, {900, 500}});
+    QVERIFY2(pixels_like(limg, bar) > 1000, "the bars are drawn on a log axis");
+    // All groups: a grid of two columns.
+    QImage grid = render_image(run, {{}, {}, {400, 300}});
+    QCOMPARE(grid.size(), QSize(800, 300));
+    // Encoded and decoded.
+    QBuffer buf;
+    buf.open(QIODevice::WriteOnly);
+    write_png(run, {{"build"}, {}, {640, 480}}, buf);
+    QImage back;
+    QVERIFY(back.loadFromData(buf.data(), "PNG"));
+    QCOMPARE(back.size(), QSize(640, 480));
+    QSet<QRgb> colours;
+    for (int y = 0; y < back.height(); y += 4)
+      for (int x = 0; x < back.width(); x += 4) colours.insert(back.pixel(x, y));
+    QVERIFY2(colours.size() > 20, "not blank");
+  }
+
+  void svgCarriesTheRunDescription() {
+    Run run = test::sample_run();
+    run.params["note"] = "a<b & c";
+    QBuffer buf;
+    buf.open(QIODevice::WriteOnly);
+    write_svg(run, {{"append"}, {}, {800, 500}}, buf);
+    QSvgRenderer svg(buf.data());
+    QVERIFY(svg.isValid());
+    QCOMPARE(svg.viewBoxF(), QRectF(0, 0, 800, 500));
+    QString text = QString::fromUtf8(buf.data());
+    QVERIFY(text.contains("<desc>"));
+    QVERIFY(text.contains("note=a&lt;b &amp; c"));
+    QVERIFY(text.contains("events=100"));
+    QVERIFY(text.contains("Perflab iolist"));
+    QVERIFY(text.contains("Append 100 events"));  // the title, as text
+    QVERIFY(text.contains("10 writers"));         // a category label
+    // The rendered SVG shows the bars.
+    QImage img(800, 500, QImage::Format_ARGB32);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    svg.render(&p);
+    p.end();
+    QVERIFY(pixels_like(img, first_bar_colour(run, {})) > 2000);
+  }
+
+  void pdfHasTitleCreatorAndOnePagePerChart() {
+    Run run = test::sample_run();
+    QBuffer buf;
+    buf.open(QIODevice::WriteOnly);
+    write_pdf(run, {{}, {}, {800, 500}}, buf);
+    QByteArray pdf = buf.data();
+    QVERIFY(pdf.startsWith("%PDF-"));
+    QVERIFY(pdf_has_text(pdf, "Perflab iolist"));
+    QVERIFY(pdf_has_text(pdf, "events=100"));
+    QVERIFY(pdf_has_text(pdf, "Perflab"));
+    QCOMPARE(pdf_pages(pdf), 2);
+  }
+
+  void exportFilesAtomically() {
+    QTemporaryDir dir;
+    Run run = test::sample_run();
+    QString png = dir.filePath("c.png"), svg = dir.filePath("c.svg"), pdf = dir.filePath("c.pdf");
+    export_charts(run, {{"append"}, {}, {600, 400}}, format_from_path(png), png);
+    export_charts(run, {{"append"}, {}, {600, 400}}, format_from_path(svg), svg);
+    export_charts(run, {{"append"}, {}, {600, 400}}, format_from_path(pdf), pdf);
+    QCOMPARE(QImage(png).size(), QSize(600, 400));
+    QVERIFY(QSvgRenderer(svg).isValid());
+    QFile f(pdf);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.read(5) == "%PDF-");
+    f.close();
+    // A bad request leaves the existing file as it was, and no temporary behind.
+    QByteArray before;
+    {
+      QFile pf(png);
+      QVERIFY(pf.open(QIODevice::ReadOnly));
+      before = pf.readAll();
+    }
+    QVERIFY_THROWS_EXCEPTION(
+        ChartError, export_charts(run, {{"nope"}, {}, {600, 400}}, ExportFormat::Png, png));
+    QVERIFY_THROWS_EXCEPTION(
+        ChartError, export_charts(run, {{"append"}, {}, {10, 400}}, ExportFormat::Png, png));
+    {
+      QFile pf(png);
+      QVERIFY(pf.open(QIODevice::ReadOnly));
+      QCOMPARE(pf.readAll(), before);
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 3);
+    QVERIFY_THROWS_EXCEPTION(ChartError,
+                             export_charts(run, {{"append"}, {}, {600, 400}}, ExportFormat::Png,
+                                           dir.filePath("missing/dir/c.png")));
+    QVERIFY_THROWS_EXCEPTION(ChartError, format_from_path("chart.jpg"));
+    QCOMPARE(format_from_path("A.PDF"), ExportFormat::Pdf);
+  }
+
+  void descriptionNamesExperimentAndParameters() {
+    Run run = test::sample_run();
+    QString d = run_description(run);
+    QVERIFY(d.startsWith("Perflab iolist"));
+    QVERIFY(d.contains("builders=iolist,interpolate"));
+    QVERIFY(d.contains("finished"));
+  }
+};
+
+QTEST_MAIN(ChartsTest)
+#include "test_charts.moc"

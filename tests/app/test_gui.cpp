@@ -1,0 +1,514 @@
+// The perflab window end to end on the offscreen platform, against real managed servers
+// started by the window's own Targets: configure targets, run a small IO-list configuration,
+// see the chart get series, toggle log, export and decode, history, compare, Stop, failure.
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChartView>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QFile>
+#include <QGuiApplication>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineEdit>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QSvgRenderer>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QValueAxis>
+#include <QtTest>
+
+#include "chart_panel.h"
+#include "common/run_io.h"
+#include "compare_page.h"
+#include "history.h"
+#include "main_window.h"
+#include "param_form.h"
+#include "sample_runs.h"
+#include "targets/managed.h"
+#include "targets_page.h"
+#include "teaching.h"
+
+using namespace perflab;
+using namespace perflab::gui;
+
+namespace {
+
+// A small IO-list configuration: a few seconds on this machine.
+std::map<std::string, std::string> small_iolist() {
+  return {{"benchmarks", "build,append,read"},
+          {"builders", "interpolate,iolist"},
+          {"events", "20"},
+          {"writers", "1,2"},
+          {"readers", "1"},
+          {"repetitions", "2"},
+          {"warmup", "0"},
+          {"build_sizes", "1,10,100"},
+          {"build_sample_ms", "2"}};
+}
+
+QAbstractAxis* axis(QChart* chart, Qt::Orientation o) {
+  auto a = chart->axes(o);
+  return a.isEmpty() ? nullptr : a.front();
+}
+
+QList<QBarSet*> bar_sets(QChart* chart) {
+  for (auto* s : chart->series())
+    if (auto* b = qobject_cast<QBarSeries*>(s)) return b->barSets();
+  return {};
+}
+
+int line_count(QChart* chart) {
+  int n = 0;
+  for (auto* s : chart->series())
+    if (qobject_cast<QLineSeries*>(s)) ++n;
+  return n;
+}
+
+QByteArray read_all(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+}  // namespace
+
+class GuiTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  std::unique_ptr<MainWindow> w_;
+  QString first_run_;
+
+  WindowOptions options() const {
+    return {dir_.filePath("history"), dir_.filePath("settings.ini")};
+  }
+
+  Run runAndWait(const std::map<std::string, std::string>& params, int timeout_ms = 240000) {
+    w_->paramForm()->setValues(params);
+    QSignalSpy done(w_.get(), &MainWindow::runFinished);
+    QString error;
+    if (!w_->startRun(&error)) {
+      qWarning() << "startRun:" << error;
+      return {};
+    }
+    if (!done.wait(timeout_ms)) return {};
+    return done.front().front().value<Run>();
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    w_ = std::make_unique<MainWindow>(options());
+    w_->resize(1400, 900);
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+  }
+
+  void targetsFormBuildsConnectionSettings() {
+    TargetsForm f;
+    QVERIFY(!to_config(f).pg_conninfo);  // managed by default
+    QVERIFY(to_config(f).redis_nodes.empty());
+    f.pg_managed = false;
+    f.pg_host = "db.example";
+    f.pg_port = 5433;
+    f.pg_user = "o'neil";
+    f.pg_password = "p w";
+    f.pg_sslmode = "require";
+    std::string c = pg_conninfo(f);
+    QVERIFY(c.find("host='db.example' port=5433") != std::string::npos);
+    QVERIFY(c.find("user='o\\'neil'") != std::string::npos);
+    QVERIFY(c.find("password='p w'") != std::string::npos);
+    QVERIFY(c.find("sslmode='require'") != std::string::npos);
+    QCOMPARE(*to_config(f).pg_conninfo, c);
+    f.pg_conninfo = "postgresql://u@h:1/d";
+    QCOMPARE(pg_conninfo(f), std::string("postgresql://u@h:1/d"));  // raw conninfo wins
+    f.redis_managed = false;
+    f.redis_password = "pw";
+    f.redis_nodes = "10.0.0.1:7001,10.0.0.2:7002";
+    auto nodes = redis_endpoints(f);
+    QCOMPARE(nodes.size(), std::size_t(2));
+    QCOMPARE(nodes[1].port, 7002);
+    QCOMPARE(nodes[1].password, std::string("pw"));
+    f.redis_nodes = "a:1,,b:2";  // an empty entry
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, to_config(f));
+  }
+
+  void configureManagedTargets() {
+    TargetsPage* page = w_->targetsPage();
+    TargetsForm f = page->form();
+    QVERIFY(f.pg_managed);  // the default
+    QVERIFY(f.redis_managed);
+    QVERIFY(w_->applyTargets());
+    // Test connection on managed servers: started by Perflab, answered with their versions.
+    QSignalSpy tested(page, &TargetsPage::tested);
+    page->testPostgres();
+    QVERIFY(tested.wait(120000));
+    QCOMPARE(tested.front().at(0).toString(), QString("postgres"));
+    QVERIFY2(tested.front().at(1).toBool(), qPrintable(tested.front().at(2).toString()));
+    QVERIFY(tested.front().at(2).toString().contains("PostgreSQL"));
+    tested.clear();
+    page->testRedis();
+    QVERIFY(tested.wait(60000));
+    QVERIFY2(tested.front().at(1).toBool(), qPrintable(tested.front().at(2).toString()));
+    QVERIFY(tested.front().at(2).toString().contains("Redis"));
+    // The page shows the managed servers' state, ports and versions.
+    QTRY_VERIFY_WITH_TIMEOUT(page->managedStatus().contains("running on 127.0.0.1:"), 10000);
+    auto pg = w_->targets()->managed_postgres();
+    QVERIFY(pg);
+    QVERIFY(page->managedStatus().contains(QString::number(pg->port())));
+    auto redis = w_->targets()->managed_redis();
+    QCOMPARE(redis.size(), std::size_t(1));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        page->managedStatus().contains(QString("127.0.0.1:%1").arg(redis.front()->port())), 10000);
+  }
+
+  void externalTargetsAnswerWithinFiveSeconds() {
+    TargetsPage* page = w_->targetsPage();
+    TargetsForm f = page->form();
+    f.pg_managed = false;
+    f.pg_port = free_loopback_port();  // nothing listens there
+    f.pg_password = "s3cret-pg";
+    f.redis_managed = false;
+    f.redis_port = free_loopback_port();
+    f.redis_password = "s3cret-redis";
+    page->setForm(f);
+    QSignalSpy tested(page, &TargetsPage::tested);
+    QElapsedTimer t;
+    t.start();
+    page->testPostgres();
+    page->testRedis();
+    QTRY_COMPARE_WITH_TIMEOUT(tested.size(), 2, 7000);
+    qInfo() << "both external tests answered in" << t.elapsed() << "ms";
+    for (const auto& call : tested) {
+      QVERIFY(!call.at(1).toBool());
+      QVERIFY2(call.at(2).toString().contains("refused"), qPrintable(call.at(2).toString()));
+    }
+    // Applied settings persist without the passwords.
+    QVERIFY(w_->applyTargets());
+    QSettings s(options().settings_file, QSettings::IniFormat);
+    s.sync();
+    QByteArray ini = read_all(options().settings_file);
+    QVERIFY(ini.contains("pg_managed=false"));
+    QVERIFY(!ini.contains("s3cret"));
+    TargetsForm back = load_targets_form(s);
+    QCOMPARE(back.pg_port, f.pg_port);
+    QVERIFY(back.pg_password.isEmpty());
+    // A raw conninfo's password is removed before saving too.
+    f.pg_conninfo = QString("host=127.0.0.1 port=%1 password=s3cret-raw dbname=x").arg(f.pg_port);
+    page->setForm(f);
+    QVERIFY(w_->applyTargets());
+    QVERIFY(!read_all(options().settings_file).contains("s3cret"));
+  }
+
+  void failedRunShowsWhyAndKeepsPartialResults() {
+    // External PostgreSQL that refuses: the build benchmark (no server) is measured first,
+    // then the append fails.
+    QVERIFY(w_->selectExperiment("iolist"));
+    auto params = small_iolist();
+    params["benchmarks"] = "build,append";
+    Run run = runAndWait(params, 60000);
+    QCOMPARE(run.status, RunStatus::Failed);
+    QVERIFY(!run.message.empty());
+    QVERIFY(w_->bannerText().contains("Run failed"));
+    QVERIFY(w_->bannerText().contains(QString::fromStdString(run.message).left(20)));
+    QVERIFY(run.find_series("build_time", "iolist"));  // partial results kept
+    QVERIFY(w_->resultsPanel()->hasRun());
+    QVERIFY(!w_->running());
+    QVERIFY(w_->findChild<QPushButton*>("runButton")->isEnabled());
+    // Back to managed servers.
+    TargetsForm f = w_->targetsPage()->form();
+    f.pg_managed = f.redis_managed = true;
+    f.pg_conninfo.clear();
+    w_->targetsPage()->setForm(f);
+    QVERIFY(w_->applyTargets());
+  }
+
+  void parameterFormEnforcesRanges() {
+    QVERIFY(w_->selectExperiment("iolist"));
+    ParamForm* form = w_->paramForm();
+    auto* reps = qobject_cast<QSpinBox*>(form->field("repetitions"));
+    QVERIFY(reps);
+    reps->setValue(5000);
+    QVERIFY(reps->value() <= 1000);  // the spec's max
+    const std::string writers_before = form->values()["writers"];
+    form->setValues({{"writers", "0,5"}});
+    QCOMPARE(form->values()["writers"], writers_before);  // out of range: refused
+    auto* writers = qobject_cast<QLineEdit*>(form->field("writers"));
+    QVERIFY(writers);
+    writers->setText("0,5");
+    QVERIFY(form->validationError().contains("writers"));
+    QString error;
+    QVERIFY(!w_->startRun(&error));
+    QVERIFY(error.contains("writers"));
+    QVERIFY(!w_->running());
+    form->restoreDefaults();
+    QVERIFY(form->validationError().isEmpty());
+    std::vector<ParamSpec> specs = form->specs();
+    for (const auto& s : specs)
+      QCOMPARE(form->values()[s.name], validate_param(s, s.default_value));
+  }
+
+  void runSmallIolistThroughTheWindow() {
+    QVERIFY(w_->selectExperiment("iolist"));
+    QSignalSpy started(w_.get(), &MainWindow::runStarted);
+    int progress_seen = 0;
+    auto conn = connect(w_->progressBar(), &QProgressBar::valueChanged, this,
+                        [&](int v) { progress_seen = std::max(progress_seen, v); });
+    Run run = runAndWait(small_iolist());
+    disconnect(conn);
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(run.status, RunStatus::Finished);
+    QVERIFY(progress_seen > 0);
+    QVERIFY(w_->statusText().contains("Elapsed"));
+    // The chart got the series: grouped bars for appends, one set per builder.
+    ChartPanel* panel = w_->resultsPanel();
+    panel->setGroup("append");
+    QCOMPARE(QString::fromStdString(panel->group()), QString("append"));
+    auto sets = bar_sets(panel->chart());
+    QCOMPARE(sets.size(), 2);
+    QCOMPARE(sets[0]->count(), 2);  // 1 and 2 writers
+    QVERIFY(panel->table()->rowCount() == 4);
+    // Numeric x: lines.
+    panel->setGroup("build_time");
+    QCOMPARE(line_count(panel->chart()), 2);
+    // Saved to history, listed there.
+    first_run_ = w_->currentRunPath();
+    QVERIFY(QFile::exists(first_run_));
+    QCOMPARE(load_run(first_run_.toStdString()).status, RunStatus::Finished);
+    bool listed = false;
+    for (const auto& e : w_->historyPage()->entries())
+      if (e.path == first_run_) listed = e.status == "finished" && e.experiment == "iolist";
+    QVERIFY(listed);
+    // The teaching panel puts the article's figure beside the measured one.
+    QString teach = w_->teachingPanel()->toPlainText();
+    QVERIFY(teach.contains("The article beside this run"));
+    QVERIFY(teach.contains("0.78"));
+  }
+
+  void logToggleChangesAxisType() {
+    ChartPanel* panel = w_->resultsPanel();
+    panel->setGroup("append");
+    QTest::mouseClick(panel->logYBox(), Qt::LeftButton);
+    QVERIFY(panel->logY());
+    QVERIFY(qobject_cast<QLogValueAxis*>(axis(panel->chart(), Qt::Vertical)));
+    QVERIFY(!panel->logXBox()->isEnabled());  // categorical x
+    QTest::mouseClick(panel->logYBox(), Qt::LeftButton);
+    QVERIFY(qobject_cast<QValueAxis*>(axis(panel->chart(), Qt::Vertical)));
+    panel->setGroup("build_time");
+    QVERIFY(panel->logXBox()->isEnabled());
+    QTest::mouseClick(panel->logXBox(), Qt::LeftButton);
+    QVERIFY(qobject_cast<QLogValueAxis*>(axis(panel->chart(), Qt::Horizontal)));
+    QTest::mouseClick(panel->logXBox(), Qt::LeftButton);
+    QVERIFY(qobject_cast<QValueAxis*>(axis(panel->chart(), Qt::Horizontal)));
+  }
+
+  void tooltipsAndLegend() {
+    ChartPanel* panel = w_->resultsPanel();
+    panel->setGroup("append");
+    const Run& run = panel->run();
+    const Series* s = run.find_series("append", "iolist");
+    QVERIFY(s && !s->points.empty());
+    const Point& p = s->points.front();
+    QString tip = panel->pointText("iolist", p.label);
+    QVERIFY(tip.contains(format_value(p.stats.median)));
+    QVERIFY(tip.contains(format_value(p.stats.p95)));
+    QVERIFY(tip.contains("us/op"));
+    // The table has the same exact figures.
+    bool found = false;
+    for (int r = 0; r < panel->table()->rowCount(); ++r)
+      if (panel->table()->item(r, 0)->text() == "iolist" &&
+          panel->table()->item(r, 1)->text() == QString::fromStdString(p.label)) {
+        found = true;
+        QCOMPARE(panel->table()->item(r, 2)->text(), format_value(p.stats.median));
+        QCOMPARE(panel->table()->item(r, 6)->text(), QString::number(p.stats.n));
+      }
+    QVERIFY(found);
+    // A legend click hides a series; the hidden state survives a rebuild and reaches exports.
+    auto markers = panel->chart()->legend()->markers();
+    QVERIFY(markers.size() >= 2);
+    emit markers[1]->clicked();
+    QCOMPARE(panel->options().hidden_series, std::set<std::string>{"iolist"});
+    panel->setLogY(true);
+    QCOMPARE(panel->options().hidden_series, std::set<std::string>{"iolist"});
+    emit panel->chart()->legend()->markers()[1]->clicked();
+    QVERIFY(panel->options().hidden_series.empty());
+    panel->setLogY(false);
+  }
+
+  void exportChartAndData() {
+    w_->resultsPanel()->setGroup("append");
+    const QString png = dir_.filePath("chart.png"), svg = dir_.filePath("chart.svg"),
+                  pdf = dir_.filePath("chart.pdf");
+    w_->exportChart(png, QSize(900, 560));
+    w_->exportChart(svg, QSize(900, 560));
+    w_->exportChart(pdf, QSize(900, 560));
+    QImage img(png);
+    QCOMPARE(img.size(), QSize(900, 560));
+    QSet<QRgb> colours;
+    for (int y = 0; y < img.height(); y += 5)
+      for (int x = 0; x < img.width(); x += 5) colours.insert(img.pixel(x, y));
+    QVERIFY(colours.size() > 20);
+    QSvgRenderer r(svg);
+    QVERIFY(r.isValid());
+    QByteArray svg_text = read_all(svg);
+    QVERIFY(svg_text.contains("<desc>Perflab iolist"));
+    QVERIFY(svg_text.contains("writers=1,2"));
+    QByteArray pdf_bytes = read_all(pdf);
+    QVERIFY(pdf_bytes.startsWith("%PDF-"));
+    QVERIFY(pdf_bytes.contains("/Title"));
+    // Every chart of the run in one PNG grid.
+    const QString all = dir_.filePath("all.png");
+    w_->exportChart(all, QSize(400, 300), true);
+    QVERIFY(QImage(all).height() >= 600);
+    // Data.
+    const QString csv = dir_.filePath("data.csv"), json = dir_.filePath("data.json"),
+                  gb = dir_.filePath("data.gbench.json");
+    w_->exportData(csv);
+    w_->exportData(json);
+    w_->exportData(gb);
+    QVERIFY(read_all(csv).startsWith("group,series,label"));
+    QCOMPARE(load_run(json.toStdString()).series.size(), w_->currentRun().series.size());
+    QJsonDocument doc = QJsonDocument::fromJson(read_all(gb));
+    QVERIFY(doc.object().contains("benchmarks"));
+    QVERIFY(doc.object().contains("context"));
+    QVERIFY_THROWS_EXCEPTION(std::exception, w_->exportData(dir_.filePath("data.xls")));
+    // Clipboard.
+    QGuiApplication::clipboard()->clear();
+    w_->copyChart();
+    QImage clip = QGuiApplication::clipboard()->image();
+    QVERIFY(!clip.isNull());
+    QVERIFY(clip.width() >= 800);
+  }
+
+  void stopLongRunMarksItCancelled() {
+    QVERIFY(w_->selectExperiment("iolist"));
+    auto params = small_iolist();
+    params["benchmarks"] = "build,append";
+    params["build_sizes"] = "1";
+    params["build_sample_ms"] = "1";
+    params["repetitions"] = "1000";
+    params["writers"] = "1,10,100";
+    w_->paramForm()->setValues(params);
+    QSignalSpy done(w_.get(), &MainWindow::runFinished);
+    QVERIFY(w_->startRun());
+    // Wait until something was measured, so there is something to keep.
+    QTRY_VERIFY_WITH_TIMEOUT(!w_->currentRun().series.empty(), 120000);
+    QVERIFY(w_->running());
+    QElapsedTimer t;
+    t.start();
+    QTest::mouseClick(w_->findChild<QPushButton*>("stopButton"), Qt::LeftButton);
+    // Within a second is the requirement; the bound here is generous for a loaded machine.
+    QVERIFY(done.wait(3000));
+    qInfo() << "run ended" << t.elapsed() << "ms after Stop";
+    Run run = done.front().front().value<Run>();
+    QCOMPARE(run.status, RunStatus::Cancelled);
+    QVERIFY(!run.series.empty());  // partial results kept
+    QVERIFY(w_->bannerText().contains("stopped"));
+    QCOMPARE(load_run(w_->currentRunPath().toStdString()).status, RunStatus::Cancelled);
+  }
+
+  void openRenameDeleteImportFromHistory() {
+    HistoryPage* page = w_->historyPage();
+    page->refresh();
+    QVERIFY(page->entries().size() >= 3);  // failed, finished, cancelled
+    page->selectPath(first_run_);
+    QCOMPARE(page->selectedPath(), first_run_);
+    QVERIFY(w_->openRun(first_run_));
+    QCOMPARE(w_->currentRun().status, RunStatus::Finished);
+    QCOMPARE(w_->currentRunPath(), first_run_);
+    QVERIFY(w_->resultsPanel()->hasRun());
+    QVERIFY(w_->resultsPanel()->chart()->series().size() > 0);
+    // Rename.
+    QString error;
+    QVERIFY(page->renameSelected("baseline run", &error));
+    QString renamed = QDir(w_->history().dir()).filePath("baseline run.json");
+    QVERIFY(QFile::exists(renamed));
+    QVERIFY(!QFile::exists(first_run_));
+    first_run_ = renamed;
+    QVERIFY(!page->renameSelected("bad/name", &error));
+    QVERIFY(!error.isEmpty());
+    // Import a run built here, then delete it.
+    Run other = test::sample_run();
+    const QString file = dir_.filePath("elsewhere.json");
+    save_run(other, file.toStdString());
+    std::size_t before = page->entries().size();
+    QVERIFY(page->importFile(file, &error));
+    QCOMPARE(page->entries().size(), before + 1);
+    QString imported = page->selectedPath();
+    QVERIFY(imported.startsWith(w_->history().dir()));
+    QVERIFY(page->deleteSelected(&error));
+    QVERIFY(!QFile::exists(imported));
+    QCOMPARE(page->entries().size(), before);
+    // A file that is not a run: a message, nothing added.
+    const QString junk = dir_.filePath("junk.json");
+    QFile j(junk);
+    QVERIFY(j.open(QIODevice::WriteOnly));
+    j.write("{\"hello\": 1}");
+    j.close();
+    QVERIFY(!page->importFile(junk, &error));
+    QVERIFY(error.contains("not a Perflab run") || !error.isEmpty());
+    QCOMPARE(page->entries().size(), before);
+  }
+
+  void compareTwoRuns() {
+    QVERIFY(w_->selectExperiment("iolist"));
+    Run second = runAndWait(small_iolist());
+    QCOMPARE(second.status, RunStatus::Finished);
+    ComparePage* cmp = w_->comparePage();
+    cmp->refresh();
+    QVERIFY(cmp->compareFiles(first_run_, w_->currentRunPath()));
+    QVERIFY(!cmp->comparison().rows.empty());
+    QVERIFY(cmp->table()->rowCount() == int(cmp->comparison().rows.size()));
+    for (const auto& r : cmp->comparison().rows) QVERIFY(r.ratio > 0);
+    QVERIFY(cmp->comparisonText().contains("append/iolist"));
+    // The overlaid chart: old and new series together.
+    ChartPanel* chart = cmp->chartPanel();
+    chart->setGroup("append");
+    QStringList labels;
+    for (auto* set : bar_sets(chart->chart())) labels << set->label();
+    QVERIFY(labels.contains("old: iolist"));
+    QVERIFY(labels.contains("new: iolist"));
+    // Runs of different experiments are refused with a reason.
+    Run other = test::sample_run();
+    other.experiment = "caching";
+    QVERIFY(!cmp->compare(second, other));
+    QVERIFY(cmp->error().contains("different experiments"));
+  }
+
+  void presentationModeEnlargesFonts() {
+    ChartPanel* panel = w_->resultsPanel();
+    panel->setGroup("append");
+    qreal normal = panel->chart()->titleFont().pointSizeF();
+    qreal table = panel->table()->font().pointSizeF();
+    w_->setPresentation(true);
+    QVERIFY(panel->chart()->titleFont().pointSizeF() > normal * 1.4);
+    QVERIFY(panel->table()->font().pointSizeF() > table * 1.4);
+    w_->setPresentation(false);
+    QCOMPARE(panel->chart()->titleFont().pointSizeF(), normal);
+  }
+
+  void settingsRestoreInANewWindow() {
+    QVERIFY(w_->selectExperiment("iolist"));
+    w_->paramForm()->setValues({{"events", "33"}});
+    w_->resultsPanel()->setLogY(true);
+    MainWindow again(options());
+    QCOMPARE(again.currentExperiment(), QString("iolist"));
+    QCOMPARE(QString::fromStdString(again.paramForm()->values()["events"]), QString("33"));
+    QVERIFY(again.resultsPanel()->logY());
+    QVERIFY(again.targetsPage()->form().pg_managed);
+    w_->resultsPanel()->setLogY(false);
+  }
+
+  void cleanupTestCase() { w_.reset(); }
+};
+
+QTEST_MAIN(GuiTest)
+#include "test_gui.moc"
