@@ -5,12 +5,14 @@
 #include "caching/experiment.h"
 #include "common/experiment.h"
 #include "iolist/experiment.h"
+#include "sharding/experiment.h"
 
 namespace perflab {
 
 std::vector<std::unique_ptr<Experiment>> all_experiments() {
   std::vector<std::unique_ptr<Experiment>> v;
   v.push_back(make_iolist_experiment());
+  v.push_back(make_sharding_experiment());
   v.push_back(make_caching_experiment());
   return v;
 }

@@ -16,9 +16,7 @@
 #include <thread>
 #include <vector>
 
-#ifdef PERFLAB_HAVE_BENCH
 #include "bench_command.h"
-#endif
 #include "chart_command.h"
 #include "common/compare.h"
 #include "common/experiment.h"
@@ -307,9 +305,7 @@ int main(int argc, char** argv) {
     if (cmd == "compare") return cmd_compare(rest);
     if (cmd == "export") return cmd_export(rest);
     if (cmd == "chart") return perflab::run_chart_command(rest);
-#ifdef PERFLAB_HAVE_BENCH
     if (cmd == "bench") return perflab::run_bench_command(rest);
-#endif
   } catch (const std::exception& e) {
     return fail(kExitFailed, e.what());
   }

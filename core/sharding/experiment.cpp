@@ -1,0 +1,596 @@
+#include "sharding/experiment.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "common/stats.h"
+#include "sharding/loadgen.h"
+#include "sharding/proxy.h"
+#include "sharding/routing.h"
+#include "targets/managed.h"
+#include "targets/redis.h"
+#include "targets/targets.h"
+
+namespace perflab {
+
+namespace {
+
+using namespace perflab::sharding;
+namespace fs = std::filesystem;
+
+// The seed's published figures (RedisSharding through 4 nodes, -c 10 -n 10000).
+struct SeedFigure {
+  const char* test;
+  double lazy_p2, strict_p2;
+};
+constexpr SeedFigure kSeed[] = {
+    {"SET", 195.46, 25906.74}, {"GET", 196.31, 25839.79}, {"MSET", 196.29, 12285.01}};
+
+enum class VariantKind { Direct, Proxy, Twemproxy };
+
+struct Variant {
+  std::string token;   // in the `variants` parameter
+  std::string series;  // in the charts
+  VariantKind kind;
+  WriteStrategy write = WriteStrategy::Coalesced;
+  bool nodelay = true;
+};
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> v = {
+      {"direct", "direct redis", VariantKind::Direct},
+      {"coalesced+nodelay", "coalesced+nodelay", VariantKind::Proxy, WriteStrategy::Coalesced,
+       true},
+      {"coalesced", "coalesced, no nodelay", VariantKind::Proxy, WriteStrategy::Coalesced, false},
+      {"per-reply+nodelay", "per-reply+nodelay", VariantKind::Proxy, WriteStrategy::PerReply, true},
+      {"per-reply", "per-reply, no nodelay (lazy)", VariantKind::Proxy, WriteStrategy::PerReply,
+       false},
+      {"twemproxy", "twemproxy", VariantKind::Twemproxy},
+  };
+  return v;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+bool port_accepts(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// twemproxy (nutcracker) as a child process, configured to route like RedisSharding:
+// crc32a (the full IEEE CRC-32) and modula over the nodes in order.
+class Twemproxy {
+ public:
+  Twemproxy(const fs::path& binary, const std::vector<RedisEndpoint>& nodes) {
+    char tmpl[] = "/tmp/perflab-twemproxy-XXXXXX";
+    if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    port_ = free_loopback_port();
+    int stats_port = free_loopback_port();
+    {
+      std::ofstream y(dir_ / "nutcracker.yml");
+      y << "perflab:\n"
+        << "  listen: 127.0.0.1:" << port_ << "\n"
+        << "  hash: crc32a\n"
+        << "  distribution: modula\n"
+        << "  redis: true\n"
+        << "  preconnect: true\n"
+        << "  auto_eject_hosts: false\n"
+        << "  server_connections: 1\n"
+        << "  timeout: 5000\n"
+        << "  servers:\n";
+      for (const auto& n : nodes) y << "   - " << n.host << ":" << n.port << ":1\n";
+    }
+    std::vector<std::string> args = {binary.string(),
+                                     "-c",
+                                     (dir_ / "nutcracker.yml").string(),
+                                     "-o",
+                                     (dir_ / "nutcracker.log").string(),
+                                     "-p",
+                                     (dir_ / "nutcracker.pid").string(),
+                                     "-s",
+                                     std::to_string(stats_port),
+                                     "-a",
+                                     "127.0.0.1",
+                                     "-v",
+                                     "4"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      int devnull = ::open("/dev/null", O_RDWR);
+      if (devnull >= 0) {
+        ::dup2(devnull, 0);
+        ::dup2(devnull, 1);
+        ::dup2(devnull, 2);
+      }
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    for (int i = 0; i < 100; ++i) {  // up to 5 s
+      if (port_accepts(port_)) return;
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("nutcracker exited at start; see its log in " + dir_.string());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    throw std::runtime_error("nutcracker did not start listening within 5 s");
+  }
+  ~Twemproxy() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      int status = 0;
+      for (int i = 0; i < 40; ++i) {
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+      }
+      if (pid_ > 0) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+      }
+    }
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  int port() const { return port_; }
+
+ private:
+  fs::path dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+};
+
+// Removes the benchmark's keys when the run ends, however it ends.
+class KeyCleanup {
+ public:
+  KeyCleanup(RedisTarget t, std::string prefix) : t_(std::move(t)), prefix_(std::move(prefix)) {}
+  ~KeyCleanup() {
+    for (const auto& n : t_.nodes) {
+      try {
+        RedisClient c(n, std::chrono::seconds(2));
+        // Only Perflab's own keys, on any target (a managed server holds nothing else anyway).
+        std::string cursor = "0";
+        do {
+          RedisReply r = c.command({"SCAN", cursor, "MATCH", prefix_ + "*", "COUNT", "1000"});
+          if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
+          cursor = r.elements[0].str;
+          std::vector<std::string_view> del{"UNLINK"};
+          for (const auto& k : r.elements[1].elements) del.push_back(k.str);
+          if (del.size() > 1) c.command(del);
+        } while (cursor != "0");
+      } catch (...) {
+        // Best effort: a node that went away keeps nothing worth cleaning.
+      }
+    }
+  }
+
+ private:
+  RedisTarget t_;
+  std::string prefix_;
+};
+
+class ShardingExperiment : public Experiment {
+ public:
+  std::string id() const override { return "sharding"; }
+  std::string title() const override { return "Sharding proxy and pipelining"; }
+  std::string purpose() const override {
+    return "Why a proxy that writes each reply on its own, without TCP_NODELAY, collapses when "
+           "clients pipeline, and how keys spread over nodes.";
+  }
+
+  std::vector<ParamSpec> params() const override {
+    return {
+        {"preset",
+         ParamType::Choice,
+         "sweep",
+         {},
+         {},
+         {"sweep", "seed"},
+         "sweep: the pipeline depths below; seed: the article's -P 1 and -P 2 only"},
+        {"depths",
+         ParamType::IntList,
+         "1,2,4,8,16,32,64",
+         1,
+         1024,
+         {},
+         "pipeline depths (-P) of the sweep"},
+        {"clients", ParamType::Int, "10", 1, 1000, {}, "parallel connections (-c)"},
+        {"requests",
+         ParamType::Int,
+         "10000",
+         10,
+         100000000,
+         {},
+         "requests per point (-n); a point also ends at its time budget"},
+        {"tests",
+         ParamType::String,
+         "set,get,mset",
+         {},
+         {},
+         {},
+         "comma-separated tests: set, get, mset, mget (MSET/MGET of 10 keys)"},
+        {"keyspace",
+         ParamType::Int,
+         "100000",
+         0,
+         1000000000000.0,
+         {},
+         "random keys from this many (-r); 0: one key, as redis-benchmark without -r"},
+        {"data_size", ParamType::Int, "3", 1, 1048576, {}, "value size in bytes (-d)"},
+        {"nodes",
+         ParamType::Int,
+         "4",
+         1,
+         16,
+         {},
+         "managed Redis nodes behind the proxy (configured nodes: all of them)"},
+        {"variants",
+         ParamType::String,
+         "direct,coalesced+nodelay,coalesced,per-reply+nodelay,per-reply,twemproxy",
+         {},
+         {},
+         {},
+         "lines of the sweep: direct, coalesced+nodelay, coalesced, per-reply+nodelay, "
+         "per-reply, twemproxy (when nutcracker is installed)"},
+        {"repeat",
+         ParamType::Int,
+         "3",
+         1,
+         100,
+         {},
+         "measurements per point, variants taking turns; the point shows their median"},
+        {"point_budget_s",
+         ParamType::Double,
+         "1.5",
+         0.2,
+         600,
+         {},
+         "time budget per point: slow variants stop early and report what completed"},
+        {"distribution_keys",
+         ParamType::Int,
+         "100000",
+         100,
+         10000000,
+         {},
+         "keys in the key distribution table"},
+    };
+  }
+
+  void run(RunContext& ctx) override {
+    const Params& p = ctx.params();
+    // Validate everything before touching a server.
+    std::vector<BenchTest> tests;
+    for (const auto& t : split_list(p.get_string("tests"))) {
+      try {
+        BenchTest bt = parse_bench_test(t);
+        if (std::find(tests.begin(), tests.end(), bt) == tests.end()) tests.push_back(bt);
+      } catch (const std::invalid_argument& e) {
+        throw ParamError(std::string("tests: ") + e.what());
+      }
+    }
+    if (tests.empty()) throw ParamError("tests: no test given");
+    std::vector<Variant> variants;
+    for (const auto& t : split_list(p.get_string("variants"))) {
+      auto it = std::find_if(all_variants().begin(), all_variants().end(),
+                             [&](const Variant& v) { return v.token == t; });
+      if (it == all_variants().end())
+        throw ParamError("variants: unknown variant '" + t +
+                         "' (direct, coalesced+nodelay, coalesced, per-reply+nodelay, per-reply, "
+                         "twemproxy)");
+      variants.push_back(*it);
+    }
+    if (variants.empty()) throw ParamError("variants: none given");
+    std::vector<std::int64_t> depths = p.get_string("preset") == "seed"
+                                           ? std::vector<std::int64_t>{1, 2}
+                                           : p.get_int_list("depths");
+    std::sort(depths.begin(), depths.end());
+    depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
+    if (depths.empty()) throw ParamError("depths: none given");
+
+    distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
+    ctx.check_stop();
+
+    ctx.progress(0.02, "starting Redis nodes");
+    RedisTarget target = ctx.targets().redis(static_cast<std::size_t>(p.get_int("nodes")));
+    for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
+    const std::string key_prefix = target.prefix + "bench:key:";
+    KeyCleanup cleanup(target, target.prefix + "bench:");
+    const std::string password = target.nodes.front().password;
+
+    // The servers under test.
+    std::map<std::string, std::unique_ptr<Proxy>> proxies;
+    std::unique_ptr<Twemproxy> twem;
+    std::map<std::string, int> ports;
+    for (auto it = variants.begin(); it != variants.end();) {
+      const Variant& v = *it;
+      if (v.kind == VariantKind::Direct) {
+        ports[v.token] = target.nodes.front().port;
+      } else if (v.kind == VariantKind::Proxy) {
+        ProxyOptions o;
+        o.port = 0;
+        o.nodes = target.nodes;
+        o.password = password;
+        o.write = v.write;
+        o.nodelay = v.nodelay;
+        o.log_level = LogLevel::Warn;
+        auto proxy = std::make_unique<Proxy>(o);
+        proxy->start();
+        ports[v.token] = proxy->port();
+        proxies[v.token] = std::move(proxy);
+      } else {
+        std::optional<fs::path> bin;
+        try {
+          bin = find_server_binary("nutcracker");
+        } catch (const std::exception&) {
+        }
+        if (!bin || !password.empty()) {
+          ctx.add_finding({"twemproxy.skipped",
+                           !bin ? "twemproxy left out: nutcracker is not installed (Debian "
+                                  "package nutcracker)"
+                                : "twemproxy left out: the nodes need a password",
+                           0, std::nullopt});
+          it = variants.erase(it);
+          continue;
+        }
+        try {
+          twem = std::make_unique<Twemproxy>(*bin, target.nodes);
+        } catch (const std::exception& e) {
+          ctx.add_finding({"twemproxy.skipped", std::string("twemproxy left out: ") + e.what(), 0,
+                           std::nullopt});
+          it = variants.erase(it);
+          continue;
+        }
+        ports[v.token] = twem->port();
+      }
+      ++it;
+    }
+
+    for (BenchTest t : tests) {
+      Group g;
+      g.id = std::string("sweep_") + lower(to_string(t));
+      g.title = bench_title(t) + " through the proxy, by pipeline depth";
+      g.unit = "req/s";
+      g.x_label = "pipeline depth (-P)";
+      g.numeric_x = true;
+      g.lower_is_better = false;
+      g.description =
+          "Requests per second with -c " + std::to_string(p.get_int("clients")) +
+          " clients, each keeping -P requests in flight, through " +
+          std::to_string(target.nodes.size()) +
+          " Redis nodes. Per-reply writes without TCP_NODELAY stall on Nagle + delayed ACK "
+          "(~40 ms per round) as soon as two replies are outstanding.";
+      ctx.add_group(g);
+    }
+
+    const double budget = p.get_double("point_budget_s");
+    const int repeat = static_cast<int>(p.get_int("repeat"));
+    const std::size_t total =
+        tests.size() * depths.size() * variants.size() * static_cast<std::size_t>(repeat);
+    std::size_t done = 0;
+    std::map<std::string, double> rps;  // test|depth|variant -> median req/s
+    for (BenchTest t : tests) {
+      for (std::int64_t d : depths) {
+        // The variants take turns, repeat times, so that drifts of a busy machine hit all.
+        std::vector<Point> pts(variants.size());
+        std::vector<std::map<std::string, std::vector<double>>> extras(variants.size());
+        for (int rep = 0; rep < repeat; ++rep) {
+          for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+            const Variant& v = variants[vi];
+            ctx.check_stop();
+            ctx.progress(
+                0.05 + 0.95 * static_cast<double>(done) / static_cast<double>(total),
+                std::string(bench_title(t)) + ", -P " + std::to_string(d) + ", " + v.series);
+            BenchOptions o;
+            o.host = v.kind == VariantKind::Direct ? target.nodes.front().host : "127.0.0.1";
+            o.port = ports[v.token];
+            o.password = password;
+            o.clients = static_cast<int>(p.get_int("clients"));
+            o.requests = p.get_int("requests");
+            o.pipeline = static_cast<int>(d);
+            o.keyspace = p.get_int("keyspace");
+            o.data_size = static_cast<int>(p.get_int("data_size"));
+            o.key_prefix = key_prefix;
+            o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(budget * 1000));
+            BenchResult r = run_bench(o, t, ctx.stop_token());
+            if (r.cancelled) ctx.check_stop();
+            if (r.errors > 0)
+              throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
+                                       std::to_string(r.requests) + " " + bench_title(t) +
+                                       " requests with an error, e.g. " + r.first_error);
+            pts[vi].samples.push_back(r.rps);
+            auto& e = extras[vi];
+            e["p50_ms"].push_back(r.p50_ms);
+            e["p95_ms"].push_back(r.p95_ms);
+            e["p99_ms"].push_back(r.p99_ms);
+            e["max_ms"].push_back(r.max_ms);
+            e["avg_ms"].push_back(r.avg_ms);
+            e["requests"].push_back(static_cast<double>(r.requests));
+            e["seconds"].push_back(r.seconds);
+            e["time_limited"].push_back(r.time_limited ? 1.0 : 0.0);
+            ++done;
+          }
+        }
+        for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+          Point& pt = pts[vi];
+          pt.label = std::to_string(d);
+          pt.x = static_cast<double>(d);
+          // Latency figures: the median over the repetitions (max: the largest).
+          for (auto& [name, vals] : extras[vi])
+            pt.extra[name] = name == "max_ms" ? *std::max_element(vals.begin(), vals.end())
+                                              : quantile(vals, 0.5);
+          rps[key(t, d, variants[vi].token)] = quantile(pt.samples, 0.5);
+          ctx.add_point(std::string("sweep_") + lower(to_string(t)), variants[vi].series,
+                        std::move(pt));
+        }
+      }
+    }
+
+    // Findings: the collapse, and the proxy against twemproxy.
+    for (BenchTest t : tests) {
+      std::optional<double> article;
+      for (const auto& s : kSeed)
+        if (to_string(t) == std::string(s.test)) article = s.lazy_p2 / s.strict_p2;
+      auto ratio = [&](std::int64_t d, const std::string& a,
+                       const std::string& b) -> std::optional<double> {
+        auto ia = rps.find(key(t, d, a)), ib = rps.find(key(t, d, b));
+        if (ia == rps.end() || ib == rps.end() || ib->second <= 0) return std::nullopt;
+        return ia->second / ib->second;
+      };
+      if (auto r = ratio(2, "per-reply", "coalesced+nodelay"))
+        ctx.add_finding({"collapse_p2." + lower(to_string(t)),
+                         bench_title(t) +
+                             " at -P 2: per-reply without TCP_NODELAY / coalesced+nodelay "
+                             "(article: lazy / strict RedisSharding)",
+                         *r, article});
+      if (auto r = ratio(2, "coalesced", "coalesced+nodelay"))
+        ctx.add_finding({"coalesced_no_nodelay_p2." + lower(to_string(t)),
+                         bench_title(t) +
+                             " at -P 2: coalesced without TCP_NODELAY / coalesced+nodelay (the "
+                             "replies of one batch come from several nodes, in several loop "
+                             "turns: the second write waits for the delayed ACK too)",
+                         *r, std::nullopt});
+      for (std::int64_t d : {1, 16})
+        if (auto r = ratio(d, "coalesced+nodelay", "twemproxy"))
+          ctx.add_finding({"vs_twemproxy_p" + std::to_string(d) + "." + lower(to_string(t)),
+                           bench_title(t) + " at -P " + std::to_string(d) +
+                               ": proxy coalesced+nodelay / twemproxy",
+                           *r, std::nullopt});
+      if (auto r = ratio(1, "coalesced+nodelay", "direct"))
+        ctx.add_finding({"vs_direct_p1." + lower(to_string(t)),
+                         bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", *r,
+                         std::nullopt});
+    }
+    ctx.progress(1.0, "done");
+  }
+
+ private:
+  static std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+  static std::string key(BenchTest t, std::int64_t d, const std::string& v) {
+    return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
+  }
+
+  // Keys per node on 4 nodes, and the share that moves when a 5th joins, per scheme.
+  void distribution(RunContext& ctx, int nkeys) {
+    ctx.progress(0.0, "key distribution");
+    Group nodes_g;
+    nodes_g.id = "dist_nodes";
+    nodes_g.title = "Keys per node: " + std::to_string(nkeys) + " keys on 4 nodes";
+    nodes_g.unit = "keys";
+    nodes_g.lower_is_better = false;
+    nodes_g.description =
+        "How evenly each scheme spreads keys key:000000000000... over 4 nodes "
+        "(ideal: a quarter each).";
+    ctx.add_group(nodes_g);
+    Group moved_g;
+    moved_g.id = "dist_moved";
+    moved_g.title = "Keys that move when a 5th node is added";
+    moved_g.unit = "%";
+    moved_g.lower_is_better = true;
+    moved_g.description =
+        "modula (crc32 mod N, RedisSharding) moves about 4/5 of all keys; consistent hashing "
+        "(ketama ring, jump hash) moves about 1/5, only the new node's share.";
+    ctx.add_group(moved_g);
+
+    std::vector<std::string> names4, names5;
+    for (int i = 0; i < 5; ++i) {
+      std::string n = "127.0.0.1:" + std::to_string(8081 + i);
+      if (i < 4) names4.push_back(n);
+      names5.push_back(n);
+    }
+    KetamaRing ring4(names4), ring5(names5);
+    struct Scheme {
+      std::string name;
+      std::vector<double> per_node = std::vector<double>(4, 0);
+      std::int64_t moved = 0;
+    };
+    std::vector<Scheme> schemes = {{"modula (crc32)"}, {"ketama"}, {"jump"}};
+    char buf[32];
+    for (int i = 0; i < nkeys; ++i) {
+      if (i % 10000 == 0) ctx.check_stop();
+      std::snprintf(buf, sizeof buf, "key:%012d", i);
+      std::string_view k(buf);
+      std::size_t a[3], b[3];
+      a[0] = modula_node(k, 4), b[0] = modula_node(k, 5);
+      a[1] = ring4.node_for(k), b[1] = ring5.node_for(k);
+      std::uint64_t h = fnv1a64(k);
+      a[2] = static_cast<std::size_t>(jump_consistent_hash(h, 4));
+      b[2] = static_cast<std::size_t>(jump_consistent_hash(h, 5));
+      for (int s = 0; s < 3; ++s) {
+        schemes[s].per_node[a[s]] += 1;
+        if (a[s] != b[s]) schemes[s].moved++;
+      }
+    }
+    for (auto& s : schemes) {
+      for (int n = 0; n < 4; ++n) {
+        Point pt;
+        pt.label = "node " + std::to_string(n + 1);
+        pt.samples = {s.per_node[n]};
+        pt.extra["share_pct"] = 100.0 * s.per_node[n] / nkeys;
+        ctx.add_point("dist_nodes", s.name, std::move(pt));
+      }
+      double pct = 100.0 * static_cast<double>(s.moved) / nkeys;
+      Point pt;
+      pt.label = "4 -> 5 nodes";
+      pt.samples = {pct};
+      pt.extra["ideal_pct"] = 20.0;
+      ctx.add_point("dist_moved", s.name, std::move(pt));
+      std::string id = s.name.substr(0, s.name.find(' '));
+      ctx.add_finding({"moved." + id, "share of keys moved from 4 to 5 nodes, " + s.name + " (%)",
+                       pct, std::nullopt});
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_sharding_experiment() {
+  return std::make_unique<ShardingExperiment>();
+}
+
+}  // namespace perflab

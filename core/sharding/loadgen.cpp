@@ -1,0 +1,561 @@
+#include "sharding/loadgen.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "sharding/resp.h"
+
+namespace perflab::sharding {
+
+const char* to_string(BenchTest t) {
+  switch (t) {
+    case BenchTest::Set:
+      return "SET";
+    case BenchTest::Get:
+      return "GET";
+    case BenchTest::Mset:
+      return "MSET";
+    case BenchTest::Mget:
+      return "MGET";
+  }
+  return "?";
+}
+
+std::string bench_title(BenchTest t) {
+  switch (t) {
+    case BenchTest::Mset:
+      return "MSET (10 keys)";
+    case BenchTest::Mget:
+      return "MGET (10 keys)";
+    default:
+      return to_string(t);
+  }
+}
+
+BenchTest parse_bench_test(std::string_view s) {
+  std::string l(s);
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (l == "set") return BenchTest::Set;
+  if (l == "get") return BenchTest::Get;
+  if (l == "mset") return BenchTest::Mset;
+  if (l == "mget") return BenchTest::Mget;
+  throw std::invalid_argument("unsupported test '" + std::string(s) +
+                              "' (supported: set, get, mset, mget)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Histogram: values below 128 us exact, above that 64 sub-buckets per power of two.
+
+namespace {
+constexpr int kSub = 64;
+constexpr int kLinear = 128;
+constexpr int kMaxExp = 44;  // ~ 2^44 us: far beyond any latency
+}  // namespace
+
+LatencyHistogram::LatencyHistogram() : buckets_(kLinear + (kMaxExp - 7 + 1) * kSub, 0) {}
+
+std::size_t LatencyHistogram::index(std::int64_t us) {
+  if (us < kLinear) return static_cast<std::size_t>(std::max<std::int64_t>(us, 0));
+  int e = 63 - __builtin_clzll(static_cast<unsigned long long>(us));
+  if (e > kMaxExp) return kLinear + (kMaxExp - 7 + 1) * kSub - 1;
+  std::int64_t sub = (us >> (e - 6)) & (kSub - 1);
+  return static_cast<std::size_t>(kLinear + (e - 7) * kSub + sub);
+}
+
+std::int64_t LatencyHistogram::upper_bound(std::size_t idx) {
+  if (idx < static_cast<std::size_t>(kLinear)) return static_cast<std::int64_t>(idx);
+  std::size_t rel = idx - kLinear;
+  int e = 7 + static_cast<int>(rel / kSub);
+  std::int64_t sub = static_cast<std::int64_t>(rel % kSub);
+  std::int64_t lower = (kSub + sub) << (e - 6);
+  return lower + (std::int64_t{1} << (e - 6)) - 1;
+}
+
+void LatencyHistogram::record(std::int64_t us) {
+  if (us < 0) us = 0;
+  buckets_[index(us)]++;
+  if (count_ == 0 || us < min_) min_ = us;
+  if (us > max_) max_ = us;
+  count_++;
+  sum_ += us;
+}
+
+std::int64_t LatencyHistogram::quantile_us(double q) const {
+  if (count_ == 0) return 0;
+  q = std::clamp(q, 0.0, 1.0);
+  std::uint64_t rank =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * count_)));
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    seen += buckets_[i];
+    if (seen >= rank) return std::min(std::max(upper_bound(i), min_), max_);
+  }
+  return max_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The generator
+
+namespace {
+
+std::int64_t now_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t{ts.tv_sec} * 1000000 + ts.tv_nsec / 1000;
+}
+
+constexpr std::string_view kPlaceholder = "__rand_int__";  // 12 bytes, like the 12 digits
+
+struct BClient {
+  int fd = -1;
+  std::string in;
+  std::size_t in_start = 0, in_end = 0;
+  ReplyScanner scanner;
+  std::size_t to_write = 0, written = 0;
+  int outstanding = 0;
+  std::int64_t batch_start = 0;
+  bool want_write = false;
+  ~BClient() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+int connect_to(const BenchOptions& o) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  int rc = ::getaddrinfo(o.host.c_str(), std::to_string(o.port).c_str(), &hints, &res);
+  if (rc != 0 || !res)
+    throw std::runtime_error("cannot resolve " + o.host + ": " + gai_strerror(rc));
+  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    ::freeaddrinfo(res);
+    throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+  }
+  rc = ::connect(fd, res->ai_addr, res->ai_addrlen);
+  ::freeaddrinfo(res);
+  std::string where = o.host + ":" + std::to_string(o.port);
+  if (rc != 0 && errno != EINPROGRESS) {
+    int e = errno;
+    ::close(fd);
+    throw std::runtime_error("cannot connect to " + where + ": " + std::strerror(e));
+  }
+  if (rc != 0) {
+    pollfd p{fd, POLLOUT, 0};
+    int pr = ::poll(&p, 1, 5000);
+    int err = 0;
+    socklen_t len = sizeof err;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (pr <= 0 || err != 0) {
+      ::close(fd);
+      throw std::runtime_error("cannot connect to " + where + ": " +
+                               (pr <= 0 ? std::string("timed out") : std::strerror(err)));
+    }
+  }
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as redis-benchmark (anet)
+  return fd;
+}
+
+// Sends a command and waits for its reply (setup only: AUTH).
+std::string blocking_command(int fd, const std::vector<std::string_view>& argv) {
+  std::string out;
+  append_command(out, argv);
+  std::size_t off = 0;
+  while (off < out.size()) {
+    ssize_t n = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);
+    if (n > 0) {
+      off += static_cast<std::size_t>(n);
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 1000);
+    } else {
+      throw std::runtime_error("send failed during setup");
+    }
+  }
+  std::string in;
+  ReplyScanner sc;
+  for (;;) {
+    char buf[4096];
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n > 0) {
+      in.append(buf, static_cast<std::size_t>(n));
+      ParseResult r = sc.scan(in);
+      if (r.status == ParseStatus::Complete) return in.substr(0, r.consumed);
+      if (r.status == ParseStatus::Error) throw std::runtime_error(r.error);
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 5000) == 0) throw std::runtime_error("no reply during setup");
+    } else {
+      throw std::runtime_error("connection closed during setup");
+    }
+  }
+}
+
+}  // namespace
+
+BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
+  if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0)
+    throw std::invalid_argument("bad benchmark options");
+  BenchResult res;
+  res.test = test;
+
+  // One command with placeholders, then the pipeline batch of P copies.
+  const std::string key = o.key_prefix + std::string(kPlaceholder);
+  const std::string value(static_cast<std::size_t>(o.data_size), 'x');
+  std::vector<std::string_view> argv;
+  switch (test) {
+    case BenchTest::Set:
+      argv = {"SET", key, value};
+      break;
+    case BenchTest::Get:
+      argv = {"GET", key};
+      break;
+    case BenchTest::Mset:
+      argv = {"MSET"};
+      for (int i = 0; i < 10; ++i) argv.insert(argv.end(), {key, value});
+      break;
+    case BenchTest::Mget:
+      argv = {"MGET"};
+      for (int i = 0; i < 10; ++i) argv.push_back(key);
+      break;
+  }
+  std::string one;
+  append_command(one, argv);
+  std::vector<std::size_t> one_offsets;
+  if (o.keyspace > 0)
+    for (std::size_t p = one.find(kPlaceholder); p != std::string::npos;
+         p = one.find(kPlaceholder, p + 1))
+      one_offsets.push_back(p);
+  const std::size_t cmd_len = one.size();
+  std::string batch;
+  batch.reserve(cmd_len * static_cast<std::size_t>(o.pipeline));
+  for (int i = 0; i < o.pipeline; ++i) batch += one;
+
+  std::mt19937_64 rng(o.seed ? o.seed : static_cast<std::uint64_t>(now_us()));
+  auto randomize = [&](std::string& b, int commands) {
+    for (int c = 0; c < commands; ++c)
+      for (std::size_t off : one_offsets) {
+        std::uint64_t v = rng() % static_cast<std::uint64_t>(o.keyspace);
+        char* p = b.data() + static_cast<std::size_t>(c) * cmd_len + off;
+        for (int d = 11; d >= 0; --d) {
+          p[d] = static_cast<char>('0' + v % 10);
+          v /= 10;
+        }
+      }
+  };
+
+  // Connect every client before the clock starts, as redis-benchmark does.
+  std::vector<std::unique_ptr<BClient>> clients;
+  std::vector<std::string> batches(static_cast<std::size_t>(o.clients), batch);
+  for (int i = 0; i < o.clients; ++i) {
+    auto c = std::make_unique<BClient>();
+    c->fd = connect_to(o);
+    if (!o.password.empty()) {
+      std::string r = blocking_command(c->fd, {"AUTH", o.password});
+      if (r.empty() || r[0] != '+')
+        throw std::runtime_error("AUTH failed: " + r.substr(0, r.find('\r')));
+    }
+    c->in.resize(64 * 1024);
+    clients.push_back(std::move(c));
+  }
+  int ep = ::epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+  struct EpGuard {
+    int fd;
+    ~EpGuard() { ::close(fd); }
+  } guard{ep};
+  // Every client starts waiting to write its first batch.
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    epoll_event e{};
+    e.events = EPOLLOUT;
+    e.data.u64 = i;
+    ::epoll_ctl(ep, EPOLL_CTL_ADD, clients[i]->fd, &e);
+    clients[i]->want_write = true;
+  }
+
+  LatencyHistogram hist;
+  std::int64_t issued = 0, completed = 0;
+  bool stop_issuing = false;
+  const std::int64_t start = now_us();
+  const std::int64_t deadline =
+      o.time_limit.count() > 0 ? start + std::int64_t{o.time_limit.count()} * 1000 : 0;
+
+  // As redis-benchmark: a client whose batch is answered arms a writable event and writes the
+  // next batch from it, in the next loop turn; once written it waits for readable again. This
+  // keeps the client's cost per request (and so the figures on a busy machine) comparable.
+  auto set_write_interest = [&](std::size_t i, bool on) {
+    BClient& c = *clients[i];
+    if (c.want_write == on) return;
+    c.want_write = on;
+    epoll_event e{};
+    e.events = on ? EPOLLOUT : EPOLLIN;
+    e.data.u64 = i;
+    if (o.redis_benchmark_events) {
+      // redis-benchmark's ae loop removes the old event (the fd leaves epoll) and adds the new.
+      ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+      ::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &e);
+    } else {
+      ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &e);
+    }
+  };
+  auto write_some = [&](std::size_t i) {
+    BClient& c = *clients[i];
+    const std::string& b = batches[i];
+    while (c.written < c.to_write) {
+      ssize_t n = ::send(c.fd, b.data() + c.written, c.to_write - c.written, MSG_NOSIGNAL);
+      if (n > 0) {
+        c.written += static_cast<std::size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        return;  // still armed for writable
+      } else {
+        throw std::runtime_error(std::string("send: ") + std::strerror(errno));
+      }
+    }
+    set_write_interest(i, false);
+  };
+  auto on_writable = [&](std::size_t i) {
+    BClient& c = *clients[i];
+    if (c.written < c.to_write) {
+      write_some(i);
+      return;
+    }
+    if (stop_issuing || issued >= o.requests) {
+      set_write_interest(i, false);  // nothing more to send: idle
+      return;
+    }
+    int k = static_cast<int>(std::min<std::int64_t>(o.pipeline, o.requests - issued));
+    issued += k;
+    randomize(batches[i], k);
+    c.to_write = cmd_len * static_cast<std::size_t>(k);
+    c.written = 0;
+    c.outstanding = k;
+    c.batch_start = now_us();
+    write_some(i);
+  };
+
+  epoll_event events[256];
+  std::int64_t last_reply = start;
+  while (completed < issued || (!stop_issuing && issued < o.requests)) {
+    if (stop.stop_requested()) {
+      res.cancelled = true;
+      break;
+    }
+    if (deadline && !stop_issuing && now_us() >= deadline) {
+      stop_issuing = true;
+      res.time_limited = issued < o.requests;
+      if (completed == issued) break;
+    }
+    int n = ::epoll_wait(ep, events, 256, 100);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
+    }
+    for (int e = 0; e < n; ++e) {
+      std::size_t i = static_cast<std::size_t>(events[e].data.u64);
+      BClient& c = *clients[i];
+      if (events[e].events & EPOLLOUT) on_writable(i);
+      if (!(events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
+      if (c.in.size() - c.in_end < 16 * 1024) {
+        if (c.in_start > 0) {
+          std::memmove(c.in.data(), c.in.data() + c.in_start, c.in_end - c.in_start);
+          c.in_end -= c.in_start;
+          c.in_start = 0;
+        }
+        if (c.in.size() - c.in_end < 16 * 1024) c.in.resize(c.in.size() * 2);
+      }
+      ssize_t r = ::recv(c.fd, c.in.data() + c.in_end, c.in.size() - c.in_end, 0);
+      if (r == 0)
+        throw std::runtime_error("the server closed a connection after " +
+                                 std::to_string(completed) + " requests");
+      if (r < 0) {
+        if (errno == EAGAIN || errno == EINTR) continue;
+        throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
+      }
+      c.in_end += static_cast<std::size_t>(r);
+      std::int64_t t = now_us();
+      for (;;) {
+        std::string_view data(c.in.data() + c.in_start, c.in_end - c.in_start);
+        if (data.empty()) break;
+        ParseResult pr = c.scanner.scan(data);
+        if (pr.status == ParseStatus::Incomplete) break;
+        if (pr.status == ParseStatus::Error) throw std::runtime_error(pr.error);
+        if (data[0] == '-') {
+          if (res.errors++ == 0) res.first_error = std::string(data.substr(1, data.find('\r') - 1));
+        }
+        c.in_start += pr.consumed;
+        if (c.in_start == c.in_end) c.in_start = c.in_end = 0;
+        hist.record(t - c.batch_start);
+        completed++;
+        last_reply = t;
+        if (c.outstanding > 0 && --c.outstanding == 0 && !stop_issuing && issued < o.requests)
+          set_write_interest(i, true);
+      }
+    }
+  }
+  res.requests = completed;
+  res.seconds = static_cast<double>(last_reply - start) / 1e6;
+  res.rps = res.seconds > 0 ? static_cast<double>(completed) / res.seconds : 0;
+  res.avg_ms = hist.mean_us() / 1000.0;
+  res.min_ms = static_cast<double>(hist.min_us()) / 1000.0;
+  res.p50_ms = static_cast<double>(hist.quantile_us(0.50)) / 1000.0;
+  res.p95_ms = static_cast<double>(hist.quantile_us(0.95)) / 1000.0;
+  res.p99_ms = static_cast<double>(hist.quantile_us(0.99)) / 1000.0;
+  res.max_ms = static_cast<double>(hist.max_us()) / 1000.0;
+  return res;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command line
+
+std::string bench_usage() {
+  return "Usage: perflab-cli bench [-h <host>] [-p <port>] [-a <password>] [-c <clients>]\n"
+         "                         [-n <requests>] [-P <pipeline>] [-r <keyspace>] [-d <size>]\n"
+         "                         [-t set,get,mset,mget] [--csv] [-q] [--seed <n>]\n"
+         "  -h <hostname>   server hostname (default 127.0.0.1)\n"
+         "  -p <port>       server port (default 6379)\n"
+         "  -a <password>   password for AUTH\n"
+         "  -c <clients>    number of parallel connections (default 50)\n"
+         "  -n <requests>   total number of requests (default 100000)\n"
+         "  -P <numreq>     pipeline <numreq> requests (default 1: no pipeline)\n"
+         "  -r <keyspace>   random keys key:NNNNNNNNNNNN in 0..keyspace-1 (default: one key)\n"
+         "  -d <size>       data size of SET/MSET values in bytes (default 3)\n"
+         "  -t <tests>      comma-separated tests: set, get, mset, mget (default all)\n"
+         "  --csv           output in CSV format\n"
+         "  -q              quiet: just show requests per second\n"
+         "  --seed <n>      seed of the random keys (default: from the clock)\n";
+}
+
+namespace {
+std::int64_t parse_number(const std::string& opt, const std::string& v, std::int64_t lo,
+                          std::int64_t hi) {
+  std::int64_t x = 0;
+  if (!parse_int64(v, x))
+    throw std::invalid_argument("option " + opt + ": not a number: '" + v + "'");
+  if (x < lo || x > hi)
+    throw std::invalid_argument("option " + opt + ": " + v + " is out of range [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return x;
+}
+}  // namespace
+
+BenchOptions parse_bench_args(const std::vector<std::string>& args) {
+  BenchOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw std::invalid_argument("option " + a + " needs a value");
+      return args[++i];
+    };
+    if (a == "-h") {
+      o.host = value();
+      if (o.host.empty()) throw std::invalid_argument("option -h: empty host");
+    } else if (a == "-p") {
+      o.port = static_cast<int>(parse_number(a, value(), 1, 65535));
+    } else if (a == "-a") {
+      o.password = value();
+    } else if (a == "-c") {
+      o.clients = static_cast<int>(parse_number(a, value(), 1, 10000));
+    } else if (a == "-n") {
+      o.requests = parse_number(a, value(), 1, std::int64_t{1} << 40);
+    } else if (a == "-P") {
+      o.pipeline = static_cast<int>(parse_number(a, value(), 1, 100000));
+    } else if (a == "-r") {
+      o.keyspace = parse_number(a, value(), 0, 999999999999LL);
+    } else if (a == "-d") {
+      o.data_size = static_cast<int>(parse_number(a, value(), 1, 512 * 1024 * 1024));
+    } else if (a == "-t") {
+      o.tests.clear();
+      std::string list = value();
+      std::size_t pos = 0;
+      while (pos <= list.size()) {
+        std::size_t comma = list.find(',', pos);
+        std::string t =
+            list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        if (!t.empty()) {
+          BenchTest bt = parse_bench_test(t);
+          if (std::find(o.tests.begin(), o.tests.end(), bt) == o.tests.end()) o.tests.push_back(bt);
+        }
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+      }
+      if (o.tests.empty()) throw std::invalid_argument("option -t: no test given");
+    } else if (a == "--csv") {
+      o.csv = true;
+    } else if (a == "-q") {
+      o.quiet = true;
+    } else if (a == "--seed") {
+      o.seed = static_cast<std::uint64_t>(parse_number(a, value(), 1, INT64_MAX));
+    } else {
+      throw std::invalid_argument("unknown option '" + a + "' (see perflab-cli bench --help)");
+    }
+  }
+  // redis-benchmark runs its tests in a fixed order.
+  std::sort(o.tests.begin(), o.tests.end());
+  return o;
+}
+
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+}  // namespace
+
+std::string format_bench_quiet(const BenchResult& r) {
+  return bench_title(r.test) + ": " + fmt("%.2f", r.rps) +
+         " requests per second, p50=" + fmt("%.3f", r.p50_ms) + " msec\n";
+}
+
+std::string format_bench_csv_header() {
+  return "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\","
+         "\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n";
+}
+
+std::string format_bench_csv_row(const BenchResult& r) {
+  auto q = [](const std::string& s) { return "\"" + s + "\""; };
+  return q(bench_title(r.test)) + "," + q(fmt("%.2f", r.rps)) + "," + q(fmt("%.3f", r.avg_ms)) +
+         "," + q(fmt("%.3f", r.min_ms)) + "," + q(fmt("%.3f", r.p50_ms)) + "," +
+         q(fmt("%.3f", r.p95_ms)) + "," + q(fmt("%.3f", r.p99_ms)) + "," +
+         q(fmt("%.3f", r.max_ms)) + "\n";
+}
+
+std::string format_bench_summary(const BenchOptions& o, const BenchResult& r) {
+  std::string s = "====== " + bench_title(r.test) + " ======\n";
+  s += "  " + std::to_string(r.requests) + " requests completed in " + fmt("%.2f", r.seconds) +
+       " seconds\n";
+  s += "  " + std::to_string(o.clients) + " parallel clients\n";
+  s += "  " + std::to_string(o.data_size) + " bytes payload\n";
+  s += "  keep alive: 1\n";
+  s += "  pipeline: " + std::to_string(o.pipeline) + "\n";
+  if (r.errors > 0)
+    s += "  errors: " + std::to_string(r.errors) + " (first: " + r.first_error + ")\n";
+  s += "\nSummary:\n";
+  s += "  throughput summary: " + fmt("%.2f", r.rps) + " requests per second\n";
+  s += "  latency summary (msec):\n";
+  s += "          avg       min       p50       p95       p99       max\n";
+  s += "    " + fmt("%9.3f", r.avg_ms) + " " + fmt("%9.3f", r.min_ms) + " " +
+       fmt("%9.3f", r.p50_ms) + " " + fmt("%9.3f", r.p95_ms) + " " + fmt("%9.3f", r.p99_ms) + " " +
+       fmt("%9.3f", r.max_ms) + "\n\n";
+  return s;
+}
+
+}  // namespace perflab::sharding

@@ -1,0 +1,101 @@
+// The sharding experiment, with tiny parameters, against managed Redis servers.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stop_token>
+#include <thread>
+
+#include "common/experiment.h"
+#include "servers.h"
+#include "sharding/experiment.h"
+
+using namespace perflab;
+
+namespace {
+
+std::map<std::string, std::string> tiny() {
+  return {{"depths", "1,2"},
+          {"repeat", "2"},
+          {"clients", "2"},
+          {"requests", "200"},
+          {"tests", "set,mset"},
+          {"point_budget_s", "0.5"},
+          {"distribution_keys", "2000"},
+          {"variants", "direct,coalesced+nodelay,per-reply,twemproxy"}};
+}
+
+TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
+  auto exp = make_sharding_experiment();
+  ASSERT_EQ(exp->id(), "sharding");
+  perflab::Run run = execute(*exp, test::shared_targets(), tiny(), {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  for (const char* g : {"sweep_set", "sweep_mset", "dist_nodes", "dist_moved"})
+    EXPECT_NE(run.group(g), nullptr) << g;
+  for (const char* s :
+       {"direct redis", "coalesced+nodelay", "per-reply, no nodelay (lazy)", "twemproxy"}) {
+    for (const char* g : {"sweep_set", "sweep_mset"}) {
+      const Series* ser = run.find_series(g, s);
+      ASSERT_NE(ser, nullptr) << g << " / " << s;
+      ASSERT_EQ(ser->points.size(), 2u);
+      EXPECT_EQ(ser->points[0].x, 1.0);
+      EXPECT_EQ(ser->points[1].x, 2.0);
+      for (const auto& p : ser->points) {
+        EXPECT_EQ(p.samples.size(), 2u);  // repeat
+        EXPECT_GT(p.stats.median, 0);
+        EXPECT_TRUE(p.extra.count("p99_ms"));
+        EXPECT_GT(p.extra.at("requests"), 0);
+      }
+    }
+  }
+  // 2000 keys over 4 nodes, for each scheme.
+  for (const char* s : {"modula (crc32)", "ketama", "jump"}) {
+    const Series* ser = run.find_series("dist_nodes", s);
+    ASSERT_NE(ser, nullptr) << s;
+    double sum = 0;
+    for (const auto& p : ser->points) sum += p.stats.median;
+    EXPECT_EQ(sum, 2000);
+  }
+  auto finding = [&](const std::string& id) -> const Finding* {
+    for (const auto& f : run.findings)
+      if (f.id == id) return &f;
+    return nullptr;
+  };
+  ASSERT_NE(finding("collapse_p2.set"), nullptr);
+  EXPECT_TRUE(finding("collapse_p2.set")->article.has_value());
+  EXPECT_NE(finding("vs_twemproxy_p1.set"), nullptr);
+  ASSERT_NE(finding("moved.modula"), nullptr);
+  EXPECT_GT(finding("moved.modula")->value, finding("moved.jump")->value);
+}
+
+TEST(ShardingExperiment, BadParametersChangeNothing) {
+  auto exp = make_sharding_experiment();
+  auto p = tiny();
+  p["tests"] = "set,lpush";
+  perflab::Run run = execute(*exp, test::shared_targets(), p, {}, {});
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_NE(run.message.find("lpush"), std::string::npos) << run.message;
+  EXPECT_TRUE(run.series.empty());
+  p = tiny();
+  p["variants"] = "direct,lazy";
+  run = execute(*exp, test::shared_targets(), p, {}, {});
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_TRUE(run.series.empty());
+}
+
+TEST(ShardingExperiment, StopsWhenAsked) {
+  auto exp = make_sharding_experiment();
+  auto p = tiny();
+  p["requests"] = "100000000";
+  p["point_budget_s"] = "600";
+  std::stop_source stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    stop.request_stop();
+  });
+  perflab::Run run = execute(*exp, test::shared_targets(), p, {}, stop.get_token());
+  stopper.join();
+  EXPECT_EQ(run.status, RunStatus::Cancelled);
+  EXPECT_NE(run.group("dist_nodes"), nullptr);  // what was measured is kept
+}
+
+}  // namespace

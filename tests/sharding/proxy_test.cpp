@@ -1,0 +1,531 @@
+// The sharding proxy against real managed Redis servers: conformance with a single Redis,
+// redis-cli and redis-benchmark through it, protocol errors, a backend going away.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "servers.h"
+#include "sharding/loadgen.h"
+#include "sharding/proxy.h"
+#include "sharding/routing.h"
+#include "targets/managed.h"
+#include "targets/redis.h"
+
+using namespace perflab;
+using namespace perflab::sharding;
+using Cmd = std::vector<std::string>;
+
+namespace {
+
+// Four shard nodes and one separate single Redis for reference replies.
+struct Servers {
+  std::vector<RedisEndpoint> shards;
+  RedisEndpoint single;
+};
+
+const Servers& servers() {
+  static Servers s = [] {
+    RedisTarget t = test::shared_targets().redis(5);
+    Servers r;
+    r.shards.assign(t.nodes.begin(), t.nodes.begin() + 4);
+    r.single = t.nodes[4];
+    return r;
+  }();
+  return s;
+}
+
+std::unique_ptr<Proxy> make_proxy(const std::vector<RedisEndpoint>& nodes,
+                                  WriteStrategy w = WriteStrategy::Coalesced, bool nodelay = true,
+                                  RespLimits limits = {}, bool shared = true) {
+  ProxyOptions o;
+  o.shared_backends = shared;
+  o.port = 0;
+  o.nodes = nodes;
+  o.write = w;
+  o.nodelay = nodelay;
+  o.limits = limits;
+  o.log_level = LogLevel::Error;
+  auto p = std::make_unique<Proxy>(o);
+  p->start();
+  return p;
+}
+
+RedisEndpoint at(int port) {
+  return {"127.0.0.1", port, {}};
+}
+
+RedisReply run(RedisClient& c, const Cmd& cmd) {
+  std::vector<std::string_view> v(cmd.begin(), cmd.end());
+  return c.command(v);
+}
+
+std::string show(const RedisReply& r) {
+  switch (r.type) {
+    case RedisReply::Type::Status:
+      return "+" + r.str;
+    case RedisReply::Type::Error:
+      return "-" + r.str;
+    case RedisReply::Type::Integer:
+      return ":" + std::to_string(r.integer);
+    case RedisReply::Type::Nil:
+      return "nil";
+    case RedisReply::Type::String:
+      return "\"" + r.str + "\"";
+    case RedisReply::Type::Array: {
+      std::string s = "[";
+      for (const auto& e : r.elements) s += show(e) + " ";
+      return s + "]";
+    }
+  }
+  return "?";
+}
+
+// A raw TCP client, for bytes the Redis clients would never send.
+class Raw {
+ public:
+  explicit Raw(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+      throw std::runtime_error("connect failed");
+  }
+  ~Raw() { ::close(fd_); }
+  void send(const std::string& s) {
+    ASSERT_EQ(::send(fd_, s.data(), s.size(), MSG_NOSIGNAL), (ssize_t)s.size());
+  }
+  // Reads until `want` bytes, end of stream or 5 s of silence; eof tells whether it closed.
+  std::string read(std::size_t want, bool* eof = nullptr) {
+    std::string out;
+    if (eof) *eof = false;
+    while (out.size() < want) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 5000) <= 0) break;
+      char buf[4096];
+      ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) {
+        if (eof) *eof = true;
+        break;
+      }
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+    return out;
+  }
+  bool closed_by_peer() {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return false;
+    char b;
+    return ::recv(fd_, &b, 1, 0) == 0;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+std::string run_process(const std::string& cmd, int* status = nullptr) {
+  std::string out;
+  FILE* f = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!f) return out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  int st = ::pclose(f);
+  if (status) *status = st;
+  return out;
+}
+
+// The conformance script: strings, lists, hashes, sets, MGET across nodes, DEL counts, MSET,
+// hash tags, errors.
+const std::vector<Cmd>& script() {
+  static const std::vector<Cmd> s = {
+      {"PING"},
+      {"ECHO", "hello"},
+      {"SET", "a", "1"},
+      {"GET", "a"},
+      {"GET", "missing"},
+      {"INCR", "a"},
+      {"INCRBY", "a", "10"},
+      {"APPEND", "s", "hello"},
+      {"APPEND", "s", " world"},
+      {"STRLEN", "s"},
+      {"GETRANGE", "s", "1", "3"},
+      {"SETNX", "a", "2"},
+      {"SETEX", "e", "100", "v"},
+      {"TTL", "e"},
+      {"TYPE", "a"},
+      {"MSET", "k1", "v1", "k2", "v2", "k3", "v3", "k4", "v4", "k5", "v5", "k6", "v6"},
+      {"MGET", "k1", "k2", "missing", "k3", "k4", "k5", "k6", "a"},
+      {"EXISTS", "k1", "k2", "nope", "k3", "k1"},
+      {"DEL", "k1", "k2", "nope"},
+      {"EXISTS", "k1", "k2", "k3"},
+      {"UNLINK", "k3", "k4", "k5"},
+      {"MGET", "k1", "k6"},
+      {"MSETNX", "n1", "1", "n2", "2", "n3", "3"},
+      {"MGET", "n1", "n2", "n3"},
+      {"LPUSH", "l", "a", "b", "c"},
+      {"RPUSH", "l", "d"},
+      {"LRANGE", "l", "0", "-1"},
+      {"LLEN", "l"},
+      {"LPOP", "l"},
+      {"RPOP", "l"},
+      {"LINDEX", "l", "0"},
+      {"HSET", "h", "f1", "v1", "f2", "v2"},
+      {"HGET", "h", "f1"},
+      {"HGETALL", "h"},
+      {"HMGET", "h", "f1", "nope", "f2"},
+      {"HINCRBY", "h", "n", "5"},
+      {"HDEL", "h", "f1"},
+      {"HLEN", "h"},
+      {"SADD", "set", "x", "y", "z", "x"},
+      {"SCARD", "set"},
+      {"SISMEMBER", "set", "y"},
+      {"ZADD", "z", "1", "a", "2", "b"},
+      {"ZRANGE", "z", "0", "-1", "WITHSCORES"},
+      {"ZSCORE", "z", "b"},
+      {"MSET", "user{7}", "alice", "cart{7}", "apple", "{7}x", "x"},
+      {"MGET", "user{7}", "cart{7}", "{7}x"},
+      {"RPUSH", "q{t}", "1"},
+      {"BLPOP", "q2{t}", "q{t}", "1"},
+      {"GET", "l"},    // WRONGTYPE, from the node
+      {"GET"},         // arity
+      {"MSET", "k1"},  // arity
+      {"SET", "a"},    // arity, from the node
+      {"DEL", "a", "s", "e", "l", "h", "set", "z", "n1", "n2", "n3", "user{7}", "cart{7}", "{7}x"},
+      {"DBSIZE"},
+  };
+  return s;
+}
+
+void flush_all(const RedisEndpoint& ep) {
+  RedisClient c(ep);
+  c.command({"FLUSHALL"});
+}
+
+struct Variant {
+  WriteStrategy write;
+  bool nodelay;
+  bool shared;
+};
+class Conformance : public ::testing::TestWithParam<Variant> {};
+
+TEST_P(Conformance, SameRepliesAsASingleRedis) {
+  const Servers& s = servers();
+  auto proxy = make_proxy(s.shards, GetParam().write, GetParam().nodelay, {}, GetParam().shared);
+  flush_all(s.single);
+  RedisClient single(s.single);
+  RedisClient through(at(proxy->port()));
+  EXPECT_EQ(run(through, {"FLUSHALL"}).str, "OK");
+  // The MGET and MSET above really span several nodes.
+  std::vector<bool> used(4, false);
+  for (const char* k : {"k1", "k2", "k3", "k4", "k5", "k6"}) used[node_for_key(k, 4)] = true;
+  EXPECT_GE(std::count(used.begin(), used.end(), true), 2);
+
+  for (const Cmd& cmd : script()) {
+    RedisReply want = run(single, cmd);
+    RedisReply got = run(through, cmd);
+    std::string line;
+    for (const auto& a : cmd) line += a + " ";
+    EXPECT_EQ(show(got), show(want)) << line;
+  }
+  // Keys are spread: each node holds some of what was written.
+  EXPECT_EQ(
+      run(through, {"MSET", "k1", "1", "k2", "2", "k3", "3", "k4", "4", "k5", "5", "k6", "6"}).str,
+      "OK");
+  RedisReply keys = run(through, {"KEYS", "k*"});
+  std::vector<std::string> names;
+  for (const auto& e : keys.elements) names.push_back(e.str);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"k1", "k2", "k3", "k4", "k5", "k6"}));
+  EXPECT_EQ(run(through, {"DBSIZE"}).integer, 6);
+  for (std::size_t n = 0; n < 4; ++n) {
+    RedisClient direct(s.shards[n]);
+    std::int64_t here = direct.command({"DBSIZE"}).integer;
+    std::int64_t expected = 0;
+    for (const char* k : {"k1", "k2", "k3", "k4", "k5", "k6"})
+      expected += node_for_key(k, 4) == n ? 1 : 0;
+    EXPECT_EQ(here, expected) << "node " << n;
+  }
+}
+
+TEST_P(Conformance, PipelineOf100KeepsOrder) {
+  const Servers& s = servers();
+  auto proxy = make_proxy(s.shards, GetParam().write, GetParam().nodelay, {}, GetParam().shared);
+  flush_all(s.single);
+  RedisClient single(s.single);
+  RedisClient through(at(proxy->port()));
+  run(through, {"FLUSHALL"});
+  std::vector<Cmd> cmds;
+  for (int i = 0; i < 100; ++i) {
+    std::string k = "p" + std::to_string(i), k2 = "p" + std::to_string(i + 1);
+    switch (i % 5) {
+      case 0:
+        cmds.push_back({"SET", k, "v" + std::to_string(i)});
+        break;
+      case 1:
+        cmds.push_back({"INCR", "counter"});
+        break;
+      case 2:
+        cmds.push_back({"MGET", "p0", k, "p5", k2, "p10"});
+        break;
+      case 3:
+        cmds.push_back({"DEL", "p" + std::to_string(i - 3), k, "p5"});
+        break;
+      case 4:
+        cmds.push_back({"MSET", k, "x", k2, "y", "p0", "z"});
+        break;
+    }
+  }
+  std::vector<std::vector<std::string_view>> views;
+  for (const auto& c : cmds) views.emplace_back(c.begin(), c.end());
+  auto want = single.pipeline(views);
+  auto got = through.pipeline(views);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(show(got[i]), show(want[i])) << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, Conformance,
+                         ::testing::Values(Variant{WriteStrategy::Coalesced, true, true},
+                                           Variant{WriteStrategy::Coalesced, false, true},
+                                           Variant{WriteStrategy::PerReply, true, true},
+                                           Variant{WriteStrategy::PerReply, false, true},
+                                           Variant{WriteStrategy::Coalesced, true, false},
+                                           Variant{WriteStrategy::PerReply, false, false}),
+                         [](const auto& info) {
+                           const Variant& v = info.param;
+                           return std::string(v.write == WriteStrategy::Coalesced ? "Coalesced"
+                                                                                  : "PerReply") +
+                                  (v.nodelay ? "Nodelay" : "NoNodelay") +
+                                  (v.shared ? "Shared" : "PerClient");
+                         });
+
+TEST(Proxy, UnsupportedAndMergeErrors) {
+  auto proxy = make_proxy(servers().shards);
+  RedisClient c(at(proxy->port()));
+  RedisReply r = c.command({"EVAL", "return 1", "0"});
+  EXPECT_EQ(show(r), "-ERR unsupported command 'EVAL'");
+  // BLPOP over keys on different nodes asks for key tags.
+  std::string a = "a", b;
+  for (int i = 0; b.empty(); ++i)
+    if (node_for_key("b" + std::to_string(i), 4) != node_for_key(a, 4)) b = "b" + std::to_string(i);
+  r = c.command({"BLPOP", a, b, "1"});
+  ASSERT_EQ(r.type, RedisReply::Type::Error);
+  EXPECT_NE(r.str.find("key tag"), std::string::npos) << r.str;
+  // Still serving after errors.
+  EXPECT_EQ(show(c.command({"PING"})), "+PONG");
+  // QUIT answers and closes.
+  Raw raw(proxy->port());
+  raw.send("QUIT\r\n");
+  bool eof = false;
+  EXPECT_EQ(raw.read(100, &eof), "+OK\r\n");
+  EXPECT_TRUE(eof);
+}
+
+TEST(Proxy, ProtocolErrorClosesOnlyThatClient) {
+  RespLimits limits;
+  limits.max_bulk_len = 1024;
+  auto proxy = make_proxy(servers().shards, WriteStrategy::Coalesced, true, limits);
+  RedisClient other(at(proxy->port()));
+  EXPECT_EQ(show(other.command({"SET", "pe", "1"})), "+OK");
+
+  {  // a bad type byte, after a good command whose reply must still arrive first
+    Raw bad(proxy->port());
+    bad.send("*3\r\n$3\r\nSET\r\n$2\r\npe\r\n$1\r\n2\r\n*1\r\n:5\r\n");
+    bool eof = false;
+    EXPECT_EQ(bad.read(1000, &eof), "+OK\r\n-ERR Protocol error: expected '$', got ':'\r\n");
+    EXPECT_TRUE(eof);
+  }
+  {  // a bulk over the limit
+    Raw big(proxy->port());
+    big.send("*2\r\n$3\r\nGET\r\n$2000\r\n");
+    bool eof = false;
+    EXPECT_EQ(big.read(1000, &eof), "-ERR Protocol error: invalid bulk length\r\n");
+    EXPECT_TRUE(eof);
+  }
+  {  // a multibulk length that is not a number
+    Raw bad(proxy->port());
+    bad.send("*x\r\n");
+    bool eof = false;
+    EXPECT_EQ(bad.read(1000, &eof), "-ERR Protocol error: invalid multibulk length\r\n");
+    EXPECT_TRUE(eof);
+  }
+  EXPECT_EQ(show(other.command({"GET", "pe"})), "\"2\"");
+  EXPECT_EQ(proxy->stats().protocol_errors, 3u);
+}
+
+TEST(Proxy, SelectMovesAClientToItsOwnConnections) {
+  auto proxy = make_proxy(servers().shards);
+  RedisClient a(at(proxy->port())), b(at(proxy->port()));
+  EXPECT_EQ(show(a.command({"SET", "sel:k", "db0"})), "+OK");
+  // A pipeline across the switch keeps its order: SET runs on the shared connection before
+  // SELECT moves the client.
+  auto r = a.pipeline({{"SET", "sel:k", "again"},
+                       {"SELECT", "1"},
+                       {"GET", "sel:k"},
+                       {"SET", "sel:k", "db1"},
+                       {"GET", "sel:k"}});
+  ASSERT_EQ(r.size(), 5u);
+  EXPECT_EQ(show(r[0]), "+OK");
+  EXPECT_EQ(show(r[1]), "+OK");
+  EXPECT_EQ(show(r[2]), "nil");
+  EXPECT_EQ(show(r[4]), "\"db1\"");
+  // The other client still sees database 0 on the shared connections.
+  EXPECT_EQ(show(b.command({"GET", "sel:k"})), "\"again\"");
+  EXPECT_EQ(show(a.command({"SELECT", "0"})), "+OK");
+  EXPECT_EQ(show(a.command({"GET", "sel:k"})), "\"again\"");
+  b.command({"SELECT", "1"});
+  b.command({"DEL", "sel:k"});
+  // A client that leaves with requests in flight does not disturb the others.
+  {
+    Raw gone(proxy->port());
+    std::string many;
+    for (int i = 0; i < 200; ++i) many += "*2\r\n$3\r\nGET\r\n$5\r\nsel:k\r\n";
+    gone.send(many);
+  }
+  RedisClient c(at(proxy->port()));
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(show(c.command({"GET", "sel:k"})), "\"again\"");
+  c.command({"DEL", "sel:k"});
+}
+
+TEST(Proxy, BoundedPendingStillAnswersEverything) {
+  ProxyOptions o;
+  o.port = 0;
+  o.nodes = servers().shards;
+  o.max_client_pending_requests = 8;  // forces the proxy to stop reading again and again
+  o.log_level = LogLevel::Error;
+  Proxy proxy(o);
+  proxy.start();
+  RedisClient c(at(proxy.port()));
+  std::vector<std::vector<std::string_view>> cmds;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 500; ++i) keys.push_back("bp" + std::to_string(i));
+  for (int i = 0; i < 500; ++i) cmds.push_back({"SET", keys[i], keys[i]});
+  for (int i = 0; i < 500; ++i) cmds.push_back({"GET", keys[i]});
+  auto replies = c.pipeline(cmds);
+  ASSERT_EQ(replies.size(), 1000u);
+  for (int i = 0; i < 500; ++i) {
+    EXPECT_EQ(show(replies[i]), "+OK");
+    EXPECT_EQ(replies[500 + i].str, keys[i]);
+  }
+}
+
+TEST(Proxy, BackendDownThenBack) {
+  ManagedRedis n0, n1;
+  auto proxy = make_proxy({n0.endpoint(), n1.endpoint()});
+  std::string k0, k1;
+  for (int i = 0; k0.empty() || k1.empty(); ++i) {
+    std::string k = "bd" + std::to_string(i);
+    (node_for_key(k, 2) == 0 ? k0 : k1) = k;
+  }
+  RedisClient c(at(proxy->port()));
+  EXPECT_EQ(show(c.command({"SET", k0, "zero"})), "+OK");
+  EXPECT_EQ(show(c.command({"SET", k1, "one"})), "+OK");
+
+  n1.kill_now();
+  RedisReply r = c.command({"GET", k1});
+  ASSERT_EQ(r.type, RedisReply::Type::Error) << show(r);
+  EXPECT_NE(r.str.find("ERR node 127.0.0.1:" + std::to_string(n1.port())), std::string::npos)
+      << r.str;
+  EXPECT_EQ(c.command({"MGET", k0, k1}).type, RedisReply::Type::Error);
+  EXPECT_EQ(show(c.command({"GET", k0})), "\"zero\"");  // the other node still serves
+  RedisClient fresh(at(proxy->port()));                 // and new clients too
+  EXPECT_EQ(show(fresh.command({"GET", k0})), "\"zero\"");
+  EXPECT_EQ(fresh.command({"GET", k1}).type, RedisReply::Type::Error);
+
+  n1.restart();
+  bool back = false;
+  for (int i = 0; i < 100 && !back; ++i) {
+    back = c.command({"SET", k1, "again"}).type == RedisReply::Type::Status;
+    if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(back);
+  EXPECT_EQ(show(c.command({"MGET", k0, k1})), "[\"zero\" \"again\" ]");
+  EXPECT_GE(proxy->stats().backend_failures, 1u);
+}
+
+TEST(Proxy, RedisCliWorksThroughIt) {
+  auto proxy = make_proxy(servers().shards);
+  std::string p = " -p " + std::to_string(proxy->port()) + " ";
+  EXPECT_EQ(run_process("redis-cli" + p + "SET cli:a hello"), "OK\n");
+  EXPECT_EQ(run_process("redis-cli" + p + "MSET cli:b 2 cli:c 3 cli:d 4"), "OK\n");
+  EXPECT_EQ(run_process("redis-cli" + p + "MGET cli:a cli:b cli:nope cli:d"), "hello\n2\n\n4\n");
+  EXPECT_EQ(run_process("redis-cli" + p + "DEL cli:a cli:b cli:c cli:d cli:nope"), "4\n");
+  EXPECT_EQ(run_process("redis-cli" + p + "PING"), "PONG\n");
+  EXPECT_EQ(run_process("redis-cli" + p + "EVAL x 0").rfind("ERR unsupported command 'EVAL'\n", 0),
+            0u);
+}
+
+TEST(Proxy, RedisBenchmarkWorksThroughIt) {
+  auto proxy = make_proxy(servers().shards);
+  for (const char* pipe : {"1", "2"}) {
+    int status = -1;
+    std::string out =
+        run_process("timeout 120 redis-benchmark -p " + std::to_string(proxy->port()) +
+                        " -n 2000 -c 5 -q -r 1000 -t set,get,mset -P " + pipe,
+                    &status);
+    EXPECT_EQ(status, 0) << out;
+    for (const char* t : {"SET: ", "GET: ", "MSET (10 keys): "})
+      EXPECT_NE(out.find(t), std::string::npos) << t << " missing in:\n" << out;
+    EXPECT_EQ(out.find("rror"), std::string::npos) << out;
+  }
+}
+
+TEST(Proxy, LoadGeneratorThroughIt) {
+  auto proxy = make_proxy(servers().shards, WriteStrategy::PerReply, true);
+  BenchOptions o;
+  o.port = proxy->port();
+  o.clients = 4;
+  o.requests = 2000;
+  o.pipeline = 8;
+  o.keyspace = 1000;
+  o.key_prefix = "lg:";
+  for (BenchTest t : {BenchTest::Set, BenchTest::Get, BenchTest::Mset, BenchTest::Mget}) {
+    BenchResult r = run_bench(o, t);
+    EXPECT_EQ(r.requests, 2000) << to_string(t);
+    EXPECT_EQ(r.errors, 0) << r.first_error;
+    EXPECT_GT(r.rps, 0);
+    EXPECT_LE(r.p50_ms, r.p99_ms);
+    EXPECT_LE(r.p99_ms, r.max_ms);
+  }
+  // The keys went where the routing says, and only there.
+  int found = 0;
+  for (int i = 0; i < 20; ++i) {
+    char k[32];
+    std::snprintf(k, sizeof k, "lg:%012d", i);
+    for (std::size_t n = 0; n < 4; ++n) {
+      RedisClient c(servers().shards[n]);
+      std::int64_t e = c.command({"EXISTS", k}).integer;
+      if (n != node_for_key(k, 4)) {
+        EXPECT_EQ(e, 0) << k << " on node " << n;
+      }
+      found += static_cast<int>(e);
+    }
+  }
+  EXPECT_GT(found, 10);
+}
+
+TEST(Proxy, BadOptionsAreRejected) {
+  ProxyOptions o;
+  o.port = 0;
+  EXPECT_THROW(Proxy{o}, std::invalid_argument);  // no nodes
+  o.nodes = servers().shards;
+  o.bind = "not-an-address";
+  EXPECT_THROW(Proxy{o}, std::invalid_argument);
+  EXPECT_THROW(parse_write_strategy("lazy"), std::invalid_argument);
+  EXPECT_THROW(parse_log_level("loud"), std::invalid_argument);
+}
+
+}  // namespace
