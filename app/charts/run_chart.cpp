@@ -155,6 +155,14 @@ void set_barset_hidden(QBarSet* set, bool hidden) {
   set->setProperty("perflab_hidden", hidden);
 }
 
+// Ten distinct colours (Tableau 10): a theme's five repeat after five series, and two lines of
+// one colour (e.g. "direct redis" and "twemproxy") would be read as one.
+QColor series_color(int i) {
+  static const QRgb kPalette[] = {0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2,
+                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
+  return QColor(kPalette[static_cast<unsigned>(i) % std::size(kPalette)]);
+}
+
 void dim_marker(QLegendMarker* m, bool hidden) {
   QBrush b = m->labelBrush();
   QColor c = b.color();
@@ -281,7 +289,10 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
       marks->attachAxis(xaxis);
       marks->attachAxis(yaxis);
     }
+    int color_index = 0;
     for (auto* set : bars->barSets()) {
+      set->setColor(series_color(color_index++));
+      set->setBorderColor(set->color());
       remember_brush(set);
       if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
     }
@@ -312,6 +323,7 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
     chart->addAxis(yaxis, Qt::AlignLeft);
 
     QScatterSeries* marks = nullptr;
+    int color_index = 0;
     for (const auto* s : series) {
       std::vector<std::pair<double, const Point*>> pts;
       for (std::size_t i = 0; i < s->points.size(); ++i)
@@ -341,6 +353,7 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
       line->setMarkerSize(opts.presentation ? 11 : 7);
       chart->addSeries(line);
       QPen pen = line->pen();
+      pen.setColor(series_color(color_index++));
       pen.setWidthF(opts.presentation ? 3.5 : 2);
       line->setPen(pen);
       line->attachAxis(xaxis);

@@ -18,8 +18,10 @@
 #include <QValueAxis>
 #include <QtTest>
 
+#include <QSet>
 #include "charts/chart_export.h"
 #include "charts/run_chart.h"
+
 #include "sample_runs.h"
 
 using namespace perflab;
@@ -122,6 +124,22 @@ class ChartsTest : public QObject {
     auto* x = qobject_cast<QValueAxis*>(axis(*chart, Qt::Horizontal));
     QVERIFY(x);
     QVERIFY(x->titleText().contains("events per statement"));
+  }
+
+  void sixSeriesHaveSixDistinctColours() {
+    Run run = test::sample_run();
+    for (const char* extra : {"a", "b", "c", "d"}) {
+      run.add_point("append", extra, test::sample_point("1 writer", {1, 2, 3}));
+      run.add_point("build", extra, test::sample_point("1", {1, 2, 3}, 1.0));
+    }
+    QSet<QRgb> bar_colours, line_colours;
+    auto bars = build_chart(run, "append", {});
+    for (auto* set : series_of_type<QBarSeries>(*bars).front()->barSets())
+      bar_colours.insert(set->color().rgb());
+    QCOMPARE(bar_colours.size(), 6);
+    auto lines = build_chart(run, "build", {});
+    for (auto* l : series_of_type<QLineSeries>(*lines)) line_colours.insert(l->pen().color().rgb());
+    QCOMPARE(line_colours.size(), 6);
   }
 
   void logToggleGivesLogAxes() {
