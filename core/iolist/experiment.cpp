@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <barrier>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -14,6 +18,8 @@
 #include "common/clock.h"
 #include "iolist/builders.h"
 #include "iolist/event_store.h"
+#include "iolist/pgbench.h"
+#include "targets/managed.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
 
@@ -102,6 +108,46 @@ struct Samples {
   std::vector<double> wall, cpu;
 };
 
+// Transactions per pgbench client and invocation, at least: with fewer, the clients' ramp-up and
+// uneven finish weigh on pgbench's latency average (measured: 100 clients at -t 5 reported 45%
+// more than at -t 20).
+constexpr std::int64_t kMinPgbenchTransactions = 10;
+
+// The append chart; with pgbench, its description says what that series is and how it differs.
+Group append_group(std::size_t events, bool with_pgbench) {
+  std::string d =
+      "Wall time for every writer to append one batch to a new stream in one transaction "
+      "(expected-version check + multi-row INSERT + COMMIT).";
+  if (with_pgbench) {
+    d +=
+        " pgbench: PostgreSQL's own load tool (-M extended, N clients, 2 threads) running the same "
+        "transaction with the same statement text and events; its sample is pgbench's latency "
+        "average, the per-transaction time with N clients running concurrently. Unlike Perflab, "
+        "pgbench sends every parameter as text (data and metadata as \\x hex, a missing "
+        "correlation id as '-' because it can bind neither NULL nor ''), all its clients send the "
+        "same events, and it binds at most 255 parameters per statement";
+    if (events > kPgbenchMaxEventsPerStatement)
+      d += ", so its " + std::to_string(events) + " events go as " +
+           std::to_string(pgbench_chunks(events).size()) +
+           " INSERTs (each the builder's text for its size) in one pipeline";
+    d += ".";
+  }
+  return {"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
+}
+
+// "YYYY-MM-DD HH:MM:SS.ffffff" (UTC), the created_at text of pgbench's rows.
+std::string utc_timestamp_now() {
+  using namespace std::chrono;
+  const auto us = duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[48];
+  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%06lld", static_cast<long long>(us % 1'000'000));
+  return buf;
+}
+
 Point make_point(std::string label, const Samples& s) {
   Point p;
   p.label = std::move(label);
@@ -126,11 +172,12 @@ class IoListExperiment final : public Experiment {
     return {
         {"benchmarks",
          ParamType::Choice,
-         "build,append,read",
+         "build,append,pgbench,read",
          {},
          {},
-         {"build", "append", "read"},
-         "which benchmarks to run (comma-separated subset)"},
+         {"build", "append", "pgbench", "read"},
+         "which benchmarks to run (comma-separated subset); pgbench: PostgreSQL's own load tool "
+         "running the same append transaction, as a peer"},
         {"builders",
          ParamType::Choice,
          all_builders,
@@ -163,6 +210,14 @@ class IoListExperiment final : public Experiment {
          10000,
          {},
          "time per build micro-benchmark sample (many statements per sample)"},
+        {"pgbench_ms",
+         ParamType::Int,
+         "1000",
+         10,
+         600000,
+         {},
+         "target duration of one pgbench invocation (one sample); at least 10 transactions per "
+         "client"},
         {"reset",
          ParamType::Bool,
          "true",
@@ -195,11 +250,13 @@ class IoListExperiment final : public Experiment {
     done_steps_ = 0;
     if (has("build")) total_steps_ += sizes.size() * 2;
     if (has("append")) total_steps_ += writers.size() * static_cast<std::size_t>(reps + warmup);
+    if (has("pgbench"))
+      total_steps_ += writers.size() * static_cast<std::size_t>(reps + std::max(warmup, 1));
     if (has("read")) total_steps_ += readers.size() * static_cast<std::size_t>(reps + warmup) + 1;
 
     if (has("build")) run_build(ctx, sizes, reps);
-    if (!has("append") && !has("read")) {
-      finish_findings(ctx, builders, writers, readers);
+    if (!has("append") && !has("read") && !has("pgbench")) {
+      finish_findings(ctx, builders, writers, readers, events);
       return;
     }
 
@@ -214,9 +271,11 @@ class IoListExperiment final : public Experiment {
     }
     EventIdAllocator ids(EventIdAllocator::last_used(admin, pg.schema));
 
-    if (has("append")) run_append(ctx, pg, ids, builders, writers, events, reps, warmup);
+    if (has("append"))
+      run_append(ctx, pg, ids, builders, writers, events, reps, warmup, has("pgbench"));
+    if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, reps, warmup);
     if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
-    finish_findings(ctx, builders, writers, readers);
+    finish_findings(ctx, builders, writers, readers, events);
   }
 
  private:
@@ -294,11 +353,8 @@ class IoListExperiment final : public Experiment {
   // so drifts of a shared machine hit every builder alike. Publishes what it has on stop.
   void run_append(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
                   const std::vector<Builder>& builders, const std::vector<std::int64_t>& writers,
-                  std::size_t events, int reps, int warmup) {
-    ctx.add_group({"append", "Append " + std::to_string(events) + " events", "us/op", "", false,
-                   true,
-                   "Wall time for every writer to append one batch to a new stream in one "
-                   "transaction (expected-version check + multi-row INSERT + COMMIT)."});
+                  std::size_t events, int reps, int warmup, bool with_pgbench) {
+    ctx.add_group(append_group(events, with_pgbench));
     for (auto n64 : writers) {
       const auto n = static_cast<std::size_t>(n64);
       ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
@@ -333,6 +389,93 @@ class IoListExperiment final : public Experiment {
         }
       } catch (...) {
         publish();
+        throw;
+      }
+      publish();
+    }
+  }
+
+  // The peer: pgbench running the same append transaction (iolist/pgbench.h) with N clients,
+  // one invocation per sample; its latency average (per-transaction time with N clients running
+  // concurrently) is the quantity of Perflab's append samples. Event ids come from the run's
+  // allocator, so they never collide with Perflab's writers.
+  void run_pgbench_peer(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                        const std::vector<std::int64_t>& writers, std::size_t events, int reps,
+                        int warmup) {
+    ctx.add_group(append_group(events, true));
+    const std::size_t steps_per_n = static_cast<std::size_t>(reps + std::max(warmup, 1));
+    auto skip = [&](const std::string& why) {
+      done_steps_ += writers.size() * steps_per_n;
+      ctx.progress(fraction(), "skipping the pgbench peer: " + why);
+    };
+    std::filesystem::path exe;
+    try {
+      exe = find_server_binary("pgbench");
+    } catch (const std::exception& e) {
+      skip(e.what());
+      return;
+    }
+    PgbenchScript script;
+    try {
+      script = make_pgbench_script(pg.schema, make_events(events, seed_), utc_timestamp_now());
+    } catch (const std::invalid_argument& e) {
+      skip(e.what());
+      return;
+    }
+    ctx.progress(fraction(), "pgbench peer: " + pgbench_version(exe));
+    TempDir dir("perflab-pgbench");
+    const double target_us = double(ctx.params().get_int("pgbench_ms")) * 1000.0;
+    for (auto n64 : writers) {
+      const std::string label = writers_label(n64, false);
+      PgbenchInvocation inv;
+      inv.exe = exe;
+      inv.conninfo = pg.conninfo;
+      inv.clients = static_cast<int>(n64);
+      inv.work_dir = dir.path();
+      Samples s;
+      std::vector<double> tps;
+      std::int64_t committed = 0, per_client = 0;
+      auto publish = [&] {
+        if (s.wall.empty()) return;
+        Point p = make_point(label, s);
+        p.extra["tps"] = summarize(tps).median;
+        p.extra["transactions_per_client"] = double(per_client);
+        // Every transaction pgbench committed for this point, unmeasured ones included.
+        p.extra["transactions"] = double(committed);
+        ctx.add_point("append", "pgbench", std::move(p));
+      };
+      auto once = [&](std::int64_t t) {
+        ctx.check_stop();
+        inv.transactions = t;
+        inv.id_base = ids.take(n64 * t * static_cast<std::int64_t>(events));
+        auto r = run_pgbench(inv, script, ctx.stop_token());
+        if (!r) {
+          ctx.check_stop();
+          throw Cancelled{};
+        }
+        committed += r->processed;
+        return *r;
+      };
+      try {
+        // The first, unmeasured invocation calibrates the transactions per client.
+        ctx.progress(fraction(), "pgbench, " + label + ": calibrating");
+        const PgbenchReport cal = once(2);
+        step(ctx, "pgbench, " + label + ": calibrated");
+        per_client = std::clamp<std::int64_t>(
+            std::llround(target_us / std::max(1.0, cal.latency_avg_ms * 1000.0)),
+            kMinPgbenchTransactions, 1'000'000);
+        const int total = std::max(warmup, 1) - 1 + reps;
+        for (int r = 0; r < total; ++r) {
+          const PgbenchReport rep = once(per_client);
+          if (r >= total - reps) {
+            s.wall.push_back(rep.latency_avg_ms * 1000.0);
+            tps.push_back(rep.tps);
+          }
+          step(ctx, "pgbench, " + label + ": repetition " + std::to_string(r + 2) + "/" +
+                        std::to_string(total + 1));
+        }
+      } catch (...) {
+        publish();  // keeps what was measured, on stop or failure
         throw;
       }
       publish();
@@ -403,7 +546,7 @@ class IoListExperiment final : public Experiment {
 
   void finish_findings(RunContext& ctx, const std::vector<Builder>& builders,
                        const std::vector<std::int64_t>& writers,
-                       const std::vector<std::int64_t>& readers) {
+                       const std::vector<std::int64_t>& readers, std::size_t events) {
     const Run run = ctx.snapshot();
     auto median = [&](const char* group, const std::string& series,
                       const std::string& label) -> std::optional<double> {
@@ -437,6 +580,20 @@ class IoListExperiment final : public Experiment {
         if (auto it = kArticleAppend.find(n); it != kArticleAppend.end()) art = it->second;
         ctx.add_finding({"append_" + std::to_string(n) + ".iolist_vs_interpolate",
                          "Append, " + writers_label(n, false) + ": iolist / interpolate", *r, art});
+      }
+    }
+    for (auto n : writers) {
+      if (auto r = ratio("append", writers_label(n, false), "iolist", "pgbench")) {
+        const std::string how = events <= kPgbenchMaxEventsPerStatement
+                                    ? "same statement"
+                                    : "same rows; pgbench sends them as " +
+                                          std::to_string(pgbench_chunks(events).size()) +
+                                          " pipelined INSERTs";
+        ctx.add_finding(
+            {"append_" + std::to_string(n) + ".iolist_vs_pgbench",
+             "Append, " + writers_label(n, false) + ": Perflab iolist / pgbench, " + how,
+             *r,
+             {}});
       }
     }
     for (auto n : readers) {

@@ -22,7 +22,7 @@ TargetsConfig isolated(const std::string& schema) {
 
 const std::map<std::string, std::string> kSmall = {
     {"writers", "1,3"},       {"readers", "1,2"},       {"repetitions", "2"}, {"warmup", "0"},
-    {"build_sizes", "1,100"}, {"build_sample_ms", "1"}, {"events", "20"}};
+    {"build_sizes", "1,100"}, {"build_sample_ms", "1"}, {"events", "20"},     {"pgbench_ms", "50"}};
 }  // namespace
 
 TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {

@@ -1,0 +1,409 @@
+#include "iolist/pgbench.h"
+
+#include <fcntl.h>
+#include <libpq-fe.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "iolist/builders.h"
+#include "targets/postgres.h"
+
+extern char** environ;
+
+namespace perflab::iolist {
+
+namespace fs = std::filesystem;
+
+std::vector<std::size_t> pgbench_chunks(std::size_t n) {
+  const std::size_t parts = (n + kPgbenchMaxEventsPerStatement - 1) / kPgbenchMaxEventsPerStatement;
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < parts; ++k) out.push_back(n / parts + (k < n % parts ? 1 : 0));
+  return out;
+}
+
+namespace {
+
+// 10^18: stream uuids are 10^18 + permute(first id, 10^18, 42), always 19 digits.
+constexpr std::int64_t kUuidBase = 1'000'000'000'000'000'000;
+
+std::string bytea_hex(std::string_view bytes) {
+  std::string s = "\\x";
+  pg_append_hex(s, bytes);
+  return s;
+}
+
+// The builder's text for `n` events with $k (after the head) replaced by names[k-1].
+std::string with_names(const std::string& head, std::size_t n,
+                       const std::vector<std::string>& names) {
+  const std::string flat = build_iolist(head, n).flatten();
+  std::string out = head;
+  out.reserve(flat.size() * 2);
+  for (std::size_t i = head.size(); i < flat.size(); ++i) {
+    if (flat[i] != '$') {
+      out += flat[i];
+      continue;
+    }
+    std::size_t j = i + 1, k = 0;
+    while (j < flat.size() && flat[j] >= '0' && flat[j] <= '9') k = k * 10 + (flat[j++] - '0');
+    out += ':';
+    out += names.at(k - 1);
+    i = j - 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+PgbenchScript make_pgbench_script(const std::string& schema, const std::vector<EventData>& events,
+                                  const std::string& created_at) {
+  if (events.empty()) throw std::invalid_argument("pgbench script: no events");
+  if (schema.find(':') != std::string::npos)
+    throw std::invalid_argument("pgbench would read ':' in the schema name '" + schema +
+                                "' as a variable reference");
+  PgbenchScript s;
+  s.events = events.size();
+  s.chunks = pgbench_chunks(events.size());
+  const std::string head = insert_head(pg_quote_ident(schema) + ".events");
+
+  std::ostringstream t;
+  const std::string n = std::to_string(events.size());
+  t << "-- Perflab: the transaction its event store (append_to_stream) sends to append " << n
+    << " events to a new stream.\n"
+       "-- Event ids: the k-th transaction of client c uses perflab_id_base + ((k - 1) * "
+       "perflab_clients + c) * "
+    << n
+    << " and on: no two transactions (nor any other Perflab writer) share an id, and ids grow "
+       "with time across clients as Perflab's allocator makes them.\n"
+       "-- stream_uuid: a 19-digit number, a fixed-seed permutation of the first id (unique, "
+       "spread over the index like Perflab's random UUIDs).\n"
+       "\\set perflab_tx :perflab_tx + 1\n"
+       "\\set perflab_first :perflab_id_base + ((:perflab_tx - 1) * :perflab_clients + "
+       ":client_id) * "
+    << n << "\n"
+    << "\\set perflab_uuid " << kUuidBase << " + permute(:perflab_first, " << kUuidBase
+    << ", 42)\n";
+  for (std::size_t i = 1; i <= events.size(); ++i)
+    t << "\\set id_" << i << " :perflab_first + " << (i - 1) << "\n";
+  t << "BEGIN;\n"
+    << "INSERT INTO " << pg_quote_ident(schema)
+    << ".streams (stream_uuid) VALUES (:perflab_uuid) RETURNING stream_id \\gset\n";
+  if (s.chunks.size() > 1)
+    t << "-- pgbench binds at most " << kPgbenchMaxParams
+      << " parameters per statement: the events go as " << s.chunks.size()
+      << " INSERTs (each the builder's text for its size) in one pipeline.\n"
+         "\\startpipeline\n";
+  std::size_t first = 0;
+  for (std::size_t chunk : s.chunks) {
+    std::vector<std::string> names;
+    names.reserve(chunk * 8);
+    for (std::size_t i = first + 1; i <= first + chunk; ++i) {
+      const std::string k = std::to_string(i);
+      // (event_id, stream_id, stream_version, correlation_id, event_type, data, metadata,
+      //  created_at)
+      for (std::string name : {"id_" + k, std::string("stream_id"), "v_" + k, "c_" + k, "t_" + k,
+                               "d_" + k, "m_" + k, std::string("created_at")})
+        names.push_back(std::move(name));
+    }
+    s.inserts.push_back(with_names(head, chunk, names));
+    t << s.inserts.back() << "\n";
+    first += chunk;
+  }
+  if (s.chunks.size() > 1) t << "\\endpipeline\n";
+  t << "COMMIT;\n";
+  s.text = t.str();
+
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& e = events[i];
+    const std::string k = std::to_string(i + 1);
+    s.variables.emplace_back("v_" + k, std::to_string(i + 1));
+    s.variables.emplace_back("c_" + k,
+                             e.correlation_id.value_or(std::string(kPgbenchNoCorrelation)));
+    s.variables.emplace_back("t_" + k, e.event_type);
+    s.variables.emplace_back("d_" + k, bytea_hex(e.data));
+    s.variables.emplace_back("m_" + k, bytea_hex(e.metadata));
+  }
+  s.variables.emplace_back("created_at", created_at);
+  return s;
+}
+
+std::pair<std::string, std::optional<std::string>> pgbench_conninfo(const std::string& conninfo) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
+  if (!opts) {
+    std::string why = err ? err : "out of memory";
+    if (err) PQfreemem(err);
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    throw std::invalid_argument("cannot parse the PostgreSQL connection string: " + why);
+  }
+  std::string out;
+  std::optional<std::string> password;
+  for (PQconninfoOption* o = opts; o->keyword; ++o) {
+    if (!o->val) continue;
+    if (std::strcmp(o->keyword, "password") == 0) {
+      password = o->val;
+      continue;
+    }
+    if (!out.empty()) out += ' ';
+    out += o->keyword;
+    out += "='";
+    for (const char* c = o->val; *c; ++c) {
+      if (*c == '\'' || *c == '\\') out += '\\';
+      out += *c;
+    }
+    out += '\'';
+  }
+  PQconninfoFree(opts);
+  return {out, password};
+}
+
+namespace {
+
+bool find_number(std::string_view out, std::string_view key, double& v) {
+  const auto at = out.find(key);
+  if (at == std::string_view::npos) return false;
+  std::string rest(out.substr(at + key.size(), 64));
+  char* end = nullptr;
+  v = std::strtod(rest.c_str(), &end);
+  return end != rest.c_str();
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string tail_lines(const std::string& text, std::size_t lines) {
+  std::size_t pos = text.size();
+  while (pos > 0 && (text[pos - 1] == '\n')) --pos;
+  std::size_t end = pos;
+  for (std::size_t seen = 0; pos > 0; --pos)
+    if (text[pos - 1] == '\n' && ++seen == lines) break;
+  return text.substr(pos, end - pos);
+}
+
+// Children are reaped here; true when it exited (status set).
+bool reap(pid_t pid, int& status, bool block) {
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, block ? 0 : WNOHANG);
+    if (r == pid) return true;
+    if (r == 0) return false;
+    if (errno != EINTR) {
+      status = 0;
+      return true;
+    }
+  }
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
+  return "stopped";
+}
+
+// Starts exe with args (argv[0] excluded), stdout/stderr to files, env as given. Throws
+// std::runtime_error when the program cannot be started.
+pid_t spawn(const fs::path& exe, const std::vector<std::string>& args,
+            const std::vector<std::string>& env, const fs::path& out, const fs::path& err) {
+  std::vector<std::string> a;
+  a.push_back(exe.string());
+  a.insert(a.end(), args.begin(), args.end());
+  std::vector<char*> argv, envp;
+  for (auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
+  argv.push_back(nullptr);
+  for (auto& s : env) envp.push_back(const_cast<char*>(s.c_str()));
+  envp.push_back(nullptr);
+
+  const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int pipefd[2] = {-1, -1};
+  auto close_all = [&] {
+    for (int fd : {out_fd, err_fd, null_fd, pipefd[0], pipefd[1]})
+      if (fd >= 0) close(fd);
+  };
+  if (out_fd < 0 || err_fd < 0 || null_fd < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
+    const int e = errno;
+    close_all();
+    throw std::runtime_error("cannot prepare to run pgbench: " + std::string(std::strerror(e)));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int e = errno;
+    close_all();
+    throw std::runtime_error("cannot run pgbench: fork failed: " + std::string(std::strerror(e)));
+  }
+  if (pid == 0) {
+    // Child: async-signal-safe calls only.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    int e = 0;
+    if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) e = errno;
+    // Nothing Perflab has open (its own connections) leaks into pgbench.
+    if (!e) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    // pgbench dies with the thread that started it (which waits for it).
+    if (!e && prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) e = errno;
+    if (!e && getppid() != parent) e = ESRCH;
+    if (!e) {
+      execve(argv[0], argv.data(), envp.data());
+      e = errno;
+    }
+    ssize_t ignored = write(pipefd[1], &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  close(pipefd[1]);
+  pipefd[1] = -1;
+  int e = 0;
+  ssize_t got;
+  do {
+    got = read(pipefd[0], &e, sizeof e);
+  } while (got < 0 && errno == EINTR);
+  close_all();
+  if (got > 0) {
+    int status = 0;
+    reap(pid, status, true);
+    throw std::runtime_error("cannot run " + exe.string() + ": " + std::strerror(e));
+  }
+  return pid;
+}
+
+}  // namespace
+
+PgbenchReport parse_pgbench_output(std::string_view out) {
+  PgbenchReport r;
+  double processed = 0;
+  if (!find_number(out, "latency average = ", r.latency_avg_ms) ||
+      !find_number(out, "tps = ", r.tps) ||
+      !find_number(out, "number of transactions actually processed: ", processed))
+    throw std::runtime_error("pgbench's output has no latency average, tps or processed count");
+  r.processed = static_cast<std::int64_t>(processed);
+  const auto at = out.find("number of transactions actually processed: ");
+  const auto slash = out.find('/', at);
+  const auto eol = out.find('\n', at);
+  if (slash != std::string_view::npos && slash < eol) {
+    std::string_view rest = out.substr(slash + 1, eol - slash - 1);
+    std::from_chars(rest.data(), rest.data() + rest.size(), r.expected);
+  }
+  return r;
+}
+
+std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const PgbenchScript& script,
+                                         std::stop_token stop) {
+  if (inv.clients < 1 || inv.transactions < 1)
+    throw std::invalid_argument("pgbench needs at least one client and one transaction");
+  const fs::path file = inv.work_dir / "append.sql";
+  {
+    std::ofstream f(file, std::ios::binary | std::ios::trunc);
+    f << script.text;
+    if (!f.flush()) throw std::runtime_error("cannot write " + file.string());
+  }
+  auto [conninfo, password] = pgbench_conninfo(inv.conninfo);
+  std::vector<std::string> args = {"-n",
+                                   "-M",
+                                   "extended",
+                                   "-f",
+                                   file.string(),
+                                   "-c",
+                                   std::to_string(inv.clients),
+                                   "-j",
+                                   std::to_string(std::min(2, inv.clients)),
+                                   "-t",
+                                   std::to_string(inv.transactions),
+                                   "-D",
+                                   "perflab_tx=0",
+                                   "-D",
+                                   "perflab_id_base=" + std::to_string(inv.id_base),
+                                   "-D",
+                                   "perflab_clients=" + std::to_string(inv.clients)};
+  for (const auto& [name, value] : script.variables) {
+    args.push_back("-D");
+    args.push_back(name + "=" + value);
+  }
+  args.push_back(conninfo);
+  // The environment, with the password (if any) only here.
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (!password || std::strncmp(*e, "PGPASSWORD=", 11) != 0) env.emplace_back(*e);
+  if (password) env.push_back("PGPASSWORD=" + *password);
+
+  const fs::path out = inv.work_dir / "stdout.txt", err = inv.work_dir / "stderr.txt";
+  const pid_t pid = spawn(inv.exe, args, env, out, err);
+  int status = 0;
+  bool stopped = false;
+  for (;;) {
+    if (reap(pid, status, false)) break;
+    if (stop.stop_requested()) {
+      stopped = true;
+      kill(pid, SIGTERM);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+      bool gone = false;
+      while (!(gone = reap(pid, status, false)) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (!gone) {
+        kill(pid, SIGKILL);
+        reap(pid, status, true);
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (stopped) return std::nullopt;
+  const std::string text = read_file(out);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("pgbench " + describe_status(status) + ": " +
+                             tail_lines(read_file(err), 5));
+  PgbenchReport r = parse_pgbench_output(text);
+  if (r.processed != inv.transactions * inv.clients)
+    throw std::runtime_error("pgbench processed " + std::to_string(r.processed) + " of " +
+                             std::to_string(inv.transactions * inv.clients) +
+                             " transactions: " + tail_lines(read_file(err), 5));
+  return r;
+}
+
+std::string pgbench_version(const fs::path& exe) {
+  try {
+    TempDir dir("perflab-pgbench-version");
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) env.emplace_back(*e);
+    const pid_t pid = spawn(exe, {"--version"}, env, dir.path() / "out", dir.path() / "err");
+    int status = 0;
+    reap(pid, status, true);
+    std::string v = read_file(dir.path() / "out");
+    while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
+    return v;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string tmpl = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  if (!mkdtemp(tmpl.data()))
+    throw std::runtime_error("cannot create a temporary folder in " +
+                             fs::temp_directory_path().string() + ": " + std::strerror(errno));
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+}  // namespace perflab::iolist
