@@ -435,12 +435,14 @@ std::string bench_usage() {
          "  -c <clients>    number of parallel connections (default 50)\n"
          "  -n <requests>   total number of requests (default 100000)\n"
          "  -P <numreq>     pipeline <numreq> requests (default 1: no pipeline)\n"
-         "  -r <keyspace>   random keys key:NNNNNNNNNNNN in 0..keyspace-1 (default: one key)\n"
+         "  -r <keyspace>   random keys <prefix>NNNNNNNNNNNN in 0..keyspace-1 (default: one key)\n"
          "  -d <size>       data size of SET/MSET values in bytes (default 3)\n"
          "  -t <tests>      comma-separated tests: set, get, mset, mget (default all)\n"
          "  --csv           output in CSV format\n"
          "  -q              quiet: just show requests per second\n"
-         "  --seed <n>      seed of the random keys (default: from the clock)\n";
+         "  --seed <n>      seed of the random keys (default: from the clock)\n"
+         "  --key-prefix P  key prefix (default perflab:key:, Perflab's own; 'key:' writes the\n"
+         "                  very keys redis-benchmark writes)\n";
 }
 
 namespace {
@@ -458,6 +460,8 @@ std::int64_t parse_number(const std::string& opt, const std::string& v, std::int
 
 BenchOptions parse_bench_args(const std::vector<std::string>& args) {
   BenchOptions o;
+  // On any server it is pointed at, Perflab writes only under its own prefix unless told to.
+  o.key_prefix = std::string(kBenchDefaultKeyPrefix);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -503,6 +507,8 @@ BenchOptions parse_bench_args(const std::vector<std::string>& args) {
       o.quiet = true;
     } else if (a == "--seed") {
       o.seed = static_cast<std::uint64_t>(parse_number(a, value(), 1, INT64_MAX));
+    } else if (a == "--key-prefix") {
+      o.key_prefix = value();
     } else {
       throw std::invalid_argument("unknown option '" + a + "' (see perflab-cli bench --help)");
     }

@@ -82,6 +82,9 @@ BenchResult run_bench(const BenchOptions& opts, BenchTest test, std::stop_token 
 
 // redis-benchmark's command line: -h -p -a -c -n -P -r -d -t --csv -q (and --seed). Throws
 // std::invalid_argument with a one-line reason.
+// perflab-cli bench's default key prefix: Perflab's own, so a user's keys are never touched.
+inline constexpr std::string_view kBenchDefaultKeyPrefix = "perflab:key:";
+// redis-benchmark's options, plus --key-prefix (default kBenchDefaultKeyPrefix).
 BenchOptions parse_bench_args(const std::vector<std::string>& args);
 std::string bench_usage();
 

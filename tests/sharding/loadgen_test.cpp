@@ -55,6 +55,9 @@ TEST(BenchArgs, RedisBenchmarkOptions) {
   EXPECT_EQ(d.requests, 100000);
   EXPECT_EQ(d.pipeline, 1);
   EXPECT_EQ(d.tests.size(), 4u);
+  // Only Perflab's own keys unless told otherwise.
+  EXPECT_EQ(d.key_prefix, "perflab:key:");
+  EXPECT_EQ(parse_bench_args({"--key-prefix", "key:"}).key_prefix, "key:");
 }
 
 TEST(BenchArgs, BadInputIsRejected) {
