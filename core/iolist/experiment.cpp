@@ -619,6 +619,18 @@ class IoListExperiment final : public Experiment {
              *base / best_us,
              {}});
     }
+    // Why the builder hardly shows in appends here: the share of one single-writer append that
+    // building its statement takes (both measured in this run, same number of events).
+    for (const char* b : {"interpolate", "iolist"}) {
+      auto build_ns = median("build_time", b, std::to_string(events));
+      auto append_us = median("append", b, writers_label(1, false));
+      if (build_ns && append_us && *append_us > 0)
+        ctx.add_finding({std::string("append_1.build_share.") + b,
+                         "Single writer: share of one append spent building the statement (" +
+                             std::string(b) + ")",
+                         *build_ns / 1000.0 / *append_us,
+                         {}});
+    }
   }
 
   std::uint64_t seed_ = 42;

@@ -21,8 +21,9 @@ TargetsConfig isolated(const std::string& schema) {
 }
 
 const std::map<std::string, std::string> kSmall = {
-    {"writers", "1,3"},       {"readers", "1,2"},       {"repetitions", "2"}, {"warmup", "0"},
-    {"build_sizes", "1,100"}, {"build_sample_ms", "1"}, {"events", "20"},     {"pgbench_ms", "50"}};
+    {"writers", "1,3"}, {"readers", "1,2"},          {"repetitions", "2"},
+    {"warmup", "0"},    {"build_sizes", "1,20,100"}, {"build_sample_ms", "1"},
+    {"events", "20"},   {"pgbench_ms", "50"}};
 }  // namespace
 
 TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
@@ -54,6 +55,17 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
       EXPECT_GT(f.value, 0);
     }
   EXPECT_TRUE(append_finding);
+  // The share of an append spent building its statement is reported for both builders.
+  for (const char* b : {"interpolate", "iolist"}) {
+    bool found = false;
+    for (const auto& f : run.findings)
+      if (f.id == std::string("append_1.build_share.") + b) {
+        found = true;
+        EXPECT_GT(f.value, 0);
+        EXPECT_LT(f.value, 1);
+      }
+    EXPECT_TRUE(found) << b;
+  }
   ASSERT_FALSE(run.targets.empty());
   EXPECT_EQ(run.targets[0].kind, "postgres");
   EXPECT_EQ(run.targets[0].address.find("password"), std::string::npos);
