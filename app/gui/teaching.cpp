@@ -1,5 +1,7 @@
 #include "teaching.h"
 
+#include <cmath>
+
 #include <QApplication>
 #include <QFile>
 #include <QJsonArray>
@@ -17,8 +19,11 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
+// Two decimals for ordinary ratios; three significant digits for small ones (a 100x collapse
+// is 0.0075, not "0.01").
 QString ratio_text(double v) {
-  return QString::number(v, 'f', v >= 100 ? 0 : 2);
+  if (v != 0 && std::abs(v) < 0.1) return QString::number(v, 'g', 3);
+  return QString::number(v, 'f', std::abs(v) >= 100 ? 0 : 2);
 }
 
 }  // namespace

@@ -112,6 +112,13 @@ class GuiTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
   }
 
+  void teachingShowsSmallRatiosWithSignificantDigits() {
+    Run run = test::sample_run();
+    run.findings.push_back({"collapse", "per-reply / coalesced at -P 2", 0.00782, 0.00754});
+    const QString html = gui::teaching_html(std::nullopt, "t", "p", &run);
+    QVERIFY2(html.contains("0.00782") && html.contains("0.00754"), qPrintable(html));
+  }
+
   void targetsFormBuildsConnectionSettings() {
     TargetsForm f;
     QVERIFY(!to_config(f).pg_conninfo);  // managed by default
