@@ -423,7 +423,7 @@ class IoListExperiment final : public Experiment {
       return;
     }
     ctx.progress(fraction(), "pgbench peer: " + pgbench_version(exe));
-    TempDir dir("perflab-pgbench");
+    TempFolder dir("perflab-pgbench-");
     const double target_us = double(ctx.params().get_int("pgbench_ms")) * 1000.0;
     for (auto n64 : writers) {
       const std::string label = writers_label(n64, false);

@@ -1,11 +1,6 @@
 #include "iolist/pgbench.h"
 
-#include <fcntl.h>
 #include <libpq-fe.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,9 +13,8 @@
 #include <thread>
 
 #include "iolist/builders.h"
+#include "targets/managed.h"
 #include "targets/postgres.h"
-
-extern char** environ;
 
 namespace perflab::iolist {
 
@@ -195,95 +189,6 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
   return text.substr(pos, end - pos);
 }
 
-// Children are reaped here; true when it exited (status set).
-bool reap(pid_t pid, int& status, bool block) {
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, block ? 0 : WNOHANG);
-    if (r == pid) return true;
-    if (r == 0) return false;
-    if (errno != EINTR) {
-      status = 0;
-      return true;
-    }
-  }
-}
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return std::string("was killed by signal ") + strsignal(WTERMSIG(status));
-  return "stopped";
-}
-
-// Starts exe with args (argv[0] excluded), stdout/stderr to files, env as given. Throws
-// std::runtime_error when the program cannot be started.
-pid_t spawn(const fs::path& exe, const std::vector<std::string>& args,
-            const std::vector<std::string>& env, const fs::path& out, const fs::path& err) {
-  std::vector<std::string> a;
-  a.push_back(exe.string());
-  a.insert(a.end(), args.begin(), args.end());
-  std::vector<char*> argv, envp;
-  for (auto& s : a) argv.push_back(const_cast<char*>(s.c_str()));
-  argv.push_back(nullptr);
-  for (auto& s : env) envp.push_back(const_cast<char*>(s.c_str()));
-  envp.push_back(nullptr);
-
-  const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  int pipefd[2] = {-1, -1};
-  auto close_all = [&] {
-    for (int fd : {out_fd, err_fd, null_fd, pipefd[0], pipefd[1]})
-      if (fd >= 0) close(fd);
-  };
-  if (out_fd < 0 || err_fd < 0 || null_fd < 0 || pipe2(pipefd, O_CLOEXEC) != 0) {
-    const int e = errno;
-    close_all();
-    throw std::runtime_error("cannot prepare to run pgbench: " + std::string(std::strerror(e)));
-  }
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int e = errno;
-    close_all();
-    throw std::runtime_error("cannot run pgbench: fork failed: " + std::string(std::strerror(e)));
-  }
-  if (pid == 0) {
-    // Child: async-signal-safe calls only.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    int e = 0;
-    if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) e = errno;
-    // Nothing Perflab has open (its own connections) leaks into pgbench.
-    if (!e) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-    // pgbench dies with the thread that started it (which waits for it).
-    if (!e && prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) e = errno;
-    if (!e && getppid() != parent) e = ESRCH;
-    if (!e) {
-      execve(argv[0], argv.data(), envp.data());
-      e = errno;
-    }
-    ssize_t ignored = write(pipefd[1], &e, sizeof e);
-    (void)ignored;
-    _exit(127);
-  }
-  close(pipefd[1]);
-  pipefd[1] = -1;
-  int e = 0;
-  ssize_t got;
-  do {
-    got = read(pipefd[0], &e, sizeof e);
-  } while (got < 0 && errno == EINTR);
-  close_all();
-  if (got > 0) {
-    int status = 0;
-    reap(pid, status, true);
-    throw std::runtime_error("cannot run " + exe.string() + ": " + std::strerror(e));
-  }
-  return pid;
-}
-
 }  // namespace
 
 PgbenchReport parse_pgbench_output(std::string_view out) {
@@ -337,37 +242,24 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
     args.push_back(name + "=" + value);
   }
   args.push_back(conninfo);
-  // The environment, with the password (if any) only here.
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e)
-    if (!password || std::strncmp(*e, "PGPASSWORD=", 11) != 0) env.emplace_back(*e);
-  if (password) env.push_back("PGPASSWORD=" + *password);
-
-  const fs::path out = inv.work_dir / "stdout.txt", err = inv.work_dir / "stderr.txt";
-  const pid_t pid = spawn(inv.exe, args, env, out, err);
-  int status = 0;
-  bool stopped = false;
-  for (;;) {
-    if (reap(pid, status, false)) break;
-    if (stop.stop_requested()) {
-      stopped = true;
-      kill(pid, SIGTERM);
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-      bool gone = false;
-      while (!(gone = reap(pid, status, false)) && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      if (!gone) {
-        kill(pid, SIGKILL);
-        reap(pid, status, true);
-      }
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  // The password (if any) goes into the child's environment only.
+  ChildProcessOptions opts;
+  opts.args = std::move(args);
+  opts.output = inv.work_dir / "stdout.txt";
+  opts.errors = inv.work_dir / "stderr.txt";
+  if (password) opts.environment.push_back("PGPASSWORD=" + *password);
+  const fs::path out = opts.output, err = opts.errors;
+  // The child appends: each invocation starts from empty files.
+  std::error_code ec;
+  fs::remove(out, ec);
+  fs::remove(err, ec);
+  ChildProcess pgbench(inv.exe, std::move(opts));
+  const bool stopped = !pgbench.wait(stop);
+  const int status = pgbench.exit_status().value_or(0);
   if (stopped) return std::nullopt;
   const std::string text = read_file(out);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("pgbench " + describe_status(status) + ": " +
+    throw std::runtime_error("pgbench " + describe_exit_status(status) + ": " +
                              tail_lines(read_file(err), 5));
   PgbenchReport r = parse_pgbench_output(text);
   if (r.processed != inv.transactions * inv.clients)
@@ -379,31 +271,15 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
 
 std::string pgbench_version(const fs::path& exe) {
   try {
-    TempDir dir("perflab-pgbench-version");
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) env.emplace_back(*e);
-    const pid_t pid = spawn(exe, {"--version"}, env, dir.path() / "out", dir.path() / "err");
-    int status = 0;
-    reap(pid, status, true);
+    TempFolder dir("perflab-pgbench-version-");
+    ChildProcess p(exe, {{"--version"}, dir.path() / "out", dir.path() / "err", {}});
+    p.wait();
     std::string v = read_file(dir.path() / "out");
     while (!v.empty() && (v.back() == '\n' || v.back() == '\r')) v.pop_back();
     return v;
   } catch (const std::exception&) {
     return {};
   }
-}
-
-TempDir::TempDir(const std::string& prefix) {
-  std::string tmpl = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
-  if (!mkdtemp(tmpl.data()))
-    throw std::runtime_error("cannot create a temporary folder in " +
-                             fs::temp_directory_path().string() + ": " + std::strerror(errno));
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
 }
 
 }  // namespace perflab::iolist

@@ -85,17 +85,4 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
 // "pgbench (PostgreSQL) 15.x"; empty if it cannot be run.
 std::string pgbench_version(const std::filesystem::path& exe);
 
-// A temporary folder Perflab owns, removed with everything in it on destruction.
-class TempDir {
- public:
-  explicit TempDir(const std::string& prefix);
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 }  // namespace perflab::iolist

@@ -3,9 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -94,14 +92,12 @@ bool port_accepts(int port) {
 // crc32a (the full IEEE CRC-32) and modula over the nodes in order.
 class Twemproxy {
  public:
-  Twemproxy(const fs::path& binary, const std::vector<RedisEndpoint>& nodes) {
-    char tmpl[] = "/tmp/perflab-twemproxy-XXXXXX";
-    if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-    dir_ = tmpl;
-    port_ = free_loopback_port();
-    int stats_port = free_loopback_port();
+  // Starts nutcracker and waits (up to 5 s, or until a stop request) until it listens.
+  Twemproxy(const fs::path& binary, const std::vector<RedisEndpoint>& nodes, std::stop_token stop)
+      : dir_("perflab-twemproxy-"), port_(free_loopback_port()) {
+    const int stats_port = free_loopback_port();
     {
-      std::ofstream y(dir_ / "nutcracker.yml");
+      std::ofstream y(dir_.path() / "nutcracker.yml");
       y << "perflab:\n"
         << "  listen: 127.0.0.1:" << port_ << "\n"
         << "  hash: crc32a\n"
@@ -114,73 +110,31 @@ class Twemproxy {
         << "  servers:\n";
       for (const auto& n : nodes) y << "   - " << n.host << ":" << n.port << ":1\n";
     }
-    std::vector<std::string> args = {binary.string(),
-                                     "-c",
-                                     (dir_ / "nutcracker.yml").string(),
-                                     "-o",
-                                     (dir_ / "nutcracker.log").string(),
-                                     "-p",
-                                     (dir_ / "nutcracker.pid").string(),
-                                     "-s",
-                                     std::to_string(stats_port),
-                                     "-a",
-                                     "127.0.0.1",
-                                     "-v",
-                                     "4"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      int devnull = ::open("/dev/null", O_RDWR);
-      if (devnull >= 0) {
-        ::dup2(devnull, 0);
-        ::dup2(devnull, 1);
-        ::dup2(devnull, 2);
-      }
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    ChildProcessOptions opts;
+    opts.args = {"-c", (dir_.path() / "nutcracker.yml").string(),
+                 "-o", (dir_.path() / "nutcracker.log").string(),
+                 "-p", (dir_.path() / "nutcracker.pid").string(),
+                 "-s", std::to_string(stats_port),
+                 "-a", "127.0.0.1",
+                 "-v", "4"};
+    opts.output = dir_.path() / "stdout.log";
+    proc_ = std::make_unique<ChildProcess>(binary, std::move(opts));
     for (int i = 0; i < 100; ++i) {  // up to 5 s
       if (port_accepts(port_)) return;
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("nutcracker exited at start; see its log in " + dir_.string());
-      }
+      if (!proc_->running())
+        throw std::runtime_error("nutcracker " + describe_exit_status(*proc_->exit_status()) +
+                                 " at start");
+      if (stop.stop_requested()) throw Cancelled{};
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     throw std::runtime_error("nutcracker did not start listening within 5 s");
   }
-  ~Twemproxy() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      for (int i = 0; i < 40; ++i) {
-        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-          pid_ = -1;
-          break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(25));
-      }
-      if (pid_ > 0) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-      }
-    }
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
   int port() const { return port_; }
 
  private:
-  fs::path dir_;
+  TempFolder dir_;  // destroyed last: the process is stopped before its folder goes
   int port_ = 0;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> proc_;
 };
 
 // Removes the benchmark's keys when the run ends, however it ends.
@@ -376,7 +330,7 @@ class ShardingExperiment : public Experiment {
           continue;
         }
         try {
-          twem = std::make_unique<Twemproxy>(*bin, target.nodes);
+          twem = std::make_unique<Twemproxy>(*bin, target.nodes, ctx.stop_token());
         } catch (const std::exception& e) {
           ctx.add_finding({"twemproxy.skipped", std::string("twemproxy left out: ") + e.what(), 0,
                            std::nullopt});

@@ -131,6 +131,8 @@ struct SpawnSpec {
   fs::path exe;
   std::vector<std::string> args;  // without argv[0]
   fs::path log;                   // stdout and stderr, appended
+  fs::path err_log;               // when set, stderr goes here instead
+  std::vector<std::string> env;   // NAME=VALUE set for the child only (replacing inherited ones)
   fs::path cwd;
   Credentials creds;
   int death_signal = SIGKILL;
@@ -192,20 +194,50 @@ pid_t do_spawn(const SpawnSpec& spec) {
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   std::string cwd = spec.cwd.string();
+  // The child's environment, built before fork (the child may only make async-signal-safe calls).
+  std::vector<std::string> env_store;
+  std::vector<char*> envp;
+  if (!spec.env.empty()) {
+    auto overridden = [&spec](const char* entry) {
+      for (const auto& e : spec.env) {
+        const auto eq = e.find('=');
+        if (std::strncmp(entry, e.c_str(), eq + 1) == 0) return true;
+      }
+      return false;
+    };
+    for (char** e = environ; *e; ++e)
+      if (!overridden(*e)) env_store.emplace_back(*e);
+    env_store.insert(env_store.end(), spec.env.begin(), spec.env.end());
+    for (auto& e : env_store) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
 
   int log_fd = open(spec.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0)
     throw ServerError("cannot open log file " + spec.log.string() + ": " + errno_text(errno));
+  int err_fd_out = log_fd;
+  if (!spec.err_log.empty()) {
+    err_fd_out = open(spec.err_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (err_fd_out < 0) {
+      int e = errno;
+      close(log_fd);
+      throw ServerError("cannot open log file " + spec.err_log.string() + ": " + errno_text(e));
+    }
+  }
+  auto close_logs = [&] {
+    if (err_fd_out != log_fd) close(err_fd_out);
+    close(log_fd);
+  };
   int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0) {
     int e = errno;
-    close(log_fd);
+    close_logs();
     throw ServerError("cannot open /dev/null: " + errno_text(e));
   }
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     int e = errno;
-    close(log_fd), close(null_fd);
+    close_logs(), close(null_fd);
     throw ServerError("pipe2 failed: " + errno_text(e));
   }
   rlimit lim{};
@@ -217,7 +249,7 @@ pid_t do_spawn(const SpawnSpec& spec) {
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
-    close(log_fd), close(null_fd), close(pipefd[0]), close(pipefd[1]);
+    close_logs(), close(null_fd), close(pipefd[0]), close(pipefd[1]);
     throw ServerError("fork failed: " + errno_text(e));
   }
   if (pid == 0) {
@@ -233,7 +265,7 @@ pid_t do_spawn(const SpawnSpec& spec) {
     // Own session: a Ctrl+C in Perflab's terminal does not reach the server directly; the
     // server stops through Perflab (destructor) or the parent-death signal.
     if (setsid() < 0) child_fail(err_fd, kStepSetsid);
-    if (dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(log_fd, 2) < 0)
+    if (dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(err_fd_out, 2) < 0)
       child_fail(err_fd, kStepDup);
     // Nothing else Perflab has open (sockets, files) leaks into the server.
     if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -255,12 +287,15 @@ pid_t do_spawn(const SpawnSpec& spec) {
       errno = ESRCH;
       child_fail(err_fd, kStepParentGone);
     }
-    execv(argv[0], argv.data());
+    if (envp.empty())
+      execv(argv[0], argv.data());
+    else
+      execve(argv[0], argv.data(), envp.data());
     child_fail(err_fd, kStepExec);
   }
   // --- parent ---
   close(pipefd[1]);
-  close(log_fd);
+  close_logs();
   close(null_fd);
   int msg[2] = {0, 0};
   ssize_t got;
@@ -784,6 +819,68 @@ void ManagedRedis::restart() {
     pid_ = -1;
   }
   start();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helper programs and folders, through the same spawner and folder code as the servers.
+
+TempFolder::TempFolder(const std::string& prefix) : path_(make_owned_folder(prefix, {})) {}
+
+TempFolder::~TempFolder() {
+  remove_folder(path_);
+}
+
+ChildProcess::ChildProcess(const fs::path& exe, ChildProcessOptions opts) {
+  SpawnSpec spec;
+  spec.exe = exe;
+  spec.args = std::move(opts.args);
+  spec.log = opts.output.empty() ? fs::path("/dev/null") : opts.output;
+  spec.err_log = opts.errors;
+  spec.env = std::move(opts.environment);
+  pid_ = spawn(spec);
+}
+
+ChildProcess::~ChildProcess() {
+  stop();
+}
+
+bool ChildProcess::running() {
+  if (status_) return false;
+  if (child_alive(pid_)) return true;
+  int status = 0;
+  wait_exit(pid_, std::chrono::seconds(5), &status);
+  status_ = status;
+  return false;
+}
+
+bool ChildProcess::wait(std::stop_token stop_token) {
+  while (running()) {
+    if (stop_token.stop_requested()) {
+      stop(std::chrono::milliseconds(300));
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+void ChildProcess::stop(std::chrono::milliseconds grace) {
+  if (!running()) return;
+  if (kill(pid_, SIGTERM) == 0) {
+    int status = 0;
+    if (wait_exit(pid_, grace, &status)) {
+      status_ = status;
+      return;
+    }
+  }
+  kill(pid_, SIGKILL);
+  int status = 0;
+  wait_exit(pid_, std::chrono::seconds(30), &status);
+  status_ = status;
+}
+
+std::string describe_exit_status(int status) {
+  return describe_status(status);
 }
 
 }  // namespace perflab

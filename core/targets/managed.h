@@ -4,10 +4,14 @@
 // PR_SET_PDEATHSIG, and children are forked from one long-lived spawner thread (the parent-death
 // signal follows the forking *thread*, so forking from a short-lived worker would kill them).
 #include <sys/types.h>
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
+#include <vector>
 
 #include "targets/redis.h"
 
@@ -76,6 +80,55 @@ class ManagedRedis {
   pid_t pid_ = -1;
   std::string version_;
 };
+
+// A folder Perflab owns under the temporary directory (its owner's pid recorded, so folders of
+// a Perflab that died are removed later), removed with everything in it on destruction.
+class TempFolder {
+ public:
+  explicit TempFolder(const std::string& prefix);  // e.g. "perflab-pgbench-"; throws ServerError
+  ~TempFolder();
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct ChildProcessOptions {
+  std::vector<std::string> args;         // without argv[0]
+  std::filesystem::path output;          // stdout, and stderr unless `errors` is set (appended)
+  std::filesystem::path errors;          // optional: stderr apart
+  std::vector<std::string> environment;  // NAME=VALUE for the child only (e.g. PGPASSWORD)
+};
+
+// A helper program Perflab runs and owns (pgbench, nutcracker, ...), started exactly like the
+// managed servers: forked from the long-lived spawner thread, in its own session, with the
+// parent-death signal, inheriting none of Perflab's open files. Stopped and reaped on destruction.
+class ChildProcess {
+ public:
+  ChildProcess(const std::filesystem::path& exe, ChildProcessOptions opts);  // throws ServerError
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // False once it has exited (it is reaped then and exit_status() is set).
+  bool running();
+  std::optional<int> exit_status() const { return status_; }  // a waitpid status
+  // Waits until it exits (true), or until a stop is requested: then stops it (SIGTERM, SIGKILL
+  // after 300 ms) and returns false.
+  bool wait(std::stop_token stop = {});
+  // SIGTERM, then SIGKILL after grace; reaped. Does nothing once it has exited.
+  void stop(std::chrono::milliseconds grace = std::chrono::seconds(1));
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+};
+
+// "exited with status 1", "killed by signal Terminated", ... for a waitpid status.
+std::string describe_exit_status(int status);
 
 // A free TCP port on 127.0.0.1 (bound then released).
 int free_loopback_port();

@@ -131,7 +131,7 @@ TEST(PgbenchPeer, PasswordGoesThroughTheEnvironmentOnly) {
   // A managed server trusts local connections, so a password in the conninfo is not checked;
   // it must reach pgbench through its environment only, never its command line or files.
   auto pg = test::shared_targets().postgres();
-  iolist::TempDir dir("perflab-pgbench-test");
+  TempFolder dir("perflab-pgbench-test-");
   iolist::PgbenchInvocation inv;
   inv.exe = find_server_binary("pgbench");
   inv.conninfo = pg.conninfo + " password=hunter2secret";

@@ -1,0 +1,81 @@
+// Helper programs started through the managed-server spawner (no server involved).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "targets/managed.h"
+
+using namespace perflab;
+
+namespace {
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST(ChildProcess, EnvironmentOnlyForTheChildAndSeparateStreams) {
+  TempFolder dir("perflab-child-test-");
+  ASSERT_TRUE(std::filesystem::is_directory(dir.path()));
+  ChildProcessOptions o;
+  o.args = {"-c", "echo \"out:$PERFLAB_CHILD_SECRET\"; echo err >&2; exit 3"};
+  o.output = dir.path() / "out";
+  o.errors = dir.path() / "err";
+  o.environment = {"PERFLAB_CHILD_SECRET=s3cret"};
+  ChildProcess p("/bin/sh", o);
+  EXPECT_TRUE(p.wait());
+  ASSERT_TRUE(p.exit_status().has_value());
+  EXPECT_TRUE(WIFEXITED(*p.exit_status()));
+  EXPECT_EQ(WEXITSTATUS(*p.exit_status()), 3);
+  EXPECT_EQ(describe_exit_status(*p.exit_status()), "exited with status 3");
+  EXPECT_EQ(slurp(dir.path() / "out"), "out:s3cret\n");
+  EXPECT_EQ(slurp(dir.path() / "err"), "err\n");
+  EXPECT_EQ(std::getenv("PERFLAB_CHILD_SECRET"), nullptr);
+}
+
+TEST(ChildProcess, StopRequestEndsItQuickly) {
+  std::stop_source stop;
+  ChildProcess p("/bin/sleep", {{"30"}, {}, {}, {}});
+  EXPECT_TRUE(p.running());
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop.request_stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(p.wait(stop.get_token()));
+  t.join();
+  EXPECT_FALSE(p.running());
+  // A contract, not a performance figure: a stop ends the child within a second.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
+TEST(ChildProcess, DestructorStopsAndFolderGoes) {
+  std::filesystem::path folder;
+  pid_t pid = -1;
+  {
+    TempFolder dir("perflab-child-test-");
+    folder = dir.path();
+    ChildProcess p("/bin/sleep", {{"30"}, {}, {}, {}});
+    pid = p.pid();
+    EXPECT_GT(pid, 0);
+  }
+  EXPECT_NE(kill(pid, 0), 0);  // reaped: no such process
+  EXPECT_FALSE(std::filesystem::exists(folder));
+}
+
+TEST(ChildProcess, MissingProgramIsAClearError) {
+  try {
+    ChildProcess p("/nonexistent/perflab-tool", {});
+    FAIL();
+  } catch (const ServerError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/perflab-tool"), std::string::npos)
+        << e.what();
+  }
+}
