@@ -82,16 +82,6 @@ std::string unnest_sql(const std::string& events_table) {
          "$5::text[], $6::bytea[], $7::bytea[], $8::timestamp[])";
 }
 
-std::string timestamp_text(std::int64_t us) {
-  const std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[48];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof buf - n, ".%06lld", static_cast<long long>(us % 1'000'000));
-  return buf;
-}
-
 std::int64_t now_us() {
   using namespace std::chrono;
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
@@ -321,7 +311,7 @@ AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
                                 std::to_string(kMaxEventsPerStatement) + " per statement)");
   AppendResult res;
   res.created_at_us = now_us();
-  const std::string created_at = timestamp_text(res.created_at_us);
+  const std::string created_at = pg_timestamp_text(res.created_at_us);
   res.stream_id = begin_and_check(stream_uuid, expected_version);
   res.first_version = expected_version + 1;
   const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));

@@ -135,17 +135,11 @@ Group append_group(std::size_t events, bool with_pgbench) {
   return {"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
 }
 
-// "YYYY-MM-DD HH:MM:SS.ffffff" (UTC), the created_at text of pgbench's rows.
+// The created_at text of pgbench's rows: now, UTC.
 std::string utc_timestamp_now() {
   using namespace std::chrono;
-  const auto us = duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-  const std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[48];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  std::snprintf(buf + n, sizeof buf - n, ".%06lld", static_cast<long long>(us % 1'000'000));
-  return buf;
+  return pg_timestamp_text(
+      duration_cast<microseconds>(system_clock::now().time_since_epoch()).count());
 }
 
 Point make_point(std::string label, const Samples& s) {

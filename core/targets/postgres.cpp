@@ -1,5 +1,8 @@
 #include "targets/postgres.h"
 
+#include <cstdio>
+#include <ctime>
+
 #include <libpq-fe.h>
 
 #include <algorithm>
@@ -363,6 +366,16 @@ std::string pg_decode_bytea_hex(std::string_view text) {
   for (std::size_t i = 2; i + 1 < text.size(); i += 2)
     out.push_back(static_cast<char>(nib(text[i]) << 4 | nib(text[i + 1])));
   return out;
+}
+
+std::string pg_timestamp_text(std::int64_t unix_us) {
+  const std::time_t secs = static_cast<std::time_t>(unix_us / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[48];
+  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%06lld", static_cast<long long>(unix_us % 1'000'000));
+  return buf;
 }
 
 }  // namespace perflab

@@ -191,3 +191,8 @@ TEST(PgTextFormats, CopyFieldsAndByteaHex) {
   EXPECT_THROW(perflab::pg_decode_bytea_hex("abc"), perflab::PgError);
   EXPECT_THROW(perflab::pg_decode_bytea_hex("\\x0g"), perflab::PgError);
 }
+
+TEST(PgTextFormats, TimestampText) {
+  EXPECT_EQ(perflab::pg_timestamp_text(0), "1970-01-01 00:00:00.000000");
+  EXPECT_EQ(perflab::pg_timestamp_text(1'700'000'000'123'456), "2023-11-14 22:13:20.123456");
+}
