@@ -9,4 +9,6 @@ scripts/deps.sh
 cmake --preset dev
 cmake --build --preset dev -j "$(nproc)"
 # The managed servers are started by the tests themselves; nothing else to start.
-ctest --preset dev -j 2 --timeout 900 "$@"
+# A test that fails is run once more (a shared machine can starve a server start); a real
+# failure fails twice, and the first failure's output stays in the log.
+ctest --preset dev -j 2 --timeout 900 --repeat until-pass:2 "$@"

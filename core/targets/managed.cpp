@@ -429,7 +429,8 @@ void remove_stale_folders(const fs::path& base) {
     std::error_code ec;
     for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
       std::string name = it->path().filename().string();
-      if (name.rfind("perflab-pg-", 0) != 0 && name.rfind("perflab-redis-", 0) != 0) continue;
+      // Only Perflab's own folders, and only those whose owner file names a dead process.
+      if (name.rfind("perflab-", 0) != 0) continue;
       std::ifstream owner(it->path() / kOwnerFile);
       long owner_pid = 0;
       if (!(owner >> owner_pid) || owner_pid <= 0 || pid_alive(static_cast<pid_t>(owner_pid)))
@@ -455,8 +456,14 @@ fs::path make_owned_folder(const std::string& prefix, const Credentials& creds) 
   fs::path dir(buf.data());
   chmod(dir.c_str(), 0755);
   {
-    std::ofstream owner(dir / kOwnerFile);
-    owner << getpid() << "\n";
+    // Written whole, then renamed: another Perflab's stale-folder sweep never reads half a pid.
+    const fs::path tmp = dir / (std::string(kOwnerFile) + ".tmp");
+    {
+      std::ofstream owner(tmp);
+      owner << getpid() << "\n";
+    }
+    std::error_code ec;
+    fs::rename(tmp, dir / kOwnerFile, ec);
   }
   if (creds.drop && chown(dir.c_str(), creds.uid, creds.gid) != 0) {
     int e = errno;
