@@ -307,11 +307,20 @@ struct Proxy::Impl {
     add_fd(wake, EPOLLIN);
   }
 
+  // Removes a socket from epoll before closing it. close() alone does not: while any other
+  // reference to the socket exists (a child forked by another thread holds one until its exec),
+  // epoll would keep reporting events carrying the pointer of a freed connection.
+  void close_fd(Conn& c) {
+    if (c.fd < 0) return;
+    if (ep >= 0) ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+    ::close(c.fd);
+    c.fd = -1;
+  }
+
   void close_shared() {
     for (auto& b : shared)
       if (b && b->fd >= 0) {
-        ::close(b->fd);
-        b->fd = -1;
+        close_fd(*b);
         b->dead = true;
       }
   }
@@ -486,14 +495,10 @@ struct Proxy::Impl {
   void close_fds(Client& c) {
     for (auto& b : c.backends)
       if (b && b->fd >= 0) {
-        ::close(b->fd);
-        b->fd = -1;
+        close_fd(*b);
         b->dead = true;
       }
-    if (c.fd >= 0) {
-      ::close(c.fd);
-      c.fd = -1;
-    }
+    close_fd(c);
     c.dead = true;
   }
 
@@ -835,11 +840,7 @@ struct Proxy::Impl {
     log(LogLevel::Warn, "node " + node_names[b.node] +
                             (b.owner ? " (client " + b.owner->peer + ")" : std::string()) + ": " +
                             why);
-    if (b.fd >= 0) {
-      ::epoll_ctl(ep, EPOLL_CTL_DEL, b.fd, nullptr);
-      ::close(b.fd);
-    }
-    b.fd = -1;
+    close_fd(b);
     b.events = 0;
     b.state = Backend::State::Down;
     b.ever_failed = true;

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -104,7 +106,11 @@ class Raw {
     if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
       throw std::runtime_error("connect failed");
   }
-  ~Raw() { ::close(fd_); }
+  ~Raw() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  // Ends what this side sends (FIN): the peer reads end of stream, and keeps reading it.
+  void half_close() { ::shutdown(fd_, SHUT_WR); }
   void send(const std::string& s) {
     ASSERT_EQ(::send(fd_, s.data(), s.size(), MSG_NOSIGNAL), (ssize_t)s.size());
   }
@@ -364,6 +370,28 @@ TEST(Proxy, ProtocolErrorClosesOnlyThatClient) {
   }
   EXPECT_EQ(show(other.command({"GET", "pe"})), "\"2\"");
   EXPECT_EQ(proxy->stats().protocol_errors, 3u);
+}
+
+// A closed client must be gone from epoll even while another reference to its socket exists:
+// a process forked by another thread (a managed server, redis-cli) holds one until it execs, and
+// epoll would otherwise keep reporting events with the pointer of the freed client (seen as a
+// heap-use-after-free under ASan).
+TEST(Proxy, ClosedClientIsForgottenWhileAForkedChildHoldsItsSocket) {
+  auto proxy = make_proxy(servers().shards);
+  Raw gone(proxy->port());
+  RedisClient probe(at(proxy->port()));
+  EXPECT_EQ(show(probe.command({"PING"})), "+PONG");  // both clients are accepted by now
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // holds every descriptor of the test process, the proxy's sockets too
+    ::sleep(5);
+    ::_exit(0);
+  }
+  gone.half_close();  // the proxy reads end of stream and closes; the socket stays readable
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(show(probe.command({"PING"})), "+PONG");
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(show(probe.command({"PING"})), "+PONG");
 }
 
 TEST(Proxy, SelectMovesAClientToItsOwnConnections) {
