@@ -10,7 +10,7 @@ namespace perflab {
 namespace {
 std::string fmt(double v) {
   char buf[64];
-  if (v != 0 && (std::abs(v) >= 1e7 || std::abs(v) < 1e-2))
+  if (v != 0 && (std::abs(v) >= 1e7 || std::abs(v) < 0.1))
     std::snprintf(buf, sizeof buf, "%.3g", v);
   else
     std::snprintf(buf, sizeof buf, "%.2f", v);

@@ -123,4 +123,9 @@ TEST(Report, ShowsTablesAndFindings) {
   EXPECT_NE(t.find("Append 100 events (us/op, lower is better)"), std::string::npos);
   EXPECT_NE(t.find("interpolate"), std::string::npos);
   EXPECT_NE(t.find("[article 0.78]"), std::string::npos);
+  // Small ratios keep three significant digits (a 100x collapse is not "0.01").
+  perflab::Run r = sample_run();
+  r.findings.push_back({"collapse", "collapse", 0.00782, 0.00754});
+  const std::string u = format_run_report(r);
+  EXPECT_NE(u.find("collapse: 0.00782  [article 0.00754]"), std::string::npos) << u;
 }
