@@ -13,12 +13,6 @@
 using namespace perflab;
 
 namespace {
-TargetsConfig isolated(const std::string& schema) {
-  TargetsConfig cfg;
-  cfg.pg_conninfo = test::shared_targets().postgres().conninfo;
-  cfg.pg_schema = schema;
-  return cfg;
-}
 
 const std::map<std::string, std::string> kSmall = {
     {"writers", "1,3"}, {"readers", "1,2"},          {"repetitions", "2"},
@@ -28,7 +22,7 @@ const std::map<std::string, std::string> kSmall = {
 
 TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   auto exp = make_iolist_experiment();
-  Targets targets(isolated(test::unique_name("perflab_exp")));
+  Targets targets(test::isolated_pg(test::unique_name("perflab_exp")));
   perflab::Run run = execute(*exp, targets, kSmall, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   for (const char* g : {"build_time", "build_allocs", "build_bytes", "append", "read"})
@@ -85,7 +79,7 @@ TEST(IoListExperiment, TouchesNothingOutsideItsSchema) {
   const std::string before(conn.exec("SELECT count(*) FROM public.events").value(0, 0));
 
   auto exp = make_iolist_experiment();
-  Targets targets(isolated(test::unique_name("perflab_safety")));
+  Targets targets(test::isolated_pg(test::unique_name("perflab_safety")));
   perflab::Run run = execute(*exp, targets, kSmall, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   EXPECT_EQ(conn.exec("SELECT count(*) FROM public.events").value(0, 0), before);
@@ -96,7 +90,7 @@ TEST(IoListExperiment, TouchesNothingOutsideItsSchema) {
 
 TEST(IoListExperiment, StopEndsTheRunQuicklyAndKeepsWhatWasMeasured) {
   auto exp = make_iolist_experiment();
-  Targets targets(isolated(test::unique_name("perflab_stop")));
+  Targets targets(test::isolated_pg(test::unique_name("perflab_stop")));
   std::stop_source stop;
   std::chrono::steady_clock::time_point asked;
   RunHooks hooks;

@@ -20,12 +20,6 @@
 using namespace perflab;
 
 namespace {
-TargetsConfig isolated(const std::string& schema) {
-  TargetsConfig cfg;
-  cfg.pg_conninfo = test::shared_targets().postgres().conninfo;
-  cfg.pg_schema = schema;
-  return cfg;
-}
 
 std::int64_t count(PgConnection& conn, const std::string& schema, const std::string& table) {
   return std::stoll(std::string(
@@ -42,7 +36,7 @@ std::int64_t pgbench_backends(PgConnection& conn) {
 TEST(PgbenchPeer, RunsTheSameAppendAndItsRowsLand) {
   auto exp = make_iolist_experiment();
   const std::string schema = test::unique_name("perflab_pgb");
-  Targets targets(isolated(schema));
+  Targets targets(test::isolated_pg(schema));
   const std::map<std::string, std::string> params = {{"benchmarks", "append,pgbench"},
                                                      {"builders", "iolist"},
                                                      {"writers", "1,3"},
@@ -89,7 +83,7 @@ TEST(PgbenchPeer, RunsTheSameAppendAndItsRowsLand) {
 TEST(PgbenchPeer, StopDuringPgbenchEndsTheRunAndKillsPgbench) {
   auto exp = make_iolist_experiment();
   const std::string schema = test::unique_name("perflab_pgb_stop");
-  Targets targets(isolated(schema));
+  Targets targets(test::isolated_pg(schema));
   std::stop_source stop;
   std::atomic<std::int64_t> asked_ns{0};
   std::thread stopper;

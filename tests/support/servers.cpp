@@ -16,6 +16,13 @@ Targets& shared_targets() {
   return *targets;
 }
 
+TargetsConfig isolated_pg(const std::string& schema) {
+  TargetsConfig cfg;
+  cfg.pg_conninfo = shared_targets().postgres().conninfo;
+  cfg.pg_schema = schema;
+  return cfg;
+}
+
 std::string unique_name(const std::string& base) {
   static std::atomic<int> counter{0};
   return base + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);

@@ -8,6 +8,10 @@ namespace perflab::test {
 // Managed targets shared by the tests of one process (PostgreSQL non-durable for speed).
 Targets& shared_targets();
 
+// Targets on the shared managed PostgreSQL with a schema of the test's own (pass
+// unique_name(...)): experiments that reset their schema cannot disturb one another.
+TargetsConfig isolated_pg(const std::string& schema);
+
 // A unique suffix for names a test creates (schemas, key prefixes), so tests never collide.
 std::string unique_name(const std::string& base);
 
