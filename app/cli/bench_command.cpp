@@ -1,15 +1,19 @@
 #include "bench_command.h"
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <iostream>
 #include <stop_token>
+#include <thread>
 
 #include "sharding/loadgen.h"
 
 namespace {
-std::stop_source* g_stop = nullptr;
+// The handler only sets a flag (async-signal-safe); a watcher thread turns it into a stop.
+std::atomic<bool> g_interrupted{false};
 extern "C" void on_interrupt(int) {
-  if (g_stop) g_stop->request_stop();  // checked by the generator every 100 ms
+  g_interrupted = true;
 }
 }  // namespace
 
@@ -30,8 +34,14 @@ int run_bench_command(const std::vector<std::string>& args) {
     return 2;
   }
   std::stop_source stop;
-  g_stop = &stop;
+  g_interrupted = false;
   auto old_int = std::signal(SIGINT, on_interrupt);
+  std::jthread watcher([&stop](std::stop_token st) {
+    while (!st.stop_requested()) {
+      if (g_interrupted.exchange(false)) stop.request_stop();  // the generator checks it
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
   int rc = 0;
   try {
     if (opts.csv) std::cout << format_bench_csv_header();
@@ -57,8 +67,9 @@ int run_bench_command(const std::vector<std::string>& args) {
     std::cerr << "perflab-cli bench: " << e.what() << "\n";
     rc = 1;
   }
+  watcher.request_stop();
+  watcher.join();
   std::signal(SIGINT, old_int);
-  g_stop = nullptr;
   return rc;
 }
 
