@@ -408,14 +408,16 @@ void CachingExperiment::run(RunContext& ctx) {
   PostgresTier source(pgt.conninfo, pgt.schema, Codec{Encoding::Native, zlib_level}, pgt.managed);
   std::vector<std::string> keys;
   keys.reserve(aside_keys);
-  source.connection().exec("BEGIN");
-  for (std::size_t i = 0; i < aside_keys; ++i) {
-    ctx.check_stop();
-    Document d = generate_document(seed, i + 1, doc_bytes);
-    keys.push_back(d.key);
-    source.put_document(d);
+  {
+    PgTransaction tx(source.connection());  // a stop rolls the half-loaded set back
+    for (std::size_t i = 0; i < aside_keys; ++i) {
+      ctx.check_stop();
+      Document d = generate_document(seed, i + 1, doc_bytes);
+      keys.push_back(d.key);
+      source.put_document(d);
+    }
+    tx.commit();
   }
-  source.connection().exec("COMMIT");
 
   std::size_t aside_done = 0;
   for (Encoding enc : encodings) {

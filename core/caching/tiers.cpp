@@ -197,30 +197,22 @@ void PostgresTier::put_list(const CommentList& l) {
   PgParams p;
   if (!native) p.add_text(enc.c_str());
   p.add_text(group.c_str());
-  conn_.exec("BEGIN");
-  try {
-    if (native) {
-      conn_.exec_params(
-          ("DELETE FROM " + schema_q_ + ".caching_comments WHERE group_id = $1").c_str(), p);
-      conn_.copy_in("COPY " + schema_q_ + ".caching_comments (" + kCommentCols + ") FROM STDIN",
-                    payload);
-    } else {
-      conn_.exec_params(("DELETE FROM " + schema_q_ +
-                         ".caching_comments_encoded WHERE encoding = $1 AND group_id = $2")
-                            .c_str(),
-                        p);
-      conn_.copy_in("COPY " + schema_q_ +
-                        ".caching_comments_encoded (encoding, group_id, id, value) FROM STDIN",
-                    payload);
-    }
-    conn_.exec("COMMIT");
-  } catch (...) {
-    try {
-      conn_.exec("ROLLBACK");
-    } catch (...) {
-    }
-    throw;
+  PgTransaction tx(conn_);
+  if (native) {
+    conn_.exec_params(
+        ("DELETE FROM " + schema_q_ + ".caching_comments WHERE group_id = $1").c_str(), p);
+    conn_.copy_in("COPY " + schema_q_ + ".caching_comments (" + kCommentCols + ") FROM STDIN",
+                  payload);
+  } else {
+    conn_.exec_params(("DELETE FROM " + schema_q_ +
+                       ".caching_comments_encoded WHERE encoding = $1 AND group_id = $2")
+                          .c_str(),
+                      p);
+    conn_.copy_in("COPY " + schema_q_ +
+                      ".caching_comments_encoded (encoding, group_id, id, value) FROM STDIN",
+                  payload);
   }
+  tx.commit();
 }
 
 std::shared_ptr<const Document> PostgresTier::get_document(const std::string& key) {

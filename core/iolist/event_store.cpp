@@ -138,9 +138,8 @@ std::string EventStore::statement_text(Builder builder, std::size_t n) const {
   return {};
 }
 
-std::int64_t EventStore::begin_and_check(const std::string& stream_uuid,
-                                         std::int64_t expected_version) {
-  conn_.exec("BEGIN");
+std::int64_t EventStore::check_expected_version(const std::string& stream_uuid,
+                                                std::int64_t expected_version) {
   PgParams p;
   p.add_text(stream_uuid.c_str());
   if (expected_version == 0) {
@@ -152,7 +151,6 @@ std::int64_t EventStore::begin_and_check(const std::string& stream_uuid,
           p);
       return to_i64(r.value(0, 0));
     } catch (const PgError& e) {
-      conn_.exec("ROLLBACK");
       if (e.sqlstate() == "23505")
         throw WrongExpectedVersion("stream " + stream_uuid +
                                    " already exists (expected version 0)");
@@ -163,7 +161,6 @@ std::int64_t EventStore::begin_and_check(const std::string& stream_uuid,
       ("SELECT stream_id FROM " + streams_table_ + " WHERE stream_uuid = $1 FOR UPDATE").c_str(),
       p);
   if (r.rows() == 0) {
-    conn_.exec("ROLLBACK");
     throw WrongExpectedVersion("stream " + stream_uuid + " does not exist (expected version " +
                                std::to_string(expected_version) + ")");
   }
@@ -177,7 +174,6 @@ std::int64_t EventStore::begin_and_check(const std::string& stream_uuid,
       q);
   const std::int64_t current = to_i64(v.value(0, 0));
   if (current != expected_version) {
-    conn_.exec("ROLLBACK");
     throw WrongExpectedVersion("stream " + stream_uuid + " is at version " +
                                std::to_string(current) + ", expected " +
                                std::to_string(expected_version));
@@ -312,19 +308,12 @@ AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
   AppendResult res;
   res.created_at_us = now_us();
   const std::string created_at = pg_timestamp_text(res.created_at_us);
-  res.stream_id = begin_and_check(stream_uuid, expected_version);
+  PgTransaction tx(conn_);
+  res.stream_id = check_expected_version(stream_uuid, expected_version);
   res.first_version = expected_version + 1;
   const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
-  try {
-    insert_rows(builder, res.stream_id, res.first_version, first_id, created_at, events);
-    conn_.exec("COMMIT");
-  } catch (...) {
-    try {
-      conn_.exec("ROLLBACK");
-    } catch (...) {
-    }
-    throw;
-  }
+  insert_rows(builder, res.stream_id, res.first_version, first_id, created_at, events);
+  tx.commit();
   return res;
 }
 

@@ -66,7 +66,10 @@ class EventStore {
   std::string statement_text(Builder builder, std::size_t n) const;
 
  private:
-  std::int64_t begin_and_check(const std::string& stream_uuid, std::int64_t expected_version);
+  // Inside the append's transaction: the stream's id (created for version 0) after checking
+  // its version; throws WrongExpectedVersion.
+  std::int64_t check_expected_version(const std::string& stream_uuid,
+                                      std::int64_t expected_version);
   void insert_rows(Builder builder, std::int64_t stream_id, std::int64_t first_version,
                    std::int64_t first_event_id, const std::string& created_at,
                    const std::vector<EventData>& events);

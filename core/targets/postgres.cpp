@@ -378,4 +378,21 @@ std::string pg_timestamp_text(std::int64_t unix_us) {
   return buf;
 }
 
+PgTransaction::PgTransaction(PgConnection& conn) : conn_(conn) {
+  conn_.exec("BEGIN");
+}
+
+PgTransaction::~PgTransaction() {
+  if (!open_) return;
+  try {
+    conn_.exec("ROLLBACK");
+  } catch (...) {  // a dead connection has nothing left to roll back
+  }
+}
+
+void PgTransaction::commit() {
+  open_ = false;  // a failed COMMIT ends the transaction too
+  conn_.exec("COMMIT");
+}
+
 }  // namespace perflab

@@ -90,6 +90,21 @@ class PgConnection {
   std::string target_;  // redacted conninfo, for messages
 };
 
+// A transaction: BEGIN on construction, COMMIT by commit(); left any other way (an exception,
+// an early return) it is rolled back, so the connection is never left in an aborted transaction.
+class PgTransaction {
+ public:
+  explicit PgTransaction(PgConnection& conn);
+  ~PgTransaction();
+  PgTransaction(const PgTransaction&) = delete;
+  PgTransaction& operator=(const PgTransaction&) = delete;
+  void commit();
+
+ private:
+  PgConnection& conn_;
+  bool open_ = true;
+};
+
 // conninfo (key=value or URI) with any password removed, for messages, logs and results.
 std::string redact_conninfo(const std::string& conninfo);
 

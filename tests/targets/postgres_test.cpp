@@ -146,3 +146,28 @@ TEST(TargetsPgConnect, UriAndOwnTimeoutAreAccepted) {
   PgConnection b(pg->conninfo() + " connect_timeout=2");
   EXPECT_EQ(b.exec("SHOW port").value(0, 0), std::to_string(pg->port()));
 }
+
+TEST_F(TargetsPg, TransactionCommitsOrRollsBack) {
+  const std::string t = test::unique_name("perflab_tx");
+  conn_->exec("CREATE TABLE " + t + " (v int)");
+  {
+    PgTransaction tx(*conn_);
+    conn_->exec("INSERT INTO " + t + " VALUES (1)");
+    tx.commit();
+  }
+  try {
+    PgTransaction tx(*conn_);
+    conn_->exec("INSERT INTO " + t + " VALUES (2)");
+    conn_->exec("SELECT no_such_column FROM " + t);  // aborts the transaction
+    tx.commit();
+    FAIL() << "no error";
+  } catch (const PgError&) {
+  }
+  {
+    PgTransaction tx(*conn_);  // left without commit: rolled back
+    conn_->exec("INSERT INTO " + t + " VALUES (3)");
+  }
+  // The connection is usable and only the committed row is there.
+  EXPECT_EQ(conn_->exec("SELECT string_agg(v::text, ',') FROM " + t).value(0, 0), "1");
+  conn_->exec("DROP TABLE " + t);
+}
