@@ -8,6 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git clang-format
   # libraries
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-qpa-plugins libgl-dev
+  libqt6opengl6-dev
   libpq-dev libpqxx-dev libhiredis-dev zlib1g-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libgtest-dev libgmock-dev
   # servers and peers the experiments start (managed servers) or compare with
