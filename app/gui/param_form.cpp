@@ -168,7 +168,10 @@ std::string ParamForm::text_of(const Field& f) const {
   // Multi-choice: the checked ones, in the spec's order.
   std::string out;
   for (auto* cb : w->findChildren<QCheckBox*>())
-    if (cb->isChecked()) out += (out.empty() ? "" : ",") + cb->text().toStdString();
+    if (cb->isChecked()) {
+      if (!out.empty()) out += ',';
+      out += cb->text().toStdString();
+    }
   return out;
 }
 

@@ -41,8 +41,11 @@ std::string fmt_bound(double v) {
 
 void check_range(const ParamSpec& spec, double v, const std::string& text) {
   if ((spec.min && v < *spec.min) || (spec.max && v > *spec.max)) {
-    std::string range = "[" + (spec.min ? fmt_bound(*spec.min) : std::string("-inf")) + ", " +
-                        (spec.max ? fmt_bound(*spec.max) : std::string("inf")) + "]";
+    std::string range = "[";
+    range += spec.min ? fmt_bound(*spec.min) : "-inf";
+    range += ", ";
+    range += spec.max ? fmt_bound(*spec.max) : "inf";
+    range += ']';
     throw ParamError("parameter '" + spec.name + "': " + text + " is outside " + range);
   }
 }
@@ -116,7 +119,8 @@ std::string validate_param(const ParamSpec& spec, const std::string& raw) {
       std::string item;
       int count = 0;
       while (std::getline(ss, item, ',')) {
-        out += (count++ ? "," : "") + std::to_string(parse_int(spec, trim(item)));
+        if (count++) out += ',';
+        out += std::to_string(parse_int(spec, trim(item)));
       }
       if (count == 0) throw ParamError("parameter '" + spec.name + "': empty list");
       return out;

@@ -196,7 +196,10 @@ Run load_run(const std::filesystem::path& path) {
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  std::string name = ".";
+  name += path.filename().string();
+  name += ".XXXXXX";
+  std::string tmpl = (dir / name).string();
   int fd = mkstemp(tmpl.data());
   if (fd < 0)
     throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");

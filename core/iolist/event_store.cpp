@@ -221,9 +221,12 @@ void EventStore::insert_rows(Builder builder, std::int64_t stream_id, std::int64
     for (std::size_t i = 0; i < n; ++i) {
       const auto& e = events[i];
       const char* sep = i ? "," : "";
-      ids += sep + std::to_string(first_event_id + static_cast<std::int64_t>(i));
-      sids += sep + std::to_string(stream_id);
-      versions += sep + std::to_string(first_version + static_cast<std::int64_t>(i));
+      ids += sep;
+      ids += std::to_string(first_event_id + static_cast<std::int64_t>(i));
+      sids += sep;
+      sids += std::to_string(stream_id);
+      versions += sep;
+      versions += std::to_string(first_version + static_cast<std::int64_t>(i));
       corr += sep;
       if (e.correlation_id)
         append_array_text(corr, *e.correlation_id);

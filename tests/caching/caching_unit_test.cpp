@@ -181,7 +181,9 @@ TEST(CachingLru, ReplaceRejectEraseAndClear) {
 TEST(CachingLru, ManyEntriesNeverExceedTheBudget) {
   LruCache<int> c(10'000);
   for (int i = 0; i < 5000; ++i) {
-    c.put("k" + std::to_string(i % 700), i, static_cast<std::size_t>(10 + (i * 37) % 300));
+    std::string key = "k";
+    key += std::to_string(i % 700);
+    c.put(key, i, static_cast<std::size_t>(10 + (i * 37) % 300));
     ASSERT_LE(c.stats().bytes, 10'000u);
   }
   EXPECT_GT(c.stats().evictions, 0u);

@@ -31,7 +31,8 @@ std::string renumbered(const std::string& sql) {
   std::size_t k = 0, last = 0;
   for (std::sregex_iterator it(sql.begin(), sql.end(), var), end; it != end; ++it) {
     out += sql.substr(last, static_cast<std::size_t>(it->position()) - last);
-    out += "$" + std::to_string(++k);
+    out += '$';
+    out += std::to_string(++k);
     last = static_cast<std::size_t>(it->position() + it->length());
   }
   return out + sql.substr(last);

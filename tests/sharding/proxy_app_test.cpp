@@ -26,7 +26,10 @@ namespace {
 std::string nodes_arg() {
   RedisTarget t = test::shared_targets().redis(2);
   std::string s = "--nodes=";
-  for (std::size_t i = 0; i < 2; ++i) s += (i ? "," : "") + t.nodes[i].address();
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (i) s += ',';
+    s += t.nodes[i].address();
+  }
   return s;
 }
 

@@ -276,7 +276,9 @@ TEST_P(Conformance, PipelineOf100KeepsOrder) {
   run(through, {"FLUSHALL"});
   std::vector<Cmd> cmds;
   for (int i = 0; i < 100; ++i) {
-    std::string k = "p" + std::to_string(i), k2 = "p" + std::to_string(i + 1);
+    std::string k = "p", k2 = "p";
+    k += std::to_string(i);
+    k2 += std::to_string(i + 1);
     switch (i % 5) {
       case 0:
         cmds.push_back({"SET", k, "v" + std::to_string(i)});
@@ -325,8 +327,11 @@ TEST(Proxy, UnsupportedAndMergeErrors) {
   EXPECT_EQ(show(r), "-ERR unsupported command 'EVAL'");
   // BLPOP over keys on different nodes asks for key tags.
   std::string a = "a", b;
-  for (int i = 0; b.empty(); ++i)
-    if (node_for_key("b" + std::to_string(i), 4) != node_for_key(a, 4)) b = "b" + std::to_string(i);
+  for (int i = 0; b.empty(); ++i) {
+    std::string candidate = "b";
+    candidate += std::to_string(i);
+    if (node_for_key(candidate, 4) != node_for_key(a, 4)) b = candidate;
+  }
   r = c.command({"BLPOP", a, b, "1"});
   ASSERT_EQ(r.type, RedisReply::Type::Error);
   EXPECT_NE(r.str.find("key tag"), std::string::npos) << r.str;
