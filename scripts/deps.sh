@@ -5,17 +5,22 @@ set -euo pipefail
 
 PACKAGES=(
   # toolchain
-  build-essential cmake ninja-build pkg-config git clang-format
+  build-essential cmake ninja-build pkg-config clang-format
   # libraries
-  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev qt6-qpa-plugins libgl-dev
-  libqt6opengl6-dev
-  libpq-dev libpqxx-dev libhiredis-dev zlib1g-dev libprotobuf-dev protobuf-compiler
-  nlohmann-json3-dev libgtest-dev libgmock-dev
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
+  libpq-dev libhiredis-dev zlib1g-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev
+  libgtest-dev
   # servers and peers the experiments start (managed servers) or compare with
   postgresql-15 postgresql-client-15 redis-server redis-tools nutcracker
-  # headless display for the GUI, fonts for charts, tools the tests use
-  xvfb xauth fonts-dejavu-core procps poppler-utils
+  # fonts for charts (the GUI tests run on Qt's offscreen platform, no X server needed)
+  fonts-dejavu-core
 )
+
+# `deps.sh --list` prints the list (the setup test checks the build against it).
+if [ "${1:-}" = "--list" ]; then
+  echo "${PACKAGES[*]}"
+  exit 0
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
