@@ -7,8 +7,7 @@
 
 namespace perflab {
 
-namespace {
-double sorted_quantile(const std::vector<double>& s, double q) {
+double quantile_sorted(std::span<const double> s, double q) {
   if (s.empty()) return 0;
   q = std::clamp(q, 0.0, 1.0);
   const double pos = q * static_cast<double>(s.size() - 1);
@@ -17,12 +16,11 @@ double sorted_quantile(const std::vector<double>& s, double q) {
   const double frac = pos - static_cast<double>(lo);
   return s[lo] + (s[hi] - s[lo]) * frac;
 }
-}  // namespace
 
 double quantile(std::span<const double> samples, double q) {
   std::vector<double> s(samples.begin(), samples.end());
   std::sort(s.begin(), s.end());
-  return sorted_quantile(s, q);
+  return quantile_sorted(s, q);
 }
 
 Stats summarize(std::span<const double> samples) {
@@ -33,8 +31,8 @@ Stats summarize(std::span<const double> samples) {
   std::sort(s.begin(), s.end());
   st.min = s.front();
   st.max = s.back();
-  st.median = sorted_quantile(s, 0.5);
-  st.p95 = sorted_quantile(s, 0.95);
+  st.median = quantile_sorted(s, 0.5);
+  st.p95 = quantile_sorted(s, 0.95);
   st.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
   if (s.size() > 1) {
     double acc = 0;

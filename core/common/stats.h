@@ -16,5 +16,7 @@ Stats summarize(std::span<const double> samples);
 
 // The q-quantile (0..1) of samples, linearly interpolated. Empty input gives 0.
 double quantile(std::span<const double> samples, double q);
+// The same over samples already sorted ascending (no copy, no sort).
+double quantile_sorted(std::span<const double> sorted, double q);
 
 }  // namespace perflab
