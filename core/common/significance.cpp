@@ -1,0 +1,214 @@
+#include "common/significance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "common/resample.h"
+
+namespace perflab {
+
+std::optional<Estimate> ratio_ci(std::span<const double> a, std::span<const double> b,
+                                 const RatioOptions& opt) {
+  if (!(opt.level > 0 && opt.level < 1))
+    throw std::invalid_argument("confidence level must be between 0 and 1 (exclusive)");
+  if (opt.boot.resamples < 1) throw std::invalid_argument("bootstrap needs at least one resample");
+  if (a.empty() || b.empty()) return std::nullopt;
+  if (opt.figure == RatioFigure::MedianOfRoundRatios) {
+    if (!opt.interleaved || a.size() != b.size()) return std::nullopt;
+    std::vector<double> rounds(a.size());
+    for (std::size_t r = 0; r < a.size(); ++r) {
+      if (b[r] == 0) return std::nullopt;
+      rounds[r] = a[r] / b[r];
+    }
+    return median_ci(rounds, opt.level);
+  }
+  const double median_b = quantile(b, 0.5);
+  if (median_b == 0) return std::nullopt;
+  Estimate e;
+  e.value = quantile(a, 0.5) / median_b;
+  e.lo = e.hi = e.value;
+  if (a.size() < 2 || b.size() < 2) return e;
+
+  const std::span<const double> series[] = {a, b};
+  resample::Rng rng(opt.boot.seed ? *opt.boot.seed : resample::data_seed(series));
+  const resample::ResampledMedian ma(a), mb(b);
+  const bool paired = opt.interleaved && a.size() == b.size();
+  // A resample in which b's median is 0 has no finite ratio: it counts as an infinite one,
+  // which can only widen the interval.
+  auto ratio = [](double x, double y) {
+    return y != 0 ? x / y : std::numeric_limits<double>::infinity();
+  };
+  std::vector<double> replicates;
+  replicates.reserve(static_cast<std::size_t>(opt.boot.resamples));
+  std::vector<std::uint32_t> ca, cb;
+  for (int r = 0; r < opt.boot.resamples; ++r) {
+    resample::draw_counts(rng, a.size(), ca);
+    if (paired) {
+      replicates.push_back(ratio(ma(ca), mb(ca)));
+    } else {
+      resample::draw_counts(rng, b.size(), cb);
+      replicates.push_back(ratio(ma(ca), mb(cb)));
+    }
+  }
+  std::tie(e.lo, e.hi) = resample::percentile_interval(replicates, opt.level);
+  // As for a median (confidence.h): with fewer than 6 repetitions on a side the nominal level
+  // is out of reach; the level then states the bound of the smaller side.
+  const double bound = median_ci_ranks(std::min(a.size(), b.size()), opt.level).coverage;
+  e.level = std::min(opt.level, bound);
+  e.full_level = bound >= opt.level;
+  e.method = paired ? CiMethod::PairedBootstrap : CiMethod::Bootstrap;
+  return e;
+}
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Faster:
+      return "faster";
+    case Verdict::Slower:
+      return "slower";
+    case Verdict::WithinNoise:
+      return "within noise";
+    case Verdict::NoDifference:
+      return "no significant difference";
+    case Verdict::TooFewSamples:
+      return "too few repetitions";
+  }
+  return "too few repetitions";
+}
+
+Verdict judge_ratio(const Estimate& ratio, Better better, double threshold) {
+  if (!(threshold >= 0)) throw std::invalid_argument("the threshold must not be negative");
+  if (!ratio.has_interval()) return Verdict::TooFewSamples;
+  if (ratio.lo <= 1 && 1 <= ratio.hi) return Verdict::NoDifference;
+  const bool a_lower = ratio.hi < 1 - threshold;
+  const bool a_higher = ratio.lo > 1 + threshold;
+  if (!a_lower && !a_higher) return Verdict::WithinNoise;
+  return a_lower == (better == Better::Lower) ? Verdict::Faster : Verdict::Slower;
+}
+
+std::optional<RatioJudgement> judge_series(std::span<const double> a, std::span<const double> b,
+                                           Better better, double threshold,
+                                           const RatioOptions& opt) {
+  auto r = ratio_ci(a, b, opt);
+  if (!r) return std::nullopt;
+  return RatioJudgement{*r, judge_ratio(*r, better, threshold), threshold, better};
+}
+
+const char* to_string(Reproduction r) {
+  switch (r) {
+    case Reproduction::Reproduced:
+      return "reproduced";
+    case Reproduction::NotReproduced:
+      return "not reproduced";
+    case Reproduction::NotJudged:
+      return "not judged";
+  }
+  return "not judged";
+}
+
+Reproduction judge_published(double published, const Estimate& measured) {
+  if (!measured.has_interval()) return Reproduction::NotJudged;
+  return measured.contains(published) ? Reproduction::Reproduced : Reproduction::NotReproduced;
+}
+
+const char* to_string(UTestMethod m) {
+  switch (m) {
+    case UTestMethod::Auto:
+      return "auto";
+    case UTestMethod::Exact:
+      return "exact";
+    case UTestMethod::Asymptotic:
+      return "asymptotic";
+  }
+  return "auto";
+}
+
+namespace {
+// P(U <= u) and P(U >= u) under the null hypothesis, for samples of m and n values without ties:
+// every choice of which m of the N = m + n ranks belong to the first sample is equally likely.
+// ways[k][v]: choices of k first-sample values among the j smallest values with U so far v; a
+// first-sample value placed after i second-sample values adds i to U. Additions only, so the
+// counts (at most C(N, m)) keep their relative precision.
+std::pair<double, double> exact_u_tails(std::size_t m, std::size_t n, double u) {
+  if (m > n) std::swap(m, n);  // U has the same null distribution either way round
+  const std::size_t max_u = m * n, N = m + n;
+  std::vector<std::vector<double>> ways(m + 1, std::vector<double>(max_u + 1, 0.0));
+  ways[0][0] = 1;
+  for (std::size_t j = 0; j < N; ++j) {
+    for (std::size_t k = std::min(j, m - 1) + 1; k-- > 0;) {
+      const std::size_t before = j - k;  // second-sample values below the next one
+      if (before > n) continue;
+      const auto& from = ways[k];
+      auto& to = ways[k + 1];
+      for (std::size_t v = 0; v + before <= max_u; ++v)
+        if (from[v] != 0) to[v + before] += from[v];
+    }
+  }
+  const auto& dist = ways[m];
+  double total = 0, below = 0, above = 0;
+  for (std::size_t v = 0; v <= max_u; ++v) {
+    total += dist[v];
+    if (static_cast<double>(v) <= u) below += dist[v];
+    if (static_cast<double>(v) >= u) above += dist[v];
+  }
+  return {below / total, above / total};
+}
+}  // namespace
+
+UTest mann_whitney_u(std::span<const double> x, std::span<const double> y, UTestMethod method) {
+  UTest t;
+  const std::size_t n1 = x.size(), n2 = y.size(), N = n1 + n2;
+  t.enough = n1 >= 2 && n2 >= 2;
+  t.reliable = n1 >= 9 && n2 >= 9;
+  if (n1 == 0 || n2 == 0) return t;
+
+  // Midranks of the pooled samples and the tie groups.
+  std::vector<std::size_t> order(N);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto value = [&](std::size_t i) { return i < n1 ? x[i] : y[i - n1]; };
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return value(a) < value(b); });
+  double rank_sum_x = 0, tie_term = 0;
+  for (std::size_t i = 0; i < N;) {
+    std::size_t j = i;
+    while (j + 1 < N && value(order[j + 1]) == value(order[i])) ++j;
+    const double midrank = static_cast<double>(i + j) / 2 + 1;
+    for (std::size_t k = i; k <= j; ++k)
+      if (order[k] < n1) rank_sum_x += midrank;
+    const auto group = static_cast<double>(j - i + 1);
+    if (j > i) {
+      t.ties = true;
+      tie_term += group * group * group - group;
+    }
+    i = j + 1;
+  }
+  const auto d1 = static_cast<double>(n1), d2 = static_cast<double>(n2), dN = d1 + d2;
+  t.u = rank_sum_x - d1 * (d1 + 1) / 2;
+  if (!t.enough) return t;
+
+  bool exact = false;
+  if (method == UTestMethod::Auto) exact = !t.ties && (n1 <= 8 || n2 <= 8);
+  if (method == UTestMethod::Exact) exact = !t.ties && n1 * n2 <= 2500;
+  if (exact) {
+    const auto [below, above] = exact_u_tails(n1, n2, t.u);
+    t.method = UTestMethod::Exact;
+    t.p_value = std::min(1.0, 2 * std::min(below, above));
+    return t;
+  }
+  t.method = UTestMethod::Asymptotic;
+  const double mean = d1 * d2 / 2;
+  const double variance = d1 * d2 / 12 * ((dN + 1) - tie_term / (dN * (dN - 1)));
+  if (!(variance > 0)) return t;  // every value equal: nothing tells the samples apart
+  const double distance = std::abs(t.u - mean);
+  const double z = (distance - 0.5) / std::sqrt(variance);
+  t.z = t.u < mean ? -z : z;
+  t.p_value = std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+  return t;
+}
+
+}  // namespace perflab
