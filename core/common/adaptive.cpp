@@ -1,0 +1,90 @@
+#include "common/adaptive.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace perflab {
+
+AdaptiveRepetitions::AdaptiveRepetitions(PrecisionGoal goal, std::size_t variants)
+    : goal_(goal), samples_(variants), worst_(std::numeric_limits<double>::infinity()) {
+  if (variants == 0) throw std::invalid_argument("adaptive repetitions need at least one variant");
+  if (!(goal.precision > 0)) throw std::invalid_argument("precision must be greater than 0");
+  if (goal.min_rounds < 1) throw std::invalid_argument("min_rounds must be at least 1");
+  if (goal.max_rounds < goal.min_rounds)
+    throw std::invalid_argument("max_rounds must be at least min_rounds");
+  if (!(goal.budget_seconds > 0)) throw std::invalid_argument("the time budget must be positive");
+  if (!(goal.level > 0 && goal.level < 1))
+    throw std::invalid_argument("confidence level must be between 0 and 1 (exclusive)");
+  if (goal.resamples < 1) throw std::invalid_argument("bootstrap needs at least one resample");
+}
+
+void AdaptiveRepetitions::track_median(std::size_t variant) {
+  if (variant >= samples_.size()) throw std::invalid_argument("no such variant");
+  figures_.push_back({variant, variant, false});
+}
+
+void AdaptiveRepetitions::track_ratio(std::size_t numerator, std::size_t denominator) {
+  if (numerator >= samples_.size() || denominator >= samples_.size() || numerator == denominator)
+    throw std::invalid_argument("a ratio needs two different variants");
+  figures_.push_back({numerator, denominator, true});
+}
+
+bool AdaptiveRepetitions::precise_enough() {
+  if (figures_.empty())
+    for (std::size_t v = 0; v < samples_.size(); ++v) track_median(v);
+  estimates_.clear();
+  worst_ = 0;
+  bool all = true;
+  for (const auto& f : figures_) {
+    Estimate e;
+    if (f.ratio) {
+      RatioOptions opt;
+      opt.level = goal_.level;
+      opt.interleaved = true;
+      opt.boot.resamples = goal_.resamples;
+      // A ratio with a zero denominator median has no estimate: it can never be precise.
+      opt.figure = goal_.ratio_figure;
+      e = ratio_ci(samples_[f.a], samples_[f.b], opt).value_or(Estimate{});
+    } else {
+      e = median_ci(samples_[f.a], goal_.level);
+    }
+    const double w = e.relative_half_width();
+    worst_ = std::max(worst_, w);
+    all = all && e.full_level && w <= goal_.precision;
+    estimates_.push_back(e);
+  }
+  return all;
+}
+
+AdaptiveRepetitions::Decision AdaptiveRepetitions::add_round(std::span<const double> round,
+                                                             double elapsed_seconds) {
+  if (done()) throw std::logic_error("adaptive repetitions: the point is already finished");
+  if (round.size() != samples_.size())
+    throw std::invalid_argument("a round needs one sample per variant");
+  for (std::size_t v = 0; v < round.size(); ++v) samples_[v].push_back(round[v]);
+  ++rounds_;
+  if (rounds_ < goal_.min_rounds) return decision_;
+  if (precise_enough()) return decision_ = Decision::PrecisionReached;
+  if (rounds_ >= goal_.max_rounds) return decision_ = Decision::RoundLimit;
+  const double per_round = elapsed_seconds / rounds_;
+  if (elapsed_seconds + per_round > goal_.budget_seconds)
+    return decision_ = Decision::TimeBudgetUsed;
+  return decision_;
+}
+
+const char* to_string(AdaptiveRepetitions::Decision d) {
+  switch (d) {
+    case AdaptiveRepetitions::Decision::Continue:
+      return "continue";
+    case AdaptiveRepetitions::Decision::PrecisionReached:
+      return "precision reached";
+    case AdaptiveRepetitions::Decision::TimeBudgetUsed:
+      return "time budget used";
+    case AdaptiveRepetitions::Decision::RoundLimit:
+      return "round limit";
+  }
+  return "continue";
+}
+
+}  // namespace perflab

@@ -1,0 +1,85 @@
+#pragma once
+// Adaptive repetitions: keep measuring a point until its figures are known to a precision.
+//
+// An experiment measures a point's variants interleaved, one round at a time (every variant once
+// per round, order rotated). With a precision goal (the run parameter `precision`, e.g. 0.02) it
+// feeds every measured round to this controller, which answers Continue until
+//   - every tracked figure's 95% interval lies within ±precision of its estimate
+//     (Estimate::relative_half_width() <= precision, and the interval has its full level) —
+//     PrecisionReached; a figure is a variant's median (order-statistic interval) or the ratio
+//     of two variants (ratio_ci() over the rounds, interleaved: the paired bootstrap of the
+//     ratio of medians, seeded by the data, or the median of the per-round ratios);
+//   - or the budget is used up: max_rounds rounds (RoundLimit), or the time budget
+//     (TimeBudgetUsed) — reached, or the next round, taking as long as the average one so far,
+//     would end past it.
+// min_rounds rounds are always measured (the run's `repetitions`); no judgement before that.
+// The intervals are estimated again after every round, so with very few rounds a lucky, too
+// narrow interval can stop a point early: keep min_rounds at the run's repetitions (15 for
+// iolist), not at the bare 6 where a 95% interval first exists.
+// The controller is pure: it owns the samples it was fed and reads no clock (the caller passes
+// the elapsed time), so it is tested with synthetic data and a fake clock.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "common/confidence.h"
+#include "common/significance.h"
+
+namespace perflab {
+
+struct PrecisionGoal {
+  double precision = 0.02;     // relative half-width of the intervals, > 0
+  int min_rounds = 6;          // >= 1; the order-statistic interval reaches 95% from 6 samples
+  int max_rounds = 1000;       // >= min_rounds
+  double budget_seconds = 60;  // per point, > 0
+  double level = 0.95;
+  int resamples = 2000;  // per check of a ratio of medians (every round after min_rounds)
+  RatioFigure ratio_figure = RatioFigure::RatioOfMedians;  // what track_ratio() watches
+};
+
+class AdaptiveRepetitions {
+ public:
+  enum class Decision { Continue, PrecisionReached, TimeBudgetUsed, RoundLimit };
+
+  // variants: how many samples each round carries. Throws std::invalid_argument on a goal
+  // out of range.
+  AdaptiveRepetitions(PrecisionGoal goal, std::size_t variants);
+
+  // What to watch (at least one figure; none means: watch every variant's median).
+  void track_median(std::size_t variant);
+  void track_ratio(std::size_t numerator, std::size_t denominator);
+
+  // One round: round[v] is variant v's sample; elapsed_seconds since the point started.
+  // Returns the decision; after anything but Continue the controller takes no more rounds
+  // (std::logic_error). Throws std::invalid_argument when round.size() != variants.
+  Decision add_round(std::span<const double> round, double elapsed_seconds);
+
+  Decision decision() const { return decision_; }
+  bool done() const { return decision_ != Decision::Continue; }
+  int rounds() const { return rounds_; }
+  bool precision_reached() const { return decision_ == Decision::PrecisionReached; }
+  // The widest tracked figure's relative half-width at the last check (infinite before one).
+  double worst_relative_half_width() const { return worst_; }
+  const std::vector<double>& samples(std::size_t variant) const { return samples_.at(variant); }
+  // The tracked figures' estimates at the last check, in the order they were tracked.
+  const std::vector<Estimate>& estimates() const { return estimates_; }
+
+ private:
+  struct Figure {
+    std::size_t a = 0, b = 0;
+    bool ratio = false;
+  };
+  bool precise_enough();
+
+  PrecisionGoal goal_;
+  std::vector<std::vector<double>> samples_;
+  std::vector<Figure> figures_;
+  std::vector<Estimate> estimates_;
+  int rounds_ = 0;
+  double worst_;
+  Decision decision_ = Decision::Continue;
+};
+
+const char* to_string(AdaptiveRepetitions::Decision d);
+
+}  // namespace perflab

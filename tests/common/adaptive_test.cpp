@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "common/adaptive.h"
+
+using namespace perflab;
+using Decision = AdaptiveRepetitions::Decision;
+
+namespace {
+// Feeds rounds of two interleaved variants (a = 0.8 b, each with multiplicative noise `cv`) and
+// a fake clock advancing `seconds_per_round`, until the controller decides.
+// `drift` (log-sd) is a factor shared by both variants of a round: the machine's mood.
+Decision drive(AdaptiveRepetitions& c, double cv, double seconds_per_round, std::uint64_t seed,
+               double drift = 0) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> noise(0, cv), shared(0, 1);
+  double clock = 0;
+  Decision d = Decision::Continue;
+  while (d == Decision::Continue) {
+    const double mood = std::exp(drift * shared(g));
+    const double round[] = {80 * mood * std::exp(noise(g)), 100 * mood * std::exp(noise(g))};
+    clock += seconds_per_round;
+    d = c.add_round(round, clock);
+  }
+  return d;
+}
+
+PrecisionGoal goal(double precision) {
+  PrecisionGoal g;
+  g.precision = precision;
+  g.resamples = 300;
+  return g;
+}
+}  // namespace
+
+TEST(Adaptive, StopsWhenThePrecisionIsReached) {
+  AdaptiveRepetitions c(goal(0.02), 2);
+  c.track_ratio(0, 1);
+  c.track_median(0);
+  EXPECT_EQ(drive(c, 0.02, 0.1, 1), Decision::PrecisionReached);
+  EXPECT_TRUE(c.precision_reached());
+  EXPECT_TRUE(c.done());
+  EXPECT_GE(c.rounds(), 6);
+  EXPECT_LT(c.rounds(), 200);
+  EXPECT_LE(c.worst_relative_half_width(), 0.02);
+  ASSERT_EQ(c.estimates().size(), 2u);
+  EXPECT_EQ(c.estimates()[0].method, CiMethod::PairedBootstrap);
+  EXPECT_TRUE(c.estimates()[0].contains(0.8));
+  EXPECT_LE(c.estimates()[0].relative_half_width(), 0.02);
+  EXPECT_EQ(c.estimates()[1].method, CiMethod::OrderStatistic);
+  EXPECT_EQ(c.samples(0).size(), static_cast<std::size_t>(c.rounds()));
+  EXPECT_THROW(c.add_round(std::vector<double>{1, 1}, 100), std::logic_error);
+}
+
+TEST(Adaptive, NoisierPointsNeedMoreRounds) {
+  AdaptiveRepetitions calm(goal(0.02), 2), noisy(goal(0.02), 2);
+  calm.track_ratio(0, 1);
+  noisy.track_ratio(0, 1);
+  ASSERT_EQ(drive(calm, 0.01, 0.1, 2), Decision::PrecisionReached);
+  ASSERT_EQ(drive(noisy, 0.06, 0.1, 2), Decision::PrecisionReached);
+  EXPECT_GT(noisy.rounds(), calm.rounds());
+}
+
+// A shared per-round factor of log-sd 0.2 and 2% own noise: the per-round ratios cancel the
+// factor and reach ±2% within 20 rounds; the ratio of medians has not after 60.
+TEST(Adaptive, PerRoundRatiosNeedFewerRoundsOnADriftingMachine) {
+  auto g = goal(0.02);
+  g.max_rounds = 60;
+  AdaptiveRepetitions of_medians(g, 2);
+  g.ratio_figure = RatioFigure::MedianOfRoundRatios;
+  AdaptiveRepetitions of_rounds(g, 2);
+  of_medians.track_ratio(0, 1);
+  of_rounds.track_ratio(0, 1);
+  EXPECT_EQ(drive(of_rounds, 0.02, 0.1, 6, 0.2), Decision::PrecisionReached);
+  EXPECT_LE(of_rounds.rounds(), 20);
+  EXPECT_EQ(of_rounds.estimates()[0].method, CiMethod::OrderStatistic);
+  EXPECT_EQ(drive(of_medians, 0.02, 0.1, 6, 0.2), Decision::RoundLimit);
+  EXPECT_GT(of_medians.worst_relative_half_width(), 0.02);
+}
+
+TEST(Adaptive, StopsOnTheTimeBudget) {
+  auto g = goal(0.02);
+  g.budget_seconds = 20;
+  AdaptiveRepetitions c(g, 2);
+  c.track_ratio(0, 1);
+  // 30% noise cannot give ±2% in 20 rounds; one second a round: the 20th round ends at the
+  // budget, a 21st would end past it.
+  EXPECT_EQ(drive(c, 0.3, 1.0, 3), Decision::TimeBudgetUsed);
+  EXPECT_EQ(c.rounds(), 20);
+  EXPECT_FALSE(c.precision_reached());
+  EXPECT_GT(c.worst_relative_half_width(), 0.02);
+}
+
+TEST(Adaptive, StopsOnTheRoundLimit) {
+  auto g = goal(0.02);
+  g.max_rounds = 10;
+  AdaptiveRepetitions c(g, 2);
+  c.track_ratio(0, 1);
+  EXPECT_EQ(drive(c, 0.3, 0.01, 4), Decision::RoundLimit);
+  EXPECT_EQ(c.rounds(), 10);
+  EXPECT_FALSE(c.precision_reached());
+}
+
+TEST(Adaptive, AlwaysMeasuresTheMinimumRounds) {
+  auto g = goal(0.02);
+  g.min_rounds = 9;
+  AdaptiveRepetitions c(g, 1);  // no figure named: the variant's median is watched
+  int rounds = 0;
+  Decision d = Decision::Continue;
+  while (d == Decision::Continue) d = c.add_round(std::vector<double>{5.0}, ++rounds);
+  // Identical samples are precise from the start, and still 9 rounds are measured.
+  EXPECT_EQ(d, Decision::PrecisionReached);
+  EXPECT_EQ(c.rounds(), 9);
+  EXPECT_EQ(c.worst_relative_half_width(), 0);
+
+  // The budget does not cut the minimum short either.
+  g.budget_seconds = 1;
+  AdaptiveRepetitions slow(g, 1);
+  for (int r = 1; r < 9; ++r)
+    EXPECT_EQ(slow.add_round(std::vector<double>{5.0 + r}, 10.0 * r), Decision::Continue);
+  EXPECT_EQ(slow.add_round(std::vector<double>{5.0}, 90), Decision::TimeBudgetUsed);
+}
+
+TEST(Adaptive, SameRoundsSameDecision) {
+  AdaptiveRepetitions a(goal(0.03), 2), b(goal(0.03), 2);
+  a.track_ratio(0, 1);
+  b.track_ratio(0, 1);
+  drive(a, 0.05, 0.1, 5);
+  drive(b, 0.05, 0.1, 5);
+  EXPECT_EQ(a.rounds(), b.rounds());
+  EXPECT_EQ(a.worst_relative_half_width(), b.worst_relative_half_width());
+}
+
+TEST(Adaptive, RejectsBadUse) {
+  EXPECT_THROW(AdaptiveRepetitions(goal(0), 2), std::invalid_argument);
+  EXPECT_THROW(AdaptiveRepetitions(goal(0.02), 0), std::invalid_argument);
+  auto g = goal(0.02);
+  g.max_rounds = 3;
+  EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);  // below min_rounds
+  g = goal(0.02);
+  g.budget_seconds = 0;
+  EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);
+
+  AdaptiveRepetitions c(goal(0.02), 2);
+  EXPECT_THROW(c.track_ratio(0, 0), std::invalid_argument);
+  EXPECT_THROW(c.track_ratio(0, 2), std::invalid_argument);
+  EXPECT_THROW(c.track_median(2), std::invalid_argument);
+  EXPECT_THROW(c.add_round(std::vector<double>{1}, 0), std::invalid_argument);
+  EXPECT_STREQ(to_string(Decision::TimeBudgetUsed), "time budget used");
+}
