@@ -1,0 +1,151 @@
+#include "common/figure_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace perflab {
+
+namespace {
+std::string printf_double(const char* format, int decimals, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, decimals, v);
+  return buf;
+}
+
+// Decimals for the value and ends of an interval (see format_estimate).
+int interval_decimals(const Estimate& e) {
+  int d = 0;
+  if (e.value != 0) d = 1 - static_cast<int>(std::floor(std::log10(std::abs(e.value))));
+  const double width = e.hi - e.lo;
+  if (std::isfinite(width) && width > 0)
+    d = std::max(d, static_cast<int>(std::ceil(std::log10(5 / width))));
+  else if (e.value != 0)
+    d += 1;  // a zero-width interval: three significant digits
+  return std::clamp(d, 0, 8);
+}
+}  // namespace
+
+std::string format_figure(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[64];
+  if (v != 0 && (std::abs(v) >= 1e7 || std::abs(v) < 0.1))
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string format_estimate(const Estimate& e) {
+  if (!e.has_interval()) return format_figure(e.value) + " (no interval)";
+  std::string out;
+  // Appended piece by piece: GCC 12 at -O3 flags "literal" + std::string&& as -Wrestrict.
+  const bool huge = std::abs(e.value) >= 1e7;
+  const int d = huge ? 0 : interval_decimals(e);
+  auto number = [&](double v) { return huge ? format_figure(v) : printf_double("%.*f", d, v); };
+  out += number(e.value);
+  out += " [";
+  out += number(e.lo);
+  out += e.lo < 0 || e.hi < 0 ? ", " : "–";  // a negative end would read as a range sign
+  out += number(e.hi);
+  out += "]";
+  if (!e.full_level) {
+    out += e.method == CiMethod::OrderStatistic ? " (" : " (≤";
+    out += printf_double("%.*f", 1, e.level * 100);
+    out += "% CI)";
+  }
+  return out;
+}
+
+std::string format_percent(double share) {
+  const double pct = share * 100;
+  char buf[64];
+  if (!std::isfinite(pct)) return "n/a";
+  if (std::abs(pct) >= 10)
+    std::snprintf(buf, sizeof buf, "%.0f%%", pct);
+  else
+    std::snprintf(buf, sizeof buf, "%.2g%%", pct);
+  return buf;
+}
+
+std::string format_p_value(double p) {
+  if (p < 0.0001) return "p < 0.0001";
+  std::string out = "p = ";
+  out += printf_double("%.*f", 4, p);
+  return out;
+}
+
+std::string verdict_text(Verdict v, double threshold) {
+  switch (v) {
+    case Verdict::Faster:
+    case Verdict::Slower:
+    case Verdict::NoDifference:
+      return to_string(v);
+    case Verdict::WithinNoise: {
+      std::string out = "no significant difference (within ±";
+      out += format_percent(threshold);
+      out += ")";
+      return out;
+    }
+    case Verdict::TooFewSamples:
+      return "too few repetitions to judge";
+  }
+  return to_string(v);
+}
+
+std::string format_judgement(const RatioJudgement& j, std::optional<double> published,
+                             std::string_view published_by) {
+  std::string out = format_estimate(j.ratio);
+  out += " — ";
+  out += verdict_text(j.verdict, j.threshold);
+  if (published) {
+    out += "; ";
+    out += published_by;
+    out += " ";
+    out += format_figure(*published);
+    out += " ";
+    out += to_string(judge_published(*published, j.ratio));
+  }
+  return out;
+}
+
+std::string describe_machine(const MachineNoise& m) {
+  std::string out;
+  if (m.loaded && m.load_per_core_before) {
+    out += "load ";
+    out += printf_double("%.*f", 1, *m.load_per_core_before);
+    out += " per core before the run";
+  }
+  if (m.stolen && m.steal_share) {
+    if (!out.empty()) out += ", ";
+    out += "CPU steal ";
+    out += format_percent(*m.steal_share);
+    out += " during the run";
+  }
+  return out;
+}
+
+std::optional<std::string> noise_warning(double cv, const MachineNoise* machine,
+                                         const NoiseThresholds& t) {
+  const bool noisy = noisy_point(cv, t);
+  const bool busy = machine && machine->busy();
+  if (!noisy && !busy) return std::nullopt;
+  std::string out;
+  if (noisy) {
+    out += "this figure is noisy (CV ";
+    out += format_percent(cv);
+    out += ")";
+    if (busy) out += ": ";
+  } else {
+    out += "this figure may be noisy: ";
+  }
+  if (busy) {
+    out += "the machine was busy (";
+    out += describe_machine(*machine);
+    out += ")";
+  }
+  out += " — rerun, or raise repetitions";
+  return out;
+}
+
+}  // namespace perflab

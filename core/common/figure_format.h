@@ -1,0 +1,52 @@
+#pragma once
+// How Perflab writes its figures for people: one set of functions for the CLI, the window, the
+// charts' tooltips and the exports, so that a figure reads the same everywhere.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/confidence.h"
+#include "common/machine_noise.h"
+#include "common/significance.h"
+
+namespace perflab {
+
+// A figure alone: two decimals from 0.1 up ("0.78", "1234.57"), three significant digits below
+// ("0.0078", "0.00781"), exponent notation from 1e7 ("1.23e+07"); "n/a" when not finite.
+std::string format_figure(double v);
+
+// An estimate with its interval: "1.02 [0.97–1.06]", "0.0078 [0.0071–0.0085]",
+// "12345 [12000–12700]". The value and both ends get the same decimals: enough for the value to
+// keep two significant digits and for the ends to differ by at least 5 in the last one shown.
+// An interval short of the level asked for says how sure it is: "… (93.8% CI)", or for a
+// bootstrap, where that is an upper bound, "… (≤93.8% CI)". Without an interval:
+// "0.78 (no interval)".
+std::string format_estimate(const Estimate& e);
+
+// A share as a percentage with two significant digits: 0.123 → "12%", 0.024 → "2.4%",
+// 0.02 → "2%", 0.0051 → "0.51%".
+std::string format_percent(double share);
+
+// "p = 0.0432" (four decimals, as compare.py prints it), "p < 0.0001".
+std::string format_p_value(double p);
+
+// "faster", "slower", "no significant difference", "no significant difference (within ±2%)",
+// "too few repetitions to judge".
+std::string verdict_text(Verdict v, double threshold);
+
+// The teaching panel's and the findings' line:
+// "1.02 [0.97–1.06] — no significant difference; article 0.78 not reproduced".
+// `published_by` names where the published figure comes from.
+std::string format_judgement(const RatioJudgement& j, std::optional<double> published = {},
+                             std::string_view published_by = "article");
+
+// "load 1.8 per core before the run, CPU steal 7% during it"; empty when neither was high.
+std::string describe_machine(const MachineNoise& m);
+
+// The warning a noisy figure carries, nullopt when it is calm:
+// "this figure is noisy (CV 14%): the machine was busy (load 1.8 per core before the run) —
+// rerun, or raise repetitions". machine may be null (not measured).
+std::optional<std::string> noise_warning(double cv, const MachineNoise* machine,
+                                         const NoiseThresholds& t = {});
+
+}  // namespace perflab

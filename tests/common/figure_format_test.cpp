@@ -1,0 +1,94 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/figure_format.h"
+
+using namespace perflab;
+
+namespace {
+Estimate interval(double value, double lo, double hi, CiMethod m = CiMethod::PairedBootstrap) {
+  Estimate e;
+  e.value = value, e.lo = lo, e.hi = hi, e.level = 0.95, e.full_level = true, e.method = m;
+  return e;
+}
+}  // namespace
+
+TEST(FigureFormat, Figures) {
+  EXPECT_EQ(format_figure(0.78), "0.78");
+  EXPECT_EQ(format_figure(0.0078), "0.0078");
+  EXPECT_EQ(format_figure(0.00781234), "0.00781");
+  EXPECT_EQ(format_figure(1234.567), "1234.57");
+  EXPECT_EQ(format_figure(0), "0.00");
+  EXPECT_EQ(format_figure(1.234e8), "1.23e+08");
+  EXPECT_EQ(format_figure(NAN), "n/a");
+}
+
+TEST(FigureFormat, EstimatesWithTheirIntervals) {
+  EXPECT_EQ(format_estimate(interval(1.0213, 0.9712, 1.0634)), "1.02 [0.97–1.06]");
+  EXPECT_EQ(format_estimate(interval(0.00781, 0.00712, 0.00853)), "0.0078 [0.0071–0.0085]");
+  EXPECT_EQ(format_estimate(interval(0.7812, 0.7751, 0.7893)), "0.781 [0.775–0.789]");
+  EXPECT_EQ(format_estimate(interval(12345, 12001, 12702)), "12345 [12001–12702]");
+  EXPECT_EQ(format_estimate(interval(0.5, 0.5, 0.5)), "0.500 [0.500–0.500]");
+
+  auto few = interval(3, 1, 5, CiMethod::OrderStatistic);
+  few.full_level = false, few.level = 0.9375;
+  EXPECT_EQ(format_estimate(few), "3.0 [1.0–5.0] (93.8% CI)");
+  few.method = CiMethod::Bootstrap;
+  EXPECT_EQ(format_estimate(few), "3.0 [1.0–5.0] (≤93.8% CI)");
+
+  Estimate alone;
+  alone.value = alone.lo = alone.hi = 0.78;
+  EXPECT_EQ(format_estimate(alone), "0.78 (no interval)");
+}
+
+TEST(FigureFormat, PercentAndPValues) {
+  EXPECT_EQ(format_percent(0.123), "12%");
+  EXPECT_EQ(format_percent(0.024), "2.4%");
+  EXPECT_EQ(format_percent(0.02), "2%");
+  EXPECT_EQ(format_percent(0.0051), "0.51%");
+  EXPECT_EQ(format_p_value(0.04321), "p = 0.0432");
+  EXPECT_EQ(format_p_value(0.00001), "p < 0.0001");
+  EXPECT_EQ(format_p_value(1), "p = 1.0000");
+}
+
+TEST(FigureFormat, TheTeachingPanelLine) {
+  RatioJudgement j{interval(1.0213, 0.9712, 1.0634), Verdict::NoDifference, 0.02, Better::Lower};
+  EXPECT_EQ(format_judgement(j, 0.78),
+            "1.02 [0.97–1.06] — no significant difference; article 0.78 not reproduced");
+  EXPECT_EQ(format_judgement(j), "1.02 [0.97–1.06] — no significant difference");
+  EXPECT_EQ(format_judgement(j, 1.0),
+            "1.02 [0.97–1.06] — no significant difference; article 1.00 reproduced");
+
+  j = {interval(0.79, 0.76, 0.82), Verdict::Faster, 0.02, Better::Lower};
+  EXPECT_EQ(format_judgement(j, 0.78, "published"),
+            "0.79 [0.76–0.82] — faster; published 0.78 reproduced");
+
+  EXPECT_EQ(verdict_text(Verdict::WithinNoise, 0.02), "no significant difference (within ±2%)");
+  EXPECT_EQ(verdict_text(Verdict::TooFewSamples, 0.02), "too few repetitions to judge");
+}
+
+TEST(FigureFormat, NoiseWarnings) {
+  EXPECT_FALSE(noise_warning(0.05, nullptr));
+  EXPECT_EQ(*noise_warning(0.14, nullptr),
+            "this figure is noisy (CV 14%) — rerun, or raise repetitions");
+
+  MachineNoise busy;
+  busy.load_per_core_before = 1.8;
+  busy.loaded = true;
+  EXPECT_EQ(*noise_warning(0.14, &busy),
+            "this figure is noisy (CV 14%): the machine was busy (load 1.8 per core before the "
+            "run) — rerun, or raise repetitions");
+  busy.steal_share = 0.07;
+  busy.stolen = true;
+  EXPECT_EQ(describe_machine(busy),
+            "load 1.8 per core before the run, CPU steal 7% during the run");
+  EXPECT_EQ(*noise_warning(0.03, &busy),
+            "this figure may be noisy: the machine was busy (load 1.8 per core before the run, "
+            "CPU steal 7% during the run) — rerun, or raise repetitions");
+
+  MachineNoise calm;
+  calm.load_per_core_before = 0.1;
+  EXPECT_FALSE(noise_warning(0.03, &calm));
+  EXPECT_EQ(describe_machine(calm), "");
+}
