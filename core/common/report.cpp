@@ -1,22 +1,12 @@
 #include "common/report.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 
-namespace perflab {
+#include "common/figure_format.h"
 
-namespace {
-std::string fmt(double v) {
-  char buf[64];
-  if (v != 0 && (std::abs(v) >= 1e7 || std::abs(v) < 0.1))
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
-}  // namespace
+namespace perflab {
 
 std::string format_run_report(const Run& run) {
   std::ostringstream o;
@@ -65,8 +55,9 @@ std::string format_run_report(const Run& run) {
           if (p.label != label) continue;
           std::snprintf(buf, sizeof buf, "  %-*s  %-*s %12s %12s %12s %12s %5zu\n",
                         static_cast<int>(lw), p.label.c_str(), static_cast<int>(sw), s.name.c_str(),
-                        fmt(p.stats.median).c_str(), fmt(p.stats.p95).c_str(),
-                        fmt(p.stats.min).c_str(), fmt(p.stats.max).c_str(), p.stats.n);
+                        format_figure(p.stats.median).c_str(), format_figure(p.stats.p95).c_str(),
+                        format_figure(p.stats.min).c_str(), format_figure(p.stats.max).c_str(),
+                        p.stats.n);
           o << buf;
         }
       }
@@ -76,8 +67,8 @@ std::string format_run_report(const Run& run) {
     o << "\nFindings (measured"
       << "; the article's figure in brackets)\n";
     for (const auto& f : run.findings) {
-      o << "  " << f.text << ": " << fmt(f.value);
-      if (f.article) o << "  [article " << fmt(*f.article) << "]";
+      o << "  " << f.text << ": " << format_figure(f.value);
+      if (f.article) o << "  [article " << format_figure(*f.article) << "]";
       o << "\n";
     }
   }
