@@ -15,8 +15,12 @@ std::string printf_double(const char* format, int decimals, double v) {
 
 // Decimals for the value and ends of an interval (see format_estimate).
 int interval_decimals(const Estimate& e) {
+  // Two significant digits, and two decimals at least below 10 as format_figure() writes
+  // ratios ("0.78", "1.20").
+  const double magnitude = std::abs(e.value);
   int d = 0;
-  if (e.value != 0) d = 1 - static_cast<int>(std::floor(std::log10(std::abs(e.value))));
+  if (magnitude != 0) d = 1 - static_cast<int>(std::floor(std::log10(magnitude)));
+  if (magnitude >= 0.1 && magnitude < 10) d = std::max(d, 2);
   const double width = e.hi - e.lo;
   if (std::isfinite(width) && width > 0)
     d = std::max(d, static_cast<int>(std::ceil(std::log10(5 / width))));
@@ -104,7 +108,7 @@ std::string format_judgement(const RatioJudgement& j, std::optional<double> publ
     out += " ";
     out += format_figure(*published);
     out += " ";
-    out += to_string(judge_published(*published, j.ratio));
+    out += to_string(judge_published(*published, j.ratio, j.threshold));
   }
   return out;
 }

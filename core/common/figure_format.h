@@ -15,9 +15,10 @@ namespace perflab {
 // ("0.0078", "0.00781"), exponent notation from 1e7 ("1.23e+07"); "n/a" when not finite.
 std::string format_figure(double v);
 
-// An estimate with its interval: "1.02 [0.97–1.06]", "0.0078 [0.0071–0.0085]",
-// "12345 [12000–12700]". The value and both ends get the same decimals: enough for the value to
-// keep two significant digits and for the ends to differ by at least 5 in the last one shown.
+// An estimate with its interval: "1.02 [0.97–1.06]", "1.20 [0.78–1.45]",
+// "0.0078 [0.0071–0.0085]", "12345 [12001–12702]". The value and both ends get the same
+// decimals: enough for the value to keep two significant digits (and two decimals from 0.1 to
+// 10, as ratios are written) and for the ends to differ by at least 5 in the last one shown.
 // An interval short of the level asked for says how sure it is: "… (93.8% CI)", or for a
 // bootstrap, where that is an upper bound, "… (≤93.8% CI)". Without an interval:
 // "0.78 (no interval)".
@@ -35,7 +36,8 @@ std::string format_p_value(double p);
 std::string verdict_text(Verdict v, double threshold);
 
 // The teaching panel's and the findings' line:
-// "1.02 [0.97–1.06] — no significant difference; article 0.78 not reproduced".
+// "1.02 [0.97–1.06] — no significant difference; article 0.78 not reproduced"
+// (reproduced / not reproduced / inconclusive: judge_published()).
 // `published_by` names where the published figure comes from.
 std::string format_judgement(const RatioJudgement& j, std::optional<double> published = {},
                              std::string_view published_by = "article");

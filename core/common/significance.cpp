@@ -105,15 +105,20 @@ const char* to_string(Reproduction r) {
       return "reproduced";
     case Reproduction::NotReproduced:
       return "not reproduced";
+    case Reproduction::Inconclusive:
+      return "inconclusive";
     case Reproduction::NotJudged:
       return "not judged";
   }
   return "not judged";
 }
 
-Reproduction judge_published(double published, const Estimate& measured) {
+Reproduction judge_published(double published, const Estimate& measured, double threshold) {
   if (!measured.has_interval()) return Reproduction::NotJudged;
-  return measured.contains(published) ? Reproduction::Reproduced : Reproduction::NotReproduced;
+  if (!measured.contains(published)) return Reproduction::NotReproduced;
+  const bool claims_a_difference = std::abs(published - 1) > threshold;
+  return claims_a_difference && measured.contains(1) ? Reproduction::Inconclusive
+                                                     : Reproduction::Reproduced;
 }
 
 const char* to_string(UTestMethod m) {

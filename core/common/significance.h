@@ -78,11 +78,17 @@ std::optional<RatioJudgement> judge_series(std::span<const double> a, std::span<
                                            Better better, double threshold = 0.02,
                                            const RatioOptions& opt = {});
 
-// A published figure against this run's interval: inside is "reproduced", outside "not
-// reproduced"; without an interval it cannot be judged.
-enum class Reproduction { Reproduced, NotReproduced, NotJudged };
-const char* to_string(Reproduction r);  // "reproduced", "not reproduced", "not judged"
-Reproduction judge_published(double published, const Estimate& measured);
+// A published figure against this run's interval:
+//   - outside the interval: "not reproduced";
+//   - inside, but the interval also holds 1 while the published figure claims a difference
+//     beyond the threshold (|published - 1| > threshold): "inconclusive" — this run cannot tell
+//     the published difference from none (on a busy machine "1.2 [0.78–1.45]" would otherwise
+//     "reproduce" an article's 0.78 and say "no significant difference" in the same line);
+//   - inside otherwise: "reproduced";
+//   - no interval: "not judged".
+enum class Reproduction { Reproduced, NotReproduced, Inconclusive, NotJudged };
+const char* to_string(Reproduction r);  // "reproduced", "not reproduced", "inconclusive", ...
+Reproduction judge_published(double published, const Estimate& measured, double threshold = 0.02);
 
 // The Mann–Whitney U test (Wilcoxon rank-sum), two-sided, as compare.py reports it
 // (scipy.stats.mannwhitneyu with its defaults).

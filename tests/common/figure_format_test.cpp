@@ -33,9 +33,12 @@ TEST(FigureFormat, EstimatesWithTheirIntervals) {
 
   auto few = interval(3, 1, 5, CiMethod::OrderStatistic);
   few.full_level = false, few.level = 0.9375;
-  EXPECT_EQ(format_estimate(few), "3.0 [1.0–5.0] (93.8% CI)");
+  EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (93.8% CI)");
   few.method = CiMethod::Bootstrap;
-  EXPECT_EQ(format_estimate(few), "3.0 [1.0–5.0] (≤93.8% CI)");
+  EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (≤93.8% CI)");
+  // A wide interval keeps the two decimals ratios are written with.
+  EXPECT_EQ(format_estimate(interval(1.2, 0.78, 1.45)), "1.20 [0.78–1.45]");
+  EXPECT_EQ(format_estimate(interval(25.3, 11.2, 40.7)), "25 [11–41]");
 
   Estimate alone;
   alone.value = alone.lo = alone.hi = 0.78;
@@ -59,6 +62,10 @@ TEST(FigureFormat, TheTeachingPanelLine) {
   EXPECT_EQ(format_judgement(j), "1.02 [0.97–1.06] — no significant difference");
   EXPECT_EQ(format_judgement(j, 1.0),
             "1.02 [0.97–1.06] — no significant difference; article 1.00 reproduced");
+
+  j = {interval(1.2, 0.78, 1.45), Verdict::NoDifference, 0.02, Better::Lower};
+  EXPECT_EQ(format_judgement(j, 0.78),
+            "1.20 [0.78–1.45] — no significant difference; article 0.78 inconclusive");
 
   j = {interval(0.79, 0.76, 0.82), Verdict::Faster, 0.02, Better::Lower};
   EXPECT_EQ(format_judgement(j, 0.78, "published"),

@@ -61,8 +61,16 @@ TEST(Verdict, IntervalAgainstOneAndTheBand) {
 TEST(Verdict, PublishedFigureAgainstTheInterval) {
   EXPECT_EQ(judge_published(0.78, interval(1.02, 0.97, 1.06)), Reproduction::NotReproduced);
   EXPECT_EQ(judge_published(1.00, interval(1.02, 0.97, 1.06)), Reproduction::Reproduced);
-  EXPECT_EQ(judge_published(0.97, interval(1.02, 0.97, 1.06)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_published(0.99, interval(1.02, 0.97, 1.06)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_published(0.97, interval(1.02, 0.97, 1.06)), Reproduction::Inconclusive);
   EXPECT_EQ(judge_published(0.78, Estimate{}), Reproduction::NotJudged);
+  // Inside, but the interval cannot tell the published 22% speed-up from none.
+  EXPECT_EQ(judge_published(0.78, interval(1.2, 0.78, 1.45)), Reproduction::Inconclusive);
+  // Inside and clear of 1: the published speed-up is seen.
+  EXPECT_EQ(judge_published(0.78, interval(0.80, 0.74, 0.86)), Reproduction::Reproduced);
+  // A published "no difference" (1.00, 0.99) is reproduced by an interval around 1.
+  EXPECT_EQ(judge_published(0.99, interval(1.0, 0.95, 1.05)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_published(0.90, interval(1.0, 0.85, 1.05), 0.15), Reproduction::Reproduced);
   EXPECT_STREQ(to_string(Reproduction::NotReproduced), "not reproduced");
 }
 
