@@ -219,6 +219,15 @@ class CachingExperiment : public Experiment {
     return v;
   }
 
+  TargetNeeds needs(const Params& p) const override {
+    const std::vector<std::string> tiers = split_unique(p.get_string("tiers"));
+    auto has_tier = [&](const char* t) {
+      return std::find(tiers.begin(), tiers.end(), t) != tiers.end();
+    };
+    const bool aside = p.get_int("aside_reads") > 0 && !p.get_string("encodings").empty();
+    return {has_tier("postgres") || aside, (has_tier("redis") || aside) ? 1u : 0u};
+  }
+
   void run(RunContext& ctx) override;
 
  private:
@@ -253,12 +262,8 @@ void CachingExperiment::run(RunContext& ctx) {
       static_cast<double>(aside_keys) * static_cast<double>(doc_bytes) > 2.0 * 1024 * 1024 * 1024)
     throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
 
-  auto has_tier = [&](const char* t) {
-    return std::find(tiers.begin(), tiers.end(), t) != tiers.end();
-  };
   const bool aside = aside_reads > 0 && !encodings.empty();
-  const bool need_pg = has_tier("postgres") || aside;
-  const bool need_redis = has_tier("redis") || aside;
+  const TargetNeeds need = needs(P);
 
   ctx.progress(0, "generating records");
   const Document doc = generate_document(seed, 0, doc_bytes);
@@ -279,15 +284,15 @@ void CachingExperiment::run(RunContext& ctx) {
       }
     }
   } drop_guard{admin, pgt.schema};
-  if (need_pg) {
+  if (need.postgres) {
     ctx.progress(0, "connecting to PostgreSQL");
-    pgt = ctx.targets().postgres();
-    admin.emplace(pgt.conninfo);
+    pgt = ctx.targets().postgres(ctx.stop_token());
+    admin.emplace(pgt.connect(ctx.stop_token()));
     PostgresTier::create_tables(*admin, pgt.schema);
   }
-  if (need_redis) {
+  if (need.redis_nodes > 0) {
     ctx.progress(0, "connecting to Redis");
-    rt = ctx.targets().redis(1);
+    rt = ctx.targets().redis(1, ctx.stop_token());
   }
 
   for (const char* w : kWorkloads) {
@@ -325,9 +330,9 @@ void CachingExperiment::run(RunContext& ctx) {
       ctx.progress(frac, "storing records in " + tier_name + " (" + series + ")");
       std::unique_ptr<Tier> tier;
       if (tier_name == "postgres")
-        tier = std::make_unique<PostgresTier>(pgt.conninfo, pgt.schema, codec, pgt.managed);
+        tier = std::make_unique<PostgresTier>(pgt, codec, ctx.stop_token());
       else if (tier_name == "redis")
-        tier = std::make_unique<RedisTier>(rt.nodes.at(0), rt.prefix, codec);
+        tier = std::make_unique<RedisTier>(rt, codec, ctx.stop_token());
       else
         tier = std::make_unique<LocalTier>(local_budget, codec);
       tier->put_document(doc);
@@ -405,7 +410,7 @@ void CachingExperiment::run(RunContext& ctx) {
 
   ctx.progress(matrix_share, "loading " + std::to_string(aside_keys) +
                                  " documents into PostgreSQL for the cache-aside scenario");
-  PostgresTier source(pgt.conninfo, pgt.schema, Codec{Encoding::Native, zlib_level}, pgt.managed);
+  PostgresTier source(pgt, Codec{Encoding::Native, zlib_level}, ctx.stop_token());
   std::vector<std::string> keys;
   keys.reserve(aside_keys);
   {
@@ -423,7 +428,7 @@ void CachingExperiment::run(RunContext& ctx) {
   for (Encoding enc : encodings) {
     const Codec codec{enc, zlib_level};
     const std::string series = to_string(enc);
-    RedisTier redis(rt.nodes.at(0), rt.prefix, codec);
+    RedisTier redis(rt, codec, ctx.stop_token());
     for (std::int64_t budget_mb : budgets) {
       ctx.check_stop();
       ctx.progress(

@@ -1,13 +1,12 @@
 #include "caching/tiers.h"
 
-#include <libpq-fe.h>
-
 #include <charconv>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "common/clock.h"
+#include "targets/ownership.h"
 
 namespace perflab::caching {
 
@@ -35,9 +34,11 @@ const char* kCommentCols = "id, group_id, author, created_at_ms, body, score, ap
 
 // ---------------------------------------------------------------- postgres
 
-PostgresTier::PostgresTier(const std::string& conninfo, std::string schema, Codec codec,
-                           bool local_server)
-    : Tier(codec), conn_(conninfo), schema_q_(pg_quote_ident(schema)), local_server_(local_server) {
+PostgresTier::PostgresTier(const PgTarget& target, Codec codec, std::stop_token stop)
+    : Tier(codec),
+      conn_(target.connect(std::move(stop))),
+      schema_q_(pg_quote_ident(target.schema)),
+      local_server_(target.managed) {
   const std::string& s = schema_q_;
   if (codec_.encoding == Encoding::Native) {
     conn_.prepare("get_doc",
@@ -103,8 +104,8 @@ PostgresTier::PostgresTier(const std::string& conninfo, std::string schema, Code
 
 void PostgresTier::create_tables(PgConnection& c, const std::string& schema) {
   const std::string s = pg_quote_ident(schema);
+  pg_ensure_own_schema(c, schema);  // refuses a schema Perflab did not create
   drop_tables(c, schema);
-  c.exec("CREATE SCHEMA IF NOT EXISTS " + s);
   c.exec("CREATE TABLE " + s +
          ".caching_documents (key text PRIMARY KEY, title text NOT NULL, author text NOT NULL, "
          "created_at_ms bigint NOT NULL, body text NOT NULL)");
@@ -121,6 +122,7 @@ void PostgresTier::create_tables(PgConnection& c, const std::string& schema) {
 }
 
 void PostgresTier::drop_tables(PgConnection& c, const std::string& schema) {
+  if (pg_schema_state(c, schema) != SchemaState::Owned) return;  // nothing of Perflab's there
   const std::string s = pg_quote_ident(schema);
   // Only this experiment's tables, always schema-qualified; the schema itself stays.
   c.exec("DROP TABLE IF EXISTS " + s + ".caching_documents, " + s + ".caching_comments, " + s +
@@ -128,17 +130,7 @@ void PostgresTier::drop_tables(PgConnection& c, const std::string& schema) {
 }
 
 PgResult PostgresTier::query(const std::string& stmt, const PgParams& p) {
-  pg_result* r = PQexecPrepared(conn_.raw(), stmt.c_str(), static_cast<int>(p.values.size()),
-                                p.values.data(), p.lengths.data(), p.formats.data(),
-                                /*resultFormat=*/1);
-  PgResult res(r);  // owns r from here on
-  const ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
-    const char* msg = r ? PQresultErrorMessage(r) : PQerrorMessage(conn_.raw());
-    throw PgError("PostgreSQL at " + conn_.describe() + ": " + msg, state ? state : "");
-  }
-  return res;
+  return conn_.exec_prepared(stmt, p, /*binary_results=*/true);
 }
 
 void PostgresTier::put_document(const Document& d) {
@@ -291,10 +283,10 @@ std::optional<std::int64_t> PostgresTier::server_cpu_ns() {
 
 // ---------------------------------------------------------------- redis
 
-RedisTier::RedisTier(const RedisEndpoint& ep, std::string prefix, Codec codec)
+RedisTier::RedisTier(const RedisTarget& target, Codec codec, std::stop_token stop)
     : Tier(codec),
-      client_(ep),
-      base_(std::move(prefix) + "caching:" + to_string(codec.encoding) + ":") {}
+      client_(target.connect(0, std::move(stop))),
+      base_(target.prefix + "caching:" + to_string(codec.encoding) + ":") {}
 
 RedisTier::~RedisTier() {
   try {

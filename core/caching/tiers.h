@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <variant>
 
@@ -21,6 +22,7 @@
 #include "caching/records.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
+#include "targets/targets.h"
 
 namespace perflab::caching {
 
@@ -49,12 +51,13 @@ class Tier {
 // The tables live in `schema` (Perflab's own); nothing outside it is ever touched.
 class PostgresTier : public Tier {
  public:
-  // Connects (one connection per tier). `local_server`: the server is a managed one on this
-  // machine, so its backend process' CPU can be read.
-  PostgresTier(const std::string& conninfo, std::string schema, Codec codec, bool local_server);
-  // Creates the schema if absent and (re)creates the experiment's tables in it, empty.
+  // Connects (one connection per tier, bounded by the target's limits and the stop token). On
+  // a managed server (on this machine) its backend process' CPU can be read.
+  PostgresTier(const PgTarget& target, Codec codec, std::stop_token stop = {});
+  // Creates the schema, marked as Perflab's, if absent (refuses one Perflab did not create:
+  // targets/ownership.h) and (re)creates the experiment's tables in it, empty.
   static void create_tables(PgConnection& c, const std::string& schema);
-  // Drops the experiment's tables (only those) from the schema.
+  // Drops the experiment's tables (only those) from the schema, when the schema is Perflab's.
   static void drop_tables(PgConnection& c, const std::string& schema);
 
   std::string name() const override { return "postgres"; }
@@ -76,8 +79,9 @@ class PostgresTier : public Tier {
 
 class RedisTier : public Tier {
  public:
-  // Keys: <prefix>caching:<encoding>:doc:<key> and <prefix>caching:<encoding>:list:<group>.
-  RedisTier(const RedisEndpoint& ep, std::string prefix, Codec codec);
+  // Keys: <prefix>caching:<encoding>:doc:<key> and <prefix>caching:<encoding>:list:<group>, on
+  // the target's first node.
+  RedisTier(const RedisTarget& target, Codec codec, std::stop_token stop = {});
   ~RedisTier() override;  // deletes the keys it wrote (best effort)
 
   std::string name() const override { return "redis"; }

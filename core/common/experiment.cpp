@@ -62,6 +62,12 @@ Run RunContext::snapshot() const {
   return run_;
 }
 
+void preflight(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
+               std::stop_token stop) {
+  const Params resolved = Params::resolve(exp.params(), params);  // throws ParamError first
+  targets.preflight(exp.needs(resolved), std::move(stop));
+}
+
 Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
             const RunHooks& hooks, std::stop_token stop) {
   Params resolved = Params::resolve(exp.params(), params);  // throws ParamError first
@@ -80,8 +86,11 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
     run.status = RunStatus::Cancelled;
     run.message = "stopped by the user";
   } catch (const std::exception& e) {
+    // After a stop, a failure is the stop's doing (e.g. a wait on a server that gave up).
     run.status = stop.stop_requested() ? RunStatus::Cancelled : RunStatus::Failed;
-    run.message = e.what();
+    run.message = stop.stop_requested() ? std::string("stopped by the user") : e.what();
+    if (auto* d = dynamic_cast<const DetailedError*>(&e); d && !stop.stop_requested())
+      run.detail = d->detail();
   }
   for (auto& t : targets.describe()) ctx.add_target(std::move(t));
   run.ended_unix_ms = unix_ms_now();

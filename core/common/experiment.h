@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -11,10 +12,9 @@
 
 #include "common/params.h"
 #include "common/run.h"
+#include "targets/targets.h"
 
 namespace perflab {
-
-class Targets;  // core/targets/targets.h
 
 // Progress: fraction in [0,1] and what is being done now. Called from the running thread.
 using ProgressFn = std::function<void(double fraction, std::string_view step)>;
@@ -65,14 +65,35 @@ class Experiment {
   virtual std::string title() const = 0;
   virtual std::string purpose() const = 0;  // one line
   virtual std::vector<ParamSpec> params() const = 0;
+  // The servers a run with these (resolved) parameters uses.
+  virtual TargetNeeds needs(const Params& params) const = 0;
   // Measures, publishing points through ctx. Throws on failure; honours ctx's stop token
   // within a second (by check_stop() or by returning early).
   virtual void run(RunContext& ctx) = 0;
 };
 
+// Before a run: resolves the parameters (throws ParamError) and checks every configured target
+// the run would use (Targets::preflight: throws TargetError with one line), so a wrong target
+// fails within the connect timeout, before anything is measured or written.
+void preflight(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
+               std::stop_token stop);
+
+// A failure whose one-line message (what()) is shown, with more detail (e.g. a helper
+// program's error output) kept in the run file (Run::detail).
+class DetailedError : public std::runtime_error {
+ public:
+  DetailedError(const std::string& msg, std::string detail)
+      : std::runtime_error(msg), detail_(std::move(detail)) {}
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string detail_;
+};
+
 // Runs an experiment to a Run: resolves the parameters (throws ParamError before anything
 // starts when one is invalid), records host facts and time, catches failures (status Failed
-// with the message) and cancellation (status Cancelled), and always returns what was measured.
+// with the message, and Run::detail for a DetailedError) and cancellation (status Cancelled,
+// also when a stop made a server operation give up), and always returns what was measured.
 Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
             const RunHooks& hooks, std::stop_token stop);
 

@@ -81,7 +81,8 @@ struct Run {
   std::int64_t started_unix_ms = 0;
   std::int64_t ended_unix_ms = 0;
   RunStatus status = RunStatus::Running;
-  std::string message;  // failure or cancellation reason
+  std::string message;  // failure or cancellation reason: one line
+  std::string detail;   // more about a failure (e.g. a helper program's error output), or empty
   std::vector<Group> groups;
   std::vector<Series> series;
   std::vector<Finding> findings;

@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "iolist/builders.h"
+#include "targets/ownership.h"
 
 namespace perflab::iolist {
 
@@ -39,8 +40,7 @@ Builder builder_from_string(const std::string& s) {
 
 void reset_schema(PgConnection& conn, const std::string& schema) {
   const std::string s = pg_quote_ident(schema);
-  conn.exec("DROP SCHEMA IF EXISTS " + s + " CASCADE");
-  conn.exec("CREATE SCHEMA " + s);
+  pg_reset_own_schema(conn, schema);  // refuses a schema Perflab did not create
   conn.exec("CREATE TABLE " + s +
             ".streams (stream_id bigserial PRIMARY KEY, stream_uuid text NOT NULL UNIQUE, "
             "created_at timestamp NOT NULL DEFAULT (now() at time zone 'utc'))");

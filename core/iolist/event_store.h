@@ -26,7 +26,8 @@ class WrongExpectedVersion : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Drops Perflab's schema (only that schema) and creates it anew with the 2016 tables.
+// Drops Perflab's schema (only when it carries Perflab's mark: targets/ownership.h) and creates
+// it anew with the 2016 tables; throws TargetError for a schema Perflab did not create.
 void reset_schema(PgConnection& conn, const std::string& schema);
 
 // Event ids are assigned by the writer, as the original EventStore's single writer did; one

@@ -40,12 +40,13 @@ class ClientPool {
  public:
   using Work = std::function<void(std::size_t worker, EventStore& store)>;
 
-  ClientPool(std::size_t n, const std::string& conninfo, const std::string& schema,
-             EventIdAllocator& ids)
+  // Every connection's waits are bounded and end on a stop (PgConnection), so the workers always
+  // come back to the barrier.
+  ClientPool(std::size_t n, const PgTarget& pg, EventIdAllocator& ids, std::stop_token stop)
       : start_(static_cast<std::ptrdiff_t>(n + 1)), done_(static_cast<std::ptrdiff_t>(n + 1)) {
     conns_.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) conns_.emplace_back(conninfo);
-    for (auto& c : conns_) stores_.emplace_back(std::make_unique<EventStore>(c, schema, ids));
+    for (std::size_t i = 0; i < n; ++i) conns_.push_back(pg.connect(stop));
+    for (auto& c : conns_) stores_.emplace_back(std::make_unique<EventStore>(c, pg.schema, ids));
     cpu_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { loop(i); });
   }
@@ -223,6 +224,13 @@ class IoListExperiment final : public Experiment {
     };
   }
 
+  TargetNeeds needs(const Params& p) const override {
+    const auto benches = p.get_list("benchmarks");
+    return {std::any_of(benches.begin(), benches.end(),
+                        [](const std::string& b) { return b != "build"; }),
+            0};
+  }
+
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();
     const auto benches = p.get_list("benchmarks");
@@ -254,13 +262,17 @@ class IoListExperiment final : public Experiment {
       return;
     }
 
-    const PgTarget pg = ctx.targets().postgres();
+    const PgTarget pg = ctx.targets().postgres(ctx.stop_token());
     ctx.progress(fraction(), "connecting to PostgreSQL");
-    PgConnection admin(pg.conninfo);
+    PgConnection admin = pg.connect(ctx.stop_token());
     if (p.get_bool("reset")) {
       ctx.progress(fraction(), "resetting schema " + pg.schema);
       reset_schema(admin, pg.schema);
     } else {
+      if (pg_schema_state(admin, pg.schema) != SchemaState::Owned)  // it would be written into
+        throw TargetError(TargetField::PgSchema,
+                          "reset=false needs Perflab's schema \"" + pg.schema +
+                              "\" from an earlier run; it does not exist or is not Perflab's");
       admin.exec("SELECT 1 FROM " + pg_quote_ident(pg.schema) + ".events LIMIT 1");
     }
     EventIdAllocator ids(EventIdAllocator::last_used(admin, pg.schema));
@@ -352,7 +364,7 @@ class IoListExperiment final : public Experiment {
     for (auto n64 : writers) {
       const auto n = static_cast<std::size_t>(n64);
       ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
-      ClientPool pool(n, pg.conninfo, pg.schema, ids);
+      ClientPool pool(n, pg, ids, ctx.stop_token());
       std::vector<std::vector<EventData>> batches;
       for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(events, seed_ + w));
       std::map<Builder, Samples> samples;
@@ -438,9 +450,13 @@ class IoListExperiment final : public Experiment {
         p.extra["transactions"] = double(committed);
         ctx.add_point("append", "pgbench", std::move(p));
       };
+      double latency_ms = 0;  // per transaction, once calibrated
       auto once = [&](std::int64_t t) {
         ctx.check_stop();
         inv.transactions = t;
+        // Bounded like every server operation, plus ten times the expected duration.
+        inv.time_limit = pg.limits.reply_timeout() +
+                         std::chrono::milliseconds(std::llround(10 * latency_ms * double(t)));
         inv.id_base = ids.take(n64 * t * static_cast<std::int64_t>(events));
         auto r = run_pgbench(inv, script, ctx.stop_token());
         if (!r) {
@@ -454,6 +470,7 @@ class IoListExperiment final : public Experiment {
         // The first, unmeasured invocation calibrates the transactions per client.
         ctx.progress(fraction(), "pgbench, " + label + ": calibrating");
         const PgbenchReport cal = once(2);
+        latency_ms = cal.latency_avg_ms;
         step(ctx, "pgbench, " + label + ": calibrated");
         per_client = std::clamp<std::int64_t>(
             std::llround(target_us / std::max(1.0, cal.latency_avg_ms * 1000.0)),
@@ -487,7 +504,7 @@ class IoListExperiment final : public Experiment {
     ctx.progress(fraction(), "writing the streams to read");
     std::map<Builder, std::vector<std::string>> streams;
     {
-      PgConnection conn(pg.conninfo);
+      PgConnection conn = pg.connect(ctx.stop_token());
       EventStore store(conn, pg.schema, ids);
       std::uint64_t uuid_state = seed_ ^ 0x5bd1e995ULL;
       for (Builder b : builders) {
@@ -503,7 +520,7 @@ class IoListExperiment final : public Experiment {
     for (auto n64 : readers) {
       const auto n = static_cast<std::size_t>(n64);
       ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
-      ClientPool pool(n, pg.conninfo, pg.schema, ids);
+      ClientPool pool(n, pg, ids, ctx.stop_token());
       std::map<Builder, Samples> samples;
       auto publish = [&] {
         for (Builder b : builders)

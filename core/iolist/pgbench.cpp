@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/experiment.h"
 #include "iolist/builders.h"
 #include "targets/managed.h"
 #include "targets/postgres.h"
@@ -180,6 +181,28 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+// The line of pgbench's error output that says what went wrong (its first "error:" line, else the
+// last line), blanks collapsed.
+std::string headline(const std::string& text) {
+  std::string pick, last;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    last = line;
+    if (pick.empty() && line.find("error") != std::string::npos) pick = line;
+  }
+  if (pick.empty()) pick = last;
+  if (pick.rfind("pgbench: ", 0) == 0) pick.erase(0, 9);
+  std::string out;
+  for (char c : pick) {
+    const bool blank = c == ' ' || c == '\t' || c == '\r';
+    if (blank && (out.empty() || out.back() == ' ')) continue;
+    out += blank ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out.empty() ? std::string("no error output") : out;
+}
+
 std::string tail_lines(const std::string& text, std::size_t lines) {
   std::size_t pos = text.size();
   while (pos > 0 && (text[pos - 1] == '\n')) --pos;
@@ -254,18 +277,25 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
   fs::remove(out, ec);
   fs::remove(err, ec);
   ChildProcess pgbench(inv.exe, std::move(opts));
-  const bool stopped = !pgbench.wait(stop);
+  const ChildProcess::Outcome how = pgbench.wait_for(inv.time_limit, stop);
   const int status = pgbench.exit_status().value_or(0);
-  if (stopped) return std::nullopt;
+  if (how == ChildProcess::Outcome::Stopped) return std::nullopt;
+  const std::string errors = read_file(err);
+  if (how == ChildProcess::Outcome::TimedOut)
+    throw DetailedError("pgbench did not finish within " +
+                            std::to_string(inv.time_limit.count() / 1000) +
+                            " s and was stopped (timeout: is the server frozen or overloaded?)",
+                        tail_lines(errors, 20));
   const std::string text = read_file(out);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("pgbench " + describe_exit_status(status) + ": " +
-                             tail_lines(read_file(err), 5));
+    throw DetailedError("pgbench " + describe_exit_status(status) + ": " + headline(errors),
+                        tail_lines(errors, 20));
   PgbenchReport r = parse_pgbench_output(text);
   if (r.processed != inv.transactions * inv.clients)
-    throw std::runtime_error("pgbench processed " + std::to_string(r.processed) + " of " +
-                             std::to_string(inv.transactions * inv.clients) +
-                             " transactions: " + tail_lines(read_file(err), 5));
+    throw DetailedError("pgbench processed " + std::to_string(r.processed) + " of " +
+                            std::to_string(inv.transactions * inv.clients) +
+                            " transactions: " + headline(errors),
+                        tail_lines(errors, 20));
   return r;
 }
 

@@ -11,6 +11,7 @@
 // (\startpipeline ... \endpipeline) so the chunks cost about one round trip, like one statement.
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -66,10 +67,11 @@ struct PgbenchReport {
 PgbenchReport parse_pgbench_output(std::string_view out);
 
 struct PgbenchInvocation {
-  std::filesystem::path exe;       // find_server_binary("pgbench")
-  std::string conninfo;            // may hold a password: passed via PGPASSWORD only
-  int clients = 1;                 // -c; -j is min(2, clients)
-  std::int64_t transactions = 1;   // -t, per client
+  std::filesystem::path exe;                    // find_server_binary("pgbench")
+  std::chrono::milliseconds time_limit{60000};  // pgbench is killed after this (a frozen server)
+  std::string conninfo;                         // may hold a password: passed via PGPASSWORD only
+  int clients = 1;                              // -c; -j is min(2, clients)
+  std::int64_t transactions = 1;                // -t, per client
   std::int64_t id_base = 1;        // first event id; N*t*events consecutive ids are used
   std::filesystem::path work_dir;  // a folder the caller owns: script and output go there
 };
@@ -77,8 +79,9 @@ struct PgbenchInvocation {
 // Runs pgbench once (-n -M extended -f script -c N -j min(2,N) -t T) and waits for it. Client
 // c's transaction k (1-based) uses event ids id_base + ((k-1)*N + c)*events ... + events-1, so ids
 // never collide and, like Perflab's allocator, grow with time across clients. Returns nullopt
-// when `stop` was requested (pgbench is killed within about 0.3 s). Throws std::runtime_error when
-// pgbench fails (with the tail of its error output, which never holds the password).
+// when `stop` was requested (pgbench is killed within about 0.3 s). Throws DetailedError when
+// pgbench fails or outlives inv.time_limit: one line (pgbench's first error), and the tail of its
+// error output as the detail (it never holds the password).
 std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const PgbenchScript& script,
                                          std::stop_token stop);
 

@@ -22,6 +22,7 @@
 #include "sharding/proxy.h"
 #include "sharding/routing.h"
 #include "targets/managed.h"
+#include "targets/ownership.h"
 #include "targets/redis.h"
 #include "targets/targets.h"
 
@@ -137,33 +138,64 @@ class Twemproxy {
   std::unique_ptr<ChildProcess> proc_;
 };
 
-// Removes the benchmark's keys when the run ends, however it ends.
+// Removes the keys the load generator wrote, and only those, when the run ends, however it ends:
+// <key_prefix><12 digits> below the keyspace (or the one literal key of keyspace 0). Small
+// keyspaces are deleted by name; large ones by a SCAN of exactly that shape.
 class KeyCleanup {
  public:
-  KeyCleanup(RedisTarget t, std::string prefix) : t_(std::move(t)), prefix_(std::move(prefix)) {}
+  KeyCleanup(RedisTarget t, std::string key_prefix, std::int64_t keyspace, std::stop_token stop)
+      : t_(std::move(t)), key_prefix_(std::move(key_prefix)), keyspace_(keyspace), stop_(stop) {}
   ~KeyCleanup() {
-    for (const auto& n : t_.nodes) {
+    for (std::size_t i = 0; i < t_.nodes.size(); ++i) {
       try {
-        RedisClient c(n, std::chrono::seconds(2));
-        // Only Perflab's own keys, on any target (a managed server holds nothing else anyway).
-        std::string cursor = "0";
-        do {
-          RedisReply r = c.command({"SCAN", cursor, "MATCH", prefix_ + "*", "COUNT", "1000"});
-          if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
-          cursor = r.elements[0].str;
-          std::vector<std::string_view> del{"UNLINK"};
-          for (const auto& k : r.elements[1].elements) del.push_back(k.str);
-          if (del.size() > 1) c.command(del);
-        } while (cursor != "0");
+        // A healthy server answers a cleanup in milliseconds; a frozen one is not waited for long.
+        RedisClient c(t_.nodes[i], std::min(t_.timeout, std::chrono::milliseconds(1000)), stop_);
+        clean(c);
       } catch (...) {
-        // Best effort: a node that went away keeps nothing worth cleaning.
+        // Best effort: a node that went away or froze keeps nothing worth waiting for.
       }
     }
   }
 
  private:
+  static constexpr std::int64_t kByName = 1'000'000;
+
+  void clean(RedisClient& c) const {
+    std::vector<std::string> batch;
+    auto flush = [&] {
+      if (batch.empty()) return;
+      std::vector<std::string_view> del{"UNLINK"};
+      for (const auto& k : batch) del.push_back(k);
+      c.command(del);
+      batch.clear();
+    };
+    if (keyspace_ == 0) {
+      batch.push_back(key_prefix_ + std::string(kBenchKeyPlaceholder));
+    } else if (keyspace_ <= kByName) {
+      for (std::int64_t k = 0; k < keyspace_; ++k) {
+        batch.push_back(bench_key(key_prefix_, k));
+        if (batch.size() == 1000) flush();
+      }
+    } else {
+      std::string pattern = redis_glob_escape(key_prefix_);
+      for (int d = 0; d < 12; ++d) pattern += "[0-9]";
+      std::string cursor = "0";
+      do {
+        RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+        if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
+        cursor = r.elements[0].str;
+        for (const auto& k : r.elements[1].elements)
+          if (std::stoll(k.str.substr(key_prefix_.size())) < keyspace_) batch.push_back(k.str);
+        flush();
+      } while (cursor != "0");
+    }
+    flush();
+  }
+
   RedisTarget t_;
-  std::string prefix_;
+  std::string key_prefix_;
+  std::int64_t keyspace_;
+  std::stop_token stop_;
 };
 
 class ShardingExperiment : public Experiment {
@@ -253,6 +285,10 @@ class ShardingExperiment : public Experiment {
     };
   }
 
+  TargetNeeds needs(const Params& p) const override {
+    return {false, static_cast<std::size_t>(p.get_int("nodes"))};
+  }
+
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();
     // Validate everything before touching a server.
@@ -288,10 +324,10 @@ class ShardingExperiment : public Experiment {
     ctx.check_stop();
 
     ctx.progress(0.02, "starting Redis nodes");
-    RedisTarget target = ctx.targets().redis(static_cast<std::size_t>(p.get_int("nodes")));
+    RedisTarget target = ctx.targets().redis(needs(p).redis_nodes, ctx.stop_token());
     for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
     const std::string key_prefix = target.prefix + "bench:key:";
-    KeyCleanup cleanup(target, target.prefix + "bench:");
+    KeyCleanup cleanup(target, key_prefix, p.get_int("keyspace"), ctx.stop_token());
     const std::string password = target.nodes.front().password;
 
     // The servers under test.
@@ -388,6 +424,7 @@ class ShardingExperiment : public Experiment {
             o.data_size = static_cast<int>(p.get_int("data_size"));
             o.key_prefix = key_prefix;
             o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(budget * 1000));
+            o.reply_timeout = target.timeout;
             BenchResult r = run_bench(o, t, ctx.stop_token());
             if (r.cancelled) ctx.check_stop();
             if (r.errors > 0)

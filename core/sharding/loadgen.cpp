@@ -18,6 +18,7 @@
 #include <random>
 
 #include "sharding/resp.h"
+#include "targets/io_wait.h"
 
 namespace perflab::sharding {
 
@@ -118,7 +119,15 @@ std::int64_t now_us() {
   return std::int64_t{ts.tv_sec} * 1000000 + ts.tv_nsec / 1000;
 }
 
-constexpr std::string_view kPlaceholder = "__rand_int__";  // 12 bytes, like the 12 digits
+constexpr std::string_view kPlaceholder = kBenchKeyPlaceholder;  // 12 bytes, like the 12 digits
+
+// Writes n as 12 digits at p (as randomize() does in the batches).
+void put_12_digits(char* p, std::uint64_t n) {
+  for (int d = 11; d >= 0; --d) {
+    p[d] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  }
+}
 
 struct BClient {
   int fd = -1;
@@ -134,7 +143,7 @@ struct BClient {
   }
 };
 
-int connect_to(const BenchOptions& o) {
+int connect_to(const BenchOptions& o, const std::stop_token& stop) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -156,15 +165,16 @@ int connect_to(const BenchOptions& o) {
     throw std::runtime_error("cannot connect to " + where + ": " + std::strerror(e));
   }
   if (rc != 0) {
-    pollfd p{fd, POLLOUT, 0};
-    int pr = ::poll(&p, 1, 5000);
+    IoDeadline io(o.reply_timeout, stop);
+    const bool ready = io.wait(fd, POLLOUT) != 0;
     int err = 0;
     socklen_t len = sizeof err;
     ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (pr <= 0 || err != 0) {
+    if (!ready || err != 0) {
       ::close(fd);
-      throw std::runtime_error("cannot connect to " + where + ": " +
-                               (pr <= 0 ? std::string("timed out") : std::strerror(err)));
+      throw std::runtime_error(
+          "cannot connect to " + where + ": " +
+          (!ready ? std::string(io.stopped() ? "stopped" : "timed out") : std::strerror(err)));
     }
   }
   int one = 1;
@@ -172,18 +182,23 @@ int connect_to(const BenchOptions& o) {
   return fd;
 }
 
-// Sends a command and waits for its reply (setup only: AUTH).
-std::string blocking_command(int fd, const std::vector<std::string_view>& argv) {
+// Sends a command and waits for its reply (setup only: AUTH), within the reply timeout.
+std::string blocking_command(int fd, const std::vector<std::string_view>& argv,
+                             const BenchOptions& o, const std::stop_token& stop) {
   std::string out;
   append_command(out, argv);
+  IoDeadline io(o.reply_timeout, stop);
+  auto wait = [&](short events) {
+    if (io.wait(fd, events) == 0)
+      throw std::runtime_error(io.stopped() ? "stopped during setup" : "no reply during setup");
+  };
   std::size_t off = 0;
   while (off < out.size()) {
     ssize_t n = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);
     if (n > 0) {
       off += static_cast<std::size_t>(n);
     } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      pollfd p{fd, POLLOUT, 0};
-      ::poll(&p, 1, 1000);
+      wait(POLLOUT);
     } else {
       throw std::runtime_error("send failed during setup");
     }
@@ -199,8 +214,7 @@ std::string blocking_command(int fd, const std::vector<std::string_view>& argv) 
       if (r.status == ParseStatus::Complete) return in.substr(0, r.consumed);
       if (r.status == ParseStatus::Error) throw std::runtime_error(r.error);
     } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 5000) == 0) throw std::runtime_error("no reply during setup");
+      wait(POLLIN);
     } else {
       throw std::runtime_error("connection closed during setup");
     }
@@ -252,11 +266,7 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
     for (int c = 0; c < commands; ++c)
       for (std::size_t off : one_offsets) {
         std::uint64_t v = rng() % static_cast<std::uint64_t>(o.keyspace);
-        char* p = b.data() + static_cast<std::size_t>(c) * cmd_len + off;
-        for (int d = 11; d >= 0; --d) {
-          p[d] = static_cast<char>('0' + v % 10);
-          v /= 10;
-        }
+        put_12_digits(b.data() + static_cast<std::size_t>(c) * cmd_len + off, v);
       }
   };
 
@@ -265,9 +275,9 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
   std::vector<std::string> batches(static_cast<std::size_t>(o.clients), batch);
   for (int i = 0; i < o.clients; ++i) {
     auto c = std::make_unique<BClient>();
-    c->fd = connect_to(o);
+    c->fd = connect_to(o, stop);
     if (!o.password.empty()) {
-      std::string r = blocking_command(c->fd, {"AUTH", o.password});
+      std::string r = blocking_command(c->fd, {"AUTH", o.password}, o, stop);
       if (r.empty() || r[0] != '+')
         throw std::runtime_error("AUTH failed: " + r.substr(0, r.find('\r')));
     }
@@ -353,6 +363,7 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
 
   epoll_event events[256];
   std::int64_t last_reply = start;
+  const std::int64_t reply_timeout_us = std::int64_t{o.reply_timeout.count()} * 1000;
   while (completed < issued || (!stop_issuing && issued < o.requests)) {
     if (stop.stop_requested()) {
       res.cancelled = true;
@@ -363,6 +374,11 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
       res.time_limited = issued < o.requests;
       if (completed == issued) break;
     }
+    if (completed < issued && now_us() - last_reply > reply_timeout_us)
+      throw std::runtime_error("no reply from " + o.host + ":" + std::to_string(o.port) +
+                               " within " + std::to_string(o.reply_timeout.count()) +
+                               " ms (timeout) after " + std::to_string(completed) +
+                               " requests: is the server frozen or unreachable?");
     int n = ::epoll_wait(ep, events, 256, 100);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -420,6 +436,12 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
   res.p99_ms = static_cast<double>(hist.quantile_us(0.99)) / 1000.0;
   res.max_ms = static_cast<double>(hist.max_us()) / 1000.0;
   return res;
+}
+
+std::string bench_key(const std::string& key_prefix, std::int64_t n) {
+  std::string k = key_prefix + "000000000000";
+  put_12_digits(k.data() + key_prefix.size(), static_cast<std::uint64_t>(n));
+  return k;
 }
 
 // ---------------------------------------------------------------------------------------------

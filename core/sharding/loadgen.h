@@ -37,6 +37,9 @@ struct BenchOptions {
   std::uint64_t seed = 0;  // random keys; 0: from the clock
   // Stop issuing new batches after this long (the result counts what completed); 0: none.
   std::chrono::milliseconds time_limit{0};
+  // A connection with replies outstanding that gets none for this long fails the run (a frozen
+  // server or a partition); connecting and AUTH are bounded by it too.
+  std::chrono::milliseconds reply_timeout{5000};
   // Register events as redis-benchmark's ae loop does (a client leaves epoll and comes back for
   // each write/read switch: two epoll_ctl calls where one MOD would do). On a busy machine the
   // client's cost per request shows in the figures; this keeps them comparable with
@@ -76,8 +79,13 @@ struct BenchResult {
   std::string first_error;    // the first error reply, if any
 };
 
-// Runs one test. Throws std::runtime_error when the server cannot be reached or a connection
-// fails in the middle.
+// The keys the generator writes: <key_prefix><12 digits> for a keyspace (-r), or
+// <key_prefix>__rand_int__ without one, as redis-benchmark.
+inline constexpr std::string_view kBenchKeyPlaceholder = "__rand_int__";
+std::string bench_key(const std::string& key_prefix, std::int64_t n);
+
+// Runs one test. Throws std::runtime_error when the server cannot be reached, a connection fails
+// in the middle, or replies stop coming for reply_timeout. A stop ends it within 0.1 s.
 BenchResult run_bench(const BenchOptions& opts, BenchTest test, std::stop_token stop = {});
 
 // redis-benchmark's command line: -h -p -a -c -n -P -r -d -t --csv -q (and --seed). Throws

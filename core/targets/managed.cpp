@@ -861,14 +861,22 @@ bool ChildProcess::running() {
 }
 
 bool ChildProcess::wait(std::stop_token stop_token) {
+  constexpr auto kForever = std::chrono::hours(24 * 365);
+  return wait_for(kForever, std::move(stop_token)) == Outcome::Exited;
+}
+
+ChildProcess::Outcome ChildProcess::wait_for(std::chrono::milliseconds limit,
+                                             std::stop_token stop_token) {
+  const auto deadline = Clock::now() + limit;
   while (running()) {
-    if (stop_token.stop_requested()) {
+    const bool stopped = stop_token.stop_requested();
+    if (stopped || Clock::now() >= deadline) {
       stop(std::chrono::milliseconds(300));
-      return false;
+      return stopped ? Outcome::Stopped : Outcome::TimedOut;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return true;
+  return Outcome::Exited;
 }
 
 void ChildProcess::stop(std::chrono::milliseconds grace) {

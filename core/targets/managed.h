@@ -119,6 +119,10 @@ class ChildProcess {
   // Waits until it exits (true), or until a stop is requested: then stops it (SIGTERM, SIGKILL
   // after 300 ms) and returns false.
   bool wait(std::stop_token stop = {});
+  // The same with a bound: a helper that has not exited after `limit` (e.g. blocked on a frozen
+  // server) is stopped as on a stop request.
+  enum class Outcome { Exited, Stopped, TimedOut };
+  Outcome wait_for(std::chrono::milliseconds limit, std::stop_token stop = {});
   // SIGTERM, then SIGKILL after grace; reaped. Does nothing once it has exited.
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(1));
 

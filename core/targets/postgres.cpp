@@ -4,10 +4,20 @@
 #include <ctime>
 
 #include <libpq-fe.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <utility>
+
+#include "targets/io_wait.h"
 
 namespace perflab {
 namespace {
@@ -163,34 +173,132 @@ std::string target_name(const std::string& redacted) {
   return redacted.empty() ? std::string("(libpq defaults)") : redacted;
 }
 
+std::string seconds_text(std::chrono::milliseconds ms) {
+  const auto c = ms.count();
+  return c % 1000 == 0 ? std::to_string(c / 1000) + " s" : std::to_string(c) + " ms";
+}
+
+// Cancel requests go out from one long-lived thread: PQcancel waits for the server to close the
+// cancel connection, which a frozen server never does, and the thread that asked must not wait.
+// Requests queue up behind a blocked one; they are few and small (one per connection and stop).
+class Canceller {
+ public:
+  static Canceller& instance() {
+    static Canceller* c = new Canceller;  // never destroyed: the thread may be blocked at exit
+    return *c;
+  }
+  void send(PGcancel* cancel) {
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(cancel);
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  Canceller() {
+    sigset_t all, old;  // signals go to the program's own threads
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    std::thread([this] { loop(); }).detach();
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  void loop() {
+    for (;;) {
+      PGcancel* c = nullptr;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return !queue_.empty(); });
+        c = queue_.front();
+        queue_.pop_front();
+      }
+      char err[256];
+      PQcancel(c, err, sizeof err);  // best effort: the connection is closed anyway
+      PQfreeCancel(c);
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<PGcancel*> queue_;
+};
+
+// The connection's own connect_timeout when it sets one, else `fallback`.
+int effective_connect_timeout(pg_conn* c, int fallback) {
+  int out = fallback;
+  if (PQconninfoOption* opts = PQconninfo(c)) {
+    for (PQconninfoOption* o = opts; o->keyword; ++o)
+      if (std::strcmp(o->keyword, "connect_timeout") == 0 && o->val) {
+        const int v = std::atoi(o->val);
+        if (v > 0) out = std::max(2, v);  // libpq's own minimum
+      }
+    PQconninfoFree(opts);
+  }
+  return out;
+}
+
 }  // namespace
 
 PgConnection::PgConnection(const std::string& conninfo, int connect_timeout_s)
-    : target_(target_name(redact_conninfo(conninfo))) {
+    : PgConnection(conninfo, PgLimits{connect_timeout_s}) {}
+
+PgConnection::PgConnection(const std::string& conninfo, const PgLimits& limits,
+                           std::stop_token stop)
+    : target_(target_name(redact_conninfo(conninfo))), limits_(limits), stop_(std::move(stop)) {
+  if (limits_.statement_timeout < std::chrono::seconds(1))
+    throw std::invalid_argument("the PostgreSQL statement timeout must be at least 1 s");
   // Array entries before an expanded dbname are overridden by the connection string's own
-  // fields, so connect_timeout applies only when the conninfo (key=value or URI) has none.
-  std::string timeout = std::to_string(std::max(1, connect_timeout_s));
-  const char* keys[] = {"connect_timeout", "dbname", nullptr};
-  const char* values[] = {timeout.c_str(), conninfo.c_str(), nullptr};
-  conn_ = PQconnectdbParams(keys, values, 1);
+  // fields, so these apply only when the conninfo (key=value or URI) has none. Keepalives and
+  // tcp_user_timeout notice a peer that vanished; a frozen one only the client's waits notice.
+  const std::string timeout = std::to_string(std::max(1, limits_.connect_timeout_s));
+  const std::string user_timeout = std::to_string(limits_.reply_timeout().count());
+  const char* keys[] = {
+      "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "tcp_user_timeout", "dbname",          nullptr};
+  const char* values[] = {timeout.c_str(),  "1",    "10", "5", "3", user_timeout.c_str(),
+                          conninfo.c_str(), nullptr};
+  conn_ = PQconnectStartParams(keys, values, 1);
   if (!conn_) throw PgError("PostgreSQL at " + target_ + ": out of memory");
-  if (PQstatus(conn_) != CONNECTION_OK) {
-    std::string why = one_line(PQerrorMessage(conn_));
-    PQfinish(conn_);
-    conn_ = nullptr;
-    throw PgError("PostgreSQL at " + target_ + ": " + why);
+  const int limit_s = effective_connect_timeout(conn_, std::max(1, limits_.connect_timeout_s));
+  IoDeadline io(std::chrono::seconds(limit_s), stop_);
+  PostgresPollingStatusType st =
+      PQstatus(conn_) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING;
+  while (st != PGRES_POLLING_OK) {
+    if (st == PGRES_POLLING_FAILED) {
+      std::string why = one_line(PQerrorMessage(conn_));
+      PQfinish(std::exchange(conn_, nullptr));
+      throw PgError("PostgreSQL at " + target_ + ": " + why);
+    }
+    if (io.wait(PQsocket(conn_), st == PGRES_POLLING_READING ? POLLIN : POLLOUT) == 0) {
+      PQfinish(std::exchange(conn_, nullptr));
+      throw PgError("PostgreSQL at " + target_ + ": " +
+                    (io.stopped()
+                         ? std::string("stopped while connecting")
+                         : "no connection within " + std::to_string(limit_s) + " s (timeout)"));
+    }
+    st = PQconnectPoll(conn_);
   }
   PQsetNoticeProcessor(conn_, drop_notice, nullptr);
+  if (PQsetnonblocking(conn_, 1) != 0) fail_connection();
+  const std::string st_ms = std::to_string(limits_.statement_timeout.count());
+  const std::string lock_ms =
+      std::to_string(std::min<std::int64_t>(limits_.statement_timeout.count(), 10000));
+  exec("SET statement_timeout = " + st_ms + "; SET lock_timeout = " + lock_ms +
+       "; SET idle_in_transaction_session_timeout = " + st_ms);
 }
 
 PgConnection::PgConnection(PgConnection&& o) noexcept
-    : conn_(std::exchange(o.conn_, nullptr)), target_(std::move(o.target_)) {}
+    : conn_(std::exchange(o.conn_, nullptr)),
+      target_(std::move(o.target_)),
+      limits_(o.limits_),
+      stop_(std::move(o.stop_)) {}
 
 PgConnection& PgConnection::operator=(PgConnection&& o) noexcept {
   if (this != &o) {
     if (conn_) PQfinish(conn_);
     conn_ = std::exchange(o.conn_, nullptr);
     target_ = std::move(o.target_);
+    limits_ = o.limits_;
+    stop_ = std::move(o.stop_);
   }
   return *this;
 }
@@ -201,14 +309,8 @@ PgConnection::~PgConnection() {
 
 namespace {
 
-[[noreturn]] void throw_connection_error(pg_conn* c, const std::string& target) {
-  throw PgError("PostgreSQL at " + target + ": " +
-                (c ? one_line(PQerrorMessage(c)) : std::string("not connected")));
-}
-
 // Takes ownership of r; throws PgError (with SQLSTATE) unless it is a success.
-PgResult checked(pg_conn* c, pg_result* r, const std::string& target) {
-  if (!r) throw_connection_error(c, target);
+PgResult checked(pg_result* r, const std::string& target) {
   PgResult res(r);
   ExecStatusType st = PQresultStatus(r);
   if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) return res;
@@ -220,40 +322,125 @@ PgResult checked(pg_conn* c, pg_result* r, const std::string& target) {
 
 }  // namespace
 
+IoDeadline PgConnection::begin() const {
+  return IoDeadline(limits_.reply_timeout(), stop_);
+}
+
+void PgConnection::fail_connection() {
+  std::string why = conn_ ? one_line(PQerrorMessage(conn_)) : std::string("not connected");
+  if (conn_ && PQstatus(conn_) == CONNECTION_BAD) PQfinish(std::exchange(conn_, nullptr));
+  throw PgError("PostgreSQL at " + target_ + ": " + why);
+}
+
+void PgConnection::request_cancel() {
+  if (!conn_) return;
+  if (PGcancel* c = PQgetCancel(conn_)) Canceller::instance().send(c);
+}
+
+void PgConnection::give_up(const IoDeadline& io) {
+  if (!io.interrupted()) request_cancel();  // else it was sent when the stop came
+  PQfinish(std::exchange(conn_, nullptr));
+  throw PgError("PostgreSQL at " + target_ + ": " +
+                (io.stopped() ? std::string("stopped while waiting for the server")
+                              : "no answer within " + seconds_text(io.limit()) +
+                                    " (timeout: the server is frozen, overloaded or "
+                                    "unreachable); the connection was closed"));
+}
+
+void PgConnection::wait(IoDeadline& io, short events) {
+  if (io.wait(PQsocket(conn_), events) == 0) give_up(io);
+}
+
+void PgConnection::flush(IoDeadline& io) {
+  for (;;) {
+    const int r = PQflush(conn_);
+    if (r == 0) return;
+    if (r < 0) fail_connection();
+    wait(io, POLLIN | POLLOUT);
+    if (!PQconsumeInput(conn_)) fail_connection();  // reading while writing avoids a deadlock
+  }
+}
+
+pg_result* PgConnection::next_result(IoDeadline& io) {
+  while (PQisBusy(conn_)) {
+    wait(io, POLLIN);
+    if (!PQconsumeInput(conn_)) fail_connection();
+  }
+  return PQgetResult(conn_);
+}
+
+// After a PQsend*: the query's result (the first error, else the last result), or the
+// COPY IN result when the server asks for data.
+pg_result* PgConnection::await(IoDeadline& io, int sent) {
+  if (!sent) fail_connection();
+  io.on_stop = [this] { request_cancel(); };
+  flush(io);
+  pg_result* keep = nullptr;
+  try {
+    while (pg_result* r = next_result(io)) {
+      const ExecStatusType st = PQresultStatus(r);
+      if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) {
+        if (keep) PQclear(keep);
+        return r;
+      }
+      if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
+        PQclear(r);
+      } else {
+        if (keep) PQclear(keep);
+        keep = r;
+      }
+    }
+  } catch (...) {
+    if (keep) PQclear(keep);
+    throw;
+  }
+  // A cancel request sent for this operation may still reach the server during the next one:
+  // the connection is not used again (the result stays valid without it).
+  if (io.interrupted() && conn_) PQfinish(std::exchange(conn_, nullptr));
+  if (!keep) fail_connection();
+  return keep;
+}
+
+PgResult PgConnection::finish(IoDeadline& io, int sent) {
+  return checked(await(io, sent), target_);
+}
+
 PgResult PgConnection::exec(const std::string& sql) {
-  if (!conn_) throw_connection_error(conn_, target_);
-  return checked(conn_, PQexec(conn_, sql.c_str()), target_);
+  if (!conn_) fail_connection();
+  IoDeadline io = begin();
+  return finish(io, PQsendQuery(conn_, sql.c_str()));
 }
 
 PgResult PgConnection::exec_params(const char* sql, const PgParams& params) {
-  if (!conn_) throw_connection_error(conn_, target_);
+  if (!conn_) fail_connection();
+  IoDeadline io = begin();
   int n = static_cast<int>(params.values.size());
-  return checked(conn_,
-                 PQexecParams(conn_, sql, n, nullptr, params.values.data(), params.lengths.data(),
-                              params.formats.data(), 0),
-                 target_);
+  return finish(io, PQsendQueryParams(conn_, sql, n, nullptr, params.values.data(),
+                                      params.lengths.data(), params.formats.data(), 0));
 }
 
 void PgConnection::prepare(const std::string& name, const std::string& sql, int n_params) {
-  if (!conn_) throw_connection_error(conn_, target_);
-  checked(conn_, PQprepare(conn_, name.c_str(), sql.c_str(), n_params, nullptr), target_);
+  if (!conn_) fail_connection();
+  IoDeadline io = begin();
+  finish(io, PQsendPrepare(conn_, name.c_str(), sql.c_str(), n_params, nullptr));
 }
 
-PgResult PgConnection::exec_prepared(const std::string& name, const PgParams& params) {
-  if (!conn_) throw_connection_error(conn_, target_);
+PgResult PgConnection::exec_prepared(const std::string& name, const PgParams& params,
+                                     bool binary_results) {
+  if (!conn_) fail_connection();
+  IoDeadline io = begin();
   int n = static_cast<int>(params.values.size());
-  return checked(conn_,
-                 PQexecPrepared(conn_, name.c_str(), n, params.values.data(), params.lengths.data(),
-                                params.formats.data(), 0),
-                 target_);
+  return finish(
+      io, PQsendQueryPrepared(conn_, name.c_str(), n, params.values.data(), params.lengths.data(),
+                              params.formats.data(), binary_results ? 1 : 0));
 }
 
 std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view payload) {
-  if (!conn_) throw_connection_error(conn_, target_);
-  pg_result* start = PQexec(conn_, copy_sql.c_str());
-  if (!start) throw_connection_error(conn_, target_);
+  if (!conn_) fail_connection();
+  IoDeadline io = begin();
+  pg_result* start = await(io, PQsendQuery(conn_, copy_sql.c_str()));
   if (PQresultStatus(start) != PGRES_COPY_IN) {
-    PgResult res = checked(conn_, start, target_);  // throws for errors
+    PgResult res = checked(start, target_);  // throws for errors
     throw PgError("PostgreSQL at " + target_ +
                   ": not a COPY ... FROM STDIN statement: " + copy_sql.substr(0, 80));
   }
@@ -261,21 +448,34 @@ std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view
 
   std::string client_error;
   constexpr std::size_t kChunk = 1 << 20;
-  for (std::size_t off = 0; off < payload.size(); off += kChunk) {
-    std::size_t len = std::min(kChunk, payload.size() - off);
-    if (PQputCopyData(conn_, payload.data() + off, static_cast<int>(len)) != 1) {
+  for (std::size_t off = 0; off < payload.size() && client_error.empty();) {
+    const std::size_t len = std::min(kChunk, payload.size() - off);
+    const int r = PQputCopyData(conn_, payload.data() + off, static_cast<int>(len));
+    if (r == 1) {
+      off += len;
+    } else if (r == 0) {  // the output buffer is full: send some, then try again
+      flush(io);
+    } else {
       client_error = one_line(PQerrorMessage(conn_));
-      break;
     }
   }
-  if (PQputCopyEnd(conn_, client_error.empty() ? nullptr : "client failed sending data") != 1 &&
-      client_error.empty())
-    client_error = one_line(PQerrorMessage(conn_));
+  for (;;) {
+    const int r =
+        PQputCopyEnd(conn_, client_error.empty() ? nullptr : "client failed sending data");
+    if (r == 1) break;
+    if (r < 0) {
+      if (client_error.empty()) client_error = one_line(PQerrorMessage(conn_));
+      break;
+    }
+    flush(io);
+  }
+  if (!conn_ || PQstatus(conn_) == CONNECTION_BAD) fail_connection();
+  flush(io);
 
   // Drain every result so the connection is usable afterwards, keeping the first error.
   std::int64_t rows = 0;
   std::string server_error, sqlstate;
-  while (pg_result* r = PQgetResult(conn_)) {
+  while (pg_result* r = next_result(io)) {
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_COMMAND_OK) {
       const char* t = PQcmdTuples(r);
@@ -288,8 +488,10 @@ std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view
     PQclear(r);
     if (st == PGRES_COPY_IN) {  // should not happen after PQputCopyEnd; avoid looping forever
       PQputCopyEnd(conn_, "unexpected copy state");
+      flush(io);
     }
   }
+  if (io.interrupted() && conn_) PQfinish(std::exchange(conn_, nullptr));  // as in await()
   if (!client_error.empty())
     throw PgError("PostgreSQL at " + target_ + ": COPY failed: " + client_error, sqlstate);
   if (!server_error.empty())

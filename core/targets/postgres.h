@@ -5,10 +5,12 @@
 // parameter pointers that they already own; libpq's PQexecParams takes them as they are, while
 // libpqxx 6.4's dynamic parameters copy every value first. The copy would be measured as if it
 // were the builder's.
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,11 +62,35 @@ struct PgParams {
   void clear() { values.clear(), lengths.clear(), formats.clear(); }
 };
 
+class IoDeadline;  // targets/io_wait.h
+
+// The client waits this much longer than the statement timeout before it gives up on a server.
+inline constexpr std::chrono::milliseconds kPgReplySlack{5000};
+
+// How Perflab bounds every PostgreSQL operation (README, "Bounds"). The connection string's own
+// connect_timeout, keepalives* and tcp_user_timeout win over the ones added here.
+struct PgLimits {
+  int connect_timeout_s = 5;
+  // SET statement_timeout (and idle_in_transaction_session_timeout) for Perflab's sessions;
+  // lock_timeout is the smaller of this and 10 s. The client waits at most statement_timeout +
+  // kPgReplySlack for an answer (a frozen server or a network partition sends nothing, and the
+  // kernel still acknowledges), then cancels what is in flight and closes the connection.
+  std::chrono::milliseconds statement_timeout{30000};
+  std::chrono::milliseconds reply_timeout() const { return statement_timeout + kPgReplySlack; }
+};
+
+// A connection that answers within PgLimits, or throws PgError and is closed. A stop request
+// (the stop token given at construction) is seen within kStopSlice: the server is asked to
+// cancel what is in flight (PQcancel, from a thread of its own, since a frozen server never
+// answers it), which gets kStopGrace to end; then the connection is closed.
 class PgConnection {
  public:
-  // Connects; fails within connect_timeout_s (added to conninfo unless it has its own) with a
-  // PgError naming the target and libpq's reason (refused, unknown host, auth failed, timeout).
+  // Connects within connect_timeout_s (libpq's own reason on failure: refused, unknown host,
+  // auth failed), with the default limits otherwise.
   explicit PgConnection(const std::string& conninfo, int connect_timeout_s = 5);
+  // Connects within limits.connect_timeout_s (or the conninfo's own connect_timeout) and sets
+  // the session's timeouts; throws PgError naming the target and the reason.
+  PgConnection(const std::string& conninfo, const PgLimits& limits, std::stop_token stop = {});
   PgConnection(PgConnection&&) noexcept;
   PgConnection& operator=(PgConnection&&) noexcept;
   ~PgConnection();
@@ -75,7 +101,9 @@ class PgConnection {
   PgResult exec_params(const char* sql, const PgParams& params);
   // Prepares a named statement once; then exec_prepared runs it.
   void prepare(const std::string& name, const std::string& sql, int n_params);
-  PgResult exec_prepared(const std::string& name, const PgParams& params);
+  // binary_results: every column in PostgreSQL's binary form (e.g. 8-byte big-endian bigint).
+  PgResult exec_prepared(const std::string& name, const PgParams& params,
+                         bool binary_results = false);
   // COPY ... FROM STDIN: sends the whole text-format payload, then ends the copy. Throws PgError.
   std::int64_t copy_in(const std::string& copy_sql, std::string_view payload);
 
@@ -83,11 +111,23 @@ class PgConnection {
   std::string server_version_string();  // SHOW server_version
   int backend_pid() const;
   std::string describe() const;  // host:port/db user=... (no password)
-  pg_conn* raw() { return conn_; }
+  const PgLimits& limits() const { return limits_; }
 
  private:
+  IoDeadline begin() const;
+  [[noreturn]] void fail_connection();
+  [[noreturn]] void give_up(const IoDeadline& io);
+  void request_cancel();
+  void wait(IoDeadline& io, short events);
+  void flush(IoDeadline& io);
+  pg_result* next_result(IoDeadline& io);
+  pg_result* await(IoDeadline& io, int sent);
+  PgResult finish(IoDeadline& io, int sent);
+
   pg_conn* conn_ = nullptr;
   std::string target_;  // redacted conninfo, for messages
+  PgLimits limits_;
+  std::stop_token stop_;
 };
 
 // A transaction: BEGIN on construction, COMMIT by commit(); left any other way (an exception,

@@ -1,11 +1,17 @@
 #include "targets/redis.h"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <set>
 #include <utility>
+
+#include "targets/io_wait.h"
 
 namespace perflab {
 namespace {
@@ -42,11 +48,10 @@ bool icontains(std::string hay, std::string needle) {
   return hay.find(needle) != std::string::npos;
 }
 
-// A reason a person understands, from a failed hiredis context.
-std::string failure_reason(const redisContext* c, const RedisEndpoint& ep, long timeout_ms,
-                           bool connecting) {
-  std::string err = c->errstr;
-  if (connecting && c->err == REDIS_ERR_OTHER &&
+// A reason a person understands, from a failed connection or I/O call.
+std::string failure_reason(const std::string& err, int code, const RedisEndpoint& ep,
+                           long timeout_ms, bool connecting) {
+  if (connecting && code == REDIS_ERR_OTHER &&
       (icontains(err, "not known") || icontains(err, "name resolution") ||
        icontains(err, "nodename") || icontains(err, "no address")))
     return "unknown host '" + ep.host + "' (" + err + ")";
@@ -56,8 +61,8 @@ std::string failure_reason(const redisContext* c, const RedisEndpoint& ep, long 
       icontains(err, "timeout"))
     return std::string(connecting ? "no connection" : "no reply") + " within " +
            std::to_string(timeout_ms) + " ms (timeout)";
-  if (c->err == REDIS_ERR_EOF) return "server closed the connection";
-  if (c->err == REDIS_ERR_PROTOCOL) return "protocol error, is this a Redis server? (" + err + ")";
+  if (code == REDIS_ERR_EOF) return "server closed the connection";
+  if (code == REDIS_ERR_PROTOCOL) return "protocol error, is this a Redis server? (" + err + ")";
   if (icontains(err, "unreachable")) return "host unreachable (" + err + ")";
   return (connecting ? "cannot connect: " : "I/O error: ") + err;
 }
@@ -102,11 +107,6 @@ struct ArgvBuf {
     for (auto a : argv) ptrs.push_back(a.data()), lens.push_back(a.size());
   }
 };
-
-timeval to_timeval(std::chrono::milliseconds t) {
-  long ms = std::max<long>(1, static_cast<long>(t.count()));
-  return timeval{ms / 1000, static_cast<suseconds_t>((ms % 1000) * 1000)};
-}
 
 }  // namespace
 
@@ -165,29 +165,36 @@ std::vector<RedisEndpoint> parse_redis_nodes(const std::string& text) {
 
 // ---- RedisClient ----
 
-RedisClient::RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds timeout) : ep_(ep) {
+RedisClient::RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds timeout,
+                         std::stop_token stop)
+    : ep_(ep), timeout_(std::max(timeout, std::chrono::milliseconds(1))), stop_(std::move(stop)) {
   const std::string prefix = "Redis at " + ep_.address() + ": ";
-  timeval tv = to_timeval(timeout);
-  c_ = redisConnectWithTimeout(ep_.host.c_str(), ep_.port, tv);
+  const long timeout_ms = static_cast<long>(timeout_.count());
+  // Non-blocking from the start: every wait, the connection's included, is a bounded one.
+  c_ = redisConnectNonBlock(ep_.host.c_str(), ep_.port);
   if (!c_) throw RedisError(prefix + "cannot allocate a connection");
   if (c_->err) {
-    std::string why = failure_reason(c_, ep_, static_cast<long>(timeout.count()), true);
+    std::string why = failure_reason(c_->errstr, c_->err, ep_, timeout_ms, true);
     redisFree(std::exchange(c_, nullptr));
     throw RedisError(prefix + why);
   }
-  if (redisSetTimeout(c_, tv) != REDIS_OK) {
-    std::string why = failure_reason(c_, ep_, static_cast<long>(timeout.count()), true);
+  IoDeadline io(timeout_, stop_);
+  if (io.wait(c_->fd, POLLOUT) == 0) {
     redisFree(std::exchange(c_, nullptr));
-    throw RedisError(prefix + why);
+    throw RedisError(prefix + (io.stopped() ? std::string("stopped while connecting")
+                                            : "no connection within " + std::to_string(timeout_ms) +
+                                                  " ms (timeout)"));
+  }
+  int err = 0;
+  socklen_t len = sizeof err;
+  if (getsockopt(c_->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+  if (err != 0) {
+    redisFree(std::exchange(c_, nullptr));
+    throw RedisError(prefix +
+                     failure_reason(std::strerror(err), REDIS_ERR_IO, ep_, timeout_ms, true));
   }
   if (!ep_.password.empty()) {
-    RedisReply r;
-    try {
-      r = command({"AUTH", ep_.password});
-    } catch (...) {
-      redisFree(std::exchange(c_, nullptr));
-      throw;
-    }
+    RedisReply r = command({"AUTH", ep_.password});  // closes the connection when it throws
     if (r.type == RedisReply::Type::Error) {
       redisFree(std::exchange(c_, nullptr));
       throw RedisError(prefix + "auth failed (" + r.str + ")");
@@ -196,13 +203,18 @@ RedisClient::RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds time
 }
 
 RedisClient::RedisClient(RedisClient&& o) noexcept
-    : c_(std::exchange(o.c_, nullptr)), ep_(std::move(o.ep_)) {}
+    : c_(std::exchange(o.c_, nullptr)),
+      ep_(std::move(o.ep_)),
+      timeout_(o.timeout_),
+      stop_(std::move(o.stop_)) {}
 
 RedisClient& RedisClient::operator=(RedisClient&& o) noexcept {
   if (this != &o) {
     if (c_) redisFree(c_);
     c_ = std::exchange(o.c_, nullptr);
     ep_ = std::move(o.ep_);
+    timeout_ = o.timeout_;
+    stop_ = std::move(o.stop_);
   }
   return *this;
 }
@@ -211,47 +223,58 @@ RedisClient::~RedisClient() {
   if (c_) redisFree(c_);
 }
 
-namespace {
-long timeout_ms_of(const redisContext* c) {
-  return c->timeout ? c->timeout->tv_sec * 1000 + c->timeout->tv_usec / 1000 : 0;
+void RedisClient::fail(const std::string& why) {
+  // A context that failed (or was left with a half-sent pipeline) is not used again.
+  if (c_) redisFree(std::exchange(c_, nullptr));
+  throw RedisError("Redis at " + ep_.address() + ": " + why);
 }
-}  // namespace
 
 RedisReply RedisClient::command(const std::vector<std::string_view>& argv) {
-  const std::string prefix = "Redis at " + ep_.address() + ": ";
-  if (!c_) throw RedisError(prefix + "not connected");
-  if (argv.empty()) throw RedisError(prefix + "empty command");
-  ArgvBuf buf(argv);
-  auto* r = static_cast<redisReply*>(
-      redisCommandArgv(c_, static_cast<int>(argv.size()), buf.ptrs.data(), buf.lens.data()));
-  if (!r) throw RedisError(prefix + failure_reason(c_, ep_, timeout_ms_of(c_), false));
-  RedisReply out = convert(r);
-  freeReplyObject(r);
-  return out;
+  RedisReply r;
+  exchange({&argv, 1}, &r);
+  return r;
 }
 
 std::vector<RedisReply> RedisClient::pipeline(
     const std::vector<std::vector<std::string_view>>& cmds) {
-  const std::string prefix = "Redis at " + ep_.address() + ": ";
-  if (!c_) throw RedisError(prefix + "not connected");
+  std::vector<RedisReply> out(cmds.size());
+  exchange(cmds, out.data());
+  return out;
+}
+
+void RedisClient::exchange(std::span<const std::vector<std::string_view>> cmds, RedisReply* out) {
+  if (!c_) throw RedisError("Redis at " + ep_.address() + ": not connected");
+  const long timeout_ms = static_cast<long>(timeout_.count());
+  auto io_failure = [&] { fail(failure_reason(c_->errstr, c_->err, ep_, timeout_ms, false)); };
   for (const auto& cmd : cmds) {
-    if (cmd.empty()) throw RedisError(prefix + "empty command in pipeline");
+    if (cmd.empty()) throw RedisError("Redis at " + ep_.address() + ": empty command");
     ArgvBuf buf(cmd);
     if (redisAppendCommandArgv(c_, static_cast<int>(cmd.size()), buf.ptrs.data(),
                                buf.lens.data()) != REDIS_OK)
-      throw RedisError(prefix + failure_reason(c_, ep_, timeout_ms_of(c_), false));
+      io_failure();
   }
-  std::vector<RedisReply> out;
-  out.reserve(cmds.size());
-  for (std::size_t i = 0; i < cmds.size(); ++i) {
+  IoDeadline io(timeout_, stop_);
+  auto wait = [&](short events) {
+    if (io.wait(c_->fd, events) == 0)
+      fail(io.stopped() ? std::string("stopped while waiting for the server")
+                        : "no reply within " + std::to_string(timeout_ms) + " ms (timeout)");
+  };
+  for (int done = 0; !done;) {
+    if (redisBufferWrite(c_, &done) != REDIS_OK) io_failure();
+    if (!done) wait(POLLOUT);
+  }
+  for (std::size_t got = 0; got < cmds.size();) {
     void* raw = nullptr;
-    if (redisGetReply(c_, &raw) != REDIS_OK || !raw)
-      throw RedisError(prefix + failure_reason(c_, ep_, timeout_ms_of(c_), false));
-    auto* r = static_cast<redisReply*>(raw);
-    out.push_back(convert(r));
-    freeReplyObject(r);
+    if (redisGetReplyFromReader(c_, &raw) != REDIS_OK) io_failure();
+    if (raw) {
+      auto* r = static_cast<redisReply*>(raw);
+      out[got++] = convert(r);
+      freeReplyObject(r);
+      continue;
+    }
+    wait(POLLIN);
+    if (redisBufferRead(c_) != REDIS_OK) io_failure();
   }
-  return out;
 }
 
 std::string RedisClient::server_version() {

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -40,12 +42,17 @@ struct RedisReply {
   bool operator==(const RedisReply&) const = default;
 };
 
+// Every command (or pipeline) is answered within the client's timeout or fails, and the
+// connection is closed: a frozen server or a partition ends the wait. A stop request (the stop
+// token given at construction) is seen within kStopSlice; what is in flight then gets
+// kStopGrace (targets/io_wait.h), so a cleanup after a stop still works on a healthy server.
 class RedisClient {
  public:
   // Connects (and AUTHs when a password is given) within timeout; throws RedisError naming
   // the endpoint and the reason (refused, unknown host, auth failed, timeout).
   explicit RedisClient(const RedisEndpoint& ep,
-                       std::chrono::milliseconds timeout = std::chrono::seconds(5));
+                       std::chrono::milliseconds timeout = std::chrono::seconds(5),
+                       std::stop_token stop = {});
   RedisClient(RedisClient&&) noexcept;
   RedisClient& operator=(RedisClient&&) noexcept;
   ~RedisClient();
@@ -59,8 +66,12 @@ class RedisClient {
   const RedisEndpoint& endpoint() const { return ep_; }
 
  private:
+  [[noreturn]] void fail(const std::string& why);
+  void exchange(std::span<const std::vector<std::string_view>> cmds, RedisReply* out);
   redisContext* c_ = nullptr;
   RedisEndpoint ep_;
+  std::chrono::milliseconds timeout_;
+  std::stop_token stop_;
 };
 
 }  // namespace perflab

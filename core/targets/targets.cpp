@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "targets/postgres.h"
-
 namespace perflab {
 
 Targets::Targets(TargetsConfig cfg) : cfg_(std::move(cfg)) {
@@ -15,57 +13,89 @@ Targets::Targets(TargetsConfig cfg) : cfg_(std::move(cfg)) {
   if (cfg_.pg_conninfo && cfg_.pg_conninfo->empty())
     throw std::invalid_argument(
         "the PostgreSQL conninfo is empty; leave it unset to use a managed server");
+  if (cfg_.pg_limits.statement_timeout < std::chrono::seconds(1))
+    throw std::invalid_argument("the PostgreSQL statement timeout must be at least 1 s");
+  if (cfg_.redis_timeout < std::chrono::milliseconds(100))
+    throw std::invalid_argument("the Redis timeout must be at least 100 ms");
 }
 
 Targets::~Targets() = default;
 
-PgTarget Targets::postgres() {
+namespace {
+
+bool recorded(const std::vector<TargetInfo>& used, const std::string& kind,
+              const std::string& address) {
+  for (const auto& t : used)
+    if (t.kind == kind && t.address == address) return true;
+  return false;
+}
+
+}  // namespace
+
+PgTarget Targets::postgres(std::stop_token stop) {
   std::lock_guard lock(mu_);
   if (cfg_.pg_conninfo) {
     const std::string address = redact_conninfo(*cfg_.pg_conninfo);
-    bool known = false;
-    for (const auto& t : used_) known = known || (t.kind == "postgres" && t.address == address);
-    if (!known) {
-      // Connect once on first use: fails fast (5 s) with the target and the reason, and tells
-      // the run which server version it measured.
-      PgConnection c(*cfg_.pg_conninfo, 5);
-      used_.push_back({"postgres", address, false, c.server_version_string()});
+    if (!recorded(used_, "postgres", address)) {
+      // Checked once, on first use: fails fast (the connect timeout) with the target and the
+      // reason, refuses a schema Perflab does not own, and tells the run which version it
+      // measured.
+      std::string version;
+      try {
+        PgConnection c(*cfg_.pg_conninfo, cfg_.pg_limits, stop);
+        version = c.server_version_string();
+        pg_check_own_schema(c, cfg_.pg_schema);
+      } catch (const PgError& e) {
+        throw TargetError(TargetField::PgServer, e.what());
+      }
+      used_.push_back({"postgres", address, false, version});
     }
-    return {*cfg_.pg_conninfo, cfg_.pg_schema, false};
+    return {*cfg_.pg_conninfo, cfg_.pg_schema, false, cfg_.pg_limits};
   }
   if (!pg_) {
     pg_ = std::make_unique<ManagedPostgres>(cfg_.managed_pg);
     used_.push_back({"postgres", pg_->conninfo(), true, pg_->version()});
   }
-  return {pg_->conninfo(), cfg_.pg_schema, true};
+  return {pg_->conninfo(), cfg_.pg_schema, true, cfg_.pg_limits};
 }
 
-RedisTarget Targets::redis(std::size_t count) {
+RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
   std::lock_guard lock(mu_);
   if (count == 0) count = 1;
   if (!cfg_.redis_nodes.empty()) {
     if (cfg_.redis_nodes.size() < count)
-      throw std::runtime_error("this needs " + std::to_string(count) + " Redis nodes, but only " +
-                               std::to_string(cfg_.redis_nodes.size()) +
-                               " were configured; add more host:port entries or leave Redis "
-                               "unset to use managed servers");
+      throw TargetError(TargetField::RedisServer,
+                        "this needs " + std::to_string(count) + " Redis nodes, but only " +
+                            std::to_string(cfg_.redis_nodes.size()) +
+                            " were configured; add more host:port entries or leave Redis "
+                            "unset to use managed servers");
     for (const auto& ep : cfg_.redis_nodes) {
-      bool known = false;
-      for (const auto& t : used_) known = known || (t.kind == "redis" && t.address == ep.address());
-      if (known) continue;
-      RedisClient c(ep, std::chrono::seconds(5));
-      used_.push_back({"redis", ep.address(), false, c.server_version()});
+      if (recorded(used_, "redis", ep.address())) continue;
+      std::string version;
+      try {
+        RedisClient c(ep, cfg_.redis_timeout, stop);
+        version = c.server_version();
+        redis_claim_prefix(c, cfg_.redis_prefix);
+      } catch (const RedisError& e) {
+        throw TargetError(TargetField::RedisServer, e.what());
+      }
+      used_.push_back({"redis", ep.address(), false, version});
     }
-    return {cfg_.redis_nodes, cfg_.redis_prefix, false};
+    return {cfg_.redis_nodes, cfg_.redis_prefix, false, cfg_.redis_timeout};
   }
   while (redis_.size() < count) {
     redis_.push_back(std::make_unique<ManagedRedis>());
     const ManagedRedis& r = *redis_.back();
     used_.push_back({"redis", r.endpoint().address(), true, r.version()});
   }
-  RedisTarget t{{}, cfg_.redis_prefix, true};
+  RedisTarget t{{}, cfg_.redis_prefix, true, cfg_.redis_timeout};
   for (std::size_t i = 0; i < count; ++i) t.nodes.push_back(redis_[i]->endpoint());
   return t;
+}
+
+void Targets::preflight(const TargetNeeds& needs, std::stop_token stop) {
+  if (needs.postgres && cfg_.pg_conninfo) postgres(stop);
+  if (needs.redis_nodes > 0 && !cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
 }
 
 ManagedPostgres* Targets::managed_postgres() {

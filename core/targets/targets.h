@@ -1,14 +1,18 @@
 #pragma once
 // The targets an experiment runs against: configured external servers, or managed local
 // servers started on demand (the default) and kept until the Targets object is destroyed.
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
 #include "common/run.h"
 #include "targets/managed.h"
+#include "targets/ownership.h"
+#include "targets/postgres.h"
 #include "targets/redis.h"
 
 namespace perflab {
@@ -19,18 +23,33 @@ struct TargetsConfig {
   std::string pg_schema = "perflab";       // the only schema Perflab touches
   std::string redis_prefix = "perflab:";   // the only keys Perflab touches
   ManagedPostgresOptions managed_pg;
+  PgLimits pg_limits;                             // bounds of every PostgreSQL operation
+  std::chrono::milliseconds redis_timeout{5000};  // bound of every Redis command
 };
 
 struct PgTarget {
   std::string conninfo;  // may hold a password: never record it, use redact_conninfo()
   std::string schema;
   bool managed = false;
+  PgLimits limits;
+  // A connection bounded by the limits; a stop request ends its waits (targets/io_wait.h).
+  PgConnection connect(std::stop_token stop = {}) const { return {conninfo, limits, stop}; }
 };
 
 struct RedisTarget {
   std::vector<RedisEndpoint> nodes;
   std::string prefix;
   bool managed = false;
+  std::chrono::milliseconds timeout{5000};
+  RedisClient connect(std::size_t node, std::stop_token stop = {}) const {
+    return RedisClient(nodes.at(node), timeout, stop);
+  }
+};
+
+// What an experiment needs from the targets for a given set of parameters.
+struct TargetNeeds {
+  bool postgres = false;
+  std::size_t redis_nodes = 0;  // 0: no Redis
 };
 
 class Targets {
@@ -38,11 +57,19 @@ class Targets {
   explicit Targets(TargetsConfig cfg = {});
   ~Targets();
 
-  // The PostgreSQL target: the configured one, or a managed cluster started on first use.
-  PgTarget postgres();
+  // The PostgreSQL target: the configured one, or a managed cluster started on first use. A
+  // configured one is checked on first use (connection, version, Perflab's schema: see
+  // pg_check_own_schema); throws TargetError naming the server and the reason.
+  PgTarget postgres(std::stop_token stop = {});
   // At least `count` Redis nodes: the configured ones (all of them; throws if fewer than
-  // count), or `count` managed servers (more are started as needed).
-  RedisTarget redis(std::size_t count = 1);
+  // count), or `count` managed servers (more are started as needed). Configured nodes are
+  // checked on first use (connection, version, Perflab's prefix claimed: redis_claim_prefix);
+  // throws TargetError.
+  RedisTarget redis(std::size_t count = 1, std::stop_token stop = {});
+  // Checks, before anything is measured, every configured target `needs` names, within the
+  // connect timeout; managed servers pass (they are Perflab's, started when first used).
+  // Throws TargetError with one line naming the target and what to change.
+  void preflight(const TargetNeeds& needs, std::stop_token stop = {});
   // Managed servers (nullptr / empty when external or not started yet).
   ManagedPostgres* managed_postgres();
   std::vector<ManagedRedis*> managed_redis();

@@ -65,7 +65,7 @@ TEST(CachingPostgresTier, ReturnsExactlyWhatWasStoredForEveryEncoding) {
   l.comments[1].author = "\\x00";
   for (Encoding e : kEncodings) {
     SCOPED_TRACE(to_string(e));
-    PostgresTier t(pg.conninfo, pg.schema, Codec{e, 6}, pg.managed);
+    PostgresTier t(pg, Codec{e, 6});
     EXPECT_EQ(t.get_document(d.key), nullptr);
     EXPECT_EQ(t.get_list(2), nullptr);
     t.put_document(d);
@@ -102,7 +102,7 @@ TEST(CachingRedisTier, ReturnsExactlyWhatWasStoredAndDeletesOnlyItsKeys) {
   for (Encoding e : kEncodings) {
     SCOPED_TRACE(to_string(e));
     const Codec codec{e, 6};
-    RedisTier t(rt.nodes.at(0), rt.prefix, codec);
+    RedisTier t(rt, codec);
     EXPECT_EQ(t.get_document(d.key), nullptr);
     t.put_document(d);
     t.put_list(l);

@@ -20,6 +20,7 @@ class Counting : public Experiment {
     return {{"points", ParamType::Int, "3", 1, 1000, {}, ""},
             {"fail_at", ParamType::Int, "-1", -1, 1000, {}, ""}};
   }
+  TargetNeeds needs(const Params&) const override { return {}; }
   void run(RunContext& ctx) override {
     ctx.add_group({"g", "G", "us/op", "", false, true, ""});
     const auto n = ctx.params().get_int("points");

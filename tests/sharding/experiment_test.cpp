@@ -8,6 +8,7 @@
 #include "common/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
+#include "targets/ownership.h"
 
 using namespace perflab;
 
@@ -80,6 +81,31 @@ TEST(ShardingExperiment, BadParametersChangeNothing) {
   run = execute(*exp, test::shared_targets(), p, {}, {});
   EXPECT_EQ(run.status, RunStatus::Failed);
   EXPECT_TRUE(run.series.empty());
+}
+
+TEST(ShardingExperiment, CleansUpOnlyTheKeysItWrote) {
+  // An external node (the shared managed one, configured as a user's) and a prefix with a glob
+  // character: cleanup must not read it as a pattern that matches the user's keys.
+  RedisTarget shared = test::shared_targets().redis(1);
+  TargetsConfig cfg;
+  cfg.redis_nodes = shared.nodes;
+  const std::string tag = test::unique_name("u");
+  cfg.redis_prefix = "t*" + tag + ":";
+  RedisClient r = shared.connect(0);
+  const std::string users_key = "tX" + tag + ":bench:session";  // matches t*<tag>:bench:*
+  r.command({"SET", users_key, "a user's"});
+  Targets targets(cfg);
+  auto p = tiny();
+  p["nodes"] = "1";
+  p["variants"] = "direct";
+  p["keyspace"] = "50";
+  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_EQ(r.command({"GET", users_key}).str, "a user's");
+  RedisReply left = r.command({"KEYS", "t\\*" + tag + ":bench:*"});
+  EXPECT_TRUE(left.elements.empty()) << left.elements.size() << " benchmark keys left";
+  EXPECT_EQ(r.command({"EXISTS", cfg.redis_prefix + std::string(kPrefixMarkKey)}).integer, 1);
+  r.command({"DEL", users_key, cfg.redis_prefix + std::string(kPrefixMarkKey)});
 }
 
 TEST(ShardingExperiment, StopsWhenAsked) {

@@ -1,0 +1,148 @@
+#include "targets/ownership.h"
+
+namespace perflab {
+
+namespace {
+
+const std::string kSchemaComment = std::string(kSchemaMark) +
+                                   ": created by Perflab, which drops and recreates it; "
+                                   "keep nothing else here";
+
+std::string pg_prefix(PgConnection& c) {
+  return "PostgreSQL at " + c.describe() + ": ";
+}
+
+[[noreturn]] void refuse_foreign_schema(PgConnection& c, const std::string& schema) {
+  throw TargetError(TargetField::PgSchema,
+                    pg_prefix(c) + "schema \"" + schema +
+                        "\" exists and was not created by Perflab, which never writes into or "
+                        "drops a schema it did not create; choose a schema name that does not "
+                        "exist yet (--schema NAME)");
+}
+
+void create_marked(PgConnection& c, const std::string& schema) {
+  const std::string s = pg_quote_ident(schema);
+  c.exec("CREATE SCHEMA " + s);
+  c.exec("COMMENT ON SCHEMA " + s + " IS '" + kSchemaComment + "'");
+}
+
+bool pg_true(const PgResult& r) {
+  return r.rows() == 1 && r.value(0, 0) == "t";
+}
+
+}  // namespace
+
+SchemaState pg_schema_state(PgConnection& c, const std::string& schema) {
+  PgParams p;
+  p.add_text(schema.c_str());
+  PgResult r = c.exec_params(
+      "SELECT coalesce(obj_description(oid, 'pg_namespace'), '') FROM pg_namespace "
+      "WHERE nspname = $1",
+      p);
+  if (r.rows() == 0) return SchemaState::Absent;
+  return r.value(0, 0).starts_with(kSchemaMark) ? SchemaState::Owned : SchemaState::Foreign;
+}
+
+void pg_ensure_own_schema(PgConnection& c, const std::string& schema) {
+  switch (pg_schema_state(c, schema)) {
+    case SchemaState::Owned:
+      return;
+    case SchemaState::Foreign:
+      refuse_foreign_schema(c, schema);
+    case SchemaState::Absent:
+      break;
+  }
+  PgTransaction tx(c);  // never a moment where the schema exists without the mark
+  create_marked(c, schema);
+  tx.commit();
+}
+
+void pg_reset_own_schema(PgConnection& c, const std::string& schema) {
+  PgTransaction tx(c);
+  switch (pg_schema_state(c, schema)) {
+    case SchemaState::Foreign:
+      refuse_foreign_schema(c, schema);
+    case SchemaState::Owned:
+      c.exec("DROP SCHEMA " + pg_quote_ident(schema) + " CASCADE");
+      break;
+    case SchemaState::Absent:
+      break;
+  }
+  create_marked(c, schema);
+  tx.commit();
+}
+
+void pg_check_own_schema(PgConnection& c, const std::string& schema) {
+  PgParams p;
+  p.add_text(schema.c_str());
+  const std::string who = std::string(c.exec("SELECT current_user").value(0, 0));
+  switch (pg_schema_state(c, schema)) {
+    case SchemaState::Foreign:
+      refuse_foreign_schema(c, schema);
+    case SchemaState::Absent:
+      if (!pg_true(c.exec("SELECT has_database_privilege(current_database(), 'CREATE')")))
+        throw TargetError(TargetField::PgSchema,
+                          pg_prefix(c) + "user " + who +
+                              " may not create schemas in this database, so Perflab cannot "
+                              "create its schema \"" +
+                              schema + "\" (GRANT CREATE ON DATABASE, or another database)");
+      return;
+    case SchemaState::Owned:
+      break;
+  }
+  if (!pg_true(c.exec_params("SELECT pg_has_role(nspowner, 'MEMBER') AND "
+                             "has_schema_privilege(oid, 'USAGE, CREATE') "
+                             "FROM pg_namespace WHERE nspname = $1",
+                             p)))
+    throw TargetError(TargetField::PgSchema,
+                      pg_prefix(c) + "Perflab's schema \"" + schema +
+                          "\" belongs to another role; "
+                          "user " +
+                          who +
+                          " cannot use or reset it (connect as its owner, or "
+                          "choose a new schema name with --schema NAME)");
+}
+
+std::string redis_glob_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    if (ch == '*' || ch == '?' || ch == '[' || ch == ']' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+void redis_claim_prefix(RedisClient& c, const std::string& prefix) {
+  const std::string where = "Redis at " + c.endpoint().address() + ": ";
+  const std::string mark = prefix + std::string(kPrefixMarkKey);
+  RedisReply has = c.command({"EXISTS", mark});
+  if (has.type == RedisReply::Type::Integer && has.integer == 1) return;
+  if (has.type == RedisReply::Type::Error)
+    throw TargetError(TargetField::RedisServer, where + "EXISTS failed: " + has.str);
+  // Not claimed yet: the prefix must hold no key at all.
+  const std::string pattern = redis_glob_escape(prefix) + "*";
+  std::string cursor = "0";
+  do {
+    RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+    if (r.type == RedisReply::Type::Error)
+      throw TargetError(TargetField::RedisServer, where + "SCAN failed: " + r.str);
+    if (r.type != RedisReply::Type::Array || r.elements.size() != 2)
+      throw TargetError(TargetField::RedisServer, where + "unexpected reply to SCAN");
+    cursor = r.elements[0].str;
+    for (const auto& k : r.elements[1].elements)
+      if (k.str != mark)
+        throw TargetError(TargetField::RedisPrefix,
+                          where + "keys under the prefix '" + prefix + "' exist (e.g. '" + k.str +
+                              "') and were not written by Perflab, which never writes or deletes "
+                              "keys it does not own; choose a prefix no key uses yet "
+                              "(--prefix PREFIX)");
+  } while (cursor != "0");
+  RedisReply set = c.command(
+      {"SET", mark, "Perflab's key prefix: Perflab writes and deletes the keys under it", "NX"});
+  if (set.type == RedisReply::Type::Error)
+    throw TargetError(TargetField::RedisPrefix, where + "Perflab may not write under the prefix '" +
+                                                    prefix + "': " + set.str);
+}
+
+}  // namespace perflab

@@ -1,0 +1,106 @@
+// A PostgreSQL that stops answering in the middle of a run (SIGSTOP of the server and its
+// backends: what a network partition looks like to a client) must not hang the run: it ends
+// within the bound with a failed status and its points, and Stop during the freeze returns
+// within a second with the run cancelled and its points.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "common/experiment.h"
+#include "iolist/experiment.h"
+#include "servers.h"
+#include "targets/managed.h"
+
+using namespace perflab;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// A server of the test's own: the shared one is never frozen under other tests.
+class FrozenPostgres : public ::testing::Test {
+ protected:
+  void SetUp() override { pg_ = std::make_unique<ManagedPostgres>(ManagedPostgresOptions{}); }
+
+  TargetsConfig config() const {
+    TargetsConfig cfg;
+    cfg.pg_conninfo = pg_->conninfo();
+    cfg.pg_limits.statement_timeout = 1s;  // the client gives up 1 s + kPgReplySlack later
+    return cfg;
+  }
+
+  // Appends until stopped; the server freezes at the third repetition.
+  const std::map<std::string, std::string> params_ = {
+      {"benchmarks", "append"}, {"builders", "interpolate,iolist"},
+      {"writers", "2"},         {"repetitions", "1000"},
+      {"warmup", "0"},          {"events", "10"}};
+
+  std::unique_ptr<ManagedPostgres> pg_;
+  std::unique_ptr<test::Freeze> freeze_;  // thawed in TearDown at the latest
+  Clock::time_point frozen_at_;
+
+  RunHooks freeze_at_third_repetition() {
+    RunHooks hooks;
+    hooks.progress = [this](double, std::string_view step) {
+      if (!freeze_ && step.find("repetition 3/") != std::string_view::npos) {
+        freeze_ = std::make_unique<test::Freeze>(pg_->pid());
+        frozen_at_ = Clock::now();
+      }
+    };
+    return hooks;
+  }
+
+  void TearDown() override { freeze_.reset(); }
+};
+
+}  // namespace
+
+TEST_F(FrozenPostgres, RunEndsFailedWithinTheBoundAndKeepsItsPoints) {
+  auto exp = make_iolist_experiment();
+  Targets targets(config());
+  perflab::Run run = execute(*exp, targets, params_, freeze_at_third_repetition(), {});
+  const double took = seconds_since(frozen_at_);
+  ASSERT_TRUE(freeze_) << run.message;
+  const double bound = std::chrono::duration<double>(config().pg_limits.reply_timeout()).count();
+  std::printf("run ended %.2f s after the freeze (bound %.0f s)\n", took, bound);
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_NE(run.message.find("no answer within 6 s (timeout"), std::string::npos) << run.message;
+  EXPECT_LT(took, bound + 4.0);  // does not hang; slack for a loaded machine
+  const Point* p = run.find_point("append", "iolist", "2 concurrent writers");
+  ASSERT_NE(p, nullptr);
+  EXPECT_GE(p->samples.size(), 2u);
+}
+
+TEST_F(FrozenPostgres, StopDuringTheFreezeReturnsWithinASecond) {
+  auto exp = make_iolist_experiment();
+  Targets targets(config());
+  std::stop_source stop;
+  std::atomic<Clock::rep> stop_at{0};
+  std::jthread stopper([&](std::stop_token st) {
+    while (!st.stop_requested() && !freeze_) std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(500ms);  // well into the freeze
+    stop_at = Clock::now().time_since_epoch().count();
+    stop.request_stop();
+  });
+  perflab::Run run =
+      execute(*exp, targets, params_, freeze_at_third_repetition(), stop.get_token());
+  const auto end = Clock::now();
+  ASSERT_TRUE(freeze_) << run.message;
+  ASSERT_NE(stop_at.load(), 0);
+  const double took =
+      std::chrono::duration<double>(end - Clock::time_point(Clock::duration(stop_at.load())))
+          .count();
+  std::printf("run ended %.3f s after Stop during the freeze\n", took);
+  EXPECT_LT(took, 1.5);  // within a second, with slack for a loaded machine
+  EXPECT_EQ(run.status, RunStatus::Cancelled);
+  const Point* p = run.find_point("append", "iolist", "2 concurrent writers");
+  ASSERT_NE(p, nullptr);
+  EXPECT_GE(p->samples.size(), 2u);
+}

@@ -1,0 +1,80 @@
+// A redis-server that stops answering (SIGSTOP: what a network partition looks like to a client)
+// under the load generator and the sharding experiment: the wait ends within the reply timeout,
+// and the run fails with what it measured.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+
+#include "common/experiment.h"
+#include "servers.h"
+#include "sharding/experiment.h"
+#include "sharding/loadgen.h"
+#include "targets/managed.h"
+
+using namespace perflab;
+using namespace perflab::sharding;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+TEST(FrozenRedisUnderLoad, LoadGeneratorGivesUpWithinTheReplyTimeout) {
+  ManagedRedis redis;  // of the test's own
+  BenchOptions o;
+  o.port = redis.port();
+  o.clients = 2;
+  o.requests = 1000000;
+  o.pipeline = 4;
+  o.keyspace = 100;
+  o.key_prefix = test::unique_name("frozen") + ":";
+  o.reply_timeout = 1s;
+  test::Freeze freeze(redis.pid());
+  const auto t0 = Clock::now();
+  try {
+    run_bench(o, BenchTest::Set);
+    ADD_FAILURE() << "a frozen server answered";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("within 1000 ms (timeout)"), std::string::npos)
+        << e.what();
+  }
+  const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("load generator gave up %.2f s after the freeze (bound 1 s)\n", took);
+  EXPECT_LT(took, 1.0 + 2.0);
+}
+
+TEST(FrozenRedisUnderLoad, ExperimentFailsWithinTheTimeoutAndKeepsItsPoints) {
+  ManagedRedis redis;
+  TargetsConfig cfg;
+  cfg.redis_nodes = {redis.endpoint()};
+  cfg.redis_prefix = test::unique_name("frozen") + ":";
+  cfg.redis_timeout = 2s;
+  Targets targets(cfg);
+  std::unique_ptr<test::Freeze> freeze;
+  Clock::time_point frozen_at;
+  RunHooks hooks;
+  hooks.progress = [&](double, std::string_view step) {
+    if (!freeze && step.find("-P 2") != std::string_view::npos) {
+      freeze = std::make_unique<test::Freeze>(redis.pid());
+      frozen_at = Clock::now();
+    }
+  };
+  auto exp = make_sharding_experiment();
+  perflab::Run run = execute(*exp, targets,
+                             {{"nodes", "1"},
+                              {"depths", "1,2"},
+                              {"repeat", "1"},
+                              {"clients", "2"},
+                              {"requests", "200"},
+                              {"tests", "set"},
+                              {"distribution_keys", "100"},
+                              {"variants", "direct"}},
+                             hooks, {});
+  ASSERT_TRUE(freeze) << run.message;
+  const double took = std::chrono::duration<double>(Clock::now() - frozen_at).count();
+  std::printf("sharding run ended %.2f s after the freeze (bound 2 s)\n", took);
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_NE(run.message.find("(timeout)"), std::string::npos) << run.message;
+  EXPECT_LT(took, 2.0 + 3.0);  // the bound, the cleanup's short one, and slack
+  const Series* s = run.find_series("sweep_set", "direct redis");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->points.size(), 1u);  // -P 1 was measured before the freeze
+}

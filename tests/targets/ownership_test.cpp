@@ -1,0 +1,178 @@
+// Perflab's schema and key prefix carry its mark; what exists without it is refused and left
+// alone. Against the real managed servers (used as external targets where Targets is involved).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "caching/tiers.h"
+#include "iolist/event_store.h"
+#include "servers.h"
+#include "targets/managed.h"
+#include "targets/ownership.h"
+#include "targets/postgres.h"
+#include "targets/redis.h"
+#include "targets/targets.h"
+
+using namespace perflab;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+PgConnection shared_pg() {
+  return test::shared_targets().postgres().connect();
+}
+
+std::string count_rows(PgConnection& c, const std::string& table) {
+  return std::string(c.exec("SELECT count(*) FROM " + table).value(0, 0));
+}
+
+// Runs f, which must throw TargetError about `field`; returns the message.
+template <class F>
+std::string refusal(TargetField field, F f) {
+  try {
+    f();
+  } catch (const TargetError& e) {
+    EXPECT_EQ(static_cast<int>(e.field()), static_cast<int>(field)) << e.what();
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << "one line: " << m;
+    return m;
+  }
+  ADD_FAILURE() << "not refused";
+  return {};
+}
+
+}  // namespace
+
+TEST(OwnedSchema, CreatedWithTheMarkAndResetOnlyWhenMarked) {
+  PgConnection c = shared_pg();
+  const std::string schema = test::unique_name("owned");
+  EXPECT_EQ(pg_schema_state(c, schema), SchemaState::Absent);
+  pg_ensure_own_schema(c, schema);
+  EXPECT_EQ(pg_schema_state(c, schema), SchemaState::Owned);
+  c.exec("CREATE TABLE " + pg_quote_ident(schema) + ".scratch (id int)");
+  pg_ensure_own_schema(c, schema);  // ours already: kept as it is
+  EXPECT_EQ(count_rows(c, pg_quote_ident(schema) + ".scratch"), "0");
+  pg_reset_own_schema(c, schema);  // ours: dropped with its contents and made anew, marked
+  EXPECT_EQ(pg_schema_state(c, schema), SchemaState::Owned);
+  EXPECT_EQ(c.exec("SELECT to_regclass('" + pg_quote_ident(schema) + ".scratch')").value(0, 0), "");
+  c.exec("DROP SCHEMA " + pg_quote_ident(schema) + " CASCADE");
+}
+
+TEST(OwnedSchema, AUsersSchemaIsRefusedAndKeepsItsTables) {
+  PgConnection c = shared_pg();
+  const std::string users = test::unique_name("users");
+  const std::string q = pg_quote_ident(users);
+  c.exec("CREATE SCHEMA " + q + "; CREATE TABLE " + q + ".orders (id int); INSERT INTO " + q +
+         ".orders VALUES (1), (2)");
+  EXPECT_EQ(pg_schema_state(c, users), SchemaState::Foreign);
+  std::string m = refusal(TargetField::PgSchema, [&] { pg_reset_own_schema(c, users); });
+  EXPECT_NE(m.find("schema \"" + users + "\" exists and was not created by Perflab"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("--schema"), std::string::npos) << m;
+  refusal(TargetField::PgSchema, [&] { pg_ensure_own_schema(c, users); });
+  refusal(TargetField::PgSchema, [&] { iolist::reset_schema(c, users); });
+  refusal(TargetField::PgSchema, [&] { caching::PostgresTier::create_tables(c, users); });
+  caching::PostgresTier::drop_tables(c, users);  // not Perflab's: nothing is dropped
+  EXPECT_EQ(count_rows(c, q + ".orders"), "2");
+  c.exec("DROP SCHEMA " + q + " CASCADE");
+
+  // An empty schema Perflab did not create is not Perflab's either; nor is public.
+  const std::string empty = test::unique_name("empty");
+  c.exec("CREATE SCHEMA " + pg_quote_ident(empty));
+  refusal(TargetField::PgSchema, [&] { pg_reset_own_schema(c, empty); });
+  EXPECT_EQ(pg_schema_state(c, empty), SchemaState::Foreign);
+  c.exec("DROP SCHEMA " + pg_quote_ident(empty));
+  EXPECT_EQ(pg_schema_state(c, "public"), SchemaState::Foreign);
+  refusal(TargetField::PgSchema, [&] { pg_check_own_schema(c, "public"); });
+}
+
+TEST(OwnedSchema, CheckRefusesWhatThisUserCannotCreateOrReset) {
+  PgConnection admin = shared_pg();
+  const std::string role = test::unique_name("visitor");
+  admin.exec("CREATE ROLE " + pg_quote_ident(role) + " LOGIN");
+  const std::string ours = test::unique_name("owned_by_perflab");
+  pg_ensure_own_schema(admin, ours);
+  {
+    PgConnection visitor(test::shared_targets().postgres().conninfo + " user=" + role);
+    std::string m = refusal(TargetField::PgSchema,
+                            [&] { pg_check_own_schema(visitor, test::unique_name("new")); });
+    EXPECT_NE(m.find("may not create schemas"), std::string::npos) << m;
+    m = refusal(TargetField::PgSchema, [&] { pg_check_own_schema(visitor, ours); });
+    EXPECT_NE(m.find("belongs to another role"), std::string::npos) << m;
+  }
+  pg_check_own_schema(admin, ours);  // its owner may
+  admin.exec("DROP SCHEMA " + pg_quote_ident(ours) + " CASCADE; DROP ROLE " + pg_quote_ident(role));
+}
+
+TEST(OwnedPrefix, ClaimedWhenEmptyRefusedWhenAUsersKeysLiveThere) {
+  RedisClient c = test::shared_targets().redis(1).connect(0);
+  const std::string prefix = test::unique_name("claim") + ":";
+  redis_claim_prefix(c, prefix);
+  EXPECT_EQ(c.command({"EXISTS", prefix + std::string(kPrefixMarkKey)}).integer, 1);
+  c.command({"SET", prefix + "bench:key:000000000001", "written by Perflab"});
+  redis_claim_prefix(c, prefix);  // marked: Perflab's keys under it are fine
+
+  const std::string users = test::unique_name("app") + ":";
+  c.command({"SET", users + "session:42", "a user's"});
+  std::string m = refusal(TargetField::RedisPrefix, [&] { redis_claim_prefix(c, users); });
+  EXPECT_NE(m.find("keys under the prefix '" + users + "' exist"), std::string::npos) << m;
+  EXPECT_NE(m.find("--prefix"), std::string::npos) << m;
+  EXPECT_EQ(c.command({"EXISTS", users + std::string(kPrefixMarkKey)}).integer, 0);
+  EXPECT_EQ(c.command({"GET", users + "session:42"}).str, "a user's");
+
+  // Glob characters in a prefix match only themselves.
+  const std::string glob = test::unique_name("g*") + ":";
+  c.command({"SET", "gX" + glob.substr(2) + "user", "a user's"});  // matches g* unescaped
+  redis_claim_prefix(c, glob);
+  EXPECT_EQ(redis_glob_escape("a*b?[c]\\"), "a\\*b\\?\\[c\\]\\\\");
+  c.command({"DEL", prefix + std::string(kPrefixMarkKey), prefix + "bench:key:000000000001",
+             users + "session:42", "gX" + glob.substr(2) + "user",
+             glob + std::string(kPrefixMarkKey)});
+}
+
+TEST(Preflight, ManagedTargetsPassWithoutStartingAnything) {
+  Targets t;
+  t.preflight({true, 4});
+  EXPECT_EQ(t.managed_postgres(), nullptr);
+  EXPECT_TRUE(t.managed_redis().empty());
+}
+
+TEST(Preflight, UnreachablePostgresFailsWithinTheConnectTimeout) {
+  TargetsConfig cfg;
+  cfg.pg_conninfo = "host=127.0.0.1 port=" + std::to_string(free_loopback_port()) + " user=x";
+  Targets t(cfg);
+  const auto t0 = Clock::now();
+  std::string m = refusal(TargetField::PgServer, [&] { t.preflight({true, 0}); });
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 5.0 + 3.0);
+  EXPECT_NE(m.find("Connection refused"), std::string::npos) << m;
+  t.preflight({false, 0});  // not needed: not checked
+}
+
+TEST(Preflight, SchemaAndPrefixOfSomeoneElseAreRefused) {
+  PgConnection c = shared_pg();
+  const std::string users = test::unique_name("users");
+  c.exec("CREATE SCHEMA " + pg_quote_ident(users));
+  TargetsConfig cfg;
+  cfg.pg_conninfo = test::shared_targets().postgres().conninfo;
+  cfg.pg_schema = users;
+  cfg.redis_nodes = test::shared_targets().redis(1).nodes;
+  cfg.redis_prefix = test::unique_name("app") + ":";
+  RedisClient r = test::shared_targets().redis(1).connect(0);
+  r.command({"SET", cfg.redis_prefix + "x", "a user's"});
+  {
+    Targets t(cfg);
+    refusal(TargetField::PgSchema, [&] { t.preflight({true, 0}); });
+    refusal(TargetField::RedisPrefix, [&] { t.preflight({false, 1}); });
+    EXPECT_TRUE(t.describe().empty());  // nothing recorded, nothing used
+  }
+  cfg.pg_schema = test::unique_name("fresh");
+  r.command({"DEL", cfg.redis_prefix + "x"});
+  Targets ok(cfg);
+  ok.preflight({true, 1});
+  EXPECT_EQ(ok.describe().size(), 2u);
+  EXPECT_EQ(pg_schema_state(c, cfg.pg_schema), SchemaState::Absent);  // checked, not created
+  c.exec("DROP SCHEMA " + pg_quote_ident(users));
+  r.command({"DEL", cfg.redis_prefix + std::string(kPrefixMarkKey)});
+}
