@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -34,13 +35,6 @@ std::string iso8601(std::int64_t unix_ms) {
   return buf;
 }
 
-template <class T>
-T get_or(const json& j, const char* key, T def) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return def;
-  return it->get<T>();
-}
-
 }  // namespace
 
 std::string run_to_json(const Run& run, int indent) {
@@ -66,6 +60,7 @@ std::string run_to_json(const Run& run, int indent) {
   j["ended"] = iso8601(run.ended_unix_ms);
   j["status"] = to_string(run.status);
   j["message"] = run.message;
+  if (!run.detail.empty()) j["detail"] = run.detail;
   j["groups"] = json::array();
   for (const auto& g : run.groups)
     j["groups"].push_back({{"id", g.id},
@@ -97,137 +92,375 @@ std::string run_to_json(const Run& run, int indent) {
   return j.dump(indent);
 }
 
+namespace {
+
+// Reads a run's JSON checking the type and range of every field; a refusal names the field
+// ("series[2].points[0].samples[3]") and what is wrong with it, in one line.
+class FieldReader {
+ public:
+  [[noreturn]] static void bad(const std::string& field, const std::string& why) {
+    throw RunFormatError("field \"" + field + "\": " + why);
+  }
+
+  static std::string at(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+  }
+  static std::string at(const std::string& parent, std::size_t i) {
+    return parent + "[" + std::to_string(i) + "]";
+  }
+
+  // The value of key, or nullptr when it is absent or null (then `required` refuses it).
+  static const json* find(const json& obj, const std::string& parent, const char* key,
+                          bool required) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+      if (required) bad(at(parent, key), "missing");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  static std::string shown(const json& v) {
+    std::string text = v.dump();
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return std::string(v.type_name()) + " " + text;
+  }
+
+  static const json& object(const json& v, const std::string& field) {
+    if (!v.is_object()) bad(field, "expected an object, got " + shown(v));
+    return v;
+  }
+  static const json& array(const json& v, const std::string& field) {
+    if (!v.is_array()) bad(field, "expected an array, got " + shown(v));
+    return v;
+  }
+  // An optional array member: empty when absent.
+  static const json& array(const json& obj, const std::string& parent, const char* key) {
+    static const json empty = json::array();
+    const json* v = find(obj, parent, key, false);
+    return v ? array(*v, at(parent, key)) : empty;
+  }
+
+  static std::string string(const json& v, const std::string& field) {
+    if (!v.is_string()) bad(field, "expected a string, got " + shown(v));
+    return v.get<std::string>();
+  }
+  static std::string string(const json& obj, const std::string& parent, const char* key,
+                            bool required, const std::string& def = {}) {
+    const json* v = find(obj, parent, key, required);
+    return v ? string(*v, at(parent, key)) : def;
+  }
+
+  static bool boolean(const json& obj, const std::string& parent, const char* key, bool def) {
+    const json* v = find(obj, parent, key, false);
+    if (!v) return def;
+    if (!v->is_boolean()) bad(at(parent, key), "expected true or false, got " + shown(*v));
+    return v->get<bool>();
+  }
+
+  static double number(const json& v, const std::string& field) {
+    if (!v.is_number()) bad(field, "expected a number, got " + shown(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) bad(field, "is not a finite number");
+    return d;
+  }
+  static double number(const json& obj, const std::string& parent, const char* key, bool required,
+                       double def = 0) {
+    const json* v = find(obj, parent, key, required);
+    return v ? number(*v, at(parent, key)) : def;
+  }
+
+  // A whole number in [lo, hi]; a float is taken when it is integral and in range.
+  static std::int64_t integer(const json& obj, const std::string& parent, const char* key,
+                              std::int64_t lo, std::int64_t hi, bool required,
+                              std::int64_t def = 0) {
+    const json* v = find(obj, parent, key, required);
+    if (!v) return def;
+    const std::string field = at(parent, key);
+    const auto out_of_range = [&] {
+      bad(field, v->dump() + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
+    };
+    if (v->is_number_unsigned()) {
+      const auto u = v->get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(hi)) out_of_range();
+      return static_cast<std::int64_t>(u);
+    }
+    if (v->is_number_integer()) {
+      const auto i = v->get<std::int64_t>();
+      if (i < lo || i > hi) out_of_range();
+      return i;
+    }
+    if (v->is_number_float()) {
+      const double d = v->get<double>();
+      if (!std::isfinite(d) || d != std::floor(d))
+        bad(field, "expected a whole number, got " + v->dump());
+      if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) out_of_range();
+      return static_cast<std::int64_t>(d);
+    }
+    bad(field, "expected a whole number, got " + shown(*v));
+  }
+};
+
+}  // namespace
+
 Run run_from_json(const std::string& text) {
+  using R = FieldReader;
   json j;
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw RunFormatError(std::string("not JSON: ") + e.what());
   }
-  if (!j.is_object() || get_or<std::string>(j, "schema", "") != kSchemaName)
+  if (!j.is_object() || !j.contains("schema") || j["schema"] != kSchemaName)
     throw RunFormatError("not a Perflab run file (no \"schema\": \"perflab-run\")");
-  const int version = get_or<int>(j, "schema_version", 0);
-  if (version < 1 || version > Run::kSchemaVersion)
-    throw RunFormatError("run file schema version " + std::to_string(version) +
-                         " is not supported (this Perflab reads 1.." +
-                         std::to_string(Run::kSchemaVersion) + ")");
+  const json& version = *R::find(j, "", "schema_version", true);
+  if (!version.is_number())
+    R::bad("schema_version", "expected a whole number, got " + R::shown(version));
+  if (!version.is_number_integer() || version.get<std::int64_t>() < 1 ||
+      version.get<std::int64_t>() > Run::kSchemaVersion ||
+      (version.is_number_unsigned() &&
+       version.get<std::uint64_t>() > static_cast<std::uint64_t>(Run::kSchemaVersion)))
+    R::bad("schema_version", version.dump() + " is not a version this Perflab reads (1.." +
+                                 std::to_string(Run::kSchemaVersion) + ")");
   try {
     Run run;
-    run.experiment = j.at("experiment").get<std::string>();
-    run.title = get_or<std::string>(j, "title", run.experiment);
-    run.params = get_or<std::map<std::string, std::string>>(j, "params", {});
-    for (const auto& t : j.value("targets", json::array()))
-      run.targets.push_back({t.at("kind").get<std::string>(), t.at("address").get<std::string>(),
-                             get_or<bool>(t, "managed", false),
-                             get_or<std::string>(t, "version", "")});
-    if (auto h = j.find("host"); h != j.end() && h->is_object()) {
-      run.host.cpu_model = get_or<std::string>(*h, "cpu_model", "");
-      run.host.cores = get_or<int>(*h, "cores", 0);
-      run.host.kernel = get_or<std::string>(*h, "kernel", "");
-      run.host.hostname = get_or<std::string>(*h, "hostname", "");
-      run.host.perflab_version = get_or<std::string>(*h, "perflab_version", "");
-      run.host.build_type = get_or<std::string>(*h, "build_type", "");
+    run.experiment = R::string(j, "", "experiment", true);
+    run.title = R::string(j, "", "title", false, run.experiment);
+    if (const json* params = R::find(j, "", "params", false))
+      for (const auto& [k, v] : R::object(*params, "params").items())
+        run.params[k] = R::string(v, "params." + k);
+    const json& targets = R::array(j, "", "targets");
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const std::string f = R::at("targets", i);
+      const json& t = R::object(targets[i], f);
+      run.targets.push_back({R::string(t, f, "kind", true), R::string(t, f, "address", true),
+                             R::boolean(t, f, "managed", false),
+                             R::string(t, f, "version", false)});
     }
-    run.started_unix_ms = get_or<std::int64_t>(j, "started_unix_ms", 0);
-    run.ended_unix_ms = get_or<std::int64_t>(j, "ended_unix_ms", 0);
+    if (const json* h = R::find(j, "", "host", false)) {
+      R::object(*h, "host");
+      run.host.cpu_model = R::string(*h, "host", "cpu_model", false);
+      run.host.cores = static_cast<int>(R::integer(*h, "host", "cores", 0, 1 << 20, false));
+      run.host.kernel = R::string(*h, "host", "kernel", false);
+      run.host.hostname = R::string(*h, "host", "hostname", false);
+      run.host.perflab_version = R::string(*h, "host", "perflab_version", false);
+      run.host.build_type = R::string(*h, "host", "build_type", false);
+    }
+    run.started_unix_ms = R::integer(j, "", "started_unix_ms", 0, INT64_MAX, false);
+    run.ended_unix_ms = R::integer(j, "", "ended_unix_ms", 0, INT64_MAX, false);
     try {
-      run.status = run_status_from_string(j.at("status").get<std::string>());
+      run.status = run_status_from_string(R::string(j, "", "status", true));
     } catch (const std::invalid_argument& e) {
-      throw RunFormatError(e.what());
+      R::bad("status", e.what());
     }
-    run.message = get_or<std::string>(j, "message", "");
-    for (const auto& g : j.value("groups", json::array()))
-      run.groups.push_back(
-          {g.at("id").get<std::string>(), get_or<std::string>(g, "title", ""),
-           get_or<std::string>(g, "unit", ""), get_or<std::string>(g, "x_label", ""),
-           get_or<bool>(g, "numeric_x", false), get_or<bool>(g, "lower_is_better", true),
-           get_or<std::string>(g, "description", "")});
-    for (const auto& s : j.value("series", json::array())) {
-      Series ser{s.at("group").get<std::string>(), s.at("name").get<std::string>(), {}};
+    run.message = R::string(j, "", "message", false);
+    run.detail = R::string(j, "", "detail", false);
+    const json& groups = R::array(j, "", "groups");
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const std::string f = R::at("groups", i);
+      const json& g = R::object(groups[i], f);
+      run.groups.push_back({R::string(g, f, "id", true), R::string(g, f, "title", false),
+                            R::string(g, f, "unit", false), R::string(g, f, "x_label", false),
+                            R::boolean(g, f, "numeric_x", false),
+                            R::boolean(g, f, "lower_is_better", true),
+                            R::string(g, f, "description", false)});
+    }
+    const json& series = R::array(j, "", "series");
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      const std::string f = R::at("series", i);
+      const json& s = R::object(series[i], f);
+      Series ser{R::string(s, f, "group", true), R::string(s, f, "name", true), {}};
       if (!run.group(ser.group))
         throw RunFormatError("series '" + ser.name + "' names unknown group '" + ser.group + "'");
-      for (const auto& p : s.value("points", json::array())) {
+      const std::string pf = R::at(f, "points");
+      const json& points = R::array(s, f, "points");
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        const std::string ff = R::at(pf, k);
+        const json& p = R::object(points[k], ff);
         Point pt;
-        pt.label = p.at("label").get<std::string>();
-        if (auto x = p.find("x"); x != p.end() && !x->is_null()) pt.x = x->get<double>();
-        pt.samples = get_or<std::vector<double>>(p, "samples", {});
-        pt.extra = get_or<std::map<std::string, double>>(p, "extra", {});
+        pt.label = R::string(p, ff, "label", true);
+        if (const json* x = R::find(p, ff, "x", false)) pt.x = R::number(*x, R::at(ff, "x"));
+        const json& samples = R::array(p, ff, "samples");
+        for (std::size_t n = 0; n < samples.size(); ++n)
+          pt.samples.push_back(R::number(samples[n], R::at(R::at(ff, "samples"), n)));
+        if (const json* extra = R::find(p, ff, "extra", false))
+          for (const auto& [key, v] : R::object(*extra, R::at(ff, "extra")).items())
+            pt.extra[key] = R::number(v, R::at(ff, "extra") + "." + key);
         if (!pt.samples.empty()) {
           pt.stats = summarize(pt.samples);
-        } else if (auto st = p.find("stats"); st != p.end()) {
-          pt.stats.n = get_or<std::size_t>(*st, "n", 0);
-          pt.stats.min = get_or<double>(*st, "min", 0);
-          pt.stats.median = get_or<double>(*st, "median", 0);
-          pt.stats.mean = get_or<double>(*st, "mean", 0);
-          pt.stats.p95 = get_or<double>(*st, "p95", 0);
-          pt.stats.max = get_or<double>(*st, "max", 0);
-          pt.stats.stddev = get_or<double>(*st, "stddev", 0);
+        } else if (const json* st = R::find(p, ff, "stats", false)) {
+          const std::string sf = R::at(ff, "stats");
+          R::object(*st, sf);
+          pt.stats.n = static_cast<std::size_t>(R::integer(*st, sf, "n", 0, INT64_MAX, false));
+          pt.stats.min = R::number(*st, sf, "min", false);
+          pt.stats.median = R::number(*st, sf, "median", false);
+          pt.stats.mean = R::number(*st, sf, "mean", false);
+          pt.stats.p95 = R::number(*st, sf, "p95", false);
+          pt.stats.max = R::number(*st, sf, "max", false);
+          pt.stats.stddev = R::number(*st, sf, "stddev", false);
         }
         ser.points.push_back(std::move(pt));
       }
       run.series.push_back(std::move(ser));
     }
-    for (const auto& f : j.value("findings", json::array())) {
+    const json& findings = R::array(j, "", "findings");
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+      const std::string f = R::at("findings", i);
+      const json& fj = R::object(findings[i], f);
       Finding fd;
-      fd.id = f.at("id").get<std::string>();
-      fd.text = get_or<std::string>(f, "text", "");
-      fd.value = f.at("value").get<double>();
-      if (auto a = f.find("article"); a != f.end() && !a->is_null()) fd.article = a->get<double>();
+      fd.id = R::string(fj, f, "id", true);
+      fd.text = R::string(fj, f, "text", false);
+      fd.value = R::number(fj, f, "value", true);
+      if (const json* a = R::find(fj, f, "article", false))
+        fd.article = R::number(*a, R::at(f, "article"));
       run.findings.push_back(std::move(fd));
     }
     return run;
-  } catch (const json::exception& e) {
+  } catch (const json::exception& e) {  // not expected: every access above is checked
     throw RunFormatError(std::string("malformed run file: ") + e.what());
   }
 }
 
 Run load_run(const std::filesystem::path& path) {
+  // Checked before reading: a huge file is refused by its size, a device or FIFO never read.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw RunFormatError(path.string() + ": cannot open (" +
+                         (ec ? ec.message() : std::string("No such file or directory")) + ")");
+  if (!std::filesystem::is_regular_file(status))
+    throw RunFormatError(path.string() + ": not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw RunFormatError(path.string() + ": cannot read its size (" + ec.message() + ")");
+  if (size > kMaxRunFileBytes)
+    throw RunFormatError(path.string() + ": " + std::to_string(size / (1024 * 1024)) +
+                         " MiB is larger than a run file may be (" +
+                         std::to_string(kMaxRunFileBytes / (1024 * 1024)) + " MiB)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw RunFormatError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
-  std::ostringstream buf;
-  buf << f.rdbuf();
-  if (f.bad()) throw RunFormatError(path.string() + ": read error");
+  std::string text(static_cast<std::size_t>(size), '\0');
+  f.read(text.data(), static_cast<std::streamsize>(size));
+  if (f.bad() || static_cast<std::uintmax_t>(f.gcount()) != size)
+    throw RunFormatError(path.string() + ": read error");
   try {
-    return run_from_json(buf.str());
+    return run_from_json(text);
   } catch (const RunFormatError& e) {
     throw RunFormatError(path.string() + ": " + e.what());
   }
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string name = ".";
-  name += path.filename().string();
-  name += ".XXXXXX";
-  std::string tmpl = (dir / name).string();
-  int fd = mkstemp(tmpl.data());
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path folder_of(const fs::path& path) {
+  return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
+// A new, empty file beside path (".<name>.XXXXXX"); returns its name and open descriptor.
+std::pair<std::string, int> temporary_beside(const fs::path& path) {
+  std::string base = ".";  // appended, not concatenated: GCC 12 warns (-Wrestrict) on "." + s
+  base += path.filename().string();
+  base += ".XXXXXX";
+  std::string name = (folder_of(path) / base).string();
+  const int fd = mkstemp(name.data());
   if (fd < 0)
     throw std::runtime_error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+  return {name, fd};
+}
+
+// The text in a temporary beside path, on disk; returns the temporary's name.
+std::string write_temporary(const fs::path& path, const std::string& text) {
+  auto [name, fd] = temporary_beside(path);
+  const auto fail = [&, name = name, fd = fd](const char* what) {
+    const std::string err = std::strerror(errno);
+    ::close(fd);
+    ::unlink(name.c_str());
+    throw std::runtime_error(path.string() + ": " + what + " (" + err + ")");
+  };
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw std::runtime_error(path.string() + ": write failed (" + err + ")");
+      fail("write failed");
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
   ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (::fsync(fd) != 0) fail("write failed");
+  if (::close(fd) != 0) {
     const std::string err = std::strerror(errno);
-    ::unlink(tmpl.c_str());
+    ::unlink(name.c_str());
     throw std::runtime_error(path.string() + ": write failed (" + err + ")");
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmpl.c_str());
-    throw std::runtime_error(path.string() + ": cannot replace (" + err + ")");
+  return name;
+}
+
+}  // namespace
+
+void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k)
+      if (fs::weakly_canonical(files[i].first) == fs::weakly_canonical(files[k].first))
+        throw std::runtime_error(files[i].first.string() + ": named twice");
+  std::vector<std::string> temps, backups;
+  const auto discard = [](const std::vector<std::string>& names, std::size_t from = 0) {
+    for (std::size_t i = from; i < names.size(); ++i)
+      if (!names[i].empty()) ::unlink(names[i].c_str());
+  };
+  try {
+    for (const auto& [path, text] : files) temps.push_back(write_temporary(path, text));
+  } catch (...) {
+    discard(temps);
+    throw;
   }
+  // With several files, what each replaces is kept (a hard link) until all are in place.
+  backups.resize(files.size());
+  if (files.size() > 1)
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      std::error_code ec;
+      if (!fs::is_regular_file(files[i].first, ec)) continue;
+      auto [name, fd] = temporary_beside(files[i].first);
+      ::close(fd);
+      ::unlink(name.c_str());
+      if (::link(files[i].first.c_str(), name.c_str()) == 0) backups[i] = name;
+    }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (::rename(temps[i].c_str(), files[i].first.c_str()) == 0) continue;
+    const std::string err = std::strerror(errno);
+    for (std::size_t k = 0; k < i; ++k) {  // undo: none of the files is written
+      if (!backups[k].empty() && ::rename(backups[k].c_str(), files[k].first.c_str()) == 0)
+        backups[k].clear();
+      else if (backups[k].empty())
+        ::unlink(files[k].first.c_str());
+    }
+    discard(temps, i);
+    discard(backups);
+    throw std::runtime_error(files[i].first.string() + ": cannot replace (" + err + ")");
+  }
+  discard(backups);
+}
+
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  write_files_atomically({{path, text}});
+}
+
+void check_output_path(const fs::path& path) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::is_directory(st))
+    throw std::runtime_error(path.string() + ": is a folder; name a file to write");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw std::runtime_error(path.string() + ": is not a regular file; name a file to write");
+  const fs::path dir = folder_of(path);
+  if (!fs::is_directory(dir, ec))
+    throw std::runtime_error(path.string() + ": folder " + dir.string() + " does not exist");
+  auto [name, fd] = temporary_beside(path);  // can a file be created there? (root, read-only)
+  ::close(fd);
+  ::unlink(name.c_str());
 }
 
 void save_run(const Run& run, const std::filesystem::path& path) {

@@ -1,8 +1,11 @@
 #pragma once
 // Reading and writing runs: versioned JSON, CSV, and Google Benchmark-compatible JSON.
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/run.h"
 
@@ -14,10 +17,16 @@ class RunFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string run_to_json(const Run& run, int indent = 2);
-Run run_from_json(const std::string& text);  // throws RunFormatError
+// The largest run file Perflab reads (checked before reading it).
+inline constexpr std::uintmax_t kMaxRunFileBytes = std::uintmax_t{256} << 20;
 
-// Reads a run file; throws RunFormatError with the path and the reason.
+std::string run_to_json(const Run& run, int indent = 2);
+// Checks the type and range of every field; throws RunFormatError naming the field (e.g.
+// field "series[0].points[2].samples[3]": expected a number, got string "x").
+Run run_from_json(const std::string& text);
+
+// Reads a run file; throws RunFormatError with the path and the reason: a file over
+// kMaxRunFileBytes or not a regular file is refused without being read.
 Run load_run(const std::filesystem::path& path);
 // Writes atomically: a temporary file in the same folder, flushed, then renamed over path.
 void save_run(const Run& run, const std::filesystem::path& path);
@@ -33,5 +42,16 @@ std::string run_to_gbench_json(const Run& run);
 
 // Writes text to path atomically (temporary file + rename). Throws std::runtime_error.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+// Writes every file or none: each goes to a temporary beside it first; only when all are
+// written are they renamed into place (a file they replace comes back if a later rename
+// fails). Throws std::runtime_error naming the file that failed.
+void write_files_atomically(
+    const std::vector<std::pair<std::filesystem::path, std::string>>& files);
+
+// Fails (std::runtime_error, one line) unless a file can be written at path: not a directory or
+// another non-regular file, in an existing folder where a file can be created (tried). For
+// checks before a long run or an export.
+void check_output_path(const std::filesystem::path& path);
 
 }  // namespace perflab

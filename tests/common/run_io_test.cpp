@@ -3,6 +3,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "common/report.h"
@@ -81,6 +83,121 @@ TEST(RunFile, SaveIsAtomicAndLoadNamesThePath) {
   std::ofstream(dir / "garbage.json") << "{ broken";
   EXPECT_THROW(load_run(dir / "garbage.json"), RunFormatError);
   EXPECT_THROW(save_run(sample_run(), dir / "no-such-dir" / "run.json"), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+TEST(RunJson, EveryFieldIsCheckedAndNamed) {
+  const auto good = nlohmann::json::parse(run_to_json(sample_run()));
+  auto refusal = [&](const std::function<void(nlohmann::json&)>& change) -> std::string {
+    auto j = good;
+    change(j);
+    try {
+      run_from_json(j.dump());
+    } catch (const RunFormatError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refusal([](auto& j) { j["schema_version"] = 4294967297ULL; }),
+            "field \"schema_version\": 4294967297 is not a version this Perflab reads (1..1)");
+  EXPECT_EQ(refusal([](auto& j) { j["schema_version"] = 1e300; }),
+            "field \"schema_version\": 1e+300 is not a version this Perflab reads (1..1)");
+  EXPECT_EQ(refusal([](auto& j) { j["schema_version"] = "1"; }),
+            "field \"schema_version\": expected a whole number, got string \"1\"");
+  EXPECT_EQ(refusal([](auto& j) { j["schema_version"] = 1.5; }),
+            "field \"schema_version\": 1.5 is not a version this Perflab reads (1..1)");
+  EXPECT_EQ(refusal([](auto& j) { j["started_unix_ms"] = 1e300; }),
+            "field \"started_unix_ms\": 1e+300 is out of range 0..9223372036854775807");
+  EXPECT_EQ(refusal([](auto& j) { j["host"]["cores"] = "two"; }),
+            "field \"host.cores\": expected a whole number, got string \"two\"");
+  EXPECT_EQ(refusal([](auto& j) { j["params"]["events"] = 100; }),
+            "field \"params.events\": expected a string, got number 100");
+  EXPECT_EQ(refusal([](auto& j) { j["series"][1]["points"][0]["extra"]["cpu"] = true; }),
+            "field \"series[1].points[0].extra.cpu\": expected a number, got boolean true");
+  EXPECT_EQ(refusal([](auto& j) { j["findings"][0]["value"] = nullptr; }),
+            "field \"findings[0].value\": missing");
+  EXPECT_EQ(refusal([](auto& j) { j["groups"] = "none"; }),
+            "field \"groups\": expected an array, got string \"none\"");
+  EXPECT_EQ(refusal([](auto& j) { j["targets"] = {5}; }),
+            "field \"targets[0]\": expected an object, got number 5");
+}
+
+TEST(RunJson, DetailRoundTrips) {
+  perflab::Run r = sample_run();
+  r.status = RunStatus::Failed;
+  r.message = "pgbench exited with status 2: client 0 aborted";
+  r.detail = "pgbench: error: client 0 aborted\npgbench: fatal: Run was aborted";
+  EXPECT_EQ(run_from_json(run_to_json(r)).detail, r.detail);
+  EXPECT_EQ(nlohmann::json::parse(run_to_json(sample_run())).count("detail"), 0u);
+}
+
+TEST(RunFile, OversizeAndNonRegularFilesAreRefusedUnread) {
+  const auto dir = temp_dir();
+  const auto huge = dir / "huge.json";
+  { std::ofstream(huge) << "{"; }
+  fs::resize_file(huge, kMaxRunFileBytes + 1);  // sparse: nothing is written
+  try {
+    load_run(huge);
+    FAIL();
+  } catch (const RunFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("is larger than a run file may be (256 MiB)"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    load_run(dir);
+    FAIL();
+  } catch (const RunFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(RunFile, SeveralFilesAreWrittenAllOrNone) {
+  const auto dir = temp_dir();
+  std::ofstream(dir / "b.txt") << "old b";
+  // The third cannot be written: neither the first (new) nor the second (replacing) is.
+  EXPECT_THROW(
+      write_files_atomically(
+          {{dir / "a.txt", "new a"}, {dir / "b.txt", "new b"}, {dir / "missing" / "c.txt", "c"}}),
+      std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir / "a.txt"));
+  EXPECT_EQ(
+      std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(dir / "b.txt")),
+                  {}),
+      "old b");
+  // A rename that fails (a folder in the way) puts back what was replaced before it.
+  fs::create_directory(dir / "d.txt");
+  EXPECT_THROW(write_files_atomically({{dir / "b.txt", "new b"}, {dir / "d.txt", "d"}}),
+               std::runtime_error);
+  std::ifstream b(dir / "b.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(b), {}), "old b");
+  write_files_atomically({{dir / "a.txt", "new a"}, {dir / "b.txt", "new b"}});
+  std::ifstream b2(dir / "b.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(b2), {}), "new b");
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 2);  // no temporaries or kept copies left
+  EXPECT_THROW(write_files_atomically({{dir / "a.txt", "1"}, {dir / "." / "a.txt", "2"}}),
+               std::runtime_error);  // the same file twice
+  fs::remove_all(dir);
+}
+
+TEST(RunFile, OutputPathIsCheckedBeforeAnythingIsWritten) {
+  const auto dir = temp_dir();
+  EXPECT_NO_THROW(check_output_path(dir / "run.json"));
+  EXPECT_FALSE(fs::exists(dir / "run.json"));
+  try {
+    check_output_path(dir);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is a folder"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(check_output_path(dir / "missing" / "run.json"), std::runtime_error);
+  EXPECT_THROW(check_output_path("/dev/null"), std::runtime_error);
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 0);
   fs::remove_all(dir);
 }
 
