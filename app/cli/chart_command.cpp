@@ -57,6 +57,20 @@ QChart::ChartTheme parse_theme(const std::string& name) {
                    "blue-icy, qt)");
 }
 
+QtMessageHandler g_qt_handler = nullptr;
+
+// Qt's complaint about a missing runtime folder (XDG_RUNTIME_DIR: no desktop session, as in a
+// terminal over ssh or in CI) is noise for a command that needs none; everything else passes.
+void quiet_qt_messages(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
+  if (type == QtWarningMsg && msg.startsWith("QStandardPaths:") &&
+      (msg.contains("XDG_RUNTIME_DIR") || msg.contains("runtime directory")))
+    return;
+  if (g_qt_handler)
+    g_qt_handler(type, context, msg);
+  else
+    std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, msg)));
+}
+
 // A QApplication for the duration of the command, on the offscreen platform unless the user
 // chose one: the CLI never needs a display.
 class AppGuard {
@@ -64,6 +78,7 @@ class AppGuard {
   AppGuard() {
     if (QCoreApplication::instance()) return;
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    g_qt_handler = qInstallMessageHandler(quiet_qt_messages);
     app_ = std::make_unique<QApplication>(argc_, argv_);
   }
 

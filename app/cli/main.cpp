@@ -45,7 +45,8 @@ std::string usage() {
   return "usage:\n"
          "  perflab-cli list\n"
          "  perflab-cli run EXPERIMENT [--param K=V]... [--pg CONNINFO] [--redis H:P[,H:P...]]\n"
-         "                  [--schema NAME] [--prefix PREFIX] [--out FILE] [--quiet]\n"
+         "                  [--schema NAME] [--prefix PREFIX] [--pg-timeout S] [--out FILE]\n"
+         "                  [--quiet]\n"
          "  perflab-cli compare OLD.json NEW.json [-d ratio|percent]\n"
          "  perflab-cli export RUN.json [--csv F] [--gbench F] [--json F]\n"
          "  perflab-cli chart RUN.json [--log] [--png F] [--svg F] [--pdf F] ...\n"
@@ -60,10 +61,9 @@ int cmd_list() {
     std::cout << e->id() << " — " << e->title() << "\n  " << e->purpose() << "\n";
     for (const auto& s : e->params()) {
       std::cout << "    --param " << s.name << "=" << s.default_value << "  (" << to_string(s.type);
-      if (s.min || s.max) {
-        std::cout << ", " << (s.min ? std::to_string(static_cast<long long>(*s.min)) : "") << ".."
-                  << (s.max ? std::to_string(static_cast<long long>(*s.max)) : "");
-      }
+      if (s.min || s.max)
+        std::cout << ", " << (s.min ? param_bound_text(*s.min) : "") << ".."
+                  << (s.max ? param_bound_text(*s.max) : "");
       if (!s.choices.empty()) {
         std::cout << ", of:";
         for (const auto& c : s.choices) std::cout << " " << c;
@@ -115,6 +115,31 @@ class ProgressPrinter {
   std::string last_step_;
 };
 
+// Saves the run at out; when that fails at the end (the folder went away, the disk filled up),
+// next to it (or here, or in the temporary folder) under a fallback name, and says where.
+int save_or_fall_back(const Run& run, const std::string& out) {
+  try {
+    save_run(run, out);
+    std::cerr << "run written to " << out << "\n";
+    return kExitOk;
+  } catch (const std::exception& e) {
+    const std::string name = default_out(run.experiment);
+    const std::filesystem::path folder = std::filesystem::path(out).has_parent_path()
+                                             ? std::filesystem::path(out).parent_path()
+                                             : std::filesystem::path(".");
+    for (const auto& dir :
+         {folder, std::filesystem::path("."), std::filesystem::temp_directory_path()}) {
+      try {
+        save_run(run, dir / name);
+        return fail(kExitFailed, std::string(e.what()) + "; the run was saved to " +
+                                     (dir / name).string() + " instead");
+      } catch (const std::exception&) {
+      }
+    }
+    return fail(kExitFailed, std::string(e.what()) + "; no fallback could be written either");
+  }
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   if (args.empty()) return fail(kExitUsage, "run: which experiment? (see 'perflab-cli list')");
   auto exp = make_experiment(args[0]);
@@ -150,6 +175,19 @@ int cmd_run(const std::vector<std::string>& args) {
       cfg.pg_schema = value("--schema");
     } else if (a == "--prefix") {
       cfg.redis_prefix = value("--prefix");
+    } else if (a == "--pg-timeout") {
+      const std::string v = value("--pg-timeout");
+      std::size_t used = 0;
+      int seconds = 0;
+      try {
+        seconds = std::stoi(v, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != v.size() || seconds < 1 || seconds > 86400)
+        return fail(kExitUsage,
+                    "--pg-timeout takes whole seconds from 1 to 86400, not '" + v + "'");
+      cfg.pg_limits.statement_timeout = std::chrono::seconds(seconds);
     } else if (a == "--out" || a == "-o") {
       out = value("--out");
     } else if (a == "--quiet" || a == "-q") {
@@ -161,12 +199,10 @@ int cmd_run(const std::vector<std::string>& args) {
   if (cfg.pg_schema.empty()) return fail(kExitUsage, "--schema must not be empty");
   if (out.empty()) out = default_out(exp->id());
   // Fail before measuring when the output cannot be written.
-  {
-    const auto dir = std::filesystem::path(out).has_parent_path()
-                         ? std::filesystem::path(out).parent_path()
-                         : std::filesystem::path(".");
-    if (access(dir.c_str(), W_OK) != 0)
-      return fail(kExitFailed, out + ": cannot write into " + dir.string());
+  try {
+    check_output_path(out);
+  } catch (const std::exception& e) {
+    return fail(kExitFailed, std::string(e.what()) + " (--out)");
   }
 
   std::stop_source stop;
@@ -188,6 +224,14 @@ int cmd_run(const std::vector<std::string>& args) {
   Run run;
   try {
     Targets targets(cfg);
+    // Every target the run needs, checked before anything is measured: a wrong one costs one
+    // line and at most the connect timeout, and writes no run file.
+    try {
+      preflight(*exp, targets, params, stop.get_token());
+    } catch (const TargetError& e) {
+      if (stop.stop_requested()) return fail(kExitCancelled, "stopped before the run began");
+      return fail(kExitFailed, e.what());
+    }
     run = execute(*exp, targets, params, hooks, stop.get_token());
   } catch (const ParamError& e) {
     printer.done();
@@ -203,14 +247,10 @@ int cmd_run(const std::vector<std::string>& args) {
                                     [](const Series& s) { return !s.points.empty(); });
   if (run.status == RunStatus::Failed && !measured)
     return fail(kExitFailed, run.experiment + " failed: " + run.message);
-  try {
-    save_run(run, out);
-  } catch (const std::exception& e) {
-    return fail(kExitFailed, e.what());
-  }
-  std::cerr << "run written to " << out << "\n";
+  if (const int saved = save_or_fall_back(run, out); saved != kExitOk) return saved;
   if (run.status == RunStatus::Failed)
-    return fail(kExitFailed, run.experiment + " failed: " + run.message);
+    return fail(kExitFailed, run.experiment + " failed: " + run.message +
+                                 (run.detail.empty() ? "" : " (details in " + out + ")"));
   if (run.status == RunStatus::Cancelled) return kExitCancelled;
   return kExitOk;
 }
@@ -279,12 +319,16 @@ int cmd_export(const std::vector<std::string>& args) {
   } catch (const RunFormatError& e) {
     return fail(kExitFailed, e.what());
   }
+  // Every requested output is written, or none.
+  std::vector<std::pair<std::filesystem::path, std::string>> files;
+  if (!csv.empty()) files.emplace_back(csv, run_to_csv(run));
+  if (!gbench.empty()) files.emplace_back(gbench, run_to_gbench_json(run) + "\n");
+  if (!json.empty()) files.emplace_back(json, run_to_json(run) + "\n");
   try {
-    if (!csv.empty()) write_file_atomically(csv, run_to_csv(run));
-    if (!gbench.empty()) write_file_atomically(gbench, run_to_gbench_json(run) + "\n");
-    if (!json.empty()) save_run(run, json);
+    for (const auto& f : files) check_output_path(f.first);
+    write_files_atomically(files);
   } catch (const std::exception& e) {
-    return fail(kExitFailed, e.what());
+    return fail(kExitFailed, std::string(e.what()) + "; nothing was written");
   }
   return kExitOk;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace perflab {
@@ -180,6 +181,15 @@ std::vector<std::string> Params::get_list(const std::string& name) const {
   std::string item;
   while (std::getline(ss, item, ',')) out.push_back(item);
   return out;
+}
+
+std::string param_bound_text(double v) {
+  char buf[64];
+  if (v == std::floor(v) && std::abs(v) < 1e17)
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  else
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
 }
 
 }  // namespace perflab

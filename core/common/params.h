@@ -52,6 +52,9 @@ class Params {
   std::map<std::string, std::string> values_;
 };
 
+// A bound of a spec as a person reads it: "0.2", "600", "1000000000000000".
+std::string param_bound_text(double v);
+
 // Validates one textual value against a spec; returns the canonical text or throws ParamError.
 std::string validate_param(const ParamSpec& spec, const std::string& text);
 

@@ -11,14 +11,28 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "common/run_io.h"
 #include "servers.h"
+#include "targets/managed.h"
+#include "targets/ownership.h"
 
 extern char** environ;
 using namespace perflab;
 namespace fs = std::filesystem;
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::size_t lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 
 struct Result {
   int exit_code = -1;
@@ -40,13 +54,13 @@ class Cli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Runs perflab-cli; when interrupt_when is given, sends SIGINT once stderr shows it.
-  Result cli(std::vector<std::string> args, const std::string& interrupt_when = {}) {
+  // Starts perflab-cli with stdout and stderr into files of the test's folder.
+  pid_t spawn(std::vector<std::string> args) {
     args.insert(args.begin(), PERFLAB_CLI);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
+    const std::string out = out_file().string(), err = err_file().string();
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -54,20 +68,61 @@ class Cli : public ::testing::Test {
     pid_t pid = -1;
     EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&fa);
-    if (!interrupt_when.empty()) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-      while (slurp(err).find(interrupt_when) == std::string::npos &&
-             std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      kill(pid, SIGINT);
+    return pid;
+  }
+
+  // Waits until stderr shows `text` (at most two minutes); false if it never does.
+  bool wait_for_stderr(const std::string& text) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (slurp(err_file()).find(text) == std::string::npos) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    return true;
+  }
+
+  // Waits for perflab-cli to exit; one that hangs is killed after `limit` and fails the test.
+  Result finish(pid_t pid, std::chrono::seconds limit = std::chrono::seconds(600)) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
     int status = 0;
-    waitpid(pid, &status, 0);
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ADD_FAILURE() << "perflab-cli did not exit within " << limit.count() << " s: killed";
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     Result r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
+    r.out = slurp(out_file());
+    r.err = slurp(err_file());
     return r;
+  }
+
+  // Runs perflab-cli; when interrupt_when is given, sends SIGINT once stderr shows it.
+  Result cli(std::vector<std::string> args, const std::string& interrupt_when = {}) {
+    const pid_t pid = spawn(std::move(args));
+    if (!interrupt_when.empty()) {
+      wait_for_stderr(interrupt_when);
+      kill(pid, SIGINT);
+    }
+    return finish(pid);
+  }
+
+  fs::path out_file() const { return dir_ / "stdout"; }
+  fs::path err_file() const { return dir_ / "stderr"; }
+
+  // A run of the build micro-benchmark only (no server): quick, and a run file to read.
+  std::vector<std::string> build_run(const std::string& out, const std::string& reps = "2") {
+    return {"run",     "iolist",
+            "--param", "benchmarks=build",
+            "--param", "build_sizes=1,10",
+            "--param", "build_sample_ms=1",
+            "--param", "repetitions=" + reps,
+            "--out",   out,
+            "--quiet"};
   }
 
   std::vector<std::string> small_run(const std::string& out) {
@@ -182,4 +237,233 @@ TEST_F(Cli, InterruptKeepsWhatWasMeasured) {
   const perflab::Run run = load_run(out);
   EXPECT_EQ(run.status, RunStatus::Cancelled);
   EXPECT_NE(run.find_point("build_time", "iolist", "1"), nullptr);
+}
+
+// ---- issue 15 and the preflight of issue 8 ----
+
+TEST_F(Cli, UnreachableTargetFailsFastWithOneLineAndNoFile) {
+  const auto out = dir_ / "dead.json";
+  const int port = free_loopback_port();
+  const auto t0 = Clock::now();
+  // The default plan: the build micro-benchmark would come first; the target is checked before.
+  auto r = cli({"run", "iolist", "--pg", "host=127.0.0.1 port=" + std::to_string(port) + " user=x",
+                "--out", out.string()});
+  const double took = seconds_since(t0);
+  std::printf("run iolist --pg <closed port> exited after %.2f s\n", took);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_LT(took, 5.0);  // the connect timeout
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("port=" + std::to_string(port)), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;  // nothing measured, no report
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Cli, SchemaPerflabDidNotCreateIsRefusedAndTheUsersTablesSurvive) {
+  const std::string pg = test::shared_targets().postgres().conninfo;
+  PgConnection c(pg);
+  const std::string table = test::unique_name("users_table");
+  c.exec("CREATE TABLE public." + table + " (id int); INSERT INTO public." + table +
+         " VALUES (1), (2), (3)");
+  const std::string users = test::unique_name("users_schema");
+  c.exec("CREATE SCHEMA " + users + "; CREATE TABLE " + users + ".events (id int)");
+  for (const std::string& schema : {std::string("public"), users}) {
+    SCOPED_TRACE(schema);
+    const auto out = dir_ / (schema + ".json");
+    auto r = cli({"run", "iolist", "--pg", pg, "--schema", schema, "--param",
+                  "benchmarks=build,append", "--out", out.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("schema \"" + schema + "\" exists and was not created by Perflab"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("--schema"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  EXPECT_EQ(c.exec("SELECT count(*) FROM public." + table).value(0, 0), "3");
+  EXPECT_EQ(c.exec("SELECT count(*) FROM " + users + ".events").value(0, 0), "0");
+  c.exec("DROP TABLE public." + table + "; DROP SCHEMA " + users + " CASCADE");
+}
+
+TEST_F(Cli, OutNamingAFolderFailsBeforeMeasuring) {
+  auto r = cli(build_run(dir_.string()));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("is a folder"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "measured before refusing: " << r.out;
+  r = cli(build_run((dir_ / "no-such-folder" / "run.json").string()));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(Cli, RunIsSavedUnderAFallbackNameWhenTheOutputFailsAtTheEnd) {
+  const auto out = dir_ / "run.json";
+  auto args = build_run(out.string(), "300");
+  args.pop_back();  // progress on stderr, to know when measuring has begun
+  const pid_t pid = spawn(args);
+  ASSERT_TRUE(wait_for_stderr("built 1-event statements"));
+  fs::create_directory(out);  // now the run cannot be renamed into place
+  auto r = finish(pid);
+  EXPECT_EQ(r.exit_code, 1);
+  const auto at = r.err.find("the run was saved to ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  std::string fallback = r.err.substr(at + 21);
+  fallback = fallback.substr(0, fallback.find(" instead"));
+  EXPECT_EQ(fs::path(fallback).parent_path(), dir_) << fallback;  // next to the requested one
+  const perflab::Run run = load_run(fallback);
+  EXPECT_EQ(run.status, RunStatus::Finished);
+  EXPECT_NE(run.find_point("build_time", "iolist", "10"), nullptr);
+}
+
+TEST_F(Cli, ExportWritesEveryOutputOrNone) {
+  const auto good = dir_ / "good.json";
+  ASSERT_EQ(cli(build_run(good.string())).exit_code, 0);
+  const auto csv = dir_ / "ok.csv", kept = dir_ / "kept.csv";
+  std::ofstream(kept) << "the user's file\n";
+  auto r = cli({"export", good.string(), "--csv", csv.string(), "--json", kept.string(), "--gbench",
+                "/nonexistent/x.json"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("/nonexistent/x.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(csv));
+  EXPECT_EQ(slurp(kept), "the user's file\n");
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir_))
+    files += e.path().filename().string()[0] == '.';
+  EXPECT_EQ(files, 0u) << "temporaries left behind";
+  r = cli({"export", good.string(), "--csv", csv.string(), "--json", kept.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(csv).rfind("group,series,label", 0), 0u);
+  EXPECT_EQ(load_run(kept).experiment, "iolist");
+}
+
+TEST_F(Cli, RunFilesAreCheckedFieldByField) {
+  const auto good = dir_ / "good.json";
+  ASSERT_EQ(cli(build_run(good.string())).exit_code, 0);
+  const auto original = nlohmann::json::parse(slurp(good));
+  struct Case {
+    std::string name, field;
+    nlohmann::json value;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"big_version", "schema_version", 4294967297ULL, "4294967297 is not a version"},
+      {"huge_version", "schema_version", 1e300, "1e+300"},
+      {"string_version", "schema_version", "1", "expected a whole number, got string"},
+      {"huge_time", "started_unix_ms", 1e300, "out of range"},
+      {"cores", "host", nlohmann::json{{"cores", -3}}, "host.cores"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto j = original;
+    j[c.field] = c.value;
+    const auto file = dir_ / (c.name + ".json");
+    std::ofstream(file) << j.dump();
+    auto r = cli({"export", file.string(), "--csv", (dir_ / "x.csv").string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(file.string() + ": field \""), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("-2147483648"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "x.csv"));
+  }
+  auto j = original;
+  j["series"][0]["points"][0]["samples"][1] = "fast";
+  std::ofstream(dir_ / "sample.json") << j.dump();
+  auto r = cli({"compare", good.string(), (dir_ / "sample.json").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("field \"series[0].points[0].samples[1]\": expected a number, got string"),
+            std::string::npos)
+      << r.err;
+
+  // A file over the limit is refused by its size, before it is read (a sparse 1 GiB file).
+  const auto huge = dir_ / "huge.json";
+  { std::ofstream(huge) << "{"; }
+  fs::resize_file(huge, std::uintmax_t{1} << 30);
+  const auto t0 = Clock::now();
+  r = cli({"compare", huge.string(), good.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_LT(seconds_since(t0), 2.0);
+  EXPECT_NE(r.err.find(huge.string() + ": 1024 MiB is larger than a run file may be (256 MiB)"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(Cli, ListShowsTheRealBounds) {
+  auto r = cli({"list"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--param point_budget_s=1.5  (double, 0.2..600)"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(Cli, ChartPrintsNothingButWhatItWrote) {
+  const auto good = dir_ / "good.json";
+  ASSERT_EQ(cli(build_run(good.string())).exit_code, 0);
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  const std::string saved = runtime ? runtime : "";
+  unsetenv("XDG_RUNTIME_DIR");  // as in a terminal without a desktop session, or in CI
+  auto r = cli({"chart", good.string(), "--png", (dir_ / "c.png").string()});
+  if (runtime) setenv("XDG_RUNTIME_DIR", saved.c_str(), 1);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "noise on stderr";
+  EXPECT_TRUE(fs::exists(dir_ / "c.png"));
+}
+
+TEST_F(Cli, PgbenchFailureIsOneLineWithTheDetailInTheRunFile) {
+  const std::string pg = test::shared_targets().postgres().conninfo;
+  const std::string schema = test::unique_name("perflab_pgbench_fail");
+  // A schema of Perflab's from a first run, then broken so that pgbench's INSERT fails.
+  auto first = small_run((dir_ / "first.json").string());
+  first[5] = schema;
+  ASSERT_EQ(cli(first).exit_code, 0);
+  PgConnection c(pg);
+  c.exec("ALTER TABLE " + schema + ".events DROP COLUMN metadata");
+  const auto out = dir_ / "failed.json";
+  auto r = cli({"run",      "iolist",
+                "--pg",     pg,
+                "--schema", schema,
+                "--param",  "reset=false",
+                "--param",  "benchmarks=build,pgbench",
+                "--param",  "build_sizes=1",
+                "--param",  "build_sample_ms=1",
+                "--param",  "repetitions=2",
+                "--param",  "writers=1",
+                "--out",    out.string(),
+                "--quiet"});
+  EXPECT_EQ(r.exit_code, 1);
+  const auto at = r.err.find("perflab-cli: iolist failed: pgbench exited with status");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\n', at), r.err.size() - 1) << "more than one line: " << r.err;
+  EXPECT_NE(r.err.find("metadata"), std::string::npos) << r.err;
+  const perflab::Run run = load_run(out);
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_EQ(run.message.find('\n'), std::string::npos) << run.message;
+  EXPECT_NE(run.detail.find("pgbench"), std::string::npos) << run.detail;
+  EXPECT_NE(run.find_point("build_time", "iolist", "1"), nullptr);
+  c.exec("DROP SCHEMA " + schema + " CASCADE");
+}
+
+TEST_F(Cli, CtrlCDuringAFrozenServerReturnsAndKeepsTheRun) {
+  ManagedPostgres frozen;  // of this test's own: the shared one is never frozen
+  const auto out = dir_ / "frozen.json";
+  const pid_t pid =
+      spawn({"run", "iolist", "--pg", frozen.conninfo(), "--param", "benchmarks=append", "--param",
+             "writers=1", "--param", "repetitions=1000", "--param", "warmup=0", "--param",
+             "events=10", "--out", out.string()});
+  ASSERT_TRUE(wait_for_stderr("repetition 3/"));
+  test::Freeze freeze(frozen.pid());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto t0 = Clock::now();
+  kill(pid, SIGINT);
+  auto r = finish(pid, std::chrono::seconds(30));
+  const double took = seconds_since(t0);
+  std::printf("perflab-cli exited %.2f s after Ctrl-C during the freeze\n", took);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(took, 1.5);
+  ASSERT_TRUE(fs::exists(out)) << r.err;
+  const perflab::Run run = load_run(out);
+  EXPECT_EQ(run.status, RunStatus::Cancelled);
+  EXPECT_NE(run.find_point("append", "iolist", "single writer"), nullptr);
 }
