@@ -72,6 +72,7 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
   connect(controller_, &RunController::progressed, this, &MainWindow::onProgress);
   connect(controller_, &RunController::updated, this, &MainWindow::onUpdated);
   connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
+  connect(controller_, &RunController::refused, this, &MainWindow::onRefused);
   buildUi();
   buildMenus();
   loadSettings();
@@ -364,8 +365,13 @@ bool MainWindow::applyTargets(QString* error) {
     if (error) *error = why;
     return false;
   };
+  targets_page_->clearTargetErrors();
   try {
     to_config(f);
+  } catch (const TargetsFormError& e) {
+    targets_page_->setTargetError(e.field(), QString::fromStdString(e.what()));
+    if (error) *error = QString::fromStdString(e.what());
+    return false;
   } catch (const std::exception& e) {
     return fail(QString::fromStdString(e.what()));
   }
@@ -413,17 +419,13 @@ bool MainWindow::startRun(QString* error) {
   teaching_->setRun(nullptr);
   banner_->hide();
   fraction_ = 0;
-  step_ = "starting (managed servers start on first use)";
+  step_ = "checking the targets, then starting (managed servers start on first use)";
   finished_ms_ = -1;
   progress_->setValue(0);
   elapsed_.start();
+  targets_page_->clearTargetErrors();
   controller_->start(std::move(exp), targets(), params);
-  run_button_->setEnabled(false);
-  run_action_->setEnabled(false);
-  stop_button_->setEnabled(true);
-  stop_action_->setEnabled(true);
-  experiment_list_->setEnabled(false);
-  form_->setEnabled(false);
+  setRunControls(true);
   tick_->start();
   updateStatus();
   emit runStarted();
@@ -452,6 +454,30 @@ void MainWindow::onUpdated(const Run& run) {
   if (!refresh_->isActive()) refresh_->start();
 }
 
+void MainWindow::setRunControls(bool running) {
+  run_button_->setEnabled(!running);
+  run_action_->setEnabled(!running);
+  stop_button_->setEnabled(running);
+  stop_action_->setEnabled(running);
+  experiment_list_->setEnabled(!running);
+  form_->setEnabled(!running);
+}
+
+void MainWindow::onRefused(TargetField field, const QString& why, bool stopped) {
+  tick_->stop();
+  finished_ms_ = elapsed_.elapsed();
+  setRunControls(false);
+  step_ = "not started";
+  if (stopped) {
+    banner_->hide();
+  } else {
+    targets_page_->setTargetError(field, why);
+    setBanner("Run not started: " + why + "\nChange the target on the Targets tab.", "#b00020");
+  }
+  updateStatus();
+  emit runRefused(why);
+}
+
 void MainWindow::onFinished(const Run& run) {
   refresh_->stop();
   tick_->stop();
@@ -459,12 +485,7 @@ void MainWindow::onFinished(const Run& run) {
   current_ = run;
   results_->setRun(current_);
   teaching_->setRun(&current_);
-  run_button_->setEnabled(true);
-  run_action_->setEnabled(true);
-  stop_button_->setEnabled(false);
-  stop_action_->setEnabled(false);
-  experiment_list_->setEnabled(true);
-  form_->setEnabled(true);
+  setRunControls(false);
   QString saved_note;
   try {
     current_path_ = history_.save(current_);

@@ -76,6 +76,8 @@ class MainWindow : public QMainWindow {
  signals:
   void runStarted();
   void runFinished(const perflab::Run& run);
+  // The targets' check refused the run (the reason is beside the field on the Targets page).
+  void runRefused(const QString& why);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -93,6 +95,8 @@ class MainWindow : public QMainWindow {
   void onProgress(double fraction, const QString& step);
   void onUpdated(const Run& run);
   void onFinished(const Run& run);
+  void onRefused(TargetField field, const QString& why, bool stopped);
+  void setRunControls(bool running);
   void updateStatus();
   void setBanner(const QString& text, const QString& colour);
   void exportChartDialog();

@@ -46,6 +46,20 @@ bool RunController::start(std::unique_ptr<Experiment> exp, std::shared_ptr<Targe
     };
     Run run;
     try {
+      try {
+        preflight(*exp, *targets, params, token);
+      } catch (const TargetError& e) {
+        QMetaObject::invokeMethod(
+            this,
+            [this, field = e.field(), msg = QString::fromStdString(e.what()),
+             stopped = token.stop_requested()] {
+              if (worker_.joinable()) worker_.join();
+              running_ = false;
+              emit refused(field, msg, stopped);
+            },
+            Qt::QueuedConnection);
+        return;
+      }
       run = execute(*exp, *targets, params, hooks, token);
     } catch (const std::exception& e) {  // e.g. ParamError before anything started
       run.experiment = exp->id();

@@ -25,8 +25,10 @@ class RunController : public QObject {
   explicit RunController(QObject* parent = nullptr);
   ~RunController() override;  // stops a run and waits for its thread
 
-  // Starts exp with the given parameters (already validated by the caller; execute validates
-  // again and fails the run otherwise). Returns false when a run is already going.
+  // Checks the targets the run needs (preflight: a wrong target is refused within the connect
+  // timeout, before anything is measured), then runs exp with the given parameters (already
+  // validated by the caller; execute validates again and fails the run otherwise). A refusal
+  // ends in refused(), not finished(): no run exists. Returns false when a run is going.
   bool start(std::unique_ptr<Experiment> exp, std::shared_ptr<Targets> targets,
              std::map<std::string, std::string> params);
   // Asks the run to stop; finished() follows with the run marked cancelled.
@@ -38,6 +40,8 @@ class RunController : public QObject {
   void progressed(double fraction, const QString& step);
   void updated(const perflab::Run& snapshot);
   void finished(const perflab::Run& run);
+  // The targets' check failed (or was stopped): nothing ran.
+  void refused(perflab::TargetField field, const QString& message, bool stopped);
 
  private:
   void post_progress();

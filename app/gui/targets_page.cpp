@@ -200,6 +200,11 @@ TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWid
   pl->addRow("SSL mode:", pg_sslmode_);
   pl->addRow("Conninfo:", pg_conninfo_);
   pl->addRow("Perflab's schema:", pg_schema_);
+  pg_schema_error_ = status_label();
+  pg_schema_error_->setObjectName("pgSchemaError");
+  pg_schema_error_->setStyleSheet("color: #b00020;");
+  pg_schema_error_->hide();
+  pl->addRow(QString(), pg_schema_error_);
   pg_test_ = new QPushButton("Test connection");
   pg_test_->setObjectName("pgTest");
   pg_status_ = status_label();
@@ -240,6 +245,11 @@ TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWid
   rl->addRow("Password:", redis_password_);
   rl->addRow("Shard nodes:", redis_nodes_);
   rl->addRow("Perflab's key prefix:", redis_prefix_);
+  redis_prefix_error_ = status_label();
+  redis_prefix_error_->setObjectName("redisPrefixError");
+  redis_prefix_error_->setStyleSheet("color: #b00020;");
+  redis_prefix_error_->hide();
+  rl->addRow(QString(), redis_prefix_error_);
   redis_test_ = new QPushButton("Test connection");
   redis_test_->setObjectName("redisTest");
   redis_status_ = status_label();
@@ -351,6 +361,37 @@ void TargetsPage::setForm(const TargetsForm& f) {
 
 void TargetsPage::setApplyError(const QString& text) {
   apply_error_->setText(text);
+}
+
+QLabel* TargetsPage::field_label(TargetField field) const {
+  switch (field) {
+    case TargetField::PgServer:
+      return pg_status_;
+    case TargetField::PgSchema:
+      return pg_schema_error_;
+    case TargetField::RedisServer:
+      return redis_status_;
+    case TargetField::RedisPrefix:
+      return redis_prefix_error_;
+  }
+  return pg_status_;
+}
+
+void TargetsPage::setTargetError(TargetField field, const QString& text) {
+  QLabel* l = field_label(field);
+  const bool status = l == pg_status_ || l == redis_status_;  // shared with Test connection
+  l->setText(text.isEmpty() || !status ? text : "✘ " + text);
+  if (!status) l->setVisible(!text.isEmpty());
+}
+
+QString TargetsPage::targetError(TargetField field) const {
+  return field_label(field)->text();
+}
+
+void TargetsPage::clearTargetErrors() {
+  for (auto f : {TargetField::PgServer, TargetField::PgSchema, TargetField::RedisServer,
+                 TargetField::RedisPrefix})
+    setTargetError(f, {});
 }
 
 void TargetsPage::updateEnabled() {

@@ -57,6 +57,11 @@ class TargetsPage : public QWidget {
   TargetsForm form() const;
   void setForm(const TargetsForm& f);
   void setApplyError(const QString& text);  // empty clears
+  // A refusal (a run's check of the targets, or Apply) shown beside the field it is about;
+  // empty clears it.
+  void setTargetError(TargetField field, const QString& text);
+  QString targetError(TargetField field) const;
+  void clearTargetErrors();
 
   // Starts a test in the background; the answer lands in the status label and in tested().
   void testPostgres();
@@ -90,6 +95,8 @@ class TargetsPage : public QWidget {
   QComboBox* pg_sslmode_;
   QLineEdit *redis_host_, *redis_password_, *redis_nodes_, *redis_prefix_;
   QLabel *pg_status_, *redis_status_, *managed_status_, *apply_error_;
+  QLabel *pg_schema_error_, *redis_prefix_error_;
+  QLabel* field_label(TargetField field) const;
   QPushButton *pg_test_, *redis_test_;
   QTimer* state_timer_;
   QFutureWatcher<ConnectionResult> pg_watch_, redis_watch_;

@@ -51,10 +51,23 @@ std::vector<RedisEndpoint> redis_endpoints(const TargetsForm& f) {
 
 TargetsConfig to_config(const TargetsForm& f) {
   TargetsConfig c;
-  if (!f.pg_managed) c.pg_conninfo = pg_conninfo(f);
-  if (!f.redis_managed) c.redis_nodes = redis_endpoints(f);
-  if (f.pg_schema.trimmed().isEmpty()) throw std::invalid_argument("the schema name is empty");
-  if (f.redis_prefix.isEmpty()) throw std::invalid_argument("the Redis key prefix is empty");
+  try {
+    if (!f.pg_managed) c.pg_conninfo = pg_conninfo(f);
+  } catch (const std::invalid_argument& e) {
+    throw TargetsFormError(TargetField::PgServer, e.what());
+  }
+  try {
+    if (!f.redis_managed) c.redis_nodes = redis_endpoints(f);
+  } catch (const std::invalid_argument& e) {
+    throw TargetsFormError(TargetField::RedisServer, e.what());
+  }
+  if (f.pg_schema.trimmed().isEmpty())
+    throw TargetsFormError(TargetField::PgSchema,
+                           "the schema name is empty: Perflab needs a schema of its own");
+  if (f.redis_prefix.isEmpty())
+    throw TargetsFormError(TargetField::RedisPrefix,
+                           "the Redis key prefix is empty: Perflab needs a prefix of its own "
+                           "for its keys, never the whole server");
   c.pg_schema = f.pg_schema.trimmed().toStdString();
   c.redis_prefix = f.redis_prefix.toStdString();
   return c;

@@ -1,6 +1,7 @@
 #pragma once
 // What the targets page edits: managed local servers (the default) or external PostgreSQL and
 // Redis. Saved with QSettings — except passwords, which stay in memory only.
+#include <stdexcept>
 #include <string>
 
 #include <QString>
@@ -32,11 +33,22 @@ struct TargetsForm {
   bool operator==(const TargetsForm&) const = default;
 };
 
+// A field of the form that cannot be used; the window shows the message beside that field.
+class TargetsFormError : public std::invalid_argument {
+ public:
+  TargetsFormError(TargetField field, const std::string& msg)
+      : std::invalid_argument(msg), field_(field) {}
+  TargetField field() const { return field_; }
+
+ private:
+  TargetField field_;
+};
+
 // The PostgreSQL conninfo of the form (with the password when one was typed).
 std::string pg_conninfo(const TargetsForm& f);
 // The Redis nodes of the form (password applied to each). Throws std::invalid_argument.
 std::vector<RedisEndpoint> redis_endpoints(const TargetsForm& f);
-// The configuration Targets is built from. Throws std::invalid_argument on a bad field.
+// The configuration Targets is built from. Throws TargetsFormError on a bad field.
 TargetsConfig to_config(const TargetsForm& f);
 
 // QSettings group "targets"; passwords are neither written nor read, and a password inside a

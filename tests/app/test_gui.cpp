@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
@@ -35,6 +36,7 @@
 #include "param_form.h"
 #include "sample_runs.h"
 #include "targets/managed.h"
+#include "targets/postgres.h"
 #include "targets_page.h"
 #include "teaching.h"
 
@@ -215,27 +217,80 @@ class GuiTest : public QObject {
     QVERIFY(!read_all(options().settings_file).contains("s3cret"));
   }
 
-  void failedRunShowsWhyAndKeepsPartialResults() {
-    // External PostgreSQL that refuses: the build benchmark (no server) is measured first,
-    // then the append fails.
+  void unreachableTargetIsRefusedBeforeTheRunStarts() {
+    // External PostgreSQL that refuses (applied above): checked before anything is measured,
+    // the reason beside the target, no run started, nothing saved.
     QVERIFY(w_->selectExperiment("iolist"));
     auto params = small_iolist();
     params["benchmarks"] = "build,append";
-    Run run = runAndWait(params, 60000);
-    QCOMPARE(run.status, RunStatus::Failed);
-    QVERIFY(!run.message.empty());
-    QVERIFY(w_->bannerText().contains("Run failed"));
-    QVERIFY(w_->bannerText().contains(QString::fromStdString(run.message).left(20)));
-    QVERIFY(run.find_series("build_time", "iolist"));  // partial results kept
-    QVERIFY(w_->resultsPanel()->hasRun());
+    w_->paramForm()->setValues(params);
+    const std::size_t history_before = w_->historyPage()->entries().size();
+    QSignalSpy refused(w_.get(), &MainWindow::runRefused);
+    QSignalSpy finished(w_.get(), &MainWindow::runFinished);
+    QElapsedTimer t;
+    t.start();
+    QVERIFY(w_->startRun());
+    QVERIFY(refused.wait(10000));
+    qInfo() << "refused" << t.elapsed() << "ms after Run";
+    QCOMPARE(finished.size(), 0);
+    const QString why = refused.front().front().toString();
+    QVERIFY2(why.contains("refused"), qPrintable(why));
+    QVERIFY2(w_->targetsPage()->targetError(TargetField::PgServer).contains(why),
+             qPrintable(w_->targetsPage()->targetError(TargetField::PgServer)));
+    QVERIFY(w_->bannerText().contains("Run not started"));
+    QVERIFY(w_->currentRun().series.empty());  // not even the build micro-benchmark ran
     QVERIFY(!w_->running());
     QVERIFY(w_->findChild<QPushButton*>("runButton")->isEnabled());
+    w_->historyPage()->refresh();
+    QCOMPARE(w_->historyPage()->entries().size(), history_before);
+  }
+
+  void schemaPerflabDidNotCreateIsRefusedBesideTheField() {
+    ManagedPostgres users_server;  // stands for a user's server
+    PgConnection c(users_server.conninfo());
+    c.exec("CREATE TABLE public.keep_me (id int); INSERT INTO public.keep_me VALUES (1), (2)");
+    TargetsPage* page = w_->targetsPage();
+    TargetsForm f = page->form();
+    f.pg_managed = false;
+    f.pg_conninfo = QString::fromStdString(users_server.conninfo());
+    f.pg_schema = "public";
+    page->setForm(f);
+    QVERIFY(w_->applyTargets());
+    QVERIFY(w_->selectExperiment("iolist"));
+    auto params = small_iolist();
+    params["benchmarks"] = "build,append";
+    w_->paramForm()->setValues(params);
+    QSignalSpy refused(w_.get(), &MainWindow::runRefused);
+    QSignalSpy started(w_.get(), &MainWindow::runFinished);
+    QVERIFY(w_->startRun());
+    QVERIFY(refused.wait(10000));
+    QCOMPARE(started.size(), 0);
+    const QString beside = page->targetError(TargetField::PgSchema);
+    QVERIFY2(beside.contains("schema \"public\" exists and was not created by Perflab"),
+             qPrintable(beside));
+    QVERIFY(page->findChild<QLabel*>("pgSchemaError")->isVisibleTo(page));
+    QVERIFY(w_->bannerText().contains("Run not started"));
+    QVERIFY(w_->currentRun().series.empty());
+    QCOMPARE(std::string(c.exec("SELECT count(*) FROM public.keep_me").value(0, 0)),
+             std::string("2"));
+    // An empty key prefix is refused beside its field too, and nothing is applied.
+    f.redis_managed = false;
+    f.redis_prefix.clear();
+    page->setForm(f);
+    QString error;
+    QVERIFY(!w_->applyTargets(&error));
+    QVERIFY2(page->targetError(TargetField::RedisPrefix).contains("key prefix is empty"),
+             qPrintable(page->targetError(TargetField::RedisPrefix)));
+    QVERIFY(page->findChild<QLabel*>("redisPrefixError")->isVisibleTo(page));
     // Back to managed servers.
-    TargetsForm f = w_->targetsPage()->form();
+    f = page->form();
     f.pg_managed = f.redis_managed = true;
     f.pg_conninfo.clear();
-    w_->targetsPage()->setForm(f);
+    f.pg_schema = "perflab";
+    f.redis_prefix = "perflab:";
+    page->setForm(f);
     QVERIFY(w_->applyTargets());
+    QVERIFY(page->targetError(TargetField::PgSchema).isEmpty());
   }
 
   void parameterFormEnforcesRanges() {
@@ -425,7 +480,7 @@ class GuiTest : public QObject {
   void openRenameDeleteImportFromHistory() {
     HistoryPage* page = w_->historyPage();
     page->refresh();
-    QVERIFY(page->entries().size() >= 3);  // failed, finished, cancelled
+    QVERIFY(page->entries().size() >= 2);  // finished, cancelled (a refused run leaves none)
     page->selectPath(first_run_);
     QCOMPARE(page->selectedPath(), first_run_);
     QVERIFY(w_->openRun(first_run_));
