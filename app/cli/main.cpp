@@ -176,17 +176,13 @@ int cmd_run(const std::vector<std::string>& args) {
     } else if (a == "--prefix") {
       cfg.redis_prefix = value("--prefix");
     } else if (a == "--pg-timeout") {
-      const std::string v = value("--pg-timeout");
-      std::size_t used = 0;
       int seconds = 0;
       try {
-        seconds = std::stoi(v, &used);
-      } catch (const std::exception&) {
-        used = 0;
+        const ParamSpec spec{"--pg-timeout", ParamType::Int, "30", 1, 86400, {}, "seconds"};
+        seconds = std::stoi(validate_param(spec, value("--pg-timeout")));
+      } catch (const ParamError& e) {
+        return fail(kExitUsage, e.what());
       }
-      if (used != v.size() || seconds < 1 || seconds > 86400)
-        return fail(kExitUsage,
-                    "--pg-timeout takes whole seconds from 1 to 86400, not '" + v + "'");
       cfg.pg_limits.statement_timeout = std::chrono::seconds(seconds);
     } else if (a == "--out" || a == "-o") {
       out = value("--out");

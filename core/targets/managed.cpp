@@ -17,14 +17,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fstream>
 #include <functional>
-#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -32,6 +29,7 @@
 #include <thread>
 
 #include "targets/postgres.h"
+#include "targets/worker_thread.h"
 
 namespace fs = std::filesystem;
 
@@ -47,58 +45,12 @@ std::string errno_text(int e) {
 // ---------------------------------------------------------------------------------------------
 // The spawner: one long-lived thread that forks every server. PR_SET_PDEATHSIG fires when the
 // thread that forked the child exits, so forking from a short-lived worker thread would kill the
-// server as soon as that worker ended. This thread lives until the process exits.
-
-class Spawner {
- public:
-  static Spawner& instance() {
-    // Never destroyed: the thread must outlive every static destructor that may still stop servers.
-    static Spawner* s = new Spawner;
-    return *s;
-  }
-
-  template <class F>
-  auto run(F&& f) -> decltype(f()) {
-    using R = decltype(f());
-    std::packaged_task<R()> task(std::forward<F>(f));
-    std::future<R> fut = task.get_future();
-    {
-      std::lock_guard lock(mu_);
-      queue_.emplace_back(
-          [t = std::make_shared<std::packaged_task<R()>>(std::move(task))] { (*t)(); });
-    }
-    cv_.notify_one();
-    return fut.get();
-  }
-
- private:
-  Spawner() {
-    // Block every signal in the spawner so asynchronous signals go to the program's own threads;
-    // children unblock everything before exec.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    std::thread([this] { loop(); }).detach();
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  }
-
-  void loop() {
-    for (;;) {
-      std::function<void()> job;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [this] { return !queue_.empty(); });
-        job = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      job();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
-};
+// server as soon as that worker ended. This thread lives until the process exits; children
+// unblock every signal before exec.
+WorkerThread& spawner() {
+  static WorkerThread& w = WorkerThread::start();
+  return w;
+}
 
 struct Credentials {
   bool drop = false;
@@ -314,7 +266,7 @@ pid_t do_spawn(const SpawnSpec& spec) {
 }
 
 pid_t spawn(const SpawnSpec& spec) {
-  return Spawner::instance().run([&spec] { return do_spawn(spec); });
+  return spawner().run([&spec] { return do_spawn(spec); });
 }
 
 // Reaps pid if it exited within timeout. Returns true when reaped (or not our child anymore).

@@ -5,19 +5,14 @@
 
 #include <libpq-fe.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <mutex>
-#include <thread>
 #include <utility>
 
 #include "targets/io_wait.h"
+#include "targets/worker_thread.h"
 
 namespace perflab {
 namespace {
@@ -181,46 +176,14 @@ std::string seconds_text(std::chrono::milliseconds ms) {
 // Cancel requests go out from one long-lived thread: PQcancel waits for the server to close the
 // cancel connection, which a frozen server never does, and the thread that asked must not wait.
 // Requests queue up behind a blocked one; they are few and small (one per connection and stop).
-class Canceller {
- public:
-  static Canceller& instance() {
-    static Canceller* c = new Canceller;  // never destroyed: the thread may be blocked at exit
-    return *c;
-  }
-  void send(PGcancel* cancel) {
-    {
-      std::lock_guard lock(mu_);
-      queue_.push_back(cancel);
-    }
-    cv_.notify_one();
-  }
-
- private:
-  Canceller() {
-    sigset_t all, old;  // signals go to the program's own threads
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    std::thread([this] { loop(); }).detach();
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  }
-  void loop() {
-    for (;;) {
-      PGcancel* c = nullptr;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [this] { return !queue_.empty(); });
-        c = queue_.front();
-        queue_.pop_front();
-      }
-      char err[256];
-      PQcancel(c, err, sizeof err);  // best effort: the connection is closed anyway
-      PQfreeCancel(c);
-    }
-  }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<PGcancel*> queue_;
-};
+void send_cancel(PGcancel* cancel) {
+  static WorkerThread& canceller = WorkerThread::start();
+  canceller.post([cancel] {
+    char err[256];
+    PQcancel(cancel, err, sizeof err);  // best effort: the connection is closed anyway
+    PQfreeCancel(cancel);
+  });
+}
 
 // The connection's own connect_timeout when it sets one, else `fallback`.
 int effective_connect_timeout(pg_conn* c, int fallback) {
@@ -334,7 +297,7 @@ void PgConnection::fail_connection() {
 
 void PgConnection::request_cancel() {
   if (!conn_) return;
-  if (PGcancel* c = PQgetCancel(conn_)) Canceller::instance().send(c);
+  if (PGcancel* c = PQgetCancel(conn_)) send_cancel(c);
 }
 
 void PgConnection::give_up(const IoDeadline& io) {

@@ -44,6 +44,7 @@ class FrozenRedis : public ::testing::Test {
       if (!freeze_ && step.starts_with("measuring list")) {
         freeze_ = std::make_unique<test::Freeze>(redis_->pid());
         frozen_at_ = Clock::now();
+        frozen_ = true;
       }
     };
     return hooks;
@@ -52,6 +53,7 @@ class FrozenRedis : public ::testing::Test {
   std::unique_ptr<ManagedRedis> redis_;
   std::unique_ptr<test::Freeze> freeze_;
   Clock::time_point frozen_at_;
+  std::atomic<bool> frozen_{false};  // read by the thread that presses Stop
 };
 
 }  // namespace
@@ -75,20 +77,12 @@ TEST_F(FrozenRedis, StopDuringTheFreezeReturnsWithinASecond) {
   auto exp = make_caching_experiment();
   Targets targets(config());
   std::stop_source stop;
-  std::atomic<Clock::rep> stop_at{0};
-  std::jthread stopper([&](std::stop_token st) {
-    while (!st.stop_requested() && !freeze_) std::this_thread::sleep_for(10ms);
-    std::this_thread::sleep_for(500ms);
-    stop_at = Clock::now().time_since_epoch().count();
-    stop.request_stop();
-  });
+  test::StopLater stopper(
+      stop, [this] { return freeze_ != nullptr; }, 500ms);  // into the freeze
   perflab::Run run = execute(*exp, targets, params_, freeze_before_the_list(), stop.get_token());
-  const auto end = Clock::now();
+  const double took = stopper.seconds_since_stop();
   ASSERT_TRUE(freeze_) << run.message;
-  ASSERT_NE(stop_at.load(), 0);
-  const double took =
-      std::chrono::duration<double>(end - Clock::time_point(Clock::duration(stop_at.load())))
-          .count();
+  ASSERT_TRUE(stopper.requested());
   std::printf("run ended %.3f s after Stop during the freeze\n", took);
   EXPECT_LT(took, 1.5);  // within a second, with slack for a loaded machine
   EXPECT_EQ(run.status, RunStatus::Cancelled);

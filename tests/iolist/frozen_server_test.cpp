@@ -45,6 +45,7 @@ class FrozenPostgres : public ::testing::Test {
   std::unique_ptr<ManagedPostgres> pg_;
   std::unique_ptr<test::Freeze> freeze_;  // thawed in TearDown at the latest
   Clock::time_point frozen_at_;
+  std::atomic<bool> frozen_{false};  // read by the thread that presses Stop
 
   RunHooks freeze_at_third_repetition() {
     RunHooks hooks;
@@ -52,6 +53,7 @@ class FrozenPostgres : public ::testing::Test {
       if (!freeze_ && step.find("repetition 3/") != std::string_view::npos) {
         freeze_ = std::make_unique<test::Freeze>(pg_->pid());
         frozen_at_ = Clock::now();
+        frozen_ = true;
       }
     };
     return hooks;
@@ -82,21 +84,13 @@ TEST_F(FrozenPostgres, StopDuringTheFreezeReturnsWithinASecond) {
   auto exp = make_iolist_experiment();
   Targets targets(config());
   std::stop_source stop;
-  std::atomic<Clock::rep> stop_at{0};
-  std::jthread stopper([&](std::stop_token st) {
-    while (!st.stop_requested() && !freeze_) std::this_thread::sleep_for(10ms);
-    std::this_thread::sleep_for(500ms);  // well into the freeze
-    stop_at = Clock::now().time_since_epoch().count();
-    stop.request_stop();
-  });
+  test::StopLater stopper(
+      stop, [this] { return freeze_ != nullptr; }, 500ms);  // into the freeze
   perflab::Run run =
       execute(*exp, targets, params_, freeze_at_third_repetition(), stop.get_token());
-  const auto end = Clock::now();
+  const double took = stopper.seconds_since_stop();
   ASSERT_TRUE(freeze_) << run.message;
-  ASSERT_NE(stop_at.load(), 0);
-  const double took =
-      std::chrono::duration<double>(end - Clock::time_point(Clock::duration(stop_at.load())))
-          .count();
+  ASSERT_TRUE(stopper.requested());
   std::printf("run ended %.3f s after Stop during the freeze\n", took);
   EXPECT_LT(took, 1.5);  // within a second, with slack for a loaded machine
   EXPECT_EQ(run.status, RunStatus::Cancelled);

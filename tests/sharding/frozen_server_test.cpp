@@ -66,7 +66,7 @@ TEST(FrozenRedisUnderLoad, ExperimentFailsWithinTheTimeoutAndKeepsItsPoints) {
                               {"requests", "200"},
                               {"tests", "set"},
                               {"distribution_keys", "100"},
-                              {"variants", "direct"}},
+                              {"variants", "direct,coalesced+nodelay"}},
                              hooks, {});
   ASSERT_TRUE(freeze) << run.message;
   const double took = std::chrono::duration<double>(Clock::now() - frozen_at).count();

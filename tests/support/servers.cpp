@@ -68,6 +68,24 @@ Freeze::~Freeze() {
   thaw();
 }
 
+StopLater::StopLater(std::stop_source stop, std::function<bool()> ready,
+                     std::chrono::milliseconds delay)
+    : thread_([this, stop, ready = std::move(ready), delay](std::stop_token st) mutable {
+        while (!st.stop_requested() && !ready())
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (st.stop_requested()) return;
+        std::this_thread::sleep_for(delay);
+        at_ = std::chrono::steady_clock::now().time_since_epoch().count();
+        stop.request_stop();
+      }) {}
+
+double StopLater::seconds_since_stop() const {
+  using Clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(Clock::now() -
+                                       Clock::time_point(Clock::duration(at_.load())))
+      .count();
+}
+
 void Freeze::thaw() {
   for (pid_t p : pids_) kill(p, SIGCONT);
   pids_.clear();

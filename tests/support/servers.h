@@ -3,6 +3,11 @@
 // code (no mocks), stopped when the process exits.
 #include <sys/types.h>
 
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <stop_token>
+#include <thread>
 #include <vector>
 
 #include "targets/targets.h"
@@ -33,5 +38,18 @@ TargetsConfig isolated_pg(const std::string& schema);
 
 // A unique suffix for names a test creates (schemas, key prefixes), so tests never collide.
 std::string unique_name(const std::string& base);
+
+// Requests a stop `delay` after `ready()` turns true, from a thread of its own (as a person
+// pressing Stop would); seconds_since_stop() measures how long the run took to end after it.
+class StopLater {
+ public:
+  StopLater(std::stop_source stop, std::function<bool()> ready, std::chrono::milliseconds delay);
+  bool requested() const { return at_.load() != 0; }
+  double seconds_since_stop() const;
+
+ private:
+  std::atomic<std::chrono::steady_clock::rep> at_{0};
+  std::jthread thread_;
+};
 
 }  // namespace perflab::test
