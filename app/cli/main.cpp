@@ -193,6 +193,9 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   }
   if (cfg.pg_schema.empty()) return fail(kExitUsage, "--schema must not be empty");
+  if (cfg.redis_prefix.empty())
+    return fail(kExitUsage,
+                "--prefix must not be empty: Perflab writes only under a prefix of its own");
   if (out.empty()) out = default_out(exp->id());
   // Fail before measuring when the output cannot be written.
   try {

@@ -102,7 +102,8 @@ ConnectionResult test_postgres_connection(const TargetsForm& f, std::shared_ptr<
     } else {
       conninfo = pg_conninfo(f);
     }
-    PgConnection c(conninfo, kAnswerWithinMs / 1000);
+    // A frozen server is given up on after the shortest statement timeout plus the slack.
+    PgConnection c(conninfo, PgLimits{kAnswerWithinMs / 1000, std::chrono::seconds(1)});
     std::string v = c.server_version_string();
     return {true,
             QString("%1PostgreSQL %2 at %3")

@@ -531,6 +531,10 @@ BenchOptions parse_bench_args(const std::vector<std::string>& args) {
       o.seed = static_cast<std::uint64_t>(parse_number(a, value(), 1, INT64_MAX));
     } else if (a == "--key-prefix") {
       o.key_prefix = value();
+      if (o.key_prefix.empty())  // its keys would be bare numbers: anyone's keys
+        throw std::invalid_argument(
+            "option --key-prefix: empty; Perflab writes only under a prefix ('key:' writes the "
+            "very keys redis-benchmark writes)");
     } else {
       throw std::invalid_argument("unknown option '" + a + "' (see perflab-cli bench --help)");
     }

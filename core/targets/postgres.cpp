@@ -241,12 +241,17 @@ PgConnection::PgConnection(const std::string& conninfo, const PgLimits& limits,
     st = PQconnectPoll(conn_);
   }
   PQsetNoticeProcessor(conn_, drop_notice, nullptr);
-  if (PQsetnonblocking(conn_, 1) != 0) fail_connection();
-  const std::string st_ms = std::to_string(limits_.statement_timeout.count());
-  const std::string lock_ms =
-      std::to_string(std::min<std::int64_t>(limits_.statement_timeout.count(), 10000));
-  exec("SET statement_timeout = " + st_ms + "; SET lock_timeout = " + lock_ms +
-       "; SET idle_in_transaction_session_timeout = " + st_ms);
+  try {
+    if (PQsetnonblocking(conn_, 1) != 0) fail_connection();
+    const std::string st_ms = std::to_string(limits_.statement_timeout.count());
+    const std::string lock_ms =
+        std::to_string(std::min<std::int64_t>(limits_.statement_timeout.count(), 10000));
+    exec("SET statement_timeout = " + st_ms + "; SET lock_timeout = " + lock_ms +
+         "; SET idle_in_transaction_session_timeout = " + st_ms);
+  } catch (...) {
+    if (conn_) PQfinish(std::exchange(conn_, nullptr));  // no destructor runs for a throwing one
+    throw;
+  }
 }
 
 PgConnection::PgConnection(PgConnection&& o) noexcept

@@ -285,6 +285,24 @@ TEST_F(Cli, SchemaPerflabDidNotCreateIsRefusedAndTheUsersTablesSurvive) {
   c.exec("DROP TABLE public." + table + "; DROP SCHEMA " + users + " CASCADE");
 }
 
+TEST_F(Cli, EmptyKeyPrefixIsRefusedAndNothingIsWritten) {
+  const RedisTarget shared = test::shared_targets().redis(1);
+  RedisClient r = shared.connect(0);
+  const std::int64_t keys = r.command({"DBSIZE"}).integer;
+  const std::string node = shared.nodes[0].address();
+  auto out =
+      cli({"run", "caching", "--redis", node, "--prefix", "", "--out", (dir_ / "c.json").string()});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_EQ(lines(out.err), 1u) << out.err;
+  EXPECT_NE(out.err.find("prefix"), std::string::npos) << out.err;
+  out = cli({"bench", "-p", std::to_string(shared.nodes[0].port), "-n", "100", "-t", "set",
+             "--key-prefix", ""});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("--key-prefix"), std::string::npos) << out.err;
+  EXPECT_EQ(r.command({"DBSIZE"}).integer, keys);
+  EXPECT_FALSE(fs::exists(dir_ / "c.json"));
+}
+
 TEST_F(Cli, OutNamingAFolderFailsBeforeMeasuring) {
   auto r = cli(build_run(dir_.string()));
   EXPECT_EQ(r.exit_code, 1);

@@ -58,6 +58,7 @@ TEST(BenchArgs, RedisBenchmarkOptions) {
   // Only Perflab's own keys unless told otherwise.
   EXPECT_EQ(d.key_prefix, "perflab:key:");
   EXPECT_EQ(parse_bench_args({"--key-prefix", "key:"}).key_prefix, "key:");
+  EXPECT_THROW(parse_bench_args({"--key-prefix", ""}), std::invalid_argument);  // bare numbers
 }
 
 TEST(BenchArgs, BadInputIsRejected) {
