@@ -26,6 +26,27 @@ void create_marked(PgConnection& c, const std::string& schema) {
   c.exec("COMMENT ON SCHEMA " + s + " IS '" + kSchemaComment + "'");
 }
 
+// Objects outside the schema that depend on something inside it (a user's view over Perflab's
+// table, a foreign key referencing it, a column of its row type): DROP SCHEMA ... CASCADE would
+// drop them too. Up to three, by their identity ("public.my_view"); empty when there are none.
+std::string foreign_dependents(PgConnection& c, const std::string& schema) {
+  PgParams p;
+  p.add_text(schema.c_str());
+  PgResult r = c.exec_params(
+      "SELECT DISTINCT o.type || ' ' || o.identity FROM pg_depend d "
+      "CROSS JOIN LATERAL pg_identify_object(d.refclassid, d.refobjid, 0) AS ref "
+      "CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, 0) AS o "
+      "WHERE ref.schema = $1 AND o.schema IS DISTINCT FROM $1 AND d.deptype IN ('n', 'a') "
+      "ORDER BY 1 LIMIT 3",
+      p);
+  std::string out;
+  for (int i = 0; i < r.rows(); ++i) {
+    if (i) out += ", ";
+    out += r.value(i, 0);
+  }
+  return out;
+}
+
 bool pg_true(const PgResult& r) {
   return r.rows() == 1 && r.value(0, 0) == "t";
 }
@@ -63,6 +84,12 @@ void pg_reset_own_schema(PgConnection& c, const std::string& schema) {
     case SchemaState::Foreign:
       refuse_foreign_schema(c, schema);
     case SchemaState::Owned:
+      if (const std::string deps = foreign_dependents(c, schema); !deps.empty())
+        throw TargetError(TargetField::PgSchema,
+                          pg_prefix(c) + "Perflab's schema \"" + schema +
+                              "\" cannot be reset: objects outside it depend on it (" + deps +
+                              ") and would be dropped with it; drop them or choose another "
+                              "schema (--schema NAME)");
       c.exec("DROP SCHEMA " + pg_quote_ident(schema) + " CASCADE");
       break;
     case SchemaState::Absent:

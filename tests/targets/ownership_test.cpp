@@ -59,6 +59,31 @@ TEST(OwnedSchema, CreatedWithTheMarkAndResetOnlyWhenMarked) {
   c.exec("DROP SCHEMA " + pg_quote_ident(schema) + " CASCADE");
 }
 
+TEST(OwnedSchema, ResetIsRefusedWhileAUsersObjectsOutsideItDependOnIt) {
+  PgConnection c = shared_pg();
+  const std::string schema = test::unique_name("owned_deps");
+  const std::string users = test::unique_name("users_own");
+  const std::string s = pg_quote_ident(schema), u = pg_quote_ident(users);
+  pg_ensure_own_schema(c, schema);
+  c.exec("CREATE TABLE " + s + ".events (id int PRIMARY KEY)");
+  c.exec("CREATE SCHEMA " + u);
+  c.exec("CREATE TABLE " + u + ".audit (event_id int REFERENCES " + s + ".events)");
+  c.exec("CREATE VIEW " + u + ".recent AS SELECT id FROM " + s + ".events");
+  c.exec("INSERT INTO " + s + ".events VALUES (1); INSERT INTO " + u + ".audit VALUES (1)");
+  // DROP SCHEMA ... CASCADE would take the user's view and foreign key with it: refused.
+  const std::string m = refusal(TargetField::PgSchema, [&] { pg_reset_own_schema(c, schema); });
+  EXPECT_NE(m.find("depend on it"), std::string::npos) << m;
+  EXPECT_NE(m.find(users), std::string::npos) << m;
+  EXPECT_EQ(count_rows(c, u + ".audit"), "1");
+  EXPECT_EQ(count_rows(c, u + ".recent"), "1");
+  EXPECT_EQ(count_rows(c, s + ".events"), "1");  // nothing of Perflab's was dropped either
+  // Once the user's objects no longer depend on it, the reset goes ahead.
+  c.exec("DROP SCHEMA " + u + " CASCADE");
+  pg_reset_own_schema(c, schema);
+  EXPECT_EQ(c.exec("SELECT to_regclass('" + s + ".events')").value(0, 0), "");
+  c.exec("DROP SCHEMA " + s + " CASCADE");
+}
+
 TEST(OwnedSchema, AUsersSchemaIsRefusedAndKeepsItsTables) {
   PgConnection c = shared_pg();
   const std::string users = test::unique_name("users");
