@@ -29,6 +29,8 @@ void create_marked(PgConnection& c, const std::string& schema) {
 // Objects outside the schema that depend on something inside it (a user's view over Perflab's
 // table, a foreign key referencing it, a column of its row type): DROP SCHEMA ... CASCADE would
 // drop them too. Up to three, by their identity ("public.my_view"); empty when there are none.
+// Column defaults, rules (a view's query), triggers and policies have no schema of their own:
+// they are where their table is, so Perflab's own defaults and views do not count.
 std::string foreign_dependents(PgConnection& c, const std::string& schema) {
   PgParams p;
   p.add_text(schema.c_str());
@@ -36,7 +38,15 @@ std::string foreign_dependents(PgConnection& c, const std::string& schema) {
       "SELECT DISTINCT o.type || ' ' || o.identity FROM pg_depend d "
       "CROSS JOIN LATERAL pg_identify_object(d.refclassid, d.refobjid, 0) AS ref "
       "CROSS JOIN LATERAL pg_identify_object(d.classid, d.objid, 0) AS o "
-      "WHERE ref.schema = $1 AND o.schema IS DISTINCT FROM $1 AND d.deptype IN ('n', 'a') "
+      "CROSS JOIN LATERAL (SELECT CASE d.classid "
+      "  WHEN 'pg_attrdef'::regclass THEN (SELECT adrelid FROM pg_attrdef WHERE oid = d.objid) "
+      "  WHEN 'pg_rewrite'::regclass THEN (SELECT ev_class FROM pg_rewrite WHERE oid = d.objid) "
+      "  WHEN 'pg_trigger'::regclass THEN (SELECT tgrelid FROM pg_trigger WHERE oid = d.objid) "
+      "  WHEN 'pg_policy'::regclass THEN (SELECT polrelid FROM pg_policy WHERE oid = d.objid) "
+      "  END AS rel) AS owner "
+      "WHERE ref.schema = $1 AND d.deptype IN ('n', 'a') AND coalesce(o.schema, "
+      "  (SELECT n.nspname FROM pg_class k JOIN pg_namespace n ON n.oid = k.relnamespace "
+      "   WHERE k.oid = owner.rel)) IS DISTINCT FROM $1 "
       "ORDER BY 1 LIMIT 3",
       p);
   std::string out;

@@ -59,6 +59,32 @@ TEST(OwnedSchema, CreatedWithTheMarkAndResetOnlyWhenMarked) {
   c.exec("DROP SCHEMA " + pg_quote_ident(schema) + " CASCADE");
 }
 
+// What lives inside Perflab's schema (column defaults, a sequence, a view over its own table)
+// depends on the schema too, but goes with it: the reset is not refused for it.
+TEST(OwnedSchema, ResetGoesAheadOverItsOwnDefaultsSequencesAndViews) {
+  PgConnection c = shared_pg();
+  const std::string schema = test::unique_name("owned_inner");
+  const std::string s = pg_quote_ident(schema);
+  pg_ensure_own_schema(c, schema);
+  c.exec("CREATE TABLE " + s +
+         ".streams (stream_id bigserial PRIMARY KEY, created_at timestamptz DEFAULT now())");
+  c.exec("CREATE VIEW " + s + ".newest AS SELECT max(stream_id) AS id FROM " + s + ".streams");
+  pg_reset_own_schema(c, schema);
+  EXPECT_EQ(pg_schema_state(c, schema), SchemaState::Owned);
+  EXPECT_EQ(c.exec("SELECT to_regclass('" + s + ".streams')").value(0, 0), "");
+  // A view of a user's over it, alone (its query is a rule without a schema of its own): still
+  // refused.
+  const std::string u = pg_quote_ident(test::unique_name("users_view"));
+  c.exec("CREATE TABLE " + s + ".streams (stream_id bigserial PRIMARY KEY)");
+  c.exec("CREATE SCHEMA " + u);
+  c.exec("CREATE VIEW " + u + ".mine AS SELECT stream_id FROM " + s + ".streams");
+  const std::string m = refusal(TargetField::PgSchema, [&] { pg_reset_own_schema(c, schema); });
+  EXPECT_NE(m.find(".mine"), std::string::npos) << m;
+  EXPECT_EQ(m.find("default value"), std::string::npos) << m;
+  c.exec("DROP SCHEMA " + u + " CASCADE");
+  c.exec("DROP SCHEMA " + s + " CASCADE");
+}
+
 TEST(OwnedSchema, ResetIsRefusedWhileAUsersObjectsOutsideItDependOnIt) {
   PgConnection c = shared_pg();
   const std::string schema = test::unique_name("owned_deps");
