@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -31,14 +33,45 @@ TEST(AllocCounter, OtherThreadsDoNotCount) {
   EXPECT_LE(before_join.allocations, scope.delta().allocations);
 }
 
+// Busy for 100 ms of wall time: this thread's CPU clock advances by a real share of it (a
+// loaded machine may give the thread less than all of it) and never by more than the wall time.
 TEST(Clocks, ThreadCpuAdvancesWithWork) {
+  constexpr std::int64_t kBusyNs = 100'000'000;
   const auto c0 = thread_cpu_ns();
+  const auto p0 = process_cpu_ns();
   const auto w0 = wall_ns();
   volatile double x = 0;
-  while (thread_cpu_ns() - c0 < 5'000'000) x = x + 1;
-  EXPECT_GE(thread_cpu_ns() - c0, 5'000'000);
-  EXPECT_GE(wall_ns() - w0, 0);
-  EXPECT_GE(process_cpu_ns(), thread_cpu_ns() - c0);
+  while (wall_ns() - w0 < kBusyNs) x = x + 1;
+  const auto cpu = thread_cpu_ns() - c0;
+  const auto wall = wall_ns() - w0;
+  EXPECT_GE(cpu, wall / 10) << "cpu " << cpu << " ns in " << wall << " ns busy";
+  EXPECT_LE(cpu, wall + 1'000'000);  // one thread cannot use more CPU than time passed
+  EXPECT_GE(process_cpu_ns() - p0, cpu);
+}
+
+// Sleeping costs (almost) no CPU, and another thread's work is not this thread's CPU time but
+// is the process's.
+TEST(Clocks, ThreadCpuStandsStillWhileWaiting) {
+  const auto c0 = thread_cpu_ns();
+  const auto w0 = wall_ns();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(wall_ns() - w0, 100'000'000);
+  EXPECT_LT(thread_cpu_ns() - c0, 20'000'000);
+
+  const auto c1 = thread_cpu_ns();
+  const auto p1 = process_cpu_ns();
+  std::int64_t worker_cpu = 0;
+  std::thread worker([&] {
+    const auto start = thread_cpu_ns();
+    const auto deadline = wall_ns() + 10'000'000'000;  // a broken clock fails, never hangs
+    volatile double y = 0;
+    while (thread_cpu_ns() - start < 50'000'000 && wall_ns() < deadline) y = y + 1;
+    worker_cpu = thread_cpu_ns() - start;
+  });
+  worker.join();  // waits: no CPU of its own to speak of
+  EXPECT_GE(worker_cpu, 50'000'000);
+  EXPECT_LT(thread_cpu_ns() - c1, 20'000'000);
+  EXPECT_GE(process_cpu_ns() - p1, worker_cpu);
 }
 
 TEST(Clocks, OtherProcessCpu) {
