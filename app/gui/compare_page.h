@@ -31,8 +31,6 @@ class ComparePage : public QWidget {
   QString error() const;
   ChartPanel* chartPanel() const { return chart_; }
   QTableWidget* table() const { return table_; }
-  QComboBox* oldBox() const { return old_box_; }
-  QComboBox* newBox() const { return new_box_; }
   void setPresentation(bool on);
 
  private:

@@ -92,10 +92,6 @@ QString RunHistory::save(const Run& run) const {
   return path;
 }
 
-void RunHistory::overwrite(const QString& path, const Run& run) const {
-  save_run(run, fs(path));
-}
-
 Run RunHistory::load(const QString& path) const {
   return load_run(fs(path));
 }

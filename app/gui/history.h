@@ -32,8 +32,6 @@ class RunHistory {
   std::vector<HistoryEntry> list(QStringList* skipped = nullptr) const;
   // Saves atomically under a new name "<yyyyMMdd-HHmmss>-<experiment>[-n].json"; returns the path.
   QString save(const Run& run) const;
-  // Rewrites an existing entry (e.g. a run still updating); atomic.
-  void overwrite(const QString& path, const Run& run) const;
   Run load(const QString& path) const;  // throws RunFormatError
   // New name: letters, digits, space, '.', '_' and '-'; not taken. Returns the new path.
   // Throws std::runtime_error with the reason.

@@ -70,7 +70,6 @@ class MainWindow : public QMainWindow {
   ComparePage* comparePage() const { return compare_; }
   TeachingPanel* teachingPanel() const { return teaching_; }
   QProgressBar* progressBar() const { return progress_; }
-  QTabWidget* tabs() const { return tabs_; }
   RunHistory& history() { return history_; }
 
  signals:
