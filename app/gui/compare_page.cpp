@@ -16,7 +16,7 @@
 
 #include "chart_panel.h"
 #include "charts/run_chart.h"
-#include "history.h"
+#include "run_history.h"
 
 namespace perflab::gui {
 

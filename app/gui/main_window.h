@@ -9,7 +9,7 @@
 
 #include "common/experiment.h"
 #include "gui_types.h"
-#include "history.h"
+#include "run_history.h"
 #include "targets_settings.h"
 
 class QAction;

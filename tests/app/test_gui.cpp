@@ -31,7 +31,7 @@
 #include "chart_panel.h"
 #include "common/run_io.h"
 #include "compare_page.h"
-#include "history.h"
+#include "run_history.h"
 #include "main_window.h"
 #include "param_form.h"
 #include "sample_runs.h"

@@ -1,4 +1,4 @@
-#include "history.h"
+#include "run_history.h"
 
 #include <stdexcept>
 
