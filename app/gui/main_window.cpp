@@ -32,6 +32,7 @@
 #include "chart_panel.h"
 #include "common/run_io.h"
 #include "compare_page.h"
+#include "history_page.h"
 #include "param_form.h"
 #include "run_controller.h"
 #include "targets_page.h"

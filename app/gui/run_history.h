@@ -1,17 +1,13 @@
 #pragma once
-// Run history: every run saved atomically (perflab::save_run) as a JSON file in one folder
-// (by default QStandardPaths::AppDataLocation/runs), listed with date, experiment, status and
-// targets; open, rename, delete, import, reveal the folder.
+// Run history, the store: every run saved atomically (perflab::save_run) as a JSON file in one
+// folder (by default QStandardPaths::AppDataLocation/runs), listed with date, experiment, status
+// and targets; load, rename, delete, import. The page that shows it is HistoryPage.
 #include <vector>
 
 #include <QDateTime>
 #include <QString>
-#include <QWidget>
 
 #include "common/run.h"
-
-class QTableWidget;
-class QLabel;
 
 namespace perflab::gui {
 
@@ -43,38 +39,6 @@ class RunHistory {
  private:
   QString unique_path(const QString& base) const;
   QString dir_;
-};
-
-class HistoryPage : public QWidget {
-  Q_OBJECT
- public:
-  HistoryPage(RunHistory* history, QWidget* parent = nullptr);
-
-  void refresh();
-  const std::vector<HistoryEntry>& entries() const { return entries_; }
-  QTableWidget* table() const { return table_; }
-  // Row actions without dialogs (the buttons ask first, then call these).
-  void selectPath(const QString& path);
-  QString selectedPath() const;
-  QStringList selectedPaths() const;
-  bool renameSelected(const QString& new_name, QString* error = nullptr);
-  bool deleteSelected(QString* error = nullptr);
-  bool importFile(const QString& path, QString* error = nullptr);
-
- signals:
-  void openRequested(const QString& path);
-  void compareRequested(const QString& old_path, const QString& new_path);
-  void changed();  // entries added, renamed or deleted
-
- private:
-  void askRename();
-  void askDelete();
-  void askImport();
-  void reveal();
-  RunHistory* history_;
-  std::vector<HistoryEntry> entries_;
-  QTableWidget* table_;
-  QLabel* info_;
 };
 
 }  // namespace perflab::gui
