@@ -14,10 +14,12 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QXYSeries>
+
+#include "points_model.h"
 
 namespace perflab::gui {
 
@@ -26,16 +28,6 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 }  // namespace
-
-QString format_value(double v) {
-  if (!std::isfinite(v)) return QString::number(v);
-  double a = std::abs(v);
-  if (a == 0) return "0";
-  if (a >= 1e9 || a < 1e-3) return QString::number(v, 'g', 4);
-  if (a >= 100) return QString::number(v, 'f', 1);
-  if (a >= 1) return QString::number(v, 'f', 3);
-  return QString::number(v, 'f', 4);
-}
 
 ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   auto* v = new QVBoxLayout(this);
@@ -66,22 +58,18 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   view_->setMinimumHeight(260);
   view_->setObjectName("chartView");
   split->addWidget(view_);
-  table_ = new QTableWidget(0, 8);
+  points_ = new PointsModel(this);
+  table_ = new QTableView;
   table_->setObjectName("pointsTable");
-  table_->setHorizontalHeaderLabels(
-      {"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit"});
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->verticalHeader()->setVisible(false);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setModel(points_);
+  setup_table_view(table_);
   split->addWidget(table_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   v->addWidget(split, 1);
 
   connect(groups_, &QComboBox::currentIndexChanged, this, [this] {
-    fillTable();
+    points_->setGroup(group());
     rebuild();
   });
   connect(log_y_, &QCheckBox::toggled, this, &ChartPanel::rebuild);
@@ -93,29 +81,32 @@ QChart* ChartPanel::chart() const {
   return view_->chart();
 }
 
+const Run& ChartPanel::run() const {
+  return points_->run();
+}
+
 void ChartPanel::clear() {
-  run_ = Run{};
   {
     QSignalBlocker b(groups_);
     groups_->clear();
   }
-  table_->setRowCount(0);
+  points_->setRun(nullptr, {});
   description_->clear();
   rebuild();
 }
 
 void ChartPanel::setRun(const Run& run) {
   std::string keep = group();
-  run_ = run;
+  auto shared = std::make_shared<const Run>(run);
   {
     QSignalBlocker b(groups_);
     groups_->clear();
-    for (const auto& id : charts::chart_groups(run_))
-      groups_->addItem(q(run_.group(id)->title), q(id));
+    for (const auto& id : charts::chart_groups(*shared))
+      groups_->addItem(q(shared->group(id)->title), q(id));
     int i = groups_->findData(q(keep));
     groups_->setCurrentIndex(i >= 0 ? i : 0);
   }
-  fillTable();
+  points_->setRun(std::move(shared), group());
   rebuild();
 }
 
@@ -170,7 +161,7 @@ void ChartPanel::rebuild() {
   QChart* old = view_->chart();
   if (old && old->property("perflab_built").toBool()) hidden_ = charts::hidden_series(old);
   std::string id = group();
-  const Group* g = run_.group(id);
+  const Group* g = run().group(id);
   log_x_->setEnabled(g && g->numeric_x);
   description_->setText(g ? q(g->description) : QString());
   QChart* chart = nullptr;
@@ -181,68 +172,24 @@ void ChartPanel::rebuild() {
     o.presentation = presentation_;
     o.theme = theme_;
     o.hidden_series = hidden_;
-    chart = charts::build_chart(run_, id, o).release();
+    chart = charts::build_chart(run(), id, o).release();
     chart->setProperty("perflab_built", true);
     charts::enable_legend_toggles(chart);
     connectTooltips(chart);
   } else {
     chart = new QChart;
     chart->setTheme(theme_);
-    chart->setTitle(run_.experiment.empty() ? "No results yet: run an experiment or open one"
-                                            : "No points measured yet");
+    chart->setTitle(run().experiment.empty() ? "No results yet: run an experiment or open one"
+                                             : "No points measured yet");
   }
   view_->setChart(chart);  // the view releases (does not delete) the previous chart
   delete old;
   emit chartRebuilt();
 }
 
-void ChartPanel::fillTable() {
-  std::string id = group();
-  const Group* g = run_.group(id);
-  table_->setRowCount(0);
-  if (!g) return;
-  int row = 0;
-  for (const auto& s : run_.series) {
-    if (s.group != id) continue;
-    for (const auto& p : s.points) {
-      table_->insertRow(row);
-      const Stats& st = p.stats;
-      QStringList cells = {q(s.name),
-                           q(p.label),
-                           format_value(st.median),
-                           format_value(st.p95),
-                           format_value(st.min),
-                           format_value(st.max),
-                           QString::number(st.n),
-                           q(g->unit)};
-      for (int c = 0; c < cells.size(); ++c) {
-        auto* item = new QTableWidgetItem(cells[c]);
-        if (c >= 2 && c <= 6) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        item->setToolTip(pointText(s.name, p.label));
-        table_->setItem(row, c, item);
-      }
-      ++row;
-    }
-  }
-}
-
 QString ChartPanel::pointText(const std::string& series, const std::string& label) const {
-  std::string id = group();
-  const Group* g = run_.group(id);
-  const Point* p = run_.find_point(id, series, label);
-  if (!g || !p) return {};
-  const Stats& s = p->stats;
-  QString u = q(g->unit);
-  QString t = QString(
-                  "<b>%1</b> — %2<br>median: <b>%3 %4</b><br>p95: %5 %4<br>min: %6, max: %7 %4"
-                  "<br>mean: %8 ± %9 (stddev)<br>samples: %10")
-                  .arg(q(series).toHtmlEscaped(), q(label).toHtmlEscaped(), format_value(s.median),
-                       u.toHtmlEscaped(), format_value(s.p95), format_value(s.min),
-                       format_value(s.max), format_value(s.mean), format_value(s.stddev))
-                  .arg(s.n);
-  for (const auto& [k, v] : p->extra)
-    t += QString("<br>%1: %2").arg(q(k).toHtmlEscaped(), format_value(v));
-  return t;
+  int row = points_->rowOf(series, label);
+  return row < 0 ? QString() : points_->index(row, 0).data(Qt::ToolTipRole).toString();
 }
 
 void ChartPanel::connectTooltips(QChart* chart) {
@@ -291,7 +238,7 @@ void ChartPanel::exportChart(const QString& path, QSize size, bool all_groups) c
   }
   spec.options = options();
   spec.size = size;
-  charts::export_charts(run_, spec, charts::format_from_path(path), path);
+  charts::export_charts(run(), spec, charts::format_from_path(path), path);
 }
 
 QImage ChartPanel::chartImage(QSize size) const {
@@ -300,7 +247,7 @@ QImage ChartPanel::chartImage(QSize size) const {
   spec.groups = {group()};
   spec.options = options();
   spec.size = size;
-  return charts::render_image(run_, spec);
+  return charts::render_image(run(), spec);
 }
 
 }  // namespace perflab::gui

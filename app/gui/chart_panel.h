@@ -1,7 +1,8 @@
 #pragma once
 // A run's results: a chart (app/charts) with a group selector, linear/log toggles for y (and x
-// where numeric), tooltips with the exact figures, legend clicks that hide series, and a table
-// of the group's points (median, p95, min, max, samples).
+// where numeric), tooltips with the exact figures, legend clicks that hide series, and a
+// sortable table of the group's points (a PointsModel: median, p95, min, max, samples).
+#include <memory>
 #include <set>
 #include <string>
 
@@ -10,14 +11,17 @@
 #include "charts/chart_export.h"
 #include "charts/run_chart.h"
 #include "common/run.h"
+#include "value_text.h"
 
 class QCheckBox;
 class QChartView;
 class QComboBox;
 class QLabel;
-class QTableWidget;
+class QTableView;
 
 namespace perflab::gui {
+
+class PointsModel;
 
 class ChartPanel : public QWidget {
   Q_OBJECT
@@ -27,8 +31,8 @@ class ChartPanel : public QWidget {
   // Shows a run; keeps the selected group, the toggles and hidden series when they still apply.
   void setRun(const Run& run);
   void clear();
-  const Run& run() const { return run_; }
-  bool hasRun() const { return !run_.groups.empty(); }
+  const Run& run() const;
+  bool hasRun() const { return !run().groups.empty(); }
 
   void setGroup(const std::string& id);
   std::string group() const;
@@ -43,7 +47,8 @@ class ChartPanel : public QWidget {
 
   QChartView* chartView() const { return view_; }
   QChart* chart() const;
-  QTableWidget* table() const { return table_; }
+  QTableView* table() const { return table_; }
+  PointsModel* pointsModel() const { return points_; }
   QComboBox* groupBox() const { return groups_; }
   QCheckBox* logYBox() const { return log_y_; }
   QCheckBox* logXBox() const { return log_x_; }
@@ -59,10 +64,8 @@ class ChartPanel : public QWidget {
 
  private:
   void rebuild();
-  void fillTable();
   void connectTooltips(QChart* chart);
 
-  Run run_;
   std::set<std::string> hidden_;
   bool presentation_ = false;
   QChart::ChartTheme theme_ = QChart::ChartThemeLight;
@@ -70,10 +73,8 @@ class ChartPanel : public QWidget {
   QCheckBox *log_y_, *log_x_;
   QLabel* description_;
   QChartView* view_;
-  QTableWidget* table_;
+  PointsModel* points_;
+  QTableView* table_;
 };
-
-// Numbers as a person reads them: 15787.5, 0.7812, 1.2e+07.
-QString format_value(double v);
 
 }  // namespace perflab::gui

@@ -23,6 +23,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QSvgRenderer>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -34,6 +35,7 @@
 #include "history_page.h"
 #include "main_window.h"
 #include "param_form.h"
+#include "points_model.h"
 #include "run_history.h"
 #include "sample_runs.h"
 #include "targets/managed.h"
@@ -338,7 +340,7 @@ class GuiTest : public QObject {
     auto sets = bar_sets(panel->chart());
     QCOMPARE(sets.size(), 2);
     QCOMPARE(sets[0]->count(), 2);  // 1 and 2 writers
-    QVERIFY(panel->table()->rowCount() == 4);
+    QCOMPARE(panel->table()->model()->rowCount(), 4);
     // Numeric x: lines.
     panel->setGroup("build_time");
     QCOMPARE(line_count(panel->chart()), 2);
@@ -384,14 +386,17 @@ class GuiTest : public QObject {
     QVERIFY(tip.contains(format_value(p.stats.median)));
     QVERIFY(tip.contains(format_value(p.stats.p95)));
     QVERIFY(tip.contains("us/op"));
-    // The table has the same exact figures.
+    // The table the view shows has the same exact figures, and the same tooltip.
+    QAbstractItemModel* table = panel->table()->model();
     bool found = false;
-    for (int r = 0; r < panel->table()->rowCount(); ++r)
-      if (panel->table()->item(r, 0)->text() == "iolist" &&
-          panel->table()->item(r, 1)->text() == QString::fromStdString(p.label)) {
+    for (int r = 0; r < table->rowCount(); ++r)
+      if (table->index(r, 0).data().toString() == "iolist" &&
+          table->index(r, 1).data().toString() == QString::fromStdString(p.label)) {
         found = true;
-        QCOMPARE(panel->table()->item(r, 2)->text(), format_value(p.stats.median));
-        QCOMPARE(panel->table()->item(r, 6)->text(), QString::number(p.stats.n));
+        QCOMPARE(table->index(r, 2).data().toString(), format_value(p.stats.median));
+        QCOMPARE(table->index(r, 2).data(PointsModel::ValueRole).toDouble(), p.stats.median);
+        QCOMPARE(table->index(r, 6).data().toString(), QString::number(p.stats.n));
+        QCOMPARE(table->index(r, 3).data(Qt::ToolTipRole).toString(), tip);
       }
     QVERIFY(found);
     // A legend click hides a series; the hidden state survives a rebuild and reaches exports.

@@ -1,0 +1,143 @@
+#include "points_model.h"
+
+#include "value_text.h"
+
+namespace perflab::gui {
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+std::string key(const std::string& series, const std::string& label) {
+  std::string k;
+  k.reserve(series.size() + label.size() + 1);
+  k.append(series).append(1, '\n').append(label);
+  return k;
+}
+
+double stat(const Stats& s, int column) {
+  switch (column) {
+    case PointsModel::MedianColumn:
+      return s.median;
+    case PointsModel::P95Column:
+      return s.p95;
+    case PointsModel::MinColumn:
+      return s.min;
+    case PointsModel::MaxColumn:
+      return s.max;
+    default:
+      return static_cast<double>(s.n);
+  }
+}
+
+bool numeric(int column) {
+  return column >= PointsModel::MedianColumn && column <= PointsModel::SamplesColumn;
+}
+
+}  // namespace
+
+PointsModel::PointsModel(QObject* parent)
+    : SortedTableModel(parent), run_(std::make_shared<const Run>()) {}
+
+void PointsModel::setRun(std::shared_ptr<const Run> run, const std::string& group) {
+  beginResetModel();
+  run_ = run ? std::move(run) : std::make_shared<const Run>();
+  group_ = group;
+  rebuild();
+  endResetModel();
+}
+
+void PointsModel::setGroup(const std::string& group) {
+  setRun(run_, group);
+}
+
+void PointsModel::rebuild() {
+  rows_.clear();
+  by_name_.clear();
+  group_info_ = run_->group(group_);
+  if (group_info_) {
+    for (const auto& s : run_->series) {
+      if (s.group != group_) continue;
+      for (const auto& p : s.points) {
+        by_name_.emplace(key(s.name, p.label), static_cast<int>(rows_.size()));
+        rows_.push_back({&s, &p});
+      }
+    }
+  }
+  setSourceRowCount(static_cast<int>(rows_.size()));
+}
+
+const Point* PointsModel::point(int row) const {
+  int s = sourceRow(row);
+  return s < 0 ? nullptr : rows_[static_cast<std::size_t>(s)].point;
+}
+
+const Series* PointsModel::series(int row) const {
+  int s = sourceRow(row);
+  return s < 0 ? nullptr : rows_[static_cast<std::size_t>(s)].series;
+}
+
+int PointsModel::rowOf(const std::string& series, const std::string& label) const {
+  auto it = by_name_.find(key(series, label));
+  return it == by_name_.end() ? -1 : rowOfSource(it->second);
+}
+
+int PointsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PointsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  static const char* const kTitles[ColumnCount] = {"Series", "Point", "Median", "p95",
+                                                   "Min",    "Max",   "n",      "Unit"};
+  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+  return role == Qt::DisplayRole ? QString::fromLatin1(kTitles[section]) : QVariant();
+}
+
+QVariant PointsModel::cell(int source_row, int column, int role) const {
+  const Row& r = rows_[static_cast<std::size_t>(source_row)];
+  const Stats& st = r.point->stats;
+  switch (role) {
+    case Qt::DisplayRole:
+      if (column == SeriesColumn) return q(r.series->name);
+      if (column == PointColumn) return q(r.point->label);
+      if (column == UnitColumn) return q(group_info_->unit);
+      if (column == SamplesColumn) return QString::number(st.n);
+      return format_value(stat(st, column));
+    case ValueRole:
+      if (column == SeriesColumn) return q(r.series->name);
+      if (column == PointColumn) return q(r.point->label);
+      if (column == UnitColumn) return q(group_info_->unit);
+      if (column == SamplesColumn) return QVariant::fromValue(static_cast<qlonglong>(st.n));
+      return stat(st, column);
+    case Qt::ToolTipRole:
+      return point_tooltip(*group_info_, r.series->name, *r.point);
+    case Qt::TextAlignmentRole:
+      return numeric(column) ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    case SeriesRole:
+      return q(r.series->name);
+    case LabelRole:
+      return q(r.point->label);
+    default:
+      return {};
+  }
+}
+
+bool PointsModel::lessThan(int a, int b, int column) const {
+  const Row& x = rows_[static_cast<std::size_t>(a)];
+  const Row& y = rows_[static_cast<std::size_t>(b)];
+  switch (column) {
+    case SeriesColumn:
+      return natural_less(x.series->name, y.series->name);
+    case PointColumn:
+      if (x.point->x && y.point->x) return *x.point->x < *y.point->x;
+      return natural_less(x.point->label, y.point->label);
+    case UnitColumn:
+      return false;  // one unit per group
+    default:
+      return number_less(stat(x.point->stats, column), stat(y.point->stats, column));
+  }
+}
+
+}  // namespace perflab::gui

@@ -1,0 +1,67 @@
+#pragma once
+// The points of one group of a run as a table: series, point, median, p95, min, max, samples,
+// unit. The model keeps the run itself (shared, not copied per view) and an index of its rows,
+// so a row, a tooltip or the row of (series, label) is found without searching.
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/run.h"
+#include "sorted_table_model.h"
+
+namespace perflab::gui {
+
+class PointsModel : public SortedTableModel {
+  Q_OBJECT
+ public:
+  enum Column {
+    SeriesColumn,
+    PointColumn,
+    MedianColumn,
+    P95Column,
+    MinColumn,
+    MaxColumn,
+    SamplesColumn,
+    UnitColumn,
+    ColumnCount
+  };
+  // Every cell also answers these: the point's Series::name and Point::label.
+  enum Role { SeriesRole = FirstModelRole, LabelRole };
+
+  explicit PointsModel(QObject* parent = nullptr);
+
+  // Shows `group` of `run` (no rows when the run has no such group). Keeps the sort.
+  void setRun(std::shared_ptr<const Run> run, const std::string& group);
+  void setGroup(const std::string& group);
+  const Run& run() const { return *run_; }
+  const std::shared_ptr<const Run>& sharedRun() const { return run_; }
+  const std::string& group() const { return group_; }
+
+  // The point and its series at a view row; nullptr when out of range.
+  const Point* point(int row) const;
+  const Series* series(int row) const;
+  // The view row of a point of the current group; -1 when there is none.
+  int rowOf(const std::string& series, const std::string& label) const;
+
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  struct Row {
+    const Series* series;
+    const Point* point;
+  };
+  void rebuild();
+  QVariant cell(int source_row, int column, int role) const override;
+  bool lessThan(int a, int b, int column) const override;
+
+  std::shared_ptr<const Run> run_;
+  std::string group_;
+  const Group* group_info_ = nullptr;
+  std::vector<Row> rows_;                         // the run's order: series, then points
+  std::unordered_map<std::string, int> by_name_;  // series + '\n' + label -> source row
+};
+
+}  // namespace perflab::gui

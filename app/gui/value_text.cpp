@@ -1,0 +1,65 @@
+#include "value_text.h"
+
+#include <cctype>
+#include <cmath>
+
+namespace perflab::gui {
+
+namespace {
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+}  // namespace
+
+QString format_value(double v) {
+  if (!std::isfinite(v)) return QString::number(v);
+  double a = std::abs(v);
+  if (a == 0) return "0";
+  if (a >= 1e9 || a < 1e-3) return QString::number(v, 'g', 4);
+  if (a >= 100) return QString::number(v, 'f', 1);
+  if (a >= 1) return QString::number(v, 'f', 3);
+  return QString::number(v, 'f', 4);
+}
+
+QString point_tooltip(const Group& group, const std::string& series, const Point& point) {
+  const Stats& s = point.stats;
+  QString u = q(group.unit);
+  QString t =
+      QString(
+          "<b>%1</b> — %2<br>median: <b>%3 %4</b><br>p95: %5 %4<br>min: %6, max: %7 %4"
+          "<br>mean: %8 ± %9 (stddev)<br>samples: %10")
+          .arg(q(series).toHtmlEscaped(), q(point.label).toHtmlEscaped(), format_value(s.median),
+               u.toHtmlEscaped(), format_value(s.p95), format_value(s.min), format_value(s.max),
+               format_value(s.mean), format_value(s.stddev))
+          .arg(s.n);
+  for (const auto& [k, v] : point.extra)
+    t += QString("<br>%1: %2").arg(q(k).toHtmlEscaped(), format_value(v));
+  return t;
+}
+
+bool natural_less(std::string_view a, std::string_view b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (is_digit(a[i]) && is_digit(b[j])) {
+      // Compare the runs of digits as numbers: skip leading zeros, then by length, then digits.
+      std::size_t i0 = i, j0 = j;
+      while (i0 < a.size() && a[i0] == '0') ++i0;
+      while (j0 < b.size() && b[j0] == '0') ++j0;
+      std::size_t i1 = i0, j1 = j0;
+      while (i1 < a.size() && is_digit(a[i1])) ++i1;
+      while (j1 < b.size() && is_digit(b[j1])) ++j1;
+      if (i1 - i0 != j1 - j0) return i1 - i0 < j1 - j0;
+      if (int c = a.substr(i0, i1 - i0).compare(b.substr(j0, j1 - j0)); c != 0) return c < 0;
+      i = i1, j = j1;
+      continue;
+    }
+    if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+}  // namespace perflab::gui

@@ -1,0 +1,23 @@
+#pragma once
+// How a run's numbers read in the window: one place for the format of a value, the tooltip of
+// a point (its exact figures) and the order of labels such as "2 writers" < "10 writers".
+#include <string>
+#include <string_view>
+
+#include <QString>
+
+#include "common/run.h"
+
+namespace perflab::gui {
+
+// Numbers as a person reads them: 15787.5, 0.7812, 1.2e+07.
+QString format_value(double v);
+
+// A point's figures for a tooltip (HTML): "<b>iolist</b> — 10 writers<br>median: …", with p95,
+// min, max, mean ± stddev, the number of samples and the point's extra figures.
+QString point_tooltip(const Group& group, const std::string& series, const Point& point);
+
+// Text order that reads numbers inside as numbers: "2 writers" < "10 writers", "P 2" < "P 16".
+bool natural_less(std::string_view a, std::string_view b);
+
+}  // namespace perflab::gui
