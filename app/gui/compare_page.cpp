@@ -6,16 +6,17 @@
 #include <QComboBox>
 #include <QGuiApplication>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "chart_panel.h"
 #include "charts/run_chart.h"
+#include "comparison_model.h"
+#include "history_model.h"
 #include "run_history.h"
 
 namespace perflab::gui {
@@ -26,8 +27,8 @@ QString q(const std::string& s) {
 }
 }  // namespace
 
-ComparePage::ComparePage(RunHistory* history, QWidget* parent)
-    : QWidget(parent), history_(history) {
+ComparePage::ComparePage(RunHistory* history, const HistoryModel* runs, QWidget* parent)
+    : QWidget(parent), history_(history), runs_(runs) {
   auto* v = new QVBoxLayout(this);
   auto* pick = new QHBoxLayout;
   old_box_ = new QComboBox;
@@ -47,6 +48,8 @@ ComparePage::ComparePage(RunHistory* history, QWidget* parent)
   auto* fmt = new QHBoxLayout;
   ratio_ = new QRadioButton("new / old ratio");
   percent_ = new QRadioButton("percent change");
+  ratio_->setObjectName("compareRatio");
+  percent_->setObjectName("comparePercent");
   ratio_->setChecked(true);
   auto* group = new QButtonGroup(this);
   group->addButton(ratio_);
@@ -66,14 +69,11 @@ ComparePage::ComparePage(RunHistory* history, QWidget* parent)
   auto* top = new QWidget;
   auto* tv = new QVBoxLayout(top);
   tv->setContentsMargins(0, 0, 0, 0);
-  table_ = new QTableWidget(0, 6);
+  model_ = new ComparisonModel(this);
+  table_ = new QTableView;
   table_->setObjectName("compareTable");
-  table_->setHorizontalHeaderLabels(
-      {"Benchmark", "Unit", "Old (median)", "New (median)", "New / old", "Change"});
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->verticalHeader()->setVisible(false);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setModel(model_);
+  setup_table_view(table_);
   tv->addWidget(table_);
   unmatched_ = new QLabel;
   unmatched_->setWordWrap(true);
@@ -86,9 +86,11 @@ ComparePage::ComparePage(RunHistory* history, QWidget* parent)
   connect(go, &QPushButton::clicked, this, [this] {
     compareFiles(old_box_->currentData().toString(), new_box_->currentData().toString());
   });
-  connect(ratio_, &QRadioButton::toggled, this, &ComparePage::fillTable);
+  connect(ratio_, &QRadioButton::toggled, this, &ComparePage::showFormat);
   connect(copy, &QPushButton::clicked, this,
           [this] { QGuiApplication::clipboard()->setText(comparisonText()); });
+  connect(runs_, &QAbstractItemModel::modelReset, this, &ComparePage::refresh);
+  showFormat();
   refresh();
 }
 
@@ -97,7 +99,7 @@ void ComparePage::refresh() {
           new_sel = new_box_->currentData().toString();
   old_box_->clear();
   new_box_->clear();
-  auto entries = history_->list();
+  const auto& entries = runs_->entries();
   for (const auto& e : entries) {
     QString text = QString("%1 — %2 — %3 (%4)")
                        .arg(e.name, e.experiment, e.started.toString("yyyy-MM-dd HH:mm"), e.status);
@@ -115,6 +117,11 @@ bool ComparePage::compareFiles(const QString& old_path, const QString& new_path)
     error_->setText("Pick two runs from the history.");
     return false;
   }
+  auto show = [](QComboBox* box, const QString& path) {
+    if (int i = box->findData(path); i >= 0) box->setCurrentIndex(i);
+  };
+  show(old_box_, old_path);
+  show(new_box_, new_path);
   try {
     return compare(history_->load(old_path), history_->load(new_path));
   } catch (const std::exception& e) {
@@ -131,60 +138,37 @@ bool ComparePage::compare(const Run& old_run, const Run& new_run) {
     return false;
   }
   error_->clear();
-  old_ = old_run;
-  new_ = new_run;
-  cmp_ = compare_runs(old_, new_);
-  fillTable();
-  chart_->setRun(charts::overlay_runs(old_, "old", new_, "new"));
-  return true;
-}
-
-QString ComparePage::comparisonText() const {
-  return q(
-      format_comparison(cmp_, ratio_->isChecked() ? CompareFormat::Ratio : CompareFormat::Percent));
-}
-
-QString ComparePage::error() const {
-  return error_->text();
-}
-
-void ComparePage::fillTable() {
-  table_->setRowCount(0);
-  int row = 0;
-  for (const auto& r : cmp_.rows) {
-    table_->insertRow(row);
-    // Better or worse depends on the group's direction.
-    std::string gid = r.name.substr(0, r.name.find('/'));
-    const Group* g = new_.group(gid);
-    bool lower_better = !g || g->lower_is_better;
-    QStringList cells = {q(r.name),
-                         q(r.unit),
-                         format_value(r.old_value),
-                         format_value(r.new_value),
-                         QString::number(r.ratio, 'f', 3),
-                         QString("%1%2%").arg(r.percent >= 0 ? "+" : "").arg(r.percent, 0, 'f', 1)};
-    for (int c = 0; c < cells.size(); ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      if (c >= 4 && std::abs(r.ratio - 1) > 0.03) {
-        bool better = lower_better ? r.ratio < 1 : r.ratio > 1;
-        item->setForeground(better ? QColor(0, 128, 0) : QColor(176, 0, 32));
-      }
-      table_->setItem(row, c, item);
-    }
-    ++row;
-  }
-  table_->setColumnHidden(4, !ratio_->isChecked());
-  table_->setColumnHidden(5, ratio_->isChecked());
+  model_->setComparison(compare_runs(old_run, new_run), new_run);
+  const Comparison& cmp = model_->comparison();
   QStringList extra;
   auto join = [](const std::vector<std::string>& v) {
     QStringList l;
     for (const auto& s : v) l << q(s);
     return l.join(", ");
   };
-  if (!cmp_.only_in_old.empty()) extra << "Only in the old run: " + join(cmp_.only_in_old);
-  if (!cmp_.only_in_new.empty()) extra << "Only in the new run: " + join(cmp_.only_in_new);
+  if (!cmp.only_in_old.empty()) extra << "Only in the old run: " + join(cmp.only_in_old);
+  if (!cmp.only_in_new.empty()) extra << "Only in the new run: " + join(cmp.only_in_new);
   unmatched_->setText(extra.join("\n"));
+  chart_->setRun(charts::overlay_runs(old_run, "old", new_run, "new"));
+  return true;
+}
+
+const Comparison& ComparePage::comparison() const {
+  return model_->comparison();
+}
+
+QString ComparePage::comparisonText() const {
+  return q(format_comparison(comparison(),
+                             ratio_->isChecked() ? CompareFormat::Ratio : CompareFormat::Percent));
+}
+
+QString ComparePage::error() const {
+  return error_->text();
+}
+
+void ComparePage::showFormat() {
+  table_->setColumnHidden(ComparisonModel::RatioColumn, !ratio_->isChecked());
+  table_->setColumnHidden(ComparisonModel::ChangeColumn, ratio_->isChecked());
 }
 
 void ComparePage::setPresentation(bool on) {

@@ -1,6 +1,7 @@
 #pragma once
 // Compare two runs of the same experiment: new/old per benchmark as bench.cmp printed it
-// (ratio or percent), the benchmarks present in one run only, and the overlaid chart.
+// (ratio or percent) in a sortable table (a ComparisonModel), the benchmarks present in one run
+// only, and the overlaid chart. The two runs are picked from the history's model.
 #include <QWidget>
 
 #include "common/compare.h"
@@ -9,39 +10,45 @@
 class QComboBox;
 class QLabel;
 class QRadioButton;
-class QTableWidget;
+class QTableView;
 
 namespace perflab::gui {
 
 class ChartPanel;
+class ComparisonModel;
+class HistoryModel;
 class RunHistory;
 
 class ComparePage : public QWidget {
   Q_OBJECT
  public:
-  ComparePage(RunHistory* history, QWidget* parent = nullptr);
+  // Runs are listed from `runs` (the history page's model: refilled when it changes) and
+  // loaded from `history`.
+  ComparePage(RunHistory* history, const HistoryModel* runs, QWidget* parent = nullptr);
 
-  // Fills the two pickers from the history.
+  // Fills the two pickers from the history's model (keeps what they show when still listed).
   void refresh();
   // Compares two runs; false (with the reason shown) when they are of different experiments.
   bool compare(const Run& old_run, const Run& new_run);
+  // Also shows the two runs in the pickers.
   bool compareFiles(const QString& old_path, const QString& new_path);
-  const Comparison& comparison() const { return cmp_; }
+  const Comparison& comparison() const;
   QString comparisonText() const;  // format_comparison in the chosen format
   QString error() const;
   ChartPanel* chartPanel() const { return chart_; }
-  QTableWidget* table() const { return table_; }
+  ComparisonModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
   void setPresentation(bool on);
 
  private:
-  void fillTable();
+  void showFormat();
   RunHistory* history_;
-  Comparison cmp_;
-  Run old_, new_;
+  const HistoryModel* runs_;
   QComboBox *old_box_, *new_box_;
   QRadioButton *ratio_, *percent_;
   QLabel *error_, *unmatched_;
-  QTableWidget* table_;
+  ComparisonModel* model_;
+  QTableView* table_;
   ChartPanel* chart_;
 };
 

@@ -1,18 +1,22 @@
 #include "history_page.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include <QDesktopServices>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QTableView>
 #include <QUrl>
 #include <QVBoxLayout>
+
+#include "history_model.h"
 
 namespace perflab::gui {
 
@@ -22,15 +26,12 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   info_ = new QLabel;
   info_->setWordWrap(true);
   v->addWidget(info_);
-  table_ = new QTableWidget(0, 6);
+  model_ = new HistoryModel(this);
+  table_ = new QTableView;
   table_->setObjectName("historyTable");
-  table_->setHorizontalHeaderLabels({"Name", "Date", "Experiment", "Status", "Targets", "Note"});
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setModel(model_);
+  setup_table_view(table_);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  table_->verticalHeader()->setVisible(false);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
   v->addWidget(table_, 1);
   auto* buttons = new QHBoxLayout;
   auto add = [&](const char* text, const char* name, auto slot) {
@@ -43,10 +44,7 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   add("Open", "historyOpen", [this] {
     if (!selectedPath().isEmpty()) emit openRequested(selectedPath());
   });
-  add("Compare the two selected", "historyCompare", [this] {
-    QStringList p = selectedPaths();
-    if (p.size() == 2) emit compareRequested(p[1], p[0]);  // older first (list is newest first)
-  });
+  add("Compare the two selected", "historyCompare", [this] { compareSelected(); });
   add("Rename…", "historyRename", [this] { askRename(); });
   add("Delete…", "historyDelete", [this] { askDelete(); });
   add("Import…", "historyImport", [this] { askImport(); });
@@ -54,8 +52,8 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   add("Refresh", "historyRefresh", [this] { refresh(); });
   buttons->addStretch();
   v->addLayout(buttons);
-  connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    if (row >= 0 && row < int(entries_.size())) emit openRequested(entries_[row].path);
+  connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    if (const HistoryEntry* e = model_->entry(index.row())) emit openRequested(e->path);
   });
   refresh();
 }
@@ -63,39 +61,43 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
 void HistoryPage::refresh() {
   QStringList skipped;
   QString keep = selectedPath();
-  entries_ = history_->list(&skipped);
-  table_->setRowCount(0);
-  for (int row = 0; row < int(entries_.size()); ++row) {
-    const auto& e = entries_[row];
-    table_->insertRow(row);
-    QStringList cells = {e.name,       e.started.toString("yyyy-MM-dd HH:mm:ss"),
-                         e.experiment, e.status,
-                         e.targets,    e.message};
-    for (int c = 0; c < cells.size(); ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      item->setToolTip(cells[c]);
-      table_->setItem(row, c, item);
-    }
-  }
-  QString text = QString("%1 run(s) in %2").arg(entries_.size()).arg(history_->dir());
+  model_->setEntries(history_->list(&skipped));
+  QString text = QString("%1 run(s) in %2").arg(model_->rowCount()).arg(history_->dir());
   if (!skipped.isEmpty()) text += "\nNot runs (skipped): " + skipped.join(", ");
   info_->setText(text);
   if (!keep.isEmpty()) selectPath(keep);
 }
 
+const std::vector<HistoryEntry>& HistoryPage::entries() const {
+  return model_->entries();
+}
+
 void HistoryPage::selectPath(const QString& path) {
-  for (int row = 0; row < int(entries_.size()); ++row)
-    if (QFileInfo(entries_[row].path) == QFileInfo(path)) {
-      table_->selectRow(row);
-      return;
-    }
+  int row = model_->rowOfPath(path);
+  if (row < 0) return;
+  table_->selectRow(row);
+  table_->scrollTo(model_->index(row, 0));
 }
 
 QStringList HistoryPage::selectedPaths() const {
+  QModelIndexList rows = table_->selectionModel()->selectedRows();
+  std::sort(rows.begin(), rows.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
   QStringList out;
-  for (const auto& r : table_->selectionModel()->selectedRows())
-    if (r.row() < int(entries_.size())) out << entries_[r.row()].path;
+  for (const auto& r : rows)
+    if (const HistoryEntry* e = model_->entry(r.row())) out << e->path;
   return out;
+}
+
+void HistoryPage::compareSelected() {
+  QModelIndexList rows = table_->selectionModel()->selectedRows();
+  if (rows.size() != 2) return;
+  const HistoryEntry* a = model_->entry(rows[0].row());
+  const HistoryEntry* b = model_->entry(rows[1].row());
+  if (!a || !b) return;
+  // The older run is "old", whatever order the table shows or the rows were picked in.
+  if (std::tie(b->started, b->name) < std::tie(a->started, a->name)) std::swap(a, b);
+  emit compareRequested(a->path, b->path);
 }
 
 QString HistoryPage::selectedPath() const {

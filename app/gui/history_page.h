@@ -1,16 +1,18 @@
 #pragma once
-// The History tab: the runs of a RunHistory in a table; open, compare two, rename, delete,
-// import, reveal the folder.
+// The History tab: the runs of a RunHistory in a sortable table (a HistoryModel); open, compare
+// two, rename, delete, import, reveal the folder.
 #include <vector>
 
 #include <QWidget>
 
 #include "run_history.h"
 
-class QTableWidget;
 class QLabel;
+class QTableView;
 
 namespace perflab::gui {
+
+class HistoryModel;
 
 class HistoryPage : public QWidget {
   Q_OBJECT
@@ -18,12 +20,13 @@ class HistoryPage : public QWidget {
   HistoryPage(RunHistory* history, QWidget* parent = nullptr);
 
   void refresh();
-  const std::vector<HistoryEntry>& entries() const { return entries_; }
-  QTableWidget* table() const { return table_; }
+  const std::vector<HistoryEntry>& entries() const;  // newest first
+  HistoryModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
   // Row actions without dialogs (the buttons ask first, then call these).
   void selectPath(const QString& path);
   QString selectedPath() const;
-  QStringList selectedPaths() const;
+  QStringList selectedPaths() const;  // in the order the table shows them
   bool renameSelected(const QString& new_name, QString* error = nullptr);
   bool deleteSelected(QString* error = nullptr);
   bool importFile(const QString& path, QString* error = nullptr);
@@ -38,9 +41,10 @@ class HistoryPage : public QWidget {
   void askDelete();
   void askImport();
   void reveal();
+  void compareSelected();
   RunHistory* history_;
-  std::vector<HistoryEntry> entries_;
-  QTableWidget* table_;
+  HistoryModel* model_;
+  QTableView* table_;
   QLabel* info_;
 };
 

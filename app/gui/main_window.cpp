@@ -159,7 +159,7 @@ void MainWindow::buildUi() {
 
   history_page_ = new HistoryPage(&history_);
   tabs_->addTab(history_page_, "History");
-  compare_ = new ComparePage(&history_);
+  compare_ = new ComparePage(&history_, history_page_->model());
   tabs_->addTab(compare_, "Compare");
   targets_page_ = new TargetsPage([this] { return targets(); });
   auto* tscroll = new QScrollArea;
@@ -199,11 +199,9 @@ void MainWindow::buildUi() {
   });
   connect(history_page_, &HistoryPage::compareRequested, this,
           [this](const QString& a, const QString& b) {
-            compare_->refresh();
             compare_->compareFiles(a, b);
             tabs_->setCurrentWidget(compare_);
           });
-  connect(history_page_, &HistoryPage::changed, compare_, &ComparePage::refresh);
   connect(targets_page_, &TargetsPage::applyRequested, this, [this] {
     QString error;
     applyTargets(&error);
@@ -520,8 +518,7 @@ void MainWindow::onFinished(const Run& run) {
   }
   updateStatus();
   history_page_->refresh();
-  history_page_->selectPath(current_path_);
-  compare_->refresh();
+  history_page_->selectPath(current_path_);  // the pickers of Compare follow its model
   targets_page_->refreshManagedState();
   emit runFinished(run);
 }

@@ -6,8 +6,10 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QClipboard>
+#include <QComboBox>
 #include <QFile>
 #include <QGuiApplication>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,12 +21,13 @@
 #include <QLogValueAxis>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QSvgRenderer>
+#include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QtTest>
@@ -32,6 +35,8 @@
 #include "chart_panel.h"
 #include "common/run_io.h"
 #include "compare_page.h"
+#include "comparison_model.h"
+#include "history_model.h"
 #include "history_page.h"
 #include "main_window.h"
 #include "param_form.h"
@@ -530,11 +535,70 @@ class GuiTest : public QObject {
     QVERIFY(w_->selectExperiment("iolist"));
     Run second = runAndWait(small_iolist());
     QCOMPARE(second.status, RunStatus::Finished);
+    const QString second_path = w_->currentRunPath();
+    const Run first = load_run(first_run_.toStdString());
+    // In History, sorted oldest first by a click on the Date header, select the two runs and
+    // press "Compare the two selected": the older is "old" whatever order they are shown in.
+    HistoryPage* page = w_->historyPage();
+    QHeaderView* header = page->table()->horizontalHeader();
+    w_->findChild<QTabWidget*>()->setCurrentWidget(page);
+    QTRY_VERIFY(header->isVisible());
+    const QPoint date(header->sectionViewportPosition(HistoryModel::DateColumn) + 5,
+                      header->height() / 2);
+    QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, date);
+    QCOMPARE(page->model()->sortColumn(), int(HistoryModel::DateColumn));
+    if (page->model()->sortOrder() != Qt::AscendingOrder)
+      QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, date);
+    QVERIFY(page->model()->rowOfPath(first_run_) < page->model()->rowOfPath(second_path));
+    page->table()->clearSelection();
+    for (const QString& path : {second_path, first_run_})
+      page->table()->selectionModel()->select(
+          page->model()->index(page->model()->rowOfPath(path), 0),
+          QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QCOMPARE(page->selectedPaths(), QStringList({first_run_, second_path}));
+    QTest::mouseClick(page->findChild<QPushButton*>("historyCompare"), Qt::LeftButton);
     ComparePage* cmp = w_->comparePage();
-    cmp->refresh();
-    QVERIFY(cmp->compareFiles(first_run_, w_->currentRunPath()));
+    QTRY_VERIFY(cmp->isVisible());  // the window switched to Compare
+    QVERIFY2(cmp->error().isEmpty(), qPrintable(cmp->error()));
     QVERIFY(!cmp->comparison().rows.empty());
-    QVERIFY(cmp->table()->rowCount() == int(cmp->comparison().rows.size()));
+    const ComparisonRow* row = cmp->model()->row(0);
+    QVERIFY(row);
+    auto median = [](const Run& r, const std::string& name) {
+      std::string group = name.substr(0, name.find('/'));
+      std::string rest = name.substr(group.size() + 1);
+      std::string series = rest.substr(0, rest.find('/'));
+      return r.find_point(group, series, rest.substr(series.size() + 1))->stats.median;
+    };
+    QCOMPARE(row->old_value, median(first, row->name));
+    QCOMPARE(row->new_value, median(second, row->name));
+    auto* old_box = cmp->findChild<QComboBox*>("compareOld");
+    auto* new_box = cmp->findChild<QComboBox*>("compareNew");
+    QCOMPARE(old_box->currentData().toString(), first_run_);  // the pickers show the pair
+    QCOMPARE(new_box->currentData().toString(), second_path);
+    // The pickers and the Compare button: the other way round.
+    old_box->setCurrentIndex(old_box->findData(second_path));
+    new_box->setCurrentIndex(new_box->findData(first_run_));
+    QTest::mouseClick(cmp->findChild<QPushButton*>("compareButton"), Qt::LeftButton);
+    row = cmp->model()->row(0);
+    QCOMPARE(row->old_value, median(second, row->name));
+    QCOMPARE(row->new_value, median(first, row->name));
+    // The table as shown: ratio or percent, with the exact figures in its model.
+    QAbstractItemModel* table = cmp->table()->model();
+    QCOMPARE(
+        table->index(0, ComparisonModel::OldColumn).data(ComparisonModel::ValueRole).toDouble(),
+        row->old_value);
+    QVERIFY(!cmp->table()->isColumnHidden(ComparisonModel::RatioColumn));
+    QVERIFY(cmp->table()->isColumnHidden(ComparisonModel::ChangeColumn));
+    QTest::mouseClick(cmp->findChild<QRadioButton*>("comparePercent"), Qt::LeftButton);
+    QVERIFY(cmp->table()->isColumnHidden(ComparisonModel::RatioColumn));
+    QVERIFY(!cmp->table()->isColumnHidden(ComparisonModel::ChangeColumn));
+    QVERIFY(cmp->comparisonText().contains("%"));
+    QTest::mouseClick(cmp->findChild<QRadioButton*>("compareRatio"), Qt::LeftButton);
+    page->table()->sortByColumn(-1, Qt::AscendingOrder);  // back to newest first
+    QCOMPARE(page->model()->sortColumn(), -1);
+    QCOMPARE(page->model()->entry(0)->path, second_path);
+    QVERIFY(cmp->compareFiles(first_run_, second_path));
+    QCOMPARE(cmp->table()->model()->rowCount(), int(cmp->comparison().rows.size()));
     for (const auto& r : cmp->comparison().rows) QVERIFY(r.ratio > 0);
     QVERIFY(cmp->comparisonText().contains("append/iolist"));
     // The overlaid chart: old and new series together.

@@ -7,7 +7,12 @@
 #include <QTableView>
 #include <QtTest>
 
+#include "common/compare.h"
+#include "common/run_io.h"
+#include "comparison_model.h"
+#include "history_model.h"
 #include "points_model.h"
+#include "run_history.h"
 #include "sample_runs.h"
 #include "value_text.h"
 
@@ -24,6 +29,27 @@ QStringList column_texts(const QAbstractItemModel& m, int column) {
   QStringList out;
   for (int r = 0; r < m.rowCount(); ++r) out << text(m, r, column);
   return out;
+}
+
+HistoryEntry entry(const QString& path, const QString& name, const QString& when,
+                   const QString& experiment, const QString& status) {
+  HistoryEntry e;
+  e.path = path;
+  e.name = name;
+  e.started = QDateTime::fromString(when, Qt::ISODate);
+  e.experiment = experiment;
+  e.title = experiment;
+  e.status = status;
+  e.targets = "postgres (managed) host=127.0.0.1 port=5433";
+  e.message = status == "failed" ? "connection refused" : "";
+  return e;
+}
+
+// As RunHistory lists them: newest first.
+std::vector<HistoryEntry> three_entries() {
+  return {entry("/h/run 10.json", "run 10", "2026-03-02T10:00:00", "iolist", "finished"),
+          entry("/h/run 2.json", "run 2", "2026-03-01T09:00:00", "sharding", "failed"),
+          entry("/h/base.json", "base", "2026-02-27T08:30:00", "iolist", "cancelled")};
 }
 
 }  // namespace
@@ -149,6 +175,167 @@ class ModelsTest : public QObject {
     const double first = m.point(0)->stats.median;
     QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);  // again: the other way
     QVERIFY(m.point(0)->stats.median > first);
+  }
+
+  void historyModelListsRunsNewestFirst() {
+    HistoryModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m.setEntries(three_entries());
+    QCOMPARE(m.rowCount(), 3);
+    QCOMPARE(m.columnCount(), int(HistoryModel::ColumnCount));
+    QCOMPARE(m.headerData(HistoryModel::StatusColumn, Qt::Horizontal).toString(), "Status");
+    QCOMPARE(column_texts(m, HistoryModel::NameColumn), QStringList({"run 10", "run 2", "base"}));
+    QCOMPARE(text(m, 1, HistoryModel::DateColumn), "2026-03-01 09:00:00");
+    QCOMPARE(m.index(1, HistoryModel::DateColumn).data(HistoryModel::ValueRole).toDateTime(),
+             QDateTime::fromString("2026-03-01T09:00:00", Qt::ISODate));
+    QCOMPARE(text(m, 1, HistoryModel::ExperimentColumn), "sharding");
+    QCOMPARE(text(m, 1, HistoryModel::NoteColumn), "connection refused");
+    // Long cells are cut in the view: the tooltip has all of it.
+    QCOMPARE(text(m, 1, HistoryModel::TargetsColumn, Qt::ToolTipRole),
+             "postgres (managed) host=127.0.0.1 port=5433");
+    QCOMPARE(text(m, 2, HistoryModel::StatusColumn, HistoryModel::PathRole), "/h/base.json");
+    QCOMPARE(m.entry(2)->name, QString("base"));
+    QVERIFY(!m.entry(3));
+    // A file is found by its path, however it is spelled.
+    QCOMPARE(m.rowOfPath("/h/run 2.json"), 1);
+    QCOMPARE(m.rowOfPath("/h/./x/../run 2.json"), 1);
+    QCOMPARE(m.rowOfPath("/h/other.json"), -1);
+  }
+
+  void historyModelSortsByDateAndName() {
+    HistoryModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m.setEntries(three_entries());
+    m.sort(HistoryModel::DateColumn, Qt::AscendingOrder);
+    QCOMPARE(column_texts(m, HistoryModel::NameColumn), QStringList({"base", "run 2", "run 10"}));
+    QCOMPARE(m.rowOfPath("/h/run 10.json"), 2);
+    m.sort(HistoryModel::NameColumn, Qt::AscendingOrder);  // "run 2" before "run 10"
+    QCOMPARE(column_texts(m, HistoryModel::NameColumn), QStringList({"base", "run 2", "run 10"}));
+    m.sort(HistoryModel::NameColumn, Qt::DescendingOrder);
+    QCOMPARE(column_texts(m, HistoryModel::NameColumn), QStringList({"run 10", "run 2", "base"}));
+    m.sort(HistoryModel::StatusColumn, Qt::AscendingOrder);
+    QCOMPARE(column_texts(m, HistoryModel::StatusColumn),
+             QStringList({"cancelled", "failed", "finished"}));
+    // A refreshed list keeps the chosen order; entries() stays as listed.
+    auto more = three_entries();
+    more.insert(more.begin(),
+                entry("/h/new.json", "new", "2026-03-03T00:00:00", "caching", "cancelled"));
+    m.setEntries(more);
+    QCOMPARE(column_texts(m, HistoryModel::StatusColumn),
+             QStringList({"cancelled", "cancelled", "failed", "finished"}));
+    QCOMPARE(m.entries().front().name, QString("new"));
+    QCOMPARE(m.rowOfPath("/h/new.json"), 0);
+    QCOMPARE(m.rowOfPath("/h/base.json"), 1);  // equal keys keep the listed order
+  }
+
+  void runHistoryStoresRunsAsFiles() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    RunHistory h(dir.filePath("runs"));
+    Run a = test::sample_run();
+    Run b = test::sample_run(2.0);
+    b.started_unix_ms += 60'000;
+    const QString pa = h.save(a), pa2 = h.save(a), pb = h.save(b);
+    QVERIFY(pa != pa2);  // same start second: a second name, never an overwrite
+    QVERIFY(QFileInfo(pa).fileName().endsWith("-iolist.json"));
+    QFile junk(dir.filePath("runs/junk.json"));
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("not a run");
+    junk.close();
+    QStringList skipped;
+    auto list = h.list(&skipped);
+    QCOMPARE(list.size(), std::size_t(3));
+    QCOMPARE(skipped, QStringList({"junk.json"}));
+    QCOMPARE(list.front().path, pb);  // newest first
+    QCOMPARE(list.front().status, QString("finished"));
+    QVERIFY(list.front().targets.contains("postgres (managed)"));
+    QCOMPARE(h.load(pb).series.size(), b.series.size());
+    // Rename: checked names, never over another run.
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, h.rename(pa, "a/b"));
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, h.rename(pa, QFileInfo(pb).completeBaseName()));
+    const QString renamed = h.rename(pa, "baseline.json");
+    QCOMPARE(QFileInfo(renamed).fileName(), QString("baseline.json"));
+    QVERIFY(!QFile::exists(pa));
+    // Import validates; remove deletes.
+    QVERIFY_THROWS_EXCEPTION(std::exception, h.import_file(junk.fileName()));
+    const QString imported = h.import_file(renamed);
+    QCOMPARE(h.load(imported).experiment, std::string("iolist"));
+    h.remove(imported);
+    QVERIFY(!QFile::exists(imported));
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, h.remove(imported));
+    // What the store lists, the model shows.
+    HistoryModel m;
+    m.setEntries(h.list());
+    QCOMPARE(m.rowCount(), 3);
+    QCOMPARE(m.entry(m.rowOfPath(renamed))->name, QString("baseline"));
+  }
+
+  void comparisonModelShowsRatiosAndVerdicts() {
+    ComparisonModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    Run old_run = test::sample_run(1.0);
+    Run new_run = test::sample_run(0.5);  // everything twice as fast
+    m.setComparison(compare_runs(old_run, new_run), new_run);
+    QCOMPARE(m.rowCount(), 16);  // 6 append + 10 build points
+    QCOMPARE(m.columnCount(), int(ComparisonModel::ColumnCount));
+    QCOMPARE(m.headerData(ComparisonModel::RatioColumn, Qt::Horizontal).toString(), "New / old");
+    const int r =
+        column_texts(m, ComparisonModel::BenchmarkColumn).indexOf("append/iolist/10 writers");
+    QVERIFY(r >= 0);
+    const ComparisonRow* row = m.row(r);
+    QCOMPARE(row->name, std::string("append/iolist/10 writers"));
+    QCOMPARE(text(m, r, ComparisonModel::UnitColumn), "us/op");
+    QCOMPARE(text(m, r, ComparisonModel::OldColumn), format_value(row->old_value));
+    QCOMPARE(m.index(r, ComparisonModel::NewColumn).data(ComparisonModel::ValueRole).toDouble(),
+             row->new_value);
+    QCOMPARE(text(m, r, ComparisonModel::RatioColumn), "0.500");
+    QCOMPARE(text(m, r, ComparisonModel::ChangeColumn), "-50.0%");
+    QVERIFY(text(m, r, ComparisonModel::BenchmarkColumn, Qt::ToolTipRole)
+                .contains("old median: " + format_value(row->old_value) + " us/op"));
+    // Lower is better for appends: half the time is better, in green on the ratio columns.
+    QCOMPARE(m.index(r, 0).data(ComparisonModel::VerdictRole).toInt(), 1);
+    QCOMPARE(m.index(r, ComparisonModel::RatioColumn).data(Qt::ForegroundRole).value<QColor>(),
+             QColor(0, 128, 0));
+    QVERIFY(!m.index(r, ComparisonModel::OldColumn).data(Qt::ForegroundRole).isValid());
+    // Where higher is better, the same ratio is worse, in red.
+    for (auto& g : new_run.groups) g.lower_is_better = false;
+    m.setComparison(compare_runs(old_run, new_run), new_run);
+    QCOMPARE(m.index(0, 0).data(ComparisonModel::VerdictRole).toInt(), -1);
+    QCOMPARE(m.index(0, ComparisonModel::ChangeColumn).data(Qt::ForegroundRole).value<QColor>(),
+             QColor(176, 0, 32));
+    // Within noise (2 %): neither.
+    Run close = test::sample_run(1.02);
+    m.setComparison(compare_runs(old_run, close), close);
+    for (int i = 0; i < m.rowCount(); ++i) {
+      QCOMPARE(m.index(i, 0).data(ComparisonModel::VerdictRole).toInt(), 0);
+      QVERIFY(!m.index(i, ComparisonModel::RatioColumn).data(Qt::ForegroundRole).isValid());
+    }
+  }
+
+  void comparisonModelSorts() {
+    ComparisonModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    Run old_run = test::sample_run(1.0);
+    Run new_run = test::sample_run(1.0);
+    // Different changes per benchmark: the 10-writer append doubles, one build point halves.
+    for (auto& s : new_run.series)
+      for (auto& p : s.points) {
+        if (p.label == "10 writers") p.stats.median *= 2;
+        if (s.group == "build" && p.label == "1000") p.stats.median *= 0.5;
+      }
+    m.setComparison(compare_runs(old_run, new_run), new_run);
+    // compare_runs' order: by ratio, ascending.
+    for (int i = 1; i < m.rowCount(); ++i) QVERIFY(m.row(i - 1)->ratio <= m.row(i)->ratio);
+    m.sort(ComparisonModel::RatioColumn, Qt::DescendingOrder);
+    QCOMPARE(text(m, 0, ComparisonModel::RatioColumn), "2.000");
+    QCOMPARE(text(m, m.rowCount() - 1, ComparisonModel::RatioColumn), "0.500");
+    m.sort(ComparisonModel::BenchmarkColumn, Qt::AscendingOrder);
+    QStringList names = column_texts(m, ComparisonModel::BenchmarkColumn);
+    QVERIFY(names.indexOf("append/iolist/1 writer") < names.indexOf("append/iolist/10 writers"));
+    QVERIFY(names.indexOf("build/iolist/10") < names.indexOf("build/iolist/1000"));
+    QVERIFY(names.indexOf("build/iolist/100") < names.indexOf("build/iolist/8191"));
+    m.sort(-1);
+    for (int i = 1; i < m.rowCount(); ++i) QVERIFY(m.row(i - 1)->ratio <= m.row(i)->ratio);
   }
 };
 

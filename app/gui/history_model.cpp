@@ -1,0 +1,88 @@
+#include "history_model.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "value_text.h"
+
+namespace perflab::gui {
+
+namespace {
+
+QString path_key(const QString& path) {
+  return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+}
+
+QString cell_text(const HistoryEntry& e, int column) {
+  switch (column) {
+    case HistoryModel::NameColumn:
+      return e.name;
+    case HistoryModel::DateColumn:
+      return e.started.toString("yyyy-MM-dd HH:mm:ss");
+    case HistoryModel::ExperimentColumn:
+      return e.experiment;
+    case HistoryModel::StatusColumn:
+      return e.status;
+    case HistoryModel::TargetsColumn:
+      return e.targets;
+    default:
+      return e.message;
+  }
+}
+
+}  // namespace
+
+void HistoryModel::setEntries(std::vector<HistoryEntry> entries) {
+  beginResetModel();
+  entries_ = std::move(entries);
+  by_path_.clear();
+  for (std::size_t i = 0; i < entries_.size(); ++i)
+    by_path_.insert(path_key(entries_[i].path), static_cast<int>(i));
+  setSourceRowCount(static_cast<int>(entries_.size()));
+  endResetModel();
+}
+
+const HistoryEntry* HistoryModel::entry(int row) const {
+  int s = sourceRow(row);
+  return s < 0 ? nullptr : &entries_[static_cast<std::size_t>(s)];
+}
+
+int HistoryModel::rowOfPath(const QString& path) const {
+  auto it = by_path_.constFind(path_key(path));
+  return it == by_path_.cend() ? -1 : rowOfSource(it.value());
+}
+
+int HistoryModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  static const char* const kTitles[ColumnCount] = {"Name",   "Date",    "Experiment",
+                                                   "Status", "Targets", "Note"};
+  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+  return role == Qt::DisplayRole ? QString::fromLatin1(kTitles[section]) : QVariant();
+}
+
+QVariant HistoryModel::cell(int source_row, int column, int role) const {
+  const HistoryEntry& e = entries_[static_cast<std::size_t>(source_row)];
+  switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:  // long targets and notes are cut in the view
+      return cell_text(e, column);
+    case ValueRole:
+      return column == DateColumn ? QVariant(e.started) : QVariant(cell_text(e, column));
+    case PathRole:
+      return e.path;
+    default:
+      return {};
+  }
+}
+
+bool HistoryModel::lessThan(int a, int b, int column) const {
+  const HistoryEntry& x = entries_[static_cast<std::size_t>(a)];
+  const HistoryEntry& y = entries_[static_cast<std::size_t>(b)];
+  if (column == DateColumn) return x.started < y.started;
+  return natural_less(cell_text(x, column).toStdString(), cell_text(y, column).toStdString());
+}
+
+}  // namespace perflab::gui
