@@ -174,6 +174,213 @@ void dim_marker(QLegendMarker* m, bool hidden) {
   m->setFont(f);
 }
 
+// ---- build_chart, phase by phase ----
+
+// An empty chart with the options' theme, fonts and legend.
+std::unique_ptr<QChart> new_chart(const ChartOptions& opts) {
+  auto chart = std::make_unique<QChart>();
+  chart->setTheme(opts.theme);
+  chart->setAnimationOptions(opts.animations ? QChart::SeriesAnimations : QChart::NoAnimation);
+  chart->setBackgroundRoundness(0);
+  chart->setDropShadowEnabled(false);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setShowToolTips(true);
+  QFont f = chart->legend()->font();
+  f.setPointSizeF(opts.presentation ? 15 : 9);
+  chart->legend()->setFont(f);
+  QFont t = chart->titleFont();
+  t.setPointSizeF(opts.presentation ? 22 : 13);
+  t.setBold(true);
+  chart->setTitleFont(t);
+  return chart;
+}
+
+// The y axis of a group (the points' medians), linear or log; on a log axis values ≤ 0 are
+// drawn at a floor.
+struct YAxis {
+  QAbstractAxis* axis = nullptr;
+  bool log = false;
+  bool nonpositive = false;  // some median ≤ 0
+  LogRange range;            // when log
+  double at(double v) const { return log && !(v > 0) ? range.floor : v; }
+  bool clamps(double v) const { return log && !(v > 0); }
+};
+
+YAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
+                  const ChartOptions& opts) {
+  std::vector<double> ys;
+  YAxis y;
+  y.log = opts.log_y;
+  for (const auto* s : series)
+    for (const auto& p : s->points) {
+      ys.push_back(p.stats.median);
+      if (!(p.stats.median > 0)) y.nonpositive = true;
+    }
+  if (y.log) {
+    y.range = log_range(ys, y.nonpositive, true);
+    y.axis = make_value_axis(true, y.range.min, y.range.max, opts);
+  } else {
+    double lo, hi;
+    linear_range(ys, lo, hi);
+    y.axis = make_value_axis(false, lo, hi, opts);
+  }
+  y.axis->setTitleText(
+      axis_title(g.unit, y.log, g.lower_is_better ? "lower is better" : "higher is better"));
+  return y;
+}
+
+void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
+  chart.addSeries(s);
+  s->attachAxis(x);
+  s->attachAxis(y);
+}
+
+// Grouped bars: categories = point labels in first-seen order, one bar set per series.
+void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& series,
+              const YAxis& y, const ChartOptions& opts, ChartFacts& f) {
+  QStringList categories;
+  for (const auto* s : series)
+    for (const auto& p : s->points)
+      if (!categories.contains(q(p.label))) categories << q(p.label);
+  auto* bars = new QBarSeries;
+  bars->setProperty("perflab_group", q(g.id));
+  QScatterSeries* marks = nullptr;
+  const int nsets = static_cast<int>(series.size());
+  for (int si = 0; si < nsets; ++si) {
+    const Series* s = series[si];
+    auto* set = new QBarSet(q(s->name));
+    set->setProperty("perflab_group", q(g.id));
+    set->setProperty("perflab_series", q(s->name));
+    for (int ci = 0; ci < categories.size(); ++ci) {
+      const Point* p = nullptr;
+      for (const auto& pt : s->points)
+        if (q(pt.label) == categories[ci]) p = &pt;
+      if (!p) {  // no point in this category: an empty bar
+        set->append(y.log ? y.range.min : 0.0);
+        continue;
+      }
+      set->append(y.at(p->stats.median));
+      if (y.clamps(p->stats.median)) {
+        if (!marks) marks = make_nonpositive_series(opts, y.range.floor);
+        // Centre of this set's bar inside the category (bar width 0.5 of the category).
+        double width = bars->barWidth();
+        marks->append(ci - width / 2 + (si + 0.5) * width / nsets, y.range.floor);
+        ++f.clamped_points;
+      }
+    }
+    bars->append(set);
+  }
+  chart.addSeries(bars);
+  auto* xaxis = new QBarCategoryAxis;
+  xaxis->append(categories);
+  xaxis->setTruncateLabels(false);  // "10 concurrent writers" fits its category
+  if (!g.x_label.empty()) xaxis->setTitleText(q(g.x_label));
+  style_axis(xaxis, opts);
+  chart.addAxis(xaxis, Qt::AlignBottom);
+  chart.addAxis(y.axis, Qt::AlignLeft);
+  bars->attachAxis(xaxis);
+  bars->attachAxis(y.axis);
+  if (marks) attach(chart, marks, xaxis, y.axis);
+  int color_index = 0;
+  for (auto* set : bars->barSets()) {
+    set->setColor(series_color(color_index++));
+    set->setBorderColor(set->color());
+    remember_brush(set);
+    if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
+  }
+}
+
+// The x axis of a numeric group: Point::x of every point, linear or log.
+struct XAxis {
+  QAbstractAxis* axis = nullptr;
+  bool log = false;
+  bool nonpositive = false;  // some x ≤ 0
+  LogRange range;            // when log
+};
+
+XAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
+                  const ChartOptions& opts) {
+  std::vector<double> xs;
+  XAxis x;
+  x.log = opts.log_x;
+  for (const auto* s : series)
+    for (std::size_t i = 0; i < s->points.size(); ++i) {
+      xs.push_back(x_of(s->points[i], i));
+      if (!(xs.back() > 0)) x.nonpositive = true;
+    }
+  if (x.log) {
+    x.range = log_range(xs, x.nonpositive, false);
+    x.axis = make_value_axis(true, x.range.min, x.range.max, opts);
+  } else {
+    double lo = *std::min_element(xs.begin(), xs.end());
+    double hi = *std::max_element(xs.begin(), xs.end());
+    if (hi == lo) hi = lo + 1;
+    x.axis = make_value_axis(false, lo, hi, opts);
+  }
+  x.axis->setTitleText(axis_title(g.x_label, x.log));
+  return x;
+}
+
+// One line with markers per series, points in x order.
+void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& series,
+               const YAxis& y, const ChartOptions& opts, ChartFacts& f) {
+  XAxis x = make_x_axis(g, series, opts);
+  chart.addAxis(x.axis, Qt::AlignBottom);
+  chart.addAxis(y.axis, Qt::AlignLeft);
+  QScatterSeries* marks = nullptr;
+  int color_index = 0;
+  for (const auto* s : series) {
+    std::vector<std::pair<double, const Point*>> pts;
+    for (std::size_t i = 0; i < s->points.size(); ++i)
+      pts.emplace_back(x_of(s->points[i], i), &s->points[i]);
+    std::stable_sort(pts.begin(), pts.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto* line = new QLineSeries;
+    line->setName(q(s->name));
+    line->setProperty("perflab_group", q(g.id));
+    line->setProperty("perflab_series", q(s->name));
+    QStringList labels;
+    for (const auto& [px, p] : pts) {
+      bool clamp_x = x.log && !(px > 0);
+      bool clamp_y = y.clamps(p->stats.median);
+      QPointF at(clamp_x ? x.range.floor : px, y.at(p->stats.median));
+      line->append(at);
+      labels << q(p->label);
+      if (clamp_x || clamp_y) {
+        if (!marks) marks = make_nonpositive_series(opts, clamp_y ? y.range.floor : x.range.floor);
+        marks->append(at);
+        ++f.clamped_points;
+      }
+    }
+    line->setProperty("perflab_labels", labels);
+    line->setPointsVisible(true);
+    line->setMarkerSize(opts.presentation ? 11 : 7);
+    chart.addSeries(line);
+    QPen pen = line->pen();
+    pen.setColor(series_color(color_index++));
+    pen.setWidthF(opts.presentation ? 3.5 : 2);
+    line->setPen(pen);
+    line->attachAxis(x.axis);
+    line->attachAxis(y.axis);
+    if (opts.hidden_series.count(s->name)) line->setVisible(false);
+  }
+  if (marks) attach(chart, marks, x.axis, y.axis);
+  if (x.log && x.nonpositive) f.floor = x.range.floor;
+}
+
+// Hidden series keep a dimmed, struck-out legend entry.
+void dim_hidden_markers(QChart& chart) {
+  for (auto* m : chart.legend()->markers()) {
+    auto* s = m->series();
+    if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
+      if (bm->barset()->property("perflab_hidden").toBool()) dim_marker(m, true);
+    } else if (s && !s->isVisible()) {
+      m->setVisible(true);
+      dim_marker(m, true);
+    }
+  }
+}
+
 }  // namespace
 
 QString nonpositive_series_name() {
@@ -191,197 +398,23 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
                                     const ChartOptions& opts, ChartFacts* facts) {
   const Group* g = run.group(group_id);
   if (!g) throw ChartError("the run has no group '" + group_id + "'");
-  auto series = series_of(run, group_id);
-
-  auto chart = std::make_unique<QChart>();
-  chart->setTheme(opts.theme);
-  chart->setAnimationOptions(opts.animations ? QChart::SeriesAnimations : QChart::NoAnimation);
-  chart->setBackgroundRoundness(0);
-  chart->setDropShadowEnabled(false);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->legend()->setShowToolTips(true);
-  {
-    QFont f = chart->legend()->font();
-    f.setPointSizeF(opts.presentation ? 15 : 9);
-    chart->legend()->setFont(f);
-    QFont t = chart->titleFont();
-    t.setPointSizeF(opts.presentation ? 22 : 13);
-    t.setBold(true);
-    chart->setTitleFont(t);
-  }
-
+  const auto series = series_of(run, group_id);
+  auto chart = new_chart(opts);
   ChartFacts local;
   ChartFacts& f = facts ? *facts : local;
   f = {};
+  const YAxis y = make_y_axis(*g, series, opts);
+  if (g->numeric_x)
+    add_lines(*chart, *g, series, y, opts, f);
+  else
+    add_bars(*chart, *g, series, y, opts, f);
   QString note;
-  const char* better = g->lower_is_better ? "lower is better" : "higher is better";
-
-  // Every y value, and whether any is ≤ 0.
-  std::vector<double> ys;
-  bool nonpos_y = false;
-  for (const auto* s : series)
-    for (const auto& p : s->points) {
-      ys.push_back(p.stats.median);
-      if (!(p.stats.median > 0)) nonpos_y = true;
-    }
-
-  QAbstractAxis* yaxis = nullptr;
-  LogRange ly;
-  if (opts.log_y) {
-    ly = log_range(ys, nonpos_y, true);
-    yaxis = make_value_axis(true, ly.min, ly.max, opts);
-  } else {
-    double lo, hi;
-    linear_range(ys, lo, hi);
-    yaxis = make_value_axis(false, lo, hi, opts);
-  }
-  yaxis->setTitleText(axis_title(g->unit, opts.log_y, better));
-  auto yval = [&](double v) { return opts.log_y && !(v > 0) ? ly.floor : v; };
-
-  if (!g->numeric_x) {
-    // Grouped bars: categories = point labels in first-seen order, one bar set per series.
-    QStringList categories;
-    for (const auto* s : series)
-      for (const auto& p : s->points)
-        if (!categories.contains(q(p.label))) categories << q(p.label);
-    auto* bars = new QBarSeries;
-    bars->setProperty("perflab_group", q(group_id));
-    QScatterSeries* marks = nullptr;
-    const int nsets = static_cast<int>(series.size());
-    for (int si = 0; si < nsets; ++si) {
-      const Series* s = series[si];
-      auto* set = new QBarSet(q(s->name));
-      set->setProperty("perflab_group", q(group_id));
-      set->setProperty("perflab_series", q(s->name));
-      for (int ci = 0; ci < categories.size(); ++ci) {
-        const Point* p = nullptr;
-        for (const auto& pt : s->points)
-          if (q(pt.label) == categories[ci]) p = &pt;
-        if (!p) {  // no point in this category: an empty bar
-          set->append(opts.log_y ? ly.min : 0.0);
-          continue;
-        }
-        double v = p->stats.median;
-        set->append(yval(v));
-        if (opts.log_y && !(v > 0)) {
-          if (!marks) marks = make_nonpositive_series(opts, ly.floor);
-          // Centre of this set's bar inside the category (bar width 0.5 of the category).
-          double width = bars->barWidth();
-          double x = ci - width / 2 + (si + 0.5) * width / nsets;
-          marks->append(x, ly.floor);
-          ++f.clamped_points;
-        }
-      }
-      bars->append(set);
-    }
-    chart->addSeries(bars);
-    auto* xaxis = new QBarCategoryAxis;
-    xaxis->append(categories);
-    xaxis->setTruncateLabels(false);  // "10 concurrent writers" fits its category
-    if (!g->x_label.empty()) xaxis->setTitleText(q(g->x_label));
-    style_axis(xaxis, opts);
-    chart->addAxis(xaxis, Qt::AlignBottom);
-    chart->addAxis(yaxis, Qt::AlignLeft);
-    bars->attachAxis(xaxis);
-    bars->attachAxis(yaxis);
-    if (marks) {
-      chart->addSeries(marks);
-      marks->attachAxis(xaxis);
-      marks->attachAxis(yaxis);
-    }
-    int color_index = 0;
-    for (auto* set : bars->barSets()) {
-      set->setColor(series_color(color_index++));
-      set->setBorderColor(set->color());
-      remember_brush(set);
-      if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
-    }
-  } else {
-    // Lines with markers, x = Point::x.
-    std::vector<double> xs;
-    bool nonpos_x = false;
-    for (const auto* s : series)
-      for (std::size_t i = 0; i < s->points.size(); ++i) {
-        double x = x_of(s->points[i], i);
-        xs.push_back(x);
-        if (!(x > 0)) nonpos_x = true;
-      }
-    const bool log_x = opts.log_x;
-    LogRange lx;
-    QAbstractAxis* xaxis = nullptr;
-    if (log_x) {
-      lx = log_range(xs, nonpos_x, false);
-      xaxis = make_value_axis(true, lx.min, lx.max, opts);
-    } else {
-      double lo = *std::min_element(xs.begin(), xs.end());
-      double hi = *std::max_element(xs.begin(), xs.end());
-      if (hi == lo) hi = lo + 1;
-      xaxis = make_value_axis(false, lo, hi, opts);
-    }
-    xaxis->setTitleText(axis_title(g->x_label, log_x));
-    chart->addAxis(xaxis, Qt::AlignBottom);
-    chart->addAxis(yaxis, Qt::AlignLeft);
-
-    QScatterSeries* marks = nullptr;
-    int color_index = 0;
-    for (const auto* s : series) {
-      std::vector<std::pair<double, const Point*>> pts;
-      for (std::size_t i = 0; i < s->points.size(); ++i)
-        pts.emplace_back(x_of(s->points[i], i), &s->points[i]);
-      std::stable_sort(pts.begin(), pts.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      auto* line = new QLineSeries;
-      line->setName(q(s->name));
-      line->setProperty("perflab_group", q(group_id));
-      line->setProperty("perflab_series", q(s->name));
-      QStringList labels;
-      for (const auto& [x, p] : pts) {
-        double v = p->stats.median;
-        bool clamp_x = log_x && !(x > 0);
-        bool clamp_y = opts.log_y && !(v > 0);
-        QPointF at(clamp_x ? lx.floor : x, yval(v));
-        line->append(at);
-        labels << q(p->label);
-        if (clamp_x || clamp_y) {
-          if (!marks) marks = make_nonpositive_series(opts, clamp_y ? ly.floor : lx.floor);
-          marks->append(at);
-          ++f.clamped_points;
-        }
-      }
-      line->setProperty("perflab_labels", labels);
-      line->setPointsVisible(true);
-      line->setMarkerSize(opts.presentation ? 11 : 7);
-      chart->addSeries(line);
-      QPen pen = line->pen();
-      pen.setColor(series_color(color_index++));
-      pen.setWidthF(opts.presentation ? 3.5 : 2);
-      line->setPen(pen);
-      line->attachAxis(xaxis);
-      line->attachAxis(yaxis);
-      if (opts.hidden_series.count(s->name)) line->setVisible(false);
-    }
-    if (marks) {
-      chart->addSeries(marks);
-      marks->attachAxis(xaxis);
-      marks->attachAxis(yaxis);
-    }
-    if (log_x && nonpos_x) f.floor = lx.floor;
-  }
   if (f.clamped_points > 0) {
-    if (opts.log_y && nonpos_y) f.floor = ly.floor;
+    if (y.log && y.nonpositive) f.floor = y.range.floor;
     note = QStringLiteral(" (%1 ≤ 0 at floor)").arg(f.clamped_points);
   }
   chart->setTitle(q(g->title) + opts.title_suffix + note);
-  // Hidden series keep a dimmed, struck-out legend entry.
-  for (auto* m : chart->legend()->markers()) {
-    auto* s = m->series();
-    if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
-      if (bm->barset()->property("perflab_hidden").toBool()) dim_marker(m, true);
-    } else if (s && !s->isVisible()) {
-      m->setVisible(true);
-      dim_marker(m, true);
-    }
-  }
+  dim_hidden_markers(*chart);
   return chart;
 }
 
