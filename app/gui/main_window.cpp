@@ -90,9 +90,52 @@ void MainWindow::buildUi() {
   tabs_ = new QTabWidget;
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
+  tabs_->addTab(buildRunPage(), "Run");
+  history_page_ = new HistoryPage(&history_);
+  tabs_->addTab(history_page_, "History");
+  compare_ = new ComparePage(&history_, history_page_->model());
+  tabs_->addTab(compare_, "Compare");
+  targets_page_ = new TargetsPage([this] { return targets(); });
+  auto* tscroll = new QScrollArea;
+  tscroll->setWidget(targets_page_);
+  tscroll->setWidgetResizable(true);
+  tabs_->addTab(tscroll, "Targets");
 
-  // --- Run page ---
+  teaching_ = new TeachingPanel;
+  auto* dock = new QDockWidget("About this experiment");
+  dock->setObjectName("teachingDock");
+  dock->setWidget(teaching_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({dock}, {380}, Qt::Horizontal);
+
+  tick_ = new QTimer(this);
+  tick_->setInterval(250);
+  refresh_ = new QTimer(this);  // coalesces live chart updates: at most ~3 per second
+  refresh_->setSingleShot(true);
+  refresh_->setInterval(300);
+  connectUi();
+}
+
+QWidget* MainWindow::buildRunPage() {
   auto* run_page = new QSplitter(Qt::Horizontal);
+  run_page->addWidget(buildRunControls());
+  auto* right = new QWidget;
+  auto* rv = new QVBoxLayout(right);
+  banner_ = new QLabel;
+  banner_->setObjectName("banner");
+  banner_->setWordWrap(true);
+  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  banner_->hide();
+  rv->addWidget(banner_);
+  results_ = new ChartPanel;
+  rv->addWidget(results_, 1);
+  run_page->addWidget(right);
+  run_page->setStretchFactor(1, 1);
+  run_page->setSizes({400, 1000});
+  return run_page;
+}
+
+QWidget* MainWindow::buildRunControls() {
   auto* left = new QWidget;
   auto* lv = new QVBoxLayout(left);
   lv->addWidget(new QLabel("<b>Experiment</b>"));
@@ -140,51 +183,15 @@ void MainWindow::buildUi() {
   status_->setWordWrap(true);
   lv->addWidget(status_);
   left->setMinimumWidth(340);
-  run_page->addWidget(left);
+  return left;
+}
 
-  auto* right = new QWidget;
-  auto* rv = new QVBoxLayout(right);
-  banner_ = new QLabel;
-  banner_->setObjectName("banner");
-  banner_->setWordWrap(true);
-  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  banner_->hide();
-  rv->addWidget(banner_);
-  results_ = new ChartPanel;
-  rv->addWidget(results_, 1);
-  run_page->addWidget(right);
-  run_page->setStretchFactor(1, 1);
-  run_page->setSizes({400, 1000});
-  tabs_->addTab(run_page, "Run");
-
-  history_page_ = new HistoryPage(&history_);
-  tabs_->addTab(history_page_, "History");
-  compare_ = new ComparePage(&history_, history_page_->model());
-  tabs_->addTab(compare_, "Compare");
-  targets_page_ = new TargetsPage([this] { return targets(); });
-  auto* tscroll = new QScrollArea;
-  tscroll->setWidget(targets_page_);
-  tscroll->setWidgetResizable(true);
-  tabs_->addTab(tscroll, "Targets");
-
-  teaching_ = new TeachingPanel;
-  auto* dock = new QDockWidget("About this experiment");
-  dock->setObjectName("teachingDock");
-  dock->setWidget(teaching_);
-  addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {380}, Qt::Horizontal);
-
-  tick_ = new QTimer(this);
-  tick_->setInterval(250);
+void MainWindow::connectUi() {
   connect(tick_, &QTimer::timeout, this, &MainWindow::updateStatus);
-  refresh_ = new QTimer(this);  // coalesces live chart updates: at most ~3 per second
-  refresh_->setSingleShot(true);
-  refresh_->setInterval(300);
   connect(refresh_, &QTimer::timeout, this, [this] {
     results_->setRun(current_);
     teaching_->setRun(&current_);
   });
-
   connect(experiment_list_, &QListWidget::currentRowChanged, this,
           &MainWindow::onExperimentChanged);
   connect(form_, &ParamForm::changed, this, &MainWindow::saveParams);

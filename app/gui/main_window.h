@@ -86,7 +86,11 @@ class MainWindow : public QMainWindow {
     std::string id, title, purpose;
     std::vector<ParamSpec> specs;
   };
+  // The window's parts; then connectUi() wires them (pages, timers, controller signals).
   void buildUi();
+  QWidget* buildRunPage();
+  QWidget* buildRunControls();  // experiment list, parameters, Run/Stop, progress, status
+  void connectUi();
   void buildMenus();
   void loadSettings();
   void saveParams();
