@@ -16,76 +16,64 @@
 
 void perflab_init_gui_resources();
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("Perflab");
-  QApplication::setApplicationName("perflab");
-  QApplication::setApplicationDisplayName("Perflab");
-  QApplication::setDesktopFileName("perflab");
-  perflab_init_gui_resources();
-  QApplication::setWindowIcon(QIcon(":/icons/perflab.svg"));
+namespace {
 
-  QCommandLineParser p;
-  p.setApplicationDescription("Perflab: re-run published performance experiments.");
-  p.addHelpOption();
-  QCommandLineOption history(QStringLiteral("history-dir"), "Folder of saved runs.", "DIR");
-  QCommandLineOption settings(QStringLiteral("settings"),
-                              "Settings file (INI) instead of the default.", "FILE");
-  QCommandLineOption shot(QStringLiteral("screenshot"), "Run, save a picture of the window, quit.",
-                          "FILE");
-  QCommandLineOption exp(QStringLiteral("experiment"), "Experiment to select.", "ID");
-  QCommandLineOption param(QStringLiteral("param"), "Parameter K=V for the run (repeatable).",
-                           "K=V");
-  QCommandLineOption group(QStringLiteral("group"), "Chart to show.", "ID");
-  QCommandLineOption log(QStringLiteral("log"), "Log scale on y (and x where numeric).");
-  QCommandLineOption size(QStringLiteral("size"), "Window size for the screenshot.", "WxH",
-                          "1500x900");
-  p.addOptions({history, settings, shot, exp, param, group, log, size});
-  p.process(app);
+struct Options {
+  QCommandLineOption history{QStringLiteral("history-dir"), "Folder of saved runs.", "DIR"};
+  QCommandLineOption settings{QStringLiteral("settings"),
+                              "Settings file (INI) instead of the default.", "FILE"};
+  QCommandLineOption shot{QStringLiteral("screenshot"), "Run, save a picture of the window, quit.",
+                          "FILE"};
+  QCommandLineOption exp{QStringLiteral("experiment"), "Experiment to select.", "ID"};
+  QCommandLineOption param{QStringLiteral("param"), "Parameter K=V for the run (repeatable).",
+                           "K=V"};
+  QCommandLineOption group{QStringLiteral("group"), "Chart to show.", "ID"};
+  QCommandLineOption log{QStringLiteral("log"), "Log scale on y (and x where numeric)."};
+  QCommandLineOption size{QStringLiteral("size"), "Window size for the screenshot.", "WxH",
+                          "1500x900"};
+};
 
-  perflab::gui::WindowOptions opts;
-  opts.history_dir = p.value(history);
-  opts.settings_file = p.value(settings);
-  perflab::gui::MainWindow w(opts);
-  if (p.isSet(exp) && !w.selectExperiment(p.value(exp))) {
-    std::cerr << "perflab: unknown experiment '" << p.value(exp).toStdString() << "'\n";
-    return 2;
+// Selects the experiment, sets the parameters and the log toggles the command line asks for;
+// false after a one-line message when it cannot.
+bool apply_options(const QCommandLineParser& p, const Options& o, perflab::gui::MainWindow& w) {
+  if (p.isSet(o.exp) && !w.selectExperiment(p.value(o.exp))) {
+    std::cerr << "perflab: unknown experiment '" << p.value(o.exp).toStdString() << "'\n";
+    return false;
   }
-  if (p.isSet(param)) {
+  if (p.isSet(o.param)) {
     std::map<std::string, std::string> values = w.paramForm()->values();
-    for (const QString& kv : p.values(param)) {
+    for (const QString& kv : p.values(o.param)) {
       int eq = kv.indexOf('=');
       if (eq <= 0) {
         std::cerr << "perflab: --param wants K=V, not '" << kv.toStdString() << "'\n";
-        return 2;
+        return false;
       }
       values[kv.left(eq).toStdString()] = kv.mid(eq + 1).toStdString();
     }
     w.paramForm()->setValues(values);
   }
-  if (p.isSet(log)) {
+  if (p.isSet(o.log)) {
     w.resultsPanel()->setLogY(true);
     w.resultsPanel()->setLogX(true);
   }
-  if (!p.isSet(shot)) {
-    w.show();
-    return app.exec();
-  }
+  return true;
+}
 
-  // Screenshot mode.
-  QStringList wh = p.value(size).split('x');
+// Screenshot mode: runs the selected experiment, shows `group`, saves a picture of the window
+// to `out` and quits. Returns the exit code.
+int screenshot(QApplication& app, perflab::gui::MainWindow& w, const QString& out,
+               const QString& group, const QString& size) {
+  QStringList wh = size.split('x');
   w.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
            wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
   w.show();
-  const QString out = p.value(shot);
-  const QString want_group = p.value(group);
   int code = 0;
   QObject::connect(&w, &perflab::gui::MainWindow::runFinished, &app, [&](const perflab::Run& run) {
     if (run.status != perflab::RunStatus::Finished) {
       std::cerr << "perflab: the run did not finish: " << run.message << "\n";
       code = 1;
     }
-    if (!want_group.isEmpty()) w.resultsPanel()->setGroup(want_group.toStdString());
+    if (!group.isEmpty()) w.resultsPanel()->setGroup(group.toStdString());
     QTimer::singleShot(500, &app, [&] {
       if (!w.grab().save(out)) {
         std::cerr << "perflab: cannot write " << out.toStdString() << "\n";
@@ -101,4 +89,33 @@ int main(int argc, char** argv) {
   }
   app.exec();
   return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("Perflab");
+  QApplication::setApplicationName("perflab");
+  QApplication::setApplicationDisplayName("Perflab");
+  QApplication::setDesktopFileName("perflab");
+  perflab_init_gui_resources();
+  QApplication::setWindowIcon(QIcon(":/icons/perflab.svg"));
+
+  QCommandLineParser p;
+  p.setApplicationDescription("Perflab: re-run published performance experiments.");
+  p.addHelpOption();
+  const Options o;
+  p.addOptions({o.history, o.settings, o.shot, o.exp, o.param, o.group, o.log, o.size});
+  p.process(app);
+
+  perflab::gui::WindowOptions opts;
+  opts.history_dir = p.value(o.history);
+  opts.settings_file = p.value(o.settings);
+  perflab::gui::MainWindow w(opts);
+  if (!apply_options(p, o, w)) return 2;
+  if (p.isSet(o.shot))
+    return screenshot(app, w, p.value(o.shot), p.value(o.group), p.value(o.size));
+  w.show();
+  return app.exec();
 }
