@@ -195,21 +195,21 @@ std::unique_ptr<QChart> new_chart(const ChartOptions& opts) {
   return chart;
 }
 
-// The y axis of a group (the points' medians), linear or log; on a log axis values ≤ 0 are
-// drawn at a floor.
-struct YAxis {
+// An axis of values, linear or log; on a log axis values ≤ 0 are drawn at a floor.
+struct ValueAxis {
   QAbstractAxis* axis = nullptr;
   bool log = false;
-  bool nonpositive = false;  // some median ≤ 0
+  bool nonpositive = false;  // some value ≤ 0
   LogRange range;            // when log
-  double at(double v) const { return log && !(v > 0) ? range.floor : v; }
   bool clamps(double v) const { return log && !(v > 0); }
+  double at(double v) const { return clamps(v) ? range.floor : v; }
 };
 
-YAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
-                  const ChartOptions& opts) {
+// The y axis of a group: the points' medians.
+ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
+                      const ChartOptions& opts) {
   std::vector<double> ys;
-  YAxis y;
+  ValueAxis y;
   y.log = opts.log_y;
   for (const auto* s : series)
     for (const auto& p : s->points) {
@@ -237,7 +237,7 @@ void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
 
 // Grouped bars: categories = point labels in first-seen order, one bar set per series.
 void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& series,
-              const YAxis& y, const ChartOptions& opts, ChartFacts& f) {
+              const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
   QStringList categories;
   for (const auto* s : series)
     for (const auto& p : s->points)
@@ -290,18 +290,11 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
   }
 }
 
-// The x axis of a numeric group: Point::x of every point, linear or log.
-struct XAxis {
-  QAbstractAxis* axis = nullptr;
-  bool log = false;
-  bool nonpositive = false;  // some x ≤ 0
-  LogRange range;            // when log
-};
-
-XAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
-                  const ChartOptions& opts) {
+// The x axis of a numeric group: Point::x of every point.
+ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
+                      const ChartOptions& opts) {
   std::vector<double> xs;
-  XAxis x;
+  ValueAxis x;
   x.log = opts.log_x;
   for (const auto* s : series)
     for (std::size_t i = 0; i < s->points.size(); ++i) {
@@ -323,8 +316,8 @@ XAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
 
 // One line with markers per series, points in x order.
 void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& series,
-               const YAxis& y, const ChartOptions& opts, ChartFacts& f) {
-  XAxis x = make_x_axis(g, series, opts);
+               const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
+  const ValueAxis x = make_x_axis(g, series, opts);
   chart.addAxis(x.axis, Qt::AlignBottom);
   chart.addAxis(y.axis, Qt::AlignLeft);
   QScatterSeries* marks = nullptr;
@@ -341,9 +334,9 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->setProperty("perflab_series", q(s->name));
     QStringList labels;
     for (const auto& [px, p] : pts) {
-      bool clamp_x = x.log && !(px > 0);
+      bool clamp_x = x.clamps(px);
       bool clamp_y = y.clamps(p->stats.median);
-      QPointF at(clamp_x ? x.range.floor : px, y.at(p->stats.median));
+      QPointF at(x.at(px), y.at(p->stats.median));
       line->append(at);
       labels << q(p->label);
       if (clamp_x || clamp_y) {
@@ -403,7 +396,7 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
   ChartFacts local;
   ChartFacts& f = facts ? *facts : local;
   f = {};
-  const YAxis y = make_y_axis(*g, series, opts);
+  const ValueAxis y = make_y_axis(*g, series, opts);
   if (g->numeric_x)
     add_lines(*chart, *g, series, y, opts, f);
   else

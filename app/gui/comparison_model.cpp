@@ -11,10 +11,6 @@ namespace perflab::gui {
 
 namespace {
 
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 QString percent_text(double percent) {
   return QString("%1%2%").arg(percent >= 0 ? "+" : "").arg(percent, 0, 'f', 1);
 }
@@ -33,16 +29,20 @@ double value(const ComparisonRow& r, int column) {
 }
 
 QString tooltip(const ComparisonRow& r, int verdict) {
-  QString u = q(r.unit).toHtmlEscaped();
-  QString t =
-      QString("<b>%1</b><br>old median: %2 %3<br>new median: %4 %3<br>new / old: %5 (%6)")
-          .arg(q(r.name).toHtmlEscaped(), format_value(r.old_value), u, format_value(r.new_value),
-               QString::number(r.ratio, 'f', 3), percent_text(r.percent));
+  QString u = QString::fromStdString(r.unit).toHtmlEscaped();
+  QString t = QString("<b>%1</b><br>old median: %2 %3<br>new median: %4 %3<br>new / old: %5 (%6)")
+                  .arg(QString::fromStdString(r.name).toHtmlEscaped(), format_value(r.old_value), u,
+                       format_value(r.new_value), QString::number(r.ratio, 'f', 3),
+                       percent_text(r.percent));
   if (verdict != 0) t += verdict > 0 ? "<br>better" : "<br>worse";
   return t;
 }
 
 }  // namespace
+
+ComparisonModel::ComparisonModel(QObject* parent)
+    : SortedTableModel({"Benchmark", "Unit", "Old (median)", "New (median)", "New / old", "Change"},
+                       parent) {}
 
 void ComparisonModel::setComparison(Comparison cmp, const Run& new_run) {
   beginResetModel();
@@ -68,30 +68,19 @@ const ComparisonRow* ComparisonModel::row(int row) const {
   return s < 0 ? nullptr : &cmp_.rows[static_cast<std::size_t>(s)];
 }
 
-int ComparisonModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  static const char* const kTitles[ColumnCount] = {"Benchmark",    "Unit",      "Old (median)",
-                                                   "New (median)", "New / old", "Change"};
-  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  return role == Qt::DisplayRole ? QString::fromLatin1(kTitles[section]) : QVariant();
-}
-
 QVariant ComparisonModel::cell(int source_row, int column, int role) const {
   const ComparisonRow& r = cmp_.rows[static_cast<std::size_t>(source_row)];
   const int verdict = verdict_[static_cast<std::size_t>(source_row)];
   switch (role) {
     case Qt::DisplayRole:
-      if (column == BenchmarkColumn) return q(r.name);
-      if (column == UnitColumn) return q(r.unit);
+      if (column == BenchmarkColumn) return QString::fromStdString(r.name);
+      if (column == UnitColumn) return QString::fromStdString(r.unit);
       if (column == RatioColumn) return QString::number(r.ratio, 'f', 3);
       if (column == ChangeColumn) return percent_text(r.percent);
       return format_value(value(r, column));
     case ValueRole:
-      if (column == BenchmarkColumn) return q(r.name);
-      if (column == UnitColumn) return q(r.unit);
+      if (column == BenchmarkColumn) return QString::fromStdString(r.name);
+      if (column == UnitColumn) return QString::fromStdString(r.unit);
       return value(r, column);
     case Qt::ToolTipRole:
       return tooltip(r, verdict);

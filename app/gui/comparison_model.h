@@ -27,16 +27,12 @@ class ComparisonModel : public SortedTableModel {
   // A change of at most this share (3 %) is not called better or worse.
   static constexpr double kNoise = 0.03;
 
-  using SortedTableModel::SortedTableModel;
+  explicit ComparisonModel(QObject* parent = nullptr);
 
   // `new_run` says which direction is better for each group (Group::lower_is_better).
   void setComparison(Comparison cmp, const Run& new_run);
   const Comparison& comparison() const { return cmp_; }
   const ComparisonRow* row(int row) const;  // at a view row; nullptr when out of range
-
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
 
  private:
   QVariant cell(int source_row, int column, int role) const override;

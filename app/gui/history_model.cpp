@@ -32,6 +32,9 @@ QString cell_text(const HistoryEntry& e, int column) {
 
 }  // namespace
 
+HistoryModel::HistoryModel(QObject* parent)
+    : SortedTableModel({"Name", "Date", "Experiment", "Status", "Targets", "Note"}, parent) {}
+
 void HistoryModel::setEntries(std::vector<HistoryEntry> entries) {
   beginResetModel();
   entries_ = std::move(entries);
@@ -50,17 +53,6 @@ const HistoryEntry* HistoryModel::entry(int row) const {
 int HistoryModel::rowOfPath(const QString& path) const {
   auto it = by_path_.constFind(path_key(path));
   return it == by_path_.cend() ? -1 : rowOfSource(it.value());
-}
-
-int HistoryModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  static const char* const kTitles[ColumnCount] = {"Name",   "Date",    "Experiment",
-                                                   "Status", "Targets", "Note"};
-  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  return role == Qt::DisplayRole ? QString::fromLatin1(kTitles[section]) : QVariant();
 }
 
 QVariant HistoryModel::cell(int source_row, int column, int role) const {

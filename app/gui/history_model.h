@@ -25,17 +25,13 @@ class HistoryModel : public SortedTableModel {
   // Every cell also answers the run file's path.
   enum Role { PathRole = FirstModelRole };
 
-  using SortedTableModel::SortedTableModel;
+  explicit HistoryModel(QObject* parent = nullptr);
 
   void setEntries(std::vector<HistoryEntry> entries);  // keeps the sort
   // In the order given to setEntries (RunHistory: newest first), whatever the sort.
   const std::vector<HistoryEntry>& entries() const { return entries_; }
   const HistoryEntry* entry(int row) const;  // at a view row; nullptr when out of range
   int rowOfPath(const QString& path) const;  // -1 when the file is not listed
-
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
 
  private:
   QVariant cell(int source_row, int column, int role) const override;

@@ -6,10 +6,6 @@ namespace perflab::gui {
 
 namespace {
 
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 std::string key(const std::string& series, const std::string& label) {
   std::string k;
   k.reserve(series.size() + label.size() + 1);
@@ -39,7 +35,8 @@ bool numeric(int column) {
 }  // namespace
 
 PointsModel::PointsModel(QObject* parent)
-    : SortedTableModel(parent), run_(std::make_shared<const Run>()) {}
+    : SortedTableModel({"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit"}, parent),
+      run_(std::make_shared<const Run>()) {}
 
 void PointsModel::setRun(std::shared_ptr<const Run> run, const std::string& group) {
   beginResetModel();
@@ -84,31 +81,20 @@ int PointsModel::rowOf(const std::string& series, const std::string& label) cons
   return it == by_name_.end() ? -1 : rowOfSource(it->second);
 }
 
-int PointsModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant PointsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  static const char* const kTitles[ColumnCount] = {"Series", "Point", "Median", "p95",
-                                                   "Min",    "Max",   "n",      "Unit"};
-  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  return role == Qt::DisplayRole ? QString::fromLatin1(kTitles[section]) : QVariant();
-}
-
 QVariant PointsModel::cell(int source_row, int column, int role) const {
   const Row& r = rows_[static_cast<std::size_t>(source_row)];
   const Stats& st = r.point->stats;
   switch (role) {
     case Qt::DisplayRole:
-      if (column == SeriesColumn) return q(r.series->name);
-      if (column == PointColumn) return q(r.point->label);
-      if (column == UnitColumn) return q(group_info_->unit);
+      if (column == SeriesColumn) return QString::fromStdString(r.series->name);
+      if (column == PointColumn) return QString::fromStdString(r.point->label);
+      if (column == UnitColumn) return QString::fromStdString(group_info_->unit);
       if (column == SamplesColumn) return QString::number(st.n);
       return format_value(stat(st, column));
     case ValueRole:
-      if (column == SeriesColumn) return q(r.series->name);
-      if (column == PointColumn) return q(r.point->label);
-      if (column == UnitColumn) return q(group_info_->unit);
+      if (column == SeriesColumn) return QString::fromStdString(r.series->name);
+      if (column == PointColumn) return QString::fromStdString(r.point->label);
+      if (column == UnitColumn) return QString::fromStdString(group_info_->unit);
       if (column == SamplesColumn) return QVariant::fromValue(static_cast<qlonglong>(st.n));
       return stat(st, column);
     case Qt::ToolTipRole:
@@ -116,9 +102,9 @@ QVariant PointsModel::cell(int source_row, int column, int role) const {
     case Qt::TextAlignmentRole:
       return numeric(column) ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case SeriesRole:
-      return q(r.series->name);
+      return QString::fromStdString(r.series->name);
     case LabelRole:
-      return q(r.point->label);
+      return QString::fromStdString(r.point->label);
     default:
       return {};
   }

@@ -44,10 +44,6 @@ class PointsModel : public SortedTableModel {
   // The view row of a point of the current group; -1 when there is none.
   int rowOf(const std::string& series, const std::string& label) const;
 
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
-
  private:
   struct Row {
     const Series* series;

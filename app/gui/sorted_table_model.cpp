@@ -8,8 +8,22 @@
 
 namespace perflab::gui {
 
+SortedTableModel::SortedTableModel(QStringList titles, QObject* parent)
+    : QAbstractTableModel(parent), titles_(std::move(titles)) {}
+
 int SortedTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(order_.size());
+}
+
+int SortedTableModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(titles_.size());
+}
+
+QVariant SortedTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 ||
+      section >= titles_.size())
+    return {};
+  return titles_[section];
 }
 
 QVariant SortedTableModel::data(const QModelIndex& index, int role) const {

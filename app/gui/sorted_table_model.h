@@ -21,9 +21,10 @@ class SortedTableModel : public QAbstractTableModel {
   // Roles of derived models start here.
   static constexpr int FirstModelRole = Qt::UserRole + 16;
 
-  using QAbstractTableModel::QAbstractTableModel;
-
   int rowCount(const QModelIndex& parent = {}) const final;
+  int columnCount(const QModelIndex& parent = {}) const final;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const final;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const final;
   void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) final;
 
@@ -34,6 +35,8 @@ class SortedTableModel : public QAbstractTableModel {
   int rowOfSource(int source_row) const;
 
  protected:
+  // `titles`: the column headers, one per column.
+  SortedTableModel(QStringList titles, QObject* parent);
   // Call between beginResetModel() and endResetModel() once the data holds `n` rows: the
   // current sort is applied to them.
   void setSourceRowCount(int n);
@@ -45,6 +48,7 @@ class SortedTableModel : public QAbstractTableModel {
 
  private:
   void applySort();
+  QStringList titles_;
   std::vector<int> order_;     // view row -> source row
   std::vector<int> position_;  // source row -> view row
   int sort_column_ = -1;

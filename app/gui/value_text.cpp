@@ -6,9 +6,6 @@
 namespace perflab::gui {
 
 namespace {
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 bool is_digit(char c) {
   return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
@@ -26,17 +23,17 @@ QString format_value(double v) {
 
 QString point_tooltip(const Group& group, const std::string& series, const Point& point) {
   const Stats& s = point.stats;
-  QString u = q(group.unit);
-  QString t =
-      QString(
-          "<b>%1</b> — %2<br>median: <b>%3 %4</b><br>p95: %5 %4<br>min: %6, max: %7 %4"
-          "<br>mean: %8 ± %9 (stddev)<br>samples: %10")
-          .arg(q(series).toHtmlEscaped(), q(point.label).toHtmlEscaped(), format_value(s.median),
-               u.toHtmlEscaped(), format_value(s.p95), format_value(s.min), format_value(s.max),
-               format_value(s.mean), format_value(s.stddev))
-          .arg(s.n);
+  QString u = QString::fromStdString(group.unit);
+  QString t = QString(
+                  "<b>%1</b> — %2<br>median: <b>%3 %4</b><br>p95: %5 %4<br>min: %6, max: %7 %4"
+                  "<br>mean: %8 ± %9 (stddev)<br>samples: %10")
+                  .arg(QString::fromStdString(series).toHtmlEscaped(),
+                       QString::fromStdString(point.label).toHtmlEscaped(), format_value(s.median),
+                       u.toHtmlEscaped(), format_value(s.p95), format_value(s.min),
+                       format_value(s.max), format_value(s.mean), format_value(s.stddev))
+                  .arg(s.n);
   for (const auto& [k, v] : point.extra)
-    t += QString("<br>%1: %2").arg(q(k).toHtmlEscaped(), format_value(v));
+    t += QString("<br>%1: %2").arg(QString::fromStdString(k).toHtmlEscaped(), format_value(v));
   return t;
 }
 
