@@ -1,6 +1,7 @@
 #include "history_page.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 
 #include <QDesktopServices>
@@ -105,47 +106,39 @@ QString HistoryPage::selectedPath() const {
   return p.isEmpty() ? QString() : p.front();
 }
 
+bool HistoryPage::change(const std::function<QString()>& apply, QString* error) {
+  bool ok = true;
+  QString select;
+  try {
+    select = apply();
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromStdString(e.what());
+    ok = false;
+  }
+  refresh();  // also after a failure: part of a change may have been made
+  if (!select.isEmpty()) selectPath(select);
+  return ok;
+}
+
 bool HistoryPage::renameSelected(const QString& new_name, QString* error) {
   QString path = selectedPath();
   if (path.isEmpty()) return false;
-  try {
-    QString moved = history_->rename(path, new_name);
-    refresh();
-    selectPath(moved);
-    emit changed();
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    return false;
-  }
+  return change([&] { return history_->rename(path, new_name); }, error);
 }
 
 bool HistoryPage::deleteSelected(QString* error) {
   QStringList paths = selectedPaths();
   if (paths.isEmpty()) return false;
-  try {
-    for (const auto& p : paths) history_->remove(p);
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    refresh();
-    return false;
-  }
-  refresh();
-  emit changed();
-  return true;
+  return change(
+      [&] {
+        for (const auto& p : paths) history_->remove(p);
+        return QString();
+      },
+      error);
 }
 
 bool HistoryPage::importFile(const QString& path, QString* error) {
-  try {
-    QString saved = history_->import_file(path);
-    refresh();
-    selectPath(saved);
-    emit changed();
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromStdString(e.what());
-    return false;
-  }
+  return change([&] { return history_->import_file(path); }, error);
 }
 
 void HistoryPage::askRename() {

@@ -1,6 +1,7 @@
 #pragma once
 // The History tab: the runs of a RunHistory in a sortable table (a HistoryModel); open, compare
 // two, rename, delete, import, reveal the folder.
+#include <functional>
 #include <vector>
 
 #include <QWidget>
@@ -34,7 +35,6 @@ class HistoryPage : public QWidget {
  signals:
   void openRequested(const QString& path);
   void compareRequested(const QString& old_path, const QString& new_path);
-  void changed();  // entries added, renamed or deleted
 
  private:
   void askRename();
@@ -42,6 +42,9 @@ class HistoryPage : public QWidget {
   void askImport();
   void reveal();
   void compareSelected();
+  // Applies a change to the store (returns the file to select, or empty), then lists the runs
+  // again; false with the reason when it throws.
+  bool change(const std::function<QString()>& apply, QString* error);
   RunHistory* history_;
   HistoryModel* model_;
   QTableView* table_;
