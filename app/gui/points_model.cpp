@@ -57,10 +57,7 @@ void PointsModel::rebuild() {
   if (group_info_) {
     for (const auto& s : run_->series) {
       if (s.group != group_) continue;
-      for (const auto& p : s.points) {
-        by_name_.emplace(key(s.name, p.label), static_cast<int>(rows_.size()));
-        rows_.push_back({&s, &p});
-      }
+      for (const auto& p : s.points) rows_.push_back({&s, &p});
     }
   }
   setSourceRowCount(static_cast<int>(rows_.size()));
@@ -77,6 +74,9 @@ const Series* PointsModel::series(int row) const {
 }
 
 int PointsModel::rowOf(const std::string& series, const std::string& label) const {
+  if (by_name_.empty())
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+      by_name_.emplace(key(rows_[i].series->name, rows_[i].point->label), static_cast<int>(i));
   auto it = by_name_.find(key(series, label));
   return it == by_name_.end() ? -1 : rowOfSource(it->second);
 }

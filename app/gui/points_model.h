@@ -56,8 +56,10 @@ class PointsModel : public SortedTableModel {
   std::shared_ptr<const Run> run_;
   std::string group_;
   const Group* group_info_ = nullptr;
-  std::vector<Row> rows_;                         // the run's order: series, then points
-  std::unordered_map<std::string, int> by_name_;  // series + '\n' + label -> source row
+  std::vector<Row> rows_;  // the run's order: series, then points
+  // series + '\n' + label -> source row; built on the first rowOf() after a change, so live
+  // snapshots of a large run cost only the row index.
+  mutable std::unordered_map<std::string, int> by_name_;
 };
 
 }  // namespace perflab::gui

@@ -150,6 +150,7 @@ class ModelsTest : public QObject {
     m.setRun(std::make_shared<const Run>(r), "append");
     QCOMPARE(m.rowCount(), 7);
     QCOMPARE(text(m, 2, PointsModel::PointColumn), "2 writers");
+    QCOMPARE(m.rowOf("iolist", "2 writers"), 2);  // found in the new snapshot
     // Column -1: back to the run's order.
     m.sort(-1);
     QCOMPARE(text(m, 0, PointsModel::SeriesColumn), "interpolate");
