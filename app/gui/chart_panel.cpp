@@ -1,6 +1,6 @@
 #include "chart_panel.h"
 
-#include <cmath>
+#include <memory>
 
 #include <QApplication>
 #include <QBarCategoryAxis>

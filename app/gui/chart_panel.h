@@ -2,7 +2,6 @@
 // A run's results: a chart (app/charts) with a group selector, linear/log toggles for y (and x
 // where numeric), tooltips with the exact figures, legend clicks that hide series, and a
 // sortable table of the group's points (a PointsModel: median, p95, min, max, samples).
-#include <memory>
 #include <set>
 #include <string>
 
