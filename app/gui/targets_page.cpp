@@ -50,6 +50,15 @@ QLabel* status_label() {
   return l;
 }
 
+// A refusal in red, hidden until there is one.
+QLabel* error_label(const char* name) {
+  QLabel* l = status_label();
+  l->setObjectName(name);
+  l->setStyleSheet("color: #b00020;");
+  l->hide();
+  return l;
+}
+
 }  // namespace
 
 ManagedState query_managed_state(Targets& t) {
@@ -144,9 +153,34 @@ ConnectionResult test_redis_connection(const TargetsForm& f, std::shared_ptr<Tar
 TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWidget* parent)
     : QWidget(parent), targets_(std::move(targets)) {
   auto* top = new QVBoxLayout(this);
+  top->addWidget(buildManagedBox());
+  top->addWidget(buildPostgresBox());
+  top->addWidget(buildRedisBox());
+  apply_error_ = status_label();  // always there: empty when Apply worked
+  apply_error_->setStyleSheet("color: #b00020;");
+  apply_error_->setObjectName("applyError");
+  top->addWidget(apply_error_);
+  auto* buttons = new QHBoxLayout;
+  auto* apply = new QPushButton("Apply");
+  apply->setObjectName("targetsApply");
+  auto* revert = new QPushButton("Revert");
+  buttons->addStretch();
+  buttons->addWidget(revert);
+  buttons->addWidget(apply);
+  top->addLayout(buttons);
+  top->addStretch();
+  connect(apply, &QPushButton::clicked, this, &TargetsPage::applyRequested);
+  connect(revert, &QPushButton::clicked, this, &TargetsPage::revertRequested);
+  state_timer_ = new QTimer(this);
+  state_timer_->setInterval(3000);
+  connectUi();
+  setForm(TargetsForm{});
+  managed_status_->setText("…");
+}
 
-  auto* managed_box = new QGroupBox("Managed local servers");
-  auto* mb = new QVBoxLayout(managed_box);
+QGroupBox* TargetsPage::buildManagedBox() {
+  auto* box = new QGroupBox("Managed local servers");
+  auto* mb = new QVBoxLayout(box);
   auto* intro = new QLabel(
       "By default Perflab starts its own throwaway PostgreSQL and Redis on free loopback "
       "ports when an experiment first needs them, and stops them when it exits. Perflab only "
@@ -159,23 +193,17 @@ TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWid
   auto* refresh = new QPushButton("Refresh");
   connect(refresh, &QPushButton::clicked, this, &TargetsPage::refreshManagedState);
   mb->addWidget(refresh, 0, Qt::AlignLeft);
-  top->addWidget(managed_box);
+  return box;
+}
 
-  // PostgreSQL
-  auto* pg_box = new QGroupBox("PostgreSQL");
-  auto* pl = new QFormLayout(pg_box);
+QGroupBox* TargetsPage::buildPostgresBox() {
+  auto* box = new QGroupBox("PostgreSQL");
+  auto* pl = new QFormLayout(box);
   pg_managed_ = new QRadioButton("Managed (started by Perflab)");
   pg_external_ = new QRadioButton("External server");
   pg_managed_->setObjectName("pgManaged");
   pg_external_->setObjectName("pgExternal");
-  auto* pg_group = new QButtonGroup(this);
-  pg_group->addButton(pg_managed_);
-  pg_group->addButton(pg_external_);
-  auto* pg_mode = new QHBoxLayout;
-  pg_mode->addWidget(pg_managed_);
-  pg_mode->addWidget(pg_external_);
-  pg_mode->addStretch();
-  pl->addRow("Server:", pg_mode);
+  pl->addRow("Server:", mode_row(pg_managed_, pg_external_));
   pg_host_ = new QLineEdit;
   pg_port_ = new QSpinBox;
   pg_port_->setRange(1, 65535);
@@ -201,33 +229,24 @@ TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWid
   pl->addRow("SSL mode:", pg_sslmode_);
   pl->addRow("Conninfo:", pg_conninfo_);
   pl->addRow("Perflab's schema:", pg_schema_);
-  pg_schema_error_ = status_label();
-  pg_schema_error_->setObjectName("pgSchemaError");
-  pg_schema_error_->setStyleSheet("color: #b00020;");
-  pg_schema_error_->hide();
+  pg_schema_error_ = error_label("pgSchemaError");
   pl->addRow(QString(), pg_schema_error_);
   pg_test_ = new QPushButton("Test connection");
   pg_test_->setObjectName("pgTest");
   pg_status_ = status_label();
   pg_status_->setObjectName("pgStatus");
   pl->addRow(pg_test_, pg_status_);
-  top->addWidget(pg_box);
+  return box;
+}
 
-  // Redis
-  auto* redis_box = new QGroupBox("Redis");
-  auto* rl = new QFormLayout(redis_box);
+QGroupBox* TargetsPage::buildRedisBox() {
+  auto* box = new QGroupBox("Redis");
+  auto* rl = new QFormLayout(box);
   redis_managed_ = new QRadioButton("Managed (started by Perflab)");
   redis_external_ = new QRadioButton("External server(s)");
   redis_managed_->setObjectName("redisManaged");
   redis_external_->setObjectName("redisExternal");
-  auto* redis_group = new QButtonGroup(this);
-  redis_group->addButton(redis_managed_);
-  redis_group->addButton(redis_external_);
-  auto* redis_mode = new QHBoxLayout;
-  redis_mode->addWidget(redis_managed_);
-  redis_mode->addWidget(redis_external_);
-  redis_mode->addStretch();
-  rl->addRow("Server:", redis_mode);
+  rl->addRow("Server:", mode_row(redis_managed_, redis_external_));
   redis_host_ = new QLineEdit;
   redis_port_ = new QSpinBox;
   redis_port_->setRange(1, 65535);
@@ -246,68 +265,52 @@ TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWid
   rl->addRow("Password:", redis_password_);
   rl->addRow("Shard nodes:", redis_nodes_);
   rl->addRow("Perflab's key prefix:", redis_prefix_);
-  redis_prefix_error_ = status_label();
-  redis_prefix_error_->setObjectName("redisPrefixError");
-  redis_prefix_error_->setStyleSheet("color: #b00020;");
-  redis_prefix_error_->hide();
+  redis_prefix_error_ = error_label("redisPrefixError");
   rl->addRow(QString(), redis_prefix_error_);
   redis_test_ = new QPushButton("Test connection");
   redis_test_->setObjectName("redisTest");
   redis_status_ = status_label();
   redis_status_->setObjectName("redisStatus");
   rl->addRow(redis_test_, redis_status_);
-  top->addWidget(redis_box);
+  return box;
+}
 
-  apply_error_ = status_label();
-  apply_error_->setStyleSheet("color: #b00020;");
-  apply_error_->setObjectName("applyError");
-  top->addWidget(apply_error_);
-  auto* buttons = new QHBoxLayout;
-  auto* apply = new QPushButton("Apply");
-  apply->setObjectName("targetsApply");
-  auto* revert = new QPushButton("Revert");
-  buttons->addStretch();
-  buttons->addWidget(revert);
-  buttons->addWidget(apply);
-  top->addLayout(buttons);
-  top->addStretch();
+QHBoxLayout* TargetsPage::mode_row(QRadioButton* managed, QRadioButton* external) {
+  auto* group = new QButtonGroup(this);
+  group->addButton(managed);
+  group->addButton(external);
+  auto* row = new QHBoxLayout;
+  row->addWidget(managed);
+  row->addWidget(external);
+  row->addStretch();
+  return row;
+}
 
-  connect(apply, &QPushButton::clicked, this, &TargetsPage::applyRequested);
-  connect(revert, &QPushButton::clicked, this, &TargetsPage::revertRequested);
+void TargetsPage::connectUi() {
   connect(pg_test_, &QPushButton::clicked, this, &TargetsPage::testPostgres);
   connect(redis_test_, &QPushButton::clicked, this, &TargetsPage::testRedis);
   for (auto* b : {pg_managed_, pg_external_, redis_managed_, redis_external_})
     connect(b, &QRadioButton::toggled, this, &TargetsPage::updateEnabled);
   connect(pg_conninfo_, &QLineEdit::textChanged, this, &TargetsPage::updateEnabled);
   connect(redis_nodes_, &QLineEdit::textChanged, this, &TargetsPage::updateEnabled);
-
-  connect(&pg_watch_, &QFutureWatcher<ConnectionResult>::finished, this, [this] {
-    if (pg_watch_.property("generation").toInt() != pg_generation_) return;  // superseded
-    auto r = pg_watch_.result();
-    pg_status_->setText((r.ok ? "✔ " : "✘ ") + r.text);
-    pg_test_->setEnabled(true);
-    emit tested("postgres", r.ok, r.text);
-    refreshManagedState();
-  });
-  connect(&redis_watch_, &QFutureWatcher<ConnectionResult>::finished, this, [this] {
-    if (redis_watch_.property("generation").toInt() != redis_generation_) return;
-    auto r = redis_watch_.result();
-    redis_status_->setText((r.ok ? "✔ " : "✘ ") + r.text);
-    redis_test_->setEnabled(true);
-    emit tested("redis", r.ok, r.text);
-    refreshManagedState();
-  });
-  connect(&state_watch_, &QFutureWatcher<ManagedState>::finished, this, [this] {
-    QString text = describe_managed_state(state_watch_.result());
-    managed_status_->setText(text);
-    emit managedStateChanged(text);
-  });
-  state_timer_ = new QTimer(this);
-  state_timer_->setInterval(3000);
+  connect(&pg_watch_, &QFutureWatcher<ConnectionResult>::finished, this,
+          [this] { onTestAnswered(true); });
+  connect(&redis_watch_, &QFutureWatcher<ConnectionResult>::finished, this,
+          [this] { onTestAnswered(false); });
+  connect(&state_watch_, &QFutureWatcher<ManagedState>::finished, this,
+          [this] { managed_status_->setText(describe_managed_state(state_watch_.result())); });
   connect(state_timer_, &QTimer::timeout, this, &TargetsPage::refreshManagedState);
+}
 
-  setForm(TargetsForm{});
-  managed_status_->setText("…");
+void TargetsPage::onTestAnswered(bool pg) {
+  auto& watch = pg ? pg_watch_ : redis_watch_;
+  if (watch.property("generation").toInt() != (pg ? pg_generation_ : redis_generation_))
+    return;  // superseded
+  auto r = watch.result();
+  (pg ? pg_status_ : redis_status_)->setText((r.ok ? "✔ " : "✘ ") + r.text);
+  (pg ? pg_test_ : redis_test_)->setEnabled(true);
+  emit tested(pg ? "postgres" : "redis", r.ok, r.text);
+  refreshManagedState();
 }
 
 TargetsPage::~TargetsPage() {
@@ -446,17 +449,8 @@ void TargetsPage::testPostgres() {
 void TargetsPage::testRedis() {
   runTest("redis");
 }
-QString TargetsPage::postgresStatus() const {
-  return pg_status_->text();
-}
-QString TargetsPage::redisStatus() const {
-  return redis_status_->text();
-}
 QString TargetsPage::managedStatus() const {
   return managed_status_->text();
-}
-bool TargetsPage::testing() const {
-  return !pg_test_->isEnabled() || !redis_test_->isEnabled();
 }
 
 void TargetsPage::refreshManagedState() {

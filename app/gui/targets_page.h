@@ -11,6 +11,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QGroupBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -66,10 +68,7 @@ class TargetsPage : public QWidget {
   // Starts a test in the background; the answer lands in the status label and in tested().
   void testPostgres();
   void testRedis();
-  QString postgresStatus() const;
-  QString redisStatus() const;
   QString managedStatus() const;
-  bool testing() const;
   void refreshManagedState();
   // Waits for background tasks (window shutdown).
   void waitForBackground();
@@ -78,13 +77,19 @@ class TargetsPage : public QWidget {
   void applyRequested();
   void revertRequested();
   void tested(const QString& kind, bool ok, const QString& text);
-  void managedStateChanged(const QString& text);
 
  protected:
   void showEvent(QShowEvent* e) override;
   void hideEvent(QHideEvent* e) override;
 
  private:
+  // The constructor's parts; then connectUi() wires the buttons, fields and background answers.
+  QGroupBox* buildManagedBox();
+  QGroupBox* buildPostgresBox();
+  QGroupBox* buildRedisBox();
+  QHBoxLayout* mode_row(QRadioButton* managed, QRadioButton* external);  // one of the two
+  void connectUi();
+  void onTestAnswered(bool pg);
   void updateEnabled();
   void runTest(const QString& kind);
 
