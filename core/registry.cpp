@@ -1,9 +1,7 @@
 // The registry: every experiment Perflab has. Each experiment adds one line here.
-#include <memory>
-#include <vector>
+#include "registry.h"
 
 #include "caching/experiment.h"
-#include "common/experiment.h"
 #include "iolist/experiment.h"
 #include "sharding/experiment.h"
 

@@ -19,9 +19,10 @@
 #include "bench_command.h"
 #include "chart_command.h"
 #include "common/compare.h"
-#include "common/experiment.h"
 #include "common/report.h"
 #include "common/run_io.h"
+#include "registry.h"
+#include "runner/experiment.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
 

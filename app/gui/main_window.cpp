@@ -34,6 +34,7 @@
 #include "compare_page.h"
 #include "history_page.h"
 #include "param_form.h"
+#include "registry.h"
 #include "run_controller.h"
 #include "targets_page.h"
 #include "teaching.h"

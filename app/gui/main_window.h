@@ -1,15 +1,15 @@
 #pragma once
 // perflab's main window: experiments and their parameter forms, background runs with progress
 // and Stop, results (chart + table), history, compare, targets, teaching, export.
-// Thin: it drives perflab_core and perflab_charts and measures nothing itself.
+// Thin: it drives the core libraries and perflab_charts and measures nothing itself.
 #include <memory>
 
 #include <QElapsedTimer>
 #include <QMainWindow>
 
-#include "common/experiment.h"
 #include "gui_types.h"
 #include "run_history.h"
+#include "runner/experiment.h"
 #include "targets_settings.h"
 
 class QAction;

@@ -13,8 +13,8 @@
 #include <QObject>
 #include <QString>
 
-#include "common/experiment.h"
 #include "gui_types.h"
+#include "runner/experiment.h"
 #include "targets/targets.h"
 
 namespace perflab::gui {

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/endpoint.h"
 #include "sharding/proxy.h"
-#include "targets/redis.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // plus a cache-aside scenario (local → redis → postgres) over Zipf-distributed reads.
 #include <memory>
 
-#include "common/experiment.h"
+#include "runner/experiment.h"
 
 namespace perflab {
 

@@ -4,7 +4,7 @@
 // building micro-benchmark.
 #include <memory>
 
-#include "common/experiment.h"
+#include "runner/experiment.h"
 
 namespace perflab {
 

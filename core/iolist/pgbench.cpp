@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "common/experiment.h"
 #include "iolist/builders.h"
+#include "runner/experiment.h"
 #include "targets/managed.h"
 #include "targets/postgres.h"
 

@@ -3,7 +3,7 @@
 // (and twemproxy, and direct Redis), and the key distribution table (modula, ketama, jump).
 #include <memory>
 
-#include "common/experiment.h"
+#include "runner/experiment.h"
 
 namespace perflab {
 

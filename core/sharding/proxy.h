@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/endpoint.h"
 #include "sharding/resp.h"
-#include "targets/redis.h"
 
 namespace perflab::sharding {
 

@@ -11,22 +11,11 @@
 #include <variant>
 #include <vector>
 
+#include "common/endpoint.h"
+
 struct redisContext;
 
 namespace perflab {
-
-struct RedisEndpoint {
-  std::string host = "127.0.0.1";
-  int port = 6379;
-  std::string password;  // in memory only; never written anywhere
-  std::string address() const { return host + ":" + std::to_string(port); }  // no password
-};
-
-// Parses "host:port" (IPv6 as "[::1]:6379"; a bare "host" means port 6379); throws
-// std::invalid_argument with the reason.
-RedisEndpoint parse_redis_endpoint(const std::string& text);
-// Parses "h:p,h:p,..." (RedisSharding's --nodes form).
-std::vector<RedisEndpoint> parse_redis_nodes(const std::string& text);
 
 class RedisError : public std::runtime_error {
  public:

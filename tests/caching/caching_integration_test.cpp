@@ -9,8 +9,9 @@
 #include "caching/experiment.h"
 #include "caching/records.h"
 #include "caching/tiers.h"
-#include "common/experiment.h"
+#include "runner/experiment.h"
 #include "servers.h"
+#include "targets/ownership.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/targets.h"
@@ -260,4 +261,13 @@ TEST(CachingExperimentRun, StopKeepsWhatWasMeasuredAndCleansUp) {
   EXPECT_EQ(count_caching_tables(c, targets->config().pg_schema), 0);
   RedisClient r(targets->redis(1).nodes.at(0));
   EXPECT_TRUE(keys_matching(r, targets->config().redis_prefix + "caching:*").empty());
+}
+
+TEST(CachingPostgresTier, AUsersSchemaIsRefusedAndKeepsItsTables) {
+  PgConnection c(test::shared_targets().postgres().conninfo);
+  const std::string users = test::make_users_schema(c);
+  EXPECT_THROW(caching::PostgresTier::create_tables(c, users), TargetError);
+  caching::PostgresTier::drop_tables(c, users);  // not Perflab's: nothing is dropped
+  EXPECT_EQ(test::users_orders(c, users), "2");
+  c.exec("DROP SCHEMA " + pg_quote_ident(users) + " CASCADE");
 }

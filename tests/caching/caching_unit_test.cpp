@@ -266,8 +266,8 @@ TEST(CachingLocalTier, BudgetEvictsAndRejects) {
   EXPECT_EQ(t.stats().rejected, 1u);
 }
 
-TEST(CachingExperiment, IsRegisteredWithValidDefaults) {
-  auto e = make_experiment("caching");
+TEST(CachingExperiment, HasValidDefaults) {
+  auto e = make_caching_experiment();
   ASSERT_TRUE(e);
   EXPECT_EQ(e->id(), "caching");
   const Params p = Params::resolve(e->params());

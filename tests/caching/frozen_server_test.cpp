@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "caching/experiment.h"
-#include "common/experiment.h"
+#include "runner/experiment.h"
 #include "servers.h"
 #include "targets/managed.h"
 

@@ -4,6 +4,7 @@
 #include "iolist/builders.h"
 #include "iolist/event_store.h"
 #include "servers.h"
+#include "targets/ownership.h"
 #include "targets/postgres.h"
 
 using namespace perflab;
@@ -93,4 +94,12 @@ TEST(EventStoreSchema, StatementTextIsTheSameForInterpolateAndIoList) {
   EXPECT_EQ(store.statement_text(Builder::Interpolate, 100),
             store.statement_text(Builder::IoList, 100));
   EXPECT_NE(store.statement_text(Builder::Unnest, 100).find("unnest("), std::string::npos);
+}
+
+TEST(EventStoreSchema, AUsersSchemaIsRefusedAndKeepsItsTables) {
+  PgConnection c(test::shared_targets().postgres().conninfo);
+  const std::string users = test::make_users_schema(c);
+  EXPECT_THROW(reset_schema(c, users), TargetError);
+  EXPECT_EQ(test::users_orders(c, users), "2");
+  c.exec("DROP SCHEMA " + pg_quote_ident(users) + " CASCADE");
 }

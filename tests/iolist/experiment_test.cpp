@@ -4,9 +4,9 @@
 #include <chrono>
 #include <thread>
 
-#include "common/experiment.h"
 #include "common/run_io.h"
 #include "iolist/experiment.h"
+#include "runner/experiment.h"
 #include "servers.h"
 #include "targets/postgres.h"
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <thread>
 
-#include "common/experiment.h"
 #include "iolist/experiment.h"
+#include "runner/experiment.h"
 #include "servers.h"
 #include "targets/managed.h"
 

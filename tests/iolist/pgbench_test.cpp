@@ -9,10 +9,10 @@
 #include <iterator>
 #include <thread>
 
-#include "common/experiment.h"
 #include "iolist/event_store.h"
 #include "iolist/experiment.h"
 #include "iolist/pgbench.h"
+#include "runner/experiment.h"
 #include "servers.h"
 #include "targets/managed.h"
 #include "targets/postgres.h"

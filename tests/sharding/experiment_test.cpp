@@ -5,7 +5,7 @@
 #include <stop_token>
 #include <string_view>
 
-#include "common/experiment.h"
+#include "runner/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
 #include "targets/ownership.h"

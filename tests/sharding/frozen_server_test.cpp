@@ -6,7 +6,7 @@
 #include <chrono>
 #include <memory>
 
-#include "common/experiment.h"
+#include "runner/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
 #include "sharding/loadgen.h"

@@ -27,6 +27,19 @@ TargetsConfig isolated_pg(const std::string& schema) {
   return cfg;
 }
 
+std::string make_users_schema(PgConnection& c) {
+  const std::string name = unique_name("users");
+  const std::string q = pg_quote_ident(name);
+  c.exec("CREATE SCHEMA " + q + "; CREATE TABLE " + q + ".orders (id int); INSERT INTO " + q +
+         ".orders VALUES (1), (2)");
+  return name;
+}
+
+std::string users_orders(PgConnection& c, const std::string& schema) {
+  return std::string(
+      c.exec("SELECT count(*) FROM " + pg_quote_ident(schema) + ".orders").value(0, 0));
+}
+
 std::string unique_name(const std::string& base) {
   static std::atomic<int> counter{0};
   return base + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);

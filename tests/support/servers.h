@@ -36,6 +36,11 @@ Targets& shared_targets();
 // unique_name(...)): experiments that reset their schema cannot disturb one another.
 TargetsConfig isolated_pg(const std::string& schema);
 
+// A schema that is a user's, not Perflab's (no mark): a table orders with two rows, on the
+// shared PostgreSQL. Returns its name; users_orders() counts its rows; the test drops it.
+std::string make_users_schema(PgConnection& c);
+std::string users_orders(PgConnection& c, const std::string& schema);
+
 // A unique suffix for names a test creates (schemas, key prefixes), so tests never collide.
 std::string unique_name(const std::string& base);
 

@@ -1,4 +1,4 @@
-// core/targets without servers: redaction, quoting, endpoint parsing, configuration checks.
+// core/targets without servers: redaction, quoting, configuration checks.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -15,20 +15,6 @@
 #include "targets/targets.h"
 
 using namespace perflab;
-
-namespace {
-
-std::string invalid_argument_message(const std::string& text) {
-  try {
-    parse_redis_endpoint(text);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error for '" << text << "'";
-  return {};
-}
-
-}  // namespace
 
 TEST(TargetsRedact, KeyValueDropsPassword) {
   EXPECT_EQ(redact_conninfo("host=db.example user=alice password=hunter2 dbname=app"),
@@ -62,48 +48,6 @@ TEST(TargetsQuote, Ident) {
   EXPECT_EQ(pg_quote_ident("perflab"), "\"perflab\"");
   EXPECT_EQ(pg_quote_ident("my\"schema"), "\"my\"\"schema\"");
   EXPECT_EQ(pg_quote_ident(""), "\"\"");
-}
-
-TEST(TargetsRedisEndpoint, Parses) {
-  RedisEndpoint a = parse_redis_endpoint("10.0.0.5:7000");
-  EXPECT_EQ(a.host, "10.0.0.5");
-  EXPECT_EQ(a.port, 7000);
-  RedisEndpoint b = parse_redis_endpoint(" [::1]:6380 ");
-  EXPECT_EQ(b.host, "::1");
-  EXPECT_EQ(b.port, 6380);
-  RedisEndpoint c = parse_redis_endpoint("cache.local");
-  EXPECT_EQ(c.host, "cache.local");
-  EXPECT_EQ(c.port, 6379);
-  EXPECT_EQ(c.address(), "cache.local:6379");
-}
-
-TEST(TargetsRedisEndpoint, ClearErrors) {
-  EXPECT_NE(invalid_argument_message(":6379").find("empty host"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("").find("empty"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("h:0").find("out of range 1..65535"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("h:65536").find("out of range"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("h:http").find("not a number"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("h:").find("missing port"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("::1:6379").find("brackets"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("[::1:6379").find("missing ']'"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("[]:6379").find("empty host"), std::string::npos);
-  EXPECT_NE(invalid_argument_message("h:12x").find("'h:12x'"), std::string::npos);
-}
-
-TEST(TargetsRedisEndpoint, Nodes) {
-  auto nodes = parse_redis_nodes("127.0.0.1:7000, 127.0.0.1:7001,[::1]:7002");
-  ASSERT_EQ(nodes.size(), 3u);
-  EXPECT_EQ(nodes[1].port, 7001);
-  EXPECT_EQ(nodes[2].host, "::1");
-  EXPECT_THROW(parse_redis_nodes(""), std::invalid_argument);
-  EXPECT_THROW(parse_redis_nodes("a:1,,b:2"), std::invalid_argument);
-  EXPECT_THROW(parse_redis_nodes("a:1,"), std::invalid_argument);
-  try {
-    parse_redis_nodes("a:1,a:1");
-    FAIL() << "duplicate accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("a:1 is listed twice"), std::string::npos) << e.what();
-  }
 }
 
 TEST(TargetsManaged, FreeLoopbackPortIsBindable) {

@@ -1,5 +1,6 @@
 #pragma once
-// The experiment contract: one class behind one small interface, listed by the registry.
+// The experiment contract: one class behind one small interface, listed by the registry
+// (registry.h), and the runner that executes one: RunContext and execute().
 #include <functional>
 #include <map>
 #include <memory>
@@ -96,9 +97,5 @@ class DetailedError : public std::runtime_error {
 // also when a stop made a server operation give up), and always returns what was measured.
 Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
             const RunHooks& hooks, std::stop_token stop);
-
-// The registry: every experiment Perflab has (core/registry.cpp).
-std::vector<std::unique_ptr<Experiment>> all_experiments();
-std::unique_ptr<Experiment> make_experiment(const std::string& id);  // nullptr if unknown
 
 }  // namespace perflab

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "common/experiment.h"
+#include "runner/experiment.h"
 #include "targets/targets.h"
 
 using namespace perflab;

@@ -1,4 +1,4 @@
-#include "common/experiment.h"
+#include "runner/experiment.h"
 
 #include <algorithm>
 #include <exception>

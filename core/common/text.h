@@ -1,0 +1,20 @@
+#pragma once
+// Small text helpers shared by every area: one home for each.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perflab {
+
+// Without leading and trailing white space.
+std::string trim(std::string_view s);
+// The comma-separated items of `s`, each trimmed, in order; empty items are kept (a caller that
+// does not accept them says so). An empty or blank `s` gives no items.
+std::vector<std::string> split_commas(std::string_view s);
+// The items joined by `sep`.
+std::string join(const std::vector<std::string>& items, std::string_view sep = ",");
+// ASCII case conversion.
+std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
+
+}  // namespace perflab
