@@ -60,17 +60,9 @@ std::string usage() {
 int cmd_list() {
   for (const auto& e : all_experiments()) {
     std::cout << e->id() << " — " << e->title() << "\n  " << e->purpose() << "\n";
-    for (const auto& s : e->params()) {
-      std::cout << "    --param " << s.name << "=" << s.default_value << "  (" << to_string(s.type);
-      if (s.min || s.max)
-        std::cout << ", " << (s.min ? param_bound_text(*s.min) : "") << ".."
-                  << (s.max ? param_bound_text(*s.max) : "");
-      if (!s.choices.empty()) {
-        std::cout << ", of:";
-        for (const auto& c : s.choices) std::cout << " " << c;
-      }
-      std::cout << ")  " << s.help << "\n";
-    }
+    for (const auto& s : e->params())
+      std::cout << "    --param " << s.name << "=" << s.default_value << "  (" << describe_param(s)
+                << ")  " << s.help << "\n";
     std::cout << "\n";
   }
   return kExitOk;

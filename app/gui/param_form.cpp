@@ -15,6 +15,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "common/text.h"
+
 namespace perflab::gui {
 
 namespace {
@@ -27,27 +29,7 @@ bool fits_int(const ParamSpec& s) {
   return s.min && s.max && *s.min >= INT_MIN && *s.max <= INT_MAX;
 }
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text + ",") {
-    if (c == ',') {
-      auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
-      if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
-
-bool is_multi_choice(const ParamSpec& spec) {
-  return spec.type == ParamType::Choice && (spec.default_value.find(',') != std::string::npos ||
-                                            spec.help.find("subset") != std::string::npos);
-}
 
 ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
   auto* v = new QVBoxLayout(this);
@@ -93,27 +75,28 @@ void ParamForm::setSpecs(const std::vector<ParamSpec>& specs) {
         w = cb;
         break;
       }
-      case ParamType::Choice:
-        if (is_multi_choice(spec)) {
-          auto* box = new QWidget;
-          auto* grid = new QGridLayout(box);
-          grid->setContentsMargins(0, 0, 0, 0);
-          int i = 0;
-          for (const auto& c : spec.choices) {
-            auto* cb = new QCheckBox(q(c));
-            cb->setObjectName(q("choice_" + c));
-            connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
-            grid->addWidget(cb, i / 3, i % 3);
-            ++i;
-          }
-          w = box;
-        } else {
-          auto* combo = new QComboBox;
-          for (const auto& c : spec.choices) combo->addItem(q(c));
-          connect(combo, &QComboBox::currentIndexChanged, this, &ParamForm::changed);
-          w = combo;
+      case ParamType::SubsetOf: {  // a check box per choice
+        auto* box = new QWidget;
+        auto* grid = new QGridLayout(box);
+        grid->setContentsMargins(0, 0, 0, 0);
+        int i = 0;
+        for (const auto& c : spec.choices) {
+          auto* cb = new QCheckBox(q(c));
+          cb->setObjectName(q("choice_" + c));
+          connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
+          grid->addWidget(cb, i / 3, i % 3);
+          ++i;
         }
+        w = box;
         break;
+      }
+      case ParamType::OneOf: {
+        auto* combo = new QComboBox;
+        for (const auto& c : spec.choices) combo->addItem(q(c));
+        connect(combo, &QComboBox::currentIndexChanged, this, &ParamForm::changed);
+        w = combo;
+        break;
+      }
       case ParamType::String:
       case ParamType::IntList:
         break;
@@ -131,11 +114,8 @@ void ParamForm::setSpecs(const std::vector<ParamSpec>& specs) {
     }
     w->setObjectName(q("param_" + spec.name));
     QString help = q(spec.help);
-    if (spec.min || spec.max) {
-      help += QString(" [%1 … %2]")
-                  .arg(spec.min ? QString::number(*spec.min, 'g', 15) : "")
-                  .arg(spec.max ? QString::number(*spec.max, 'g', 15) : "");
-    }
+    if (const std::string range = param_range_text(spec); !range.empty())
+      help += " [" + q(range) + "]";
     w->setToolTip(help);
     f.widget = w;
     set_text(f, spec.default_value);
@@ -190,7 +170,7 @@ void ParamForm::set_text(Field& f, const std::string& text) {
     le->setText(q(text));
     check(f);
   } else {
-    auto items = split(text);
+    const auto items = split_commas(text);
     for (auto* cb : w->findChildren<QCheckBox*>()) {
       QSignalBlocker b(cb);
       cb->setChecked(std::find(items.begin(), items.end(), cb->text().toStdString()) !=

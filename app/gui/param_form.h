@@ -1,7 +1,7 @@
 #pragma once
-// A parameter form generated from an experiment's ParamSpecs: a widget per type, ranges
-// enforced as the person types (spin boxes, or live validation against the spec), help beside
-// each field, and "Restore defaults".
+// A parameter form generated from an experiment's ParamSpecs: a widget per type (a combo box
+// for one-of, a check box per choice for subset-of), ranges enforced as the person types (spin
+// boxes, or live validation against the spec), help beside each field, and "Restore defaults".
 #include <map>
 #include <string>
 #include <vector>
@@ -47,8 +47,5 @@ class ParamForm : public QWidget {
   std::vector<Field> fields_;
   QFormLayout* layout_;
 };
-
-// Is this Choice spec a comma-separated subset (check boxes) rather than one choice?
-bool is_multi_choice(const ParamSpec& spec);
 
 }  // namespace perflab::gui

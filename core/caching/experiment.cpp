@@ -28,19 +28,6 @@ constexpr std::size_t kMiB = 1024 * 1024;
 constexpr std::int64_t kListGroup = 1;
 const char* kWorkloads[] = {"document", "list"};
 
-std::vector<std::string> split_unique(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    std::size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    std::string item = s.substr(start, end - start);
-    if (!item.empty() && std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
-    start = end + 1;
-  }
-  return out;
-}
-
 // What one (workload, tier, encoding) cell measured.
 struct Cell {
   double wall_us = 0;                   // median per get
@@ -152,16 +139,16 @@ class CachingExperiment : public Experiment {
                  "keep getting at least this long per cell so the server's CPU counter "
                  "(10 ms ticks) has enough to count"});
     v.push_back({"tiers",
-                 ParamType::Choice,
+                 ParamType::SubsetOf,
                  "postgres,redis,local",
                  std::nullopt,
                  std::nullopt,
                  {"postgres", "redis", "local"},
-                 "comma-separated subset of tiers: postgres (datastore), redis (memcache), local "
+                 "tiers: postgres (datastore), redis (memcache), local "
                  "(in-process LRU)"});
-    v.push_back({"encodings", ParamType::Choice, "native,protobuf,protobuf+zlib", std::nullopt,
+    v.push_back({"encodings", ParamType::SubsetOf, "native,protobuf,protobuf+zlib", std::nullopt,
                  std::nullopt, encoding_names(),
-                 "comma-separated subset: native (objects locally, JSON remotely, rows in "
+                 "encodings: native (objects locally, JSON remotely, rows in "
                  "PostgreSQL), protobuf, protobuf+zlib"});
     v.push_back({"zlib_level", ParamType::Int, "6", 0, 9, {}, "zlib compression level (0-9)"});
     v.push_back({"local_budget_mb",
@@ -220,11 +207,11 @@ class CachingExperiment : public Experiment {
   }
 
   TargetNeeds needs(const Params& p) const override {
-    const std::vector<std::string> tiers = split_unique(p.get_string("tiers"));
+    const std::vector<std::string> tiers = p.get_subset("tiers");
     auto has_tier = [&](const char* t) {
       return std::find(tiers.begin(), tiers.end(), t) != tiers.end();
     };
-    const bool aside = p.get_int("aside_reads") > 0 && !p.get_string("encodings").empty();
+    const bool aside = p.get_int("aside_reads") > 0;  // encodings: never an empty subset
     return {has_tier("postgres") || aside, (has_tier("redis") || aside) ? 1u : 0u};
   }
 
@@ -237,9 +224,9 @@ class CachingExperiment : public Experiment {
 
 void CachingExperiment::run(RunContext& ctx) {
   const Params& P = ctx.params();
-  const std::vector<std::string> tiers = split_unique(P.get_string("tiers"));
+  const std::vector<std::string> tiers = P.get_subset("tiers");
   std::vector<Encoding> encodings;
-  for (const auto& e : split_unique(P.get_string("encodings"))) {
+  for (const auto& e : P.get_subset("encodings")) {
     auto enc = encoding_from_string(e);
     if (!enc) throw ParamError("parameter 'encodings': unknown encoding '" + e + "'");
     encodings.push_back(*enc);

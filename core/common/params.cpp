@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/text.h"
+
 namespace perflab {
 
 const char* to_string(ParamType t) {
@@ -18,36 +20,60 @@ const char* to_string(ParamType t) {
       return "bool";
     case ParamType::String:
       return "string";
-    case ParamType::Choice:
-      return "choice";
+    case ParamType::OneOf:
+      return "one-of";
+    case ParamType::SubsetOf:
+      return "subset-of";
     case ParamType::IntList:
       return "int-list";
   }
   return "?";
 }
 
-namespace {
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
+std::string format_bound(double v) {
+  if (std::isfinite(v) && v == std::trunc(v) && std::abs(v) < 9.2e18)
+    return std::to_string(static_cast<long long>(v));
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
 }
 
-std::string fmt_bound(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
+std::string param_range_text(const ParamSpec& spec) {
+  if (spec.min && spec.max) return format_bound(*spec.min) + ".." + format_bound(*spec.max);
+  if (spec.min) return ">= " + format_bound(*spec.min);
+  if (spec.max) return "<= " + format_bound(*spec.max);
+  return {};
+}
+
+std::string describe_param(const ParamSpec& spec) {
+  const std::string range = param_range_text(spec);
+  switch (spec.type) {
+    case ParamType::OneOf:
+      return "one of: " + join(spec.choices, " | ");
+    case ParamType::SubsetOf:
+      return "subset of: " + join(spec.choices, ", ");
+    case ParamType::IntList:
+      return range.empty() ? "int-list" : "int-list, each " + range;
+    default:
+      return range.empty() ? to_string(spec.type)
+                           : std::string(to_string(spec.type)) + ", " + range;
+  }
+}
+
+namespace {
+
+[[noreturn]] void fail(const ParamSpec& spec, const std::string& why) {
+  throw ParamError("parameter '" + spec.name + "': " + why);
 }
 
 void check_range(const ParamSpec& spec, double v, const std::string& text) {
   if ((spec.min && v < *spec.min) || (spec.max && v > *spec.max)) {
     std::string range = "[";
-    range += spec.min ? fmt_bound(*spec.min) : "-inf";
+    range += spec.min ? format_bound(*spec.min) : "-inf";
     range += ", ";
-    range += spec.max ? fmt_bound(*spec.max) : "inf";
+    range += spec.max ? format_bound(*spec.max) : "inf";
     range += ']';
-    throw ParamError("parameter '" + spec.name + "': " + text + " is outside " + range);
+    fail(spec, text + " is outside " + range);
   }
 }
 
@@ -57,9 +83,18 @@ std::int64_t parse_int(const ParamSpec& spec, const std::string& text) {
   const char* e = b + text.size();
   auto [p, ec] = std::from_chars(b, e, v);
   if (ec != std::errc() || p != e || text.empty())
-    throw ParamError("parameter '" + spec.name + "': '" + text + "' is not a whole number");
+    fail(spec, "'" + text + "' is not a whole number");
   check_range(spec, static_cast<double>(v), text);
   return v;
+}
+
+// The spec's spelling of one choice, matched without regard to case.
+const std::string& match_choice(const ParamSpec& spec, const std::string& item) {
+  const std::string want = to_lower(item);
+  for (const auto& c : spec.choices)
+    if (to_lower(c) == want) return c;
+  if (item.empty()) fail(spec, "empty choice (one of: " + join(spec.choices, ", ") + ")");
+  fail(spec, "'" + item + "' is not one of: " + join(spec.choices, ", "));
 }
 
 }  // namespace
@@ -78,7 +113,7 @@ std::string validate_param(const ParamSpec& spec, const std::string& raw) {
         used = 0;
       }
       if (text.empty() || used != text.size() || !std::isfinite(v))
-        throw ParamError("parameter '" + spec.name + "': '" + text + "' is not a number");
+        fail(spec, "'" + text + "' is not a number");
       check_range(spec, v, text);
       std::ostringstream o;
       o.precision(17);
@@ -86,110 +121,91 @@ std::string validate_param(const ParamSpec& spec, const std::string& raw) {
       return o.str();
     }
     case ParamType::Bool: {
-      std::string t = text;
-      std::transform(t.begin(), t.end(), t.begin(),
-                     [](unsigned char c) { return std::tolower(c); });
+      const std::string t = to_lower(text);
       if (t == "1" || t == "true" || t == "yes" || t == "on") return "true";
       if (t == "0" || t == "false" || t == "no" || t == "off") return "false";
-      throw ParamError("parameter '" + spec.name + "': '" + text + "' is not true or false");
+      fail(spec, "'" + text + "' is not true or false");
     }
     case ParamType::String:
       return text;
-    case ParamType::Choice: {
-      // A choice may also be a comma-separated subset when the spec's help says so; the
-      // canonical form keeps the given order. Single choices are the common case.
-      std::string out;
-      std::stringstream ss(text);
-      std::string item;
-      int count = 0;
-      while (std::getline(ss, item, ',')) {
-        item = trim(item);
-        if (std::find(spec.choices.begin(), spec.choices.end(), item) == spec.choices.end()) {
-          std::string all;
-          for (const auto& c : spec.choices) all += (all.empty() ? "" : ", ") + c;
-          throw ParamError("parameter '" + spec.name + "': '" + item + "' is not one of: " + all);
-        }
-        out += (count++ ? "," : "") + item;
+    case ParamType::OneOf:
+      if (text.find(',') != std::string::npos)
+        fail(spec, "'" + text + "': give one of: " + join(spec.choices, ", "));
+      return match_choice(spec, text);
+    case ParamType::SubsetOf: {
+      std::vector<std::string> picked;
+      for (const auto& item : split_commas(text)) {
+        const std::string& c = match_choice(spec, item);
+        if (std::find(picked.begin(), picked.end(), c) == picked.end()) picked.push_back(c);
       }
-      if (count == 0) throw ParamError("parameter '" + spec.name + "': empty choice");
-      return out;
+      if (picked.empty()) fail(spec, "give at least one of: " + join(spec.choices, ", "));
+      return join(picked);
     }
     case ParamType::IntList: {
-      std::string out;
-      std::stringstream ss(text);
-      std::string item;
-      int count = 0;
-      while (std::getline(ss, item, ',')) {
-        if (count++) out += ',';
-        out += std::to_string(parse_int(spec, trim(item)));
-      }
-      if (count == 0) throw ParamError("parameter '" + spec.name + "': empty list");
-      return out;
+      std::vector<std::string> out;
+      for (const auto& item : split_commas(text))
+        out.push_back(std::to_string(parse_int(spec, item)));
+      if (out.empty()) fail(spec, "empty list");
+      return join(out);
     }
   }
-  throw ParamError("parameter '" + spec.name + "': unknown type");
+  fail(spec, "unknown type");
 }
 
 Params Params::resolve(const std::vector<ParamSpec>& specs,
                        const std::map<std::string, std::string>& overrides) {
   Params p;
-  for (const auto& s : specs) p.values_[s.name] = validate_param(s, s.default_value);
+  for (const auto& s : specs) {
+    p.values_[s.name] = validate_param(s, s.default_value);
+    p.types_[s.name] = s.type;
+  }
   for (const auto& [name, text] : overrides) {
     auto it = std::find_if(specs.begin(), specs.end(),
                            [&](const ParamSpec& s) { return s.name == name; });
     if (it == specs.end()) {
-      std::string all;
-      for (const auto& s : specs) all += (all.empty() ? "" : ", ") + s.name;
-      throw ParamError("unknown parameter '" + name + "' (known: " + all + ")");
+      std::vector<std::string> known;
+      for (const auto& s : specs) known.push_back(s.name);
+      throw ParamError("unknown parameter '" + name + "' (known: " + join(known, ", ") + ")");
     }
     p.values_[name] = validate_param(*it, text);
   }
   return p;
 }
 
-namespace {
-const std::string& lookup(const std::map<std::string, std::string>& m, const std::string& name) {
-  auto it = m.find(name);
-  if (it == m.end()) throw ParamError("no parameter '" + name + "'");
+const std::string& Params::value(const std::string& name, ParamType want) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw ParamError("no parameter '" + name + "'");
+  const ParamType have = types_.at(name);
+  if (have != want)
+    throw ParamError("parameter '" + name + "' is " + to_string(have) + ", not " + to_string(want));
   return it->second;
 }
-}  // namespace
 
 std::int64_t Params::get_int(const std::string& name) const {
-  return std::stoll(lookup(values_, name));
+  return std::stoll(value(name, ParamType::Int));
 }
 double Params::get_double(const std::string& name) const {
-  return std::stod(lookup(values_, name));
+  return std::stod(value(name, ParamType::Double));
 }
 bool Params::get_bool(const std::string& name) const {
-  return lookup(values_, name) == "true";
+  return value(name, ParamType::Bool) == "true";
 }
 const std::string& Params::get_string(const std::string& name) const {
-  return lookup(values_, name);
+  auto it = values_.find(name);
+  if (it == values_.end()) throw ParamError("no parameter '" + name + "'");
+  return it->second;
+}
+const std::string& Params::get_choice(const std::string& name) const {
+  return value(name, ParamType::OneOf);
+}
+std::vector<std::string> Params::get_subset(const std::string& name) const {
+  return split_commas(value(name, ParamType::SubsetOf));
 }
 std::vector<std::int64_t> Params::get_int_list(const std::string& name) const {
   std::vector<std::int64_t> out;
-  std::stringstream ss(lookup(values_, name));
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(std::stoll(item));
+  for (const auto& item : split_commas(value(name, ParamType::IntList)))
+    out.push_back(std::stoll(item));
   return out;
-}
-
-std::vector<std::string> Params::get_list(const std::string& name) const {
-  std::vector<std::string> out;
-  std::stringstream ss(lookup(values_, name));
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  return out;
-}
-
-std::string param_bound_text(double v) {
-  char buf[64];
-  if (v == std::floor(v) && std::abs(v) < 1e17)
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  else
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
 }
 
 }  // namespace perflab

@@ -10,9 +10,17 @@
 
 namespace perflab {
 
-enum class ParamType { Int, Double, Bool, String, Choice, IntList };
+enum class ParamType {
+  Int,
+  Double,
+  Bool,
+  String,
+  OneOf,     // exactly one of the spec's choices
+  SubsetOf,  // a comma-separated, non-empty subset of the choices (in the order given)
+  IntList,
+};
 
-const char* to_string(ParamType t);
+const char* to_string(ParamType t);  // "int", "double", "bool", "string", "one-of", ...
 
 struct ParamSpec {
   std::string name;  // identifier: letters, digits, '_'
@@ -20,7 +28,7 @@ struct ParamSpec {
   std::string default_value;  // textual form, valid for the type
   std::optional<double> min;  // inclusive bounds for Int, Double and every IntList element
   std::optional<double> max;
-  std::vector<std::string> choices;  // for Choice: one of them, or a comma-separated subset
+  std::vector<std::string> choices;  // for OneOf and SubsetOf
   std::string help;                  // one line for a person
 };
 
@@ -39,23 +47,36 @@ class Params {
   static Params resolve(const std::vector<ParamSpec>& specs,
                         const std::map<std::string, std::string>& overrides = {});
 
+  // Typed values. Asking for a parameter that does not exist, or as a type it does not have,
+  // throws ParamError (an experiment's mistake, caught by its tests).
   std::int64_t get_int(const std::string& name) const;
   double get_double(const std::string& name) const;
   bool get_bool(const std::string& name) const;
-  const std::string& get_string(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;  // the canonical text, any type
+  const std::string& get_choice(const std::string& name) const;  // OneOf
+  std::vector<std::string> get_subset(const std::string& name) const;  // SubsetOf, in order
   std::vector<std::int64_t> get_int_list(const std::string& name) const;
-  std::vector<std::string> get_list(const std::string& name) const;  // comma-separated items
 
   const std::map<std::string, std::string>& values() const { return values_; }
 
  private:
+  const std::string& value(const std::string& name, ParamType want) const;
   std::map<std::string, std::string> values_;
+  std::map<std::string, ParamType> types_;
 };
 
-// A bound of a spec as a person reads it: "0.2", "600", "1000000000000000".
-std::string param_bound_text(double v);
-
 // Validates one textual value against a spec; returns the canonical text or throws ParamError.
+// Choices match without regard to case and come back spelt as in the spec; a subset keeps the
+// order given and drops repeats.
 std::string validate_param(const ParamSpec& spec, const std::string& text);
+
+// A bound as a person reads it: whole numbers in full (9007199254740992, not 9.00719925474099e+15),
+// others in the shortest form that reads back the same (0.2).
+std::string format_bound(double v);
+// The allowed range: "1..8191", ">= 0", "<= 5", or "" without bounds.
+std::string param_range_text(const ParamSpec& spec);
+// What a value may be, for `perflab-cli list` and tooltips: "int, 1..8191", "one of: sweep | seed",
+// "subset of: build, append, pgbench, read", "int-list, each 1..200", "bool".
+std::string describe_param(const ParamSpec& spec);
 
 }  // namespace perflab

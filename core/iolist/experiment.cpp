@@ -166,20 +166,20 @@ class IoListExperiment final : public Experiment {
     for (const auto& b : builders) all_builders += (all_builders.empty() ? "" : ",") + b;
     return {
         {"benchmarks",
-         ParamType::Choice,
+         ParamType::SubsetOf,
          "build,append,pgbench,read",
          {},
          {},
          {"build", "append", "pgbench", "read"},
-         "which benchmarks to run (comma-separated subset); pgbench: PostgreSQL's own load tool "
+         "which benchmarks to run; pgbench: PostgreSQL's own load tool "
          "running the same append transaction, as a peer"},
         {"builders",
-         ParamType::Choice,
+         ParamType::SubsetOf,
          all_builders,
          {},
          {},
          builders,
-         "statement builders to compare (comma-separated subset)"},
+         "statement builders to compare"},
         {"events",
          ParamType::Int,
          "100",
@@ -225,7 +225,7 @@ class IoListExperiment final : public Experiment {
   }
 
   TargetNeeds needs(const Params& p) const override {
-    const auto benches = p.get_list("benchmarks");
+    const auto benches = p.get_subset("benchmarks");
     return {std::any_of(benches.begin(), benches.end(),
                         [](const std::string& b) { return b != "build"; }),
             0};
@@ -233,12 +233,12 @@ class IoListExperiment final : public Experiment {
 
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();
-    const auto benches = p.get_list("benchmarks");
+    const auto benches = p.get_subset("benchmarks");
     auto has = [&](const char* b) {
       return std::find(benches.begin(), benches.end(), b) != benches.end();
     };
     std::vector<Builder> builders;
-    for (const auto& b : p.get_list("builders")) builders.push_back(builder_from_string(b));
+    for (const auto& b : p.get_subset("builders")) builders.push_back(builder_from_string(b));
     const auto events = static_cast<std::size_t>(p.get_int("events"));
     const auto reps = static_cast<int>(p.get_int("repetitions"));
     const auto warmup = static_cast<int>(p.get_int("warmup"));

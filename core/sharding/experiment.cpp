@@ -14,10 +14,10 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "common/stats.h"
+#include "common/text.h"
 #include "sharding/loadgen.h"
 #include "sharding/proxy.h"
 #include "sharding/routing.h"
@@ -65,15 +65,22 @@ const std::vector<Variant>& all_variants() {
   return v;
 }
 
-std::vector<std::string> split_list(const std::string& s) {
+std::vector<std::string> variant_tokens() {
   std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
-  }
+  for (const auto& v : all_variants()) out.push_back(v.token);
+  return out;
+}
+
+const Variant& variant(const std::string& token) {
+  for (const auto& v : all_variants())
+    if (v.token == token) return v;
+  throw std::invalid_argument("unknown variant '" + token + "'");
+}
+
+std::vector<std::string> test_tokens() {
+  std::vector<std::string> out;
+  for (BenchTest t : {BenchTest::Set, BenchTest::Get, BenchTest::Mset, BenchTest::Mget})
+    out.push_back(to_lower(to_string(t)));
   return out;
 }
 
@@ -210,7 +217,7 @@ class ShardingExperiment : public Experiment {
   std::vector<ParamSpec> params() const override {
     return {
         {"preset",
-         ParamType::Choice,
+         ParamType::OneOf,
          "sweep",
          {},
          {},
@@ -232,12 +239,12 @@ class ShardingExperiment : public Experiment {
          {},
          "requests per point (-n); a point also ends at its time budget"},
         {"tests",
-         ParamType::String,
+         ParamType::SubsetOf,
          "set,get,mset",
          {},
          {},
-         {},
-         "comma-separated tests: set, get, mset, mget (MSET/MGET of 10 keys)"},
+         test_tokens(),
+         "load generator tests (MSET/MGET of 10 keys)"},
         {"keyspace",
          ParamType::Int,
          "100000",
@@ -254,13 +261,12 @@ class ShardingExperiment : public Experiment {
          {},
          "managed Redis nodes behind the proxy (configured nodes: all of them)"},
         {"variants",
-         ParamType::String,
+         ParamType::SubsetOf,
          "direct,coalesced+nodelay,coalesced,per-reply+nodelay,per-reply,twemproxy",
          {},
          {},
-         {},
-         "lines of the sweep: direct, coalesced+nodelay, coalesced, per-reply+nodelay, "
-         "per-reply, twemproxy (when nutcracker is installed)"},
+         variant_tokens(),
+         "lines of the sweep (twemproxy when nutcracker is installed)"},
         {"repeat",
          ParamType::Int,
          "3",
@@ -291,34 +297,16 @@ class ShardingExperiment : public Experiment {
 
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();
-    // Validate everything before touching a server.
+    // Every parameter was validated against its spec before the run started.
     std::vector<BenchTest> tests;
-    for (const auto& t : split_list(p.get_string("tests"))) {
-      try {
-        BenchTest bt = parse_bench_test(t);
-        if (std::find(tests.begin(), tests.end(), bt) == tests.end()) tests.push_back(bt);
-      } catch (const std::invalid_argument& e) {
-        throw ParamError(std::string("tests: ") + e.what());
-      }
-    }
-    if (tests.empty()) throw ParamError("tests: no test given");
+    for (const auto& t : p.get_subset("tests")) tests.push_back(parse_bench_test(t));
     std::vector<Variant> variants;
-    for (const auto& t : split_list(p.get_string("variants"))) {
-      auto it = std::find_if(all_variants().begin(), all_variants().end(),
-                             [&](const Variant& v) { return v.token == t; });
-      if (it == all_variants().end())
-        throw ParamError("variants: unknown variant '" + t +
-                         "' (direct, coalesced+nodelay, coalesced, per-reply+nodelay, per-reply, "
-                         "twemproxy)");
-      variants.push_back(*it);
-    }
-    if (variants.empty()) throw ParamError("variants: none given");
-    std::vector<std::int64_t> depths = p.get_string("preset") == "seed"
+    for (const auto& token : p.get_subset("variants")) variants.push_back(variant(token));
+    std::vector<std::int64_t> depths = p.get_choice("preset") == "seed"
                                            ? std::vector<std::int64_t>{1, 2}
                                            : p.get_int_list("depths");
     std::sort(depths.begin(), depths.end());
     depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
-    if (depths.empty()) throw ParamError("depths: none given");
 
     distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
     ctx.check_stop();
@@ -380,7 +368,7 @@ class ShardingExperiment : public Experiment {
 
     for (BenchTest t : tests) {
       Group g;
-      g.id = std::string("sweep_") + lower(to_string(t));
+      g.id = std::string("sweep_") + to_lower(to_string(t));
       g.title = bench_title(t) + " through the proxy, by pipeline depth";
       g.unit = "req/s";
       g.x_label = "pipeline depth (-P)";
@@ -453,7 +441,7 @@ class ShardingExperiment : public Experiment {
             pt.extra[name] = name == "max_ms" ? *std::max_element(vals.begin(), vals.end())
                                               : quantile(vals, 0.5);
           rps[key(t, d, variants[vi].token)] = quantile(pt.samples, 0.5);
-          ctx.add_point(std::string("sweep_") + lower(to_string(t)), variants[vi].series,
+          ctx.add_point(std::string("sweep_") + to_lower(to_string(t)), variants[vi].series,
                         std::move(pt));
         }
       }
@@ -471,13 +459,13 @@ class ShardingExperiment : public Experiment {
         return ia->second / ib->second;
       };
       if (auto r = ratio(2, "per-reply", "coalesced+nodelay"))
-        ctx.add_finding({"collapse_p2." + lower(to_string(t)),
+        ctx.add_finding({"collapse_p2." + to_lower(to_string(t)),
                          bench_title(t) +
                              " at -P 2: per-reply without TCP_NODELAY / coalesced+nodelay "
                              "(article: lazy / strict RedisSharding)",
                          *r, article});
       if (auto r = ratio(2, "coalesced", "coalesced+nodelay"))
-        ctx.add_finding({"coalesced_no_nodelay_p2." + lower(to_string(t)),
+        ctx.add_finding({"coalesced_no_nodelay_p2." + to_lower(to_string(t)),
                          bench_title(t) +
                              " at -P 2: coalesced without TCP_NODELAY / coalesced+nodelay (the "
                              "replies of one batch come from several nodes, in several loop "
@@ -485,12 +473,12 @@ class ShardingExperiment : public Experiment {
                          *r, std::nullopt});
       for (std::int64_t d : {1, 16})
         if (auto r = ratio(d, "coalesced+nodelay", "twemproxy"))
-          ctx.add_finding({"vs_twemproxy_p" + std::to_string(d) + "." + lower(to_string(t)),
+          ctx.add_finding({"vs_twemproxy_p" + std::to_string(d) + "." + to_lower(to_string(t)),
                            bench_title(t) + " at -P " + std::to_string(d) +
                                ": proxy coalesced+nodelay / twemproxy",
                            *r, std::nullopt});
       if (auto r = ratio(1, "coalesced+nodelay", "direct"))
-        ctx.add_finding({"vs_direct_p1." + lower(to_string(t)),
+        ctx.add_finding({"vs_direct_p1." + to_lower(to_string(t)),
                          bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", *r,
                          std::nullopt});
     }
@@ -498,10 +486,6 @@ class ShardingExperiment : public Experiment {
   }
 
  private:
-  static std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  }
   static std::string key(BenchTest t, std::int64_t d, const std::string& v) {
     return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
   }

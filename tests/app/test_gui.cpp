@@ -326,6 +326,30 @@ class GuiTest : public QObject {
       QCOMPARE(form->values()[s.name], validate_param(s, s.default_value));
   }
 
+  void parameterFormBuildsChoicesFromTheType() {
+    // Check boxes for a subset, whatever its help says and however few its default holds; a
+    // combo box for one of.
+    ParamForm form;
+    form.setSpecs({{"pick", ParamType::SubsetOf, "b", {}, {}, {"a", "b", "c"}, "what to run"},
+                   {"mode", ParamType::OneOf, "y", {}, {}, {"x", "y"}, "how"}});
+    QWidget* pick = form.field("pick");
+    QVERIFY(pick);
+    QCOMPARE(pick->findChildren<QCheckBox*>().size(), 3);
+    QVERIFY(qobject_cast<QComboBox*>(form.field("mode")));
+    QCOMPARE(form.values()["pick"], std::string("b"));
+    form.setValues({{"pick", "c, A"}, {"mode", "x"}});
+    QCOMPARE(form.values()["pick"], std::string("a,c"));  // the check boxes' order
+    QCOMPARE(form.values()["mode"], std::string("x"));
+    pick->findChild<QCheckBox*>("choice_a")->setChecked(false);
+    pick->findChild<QCheckBox*>("choice_c")->setChecked(false);
+    QVERIFY(form.validationError().contains("pick"));  // an empty subset is refused
+    // The sharding experiment's tests and variants are subsets too.
+    QVERIFY(w_->selectExperiment("sharding"));
+    QCOMPARE(w_->paramForm()->field("tests")->findChildren<QCheckBox*>().size(), 4);
+    QCOMPARE(w_->paramForm()->field("variants")->findChildren<QCheckBox*>().size(), 6);
+    QVERIFY(qobject_cast<QComboBox*>(w_->paramForm()->field("preset")));
+  }
+
   void runSmallIolistThroughTheWindow() {
     QVERIFY(w_->selectExperiment("iolist"));
     QSignalSpy started(w_.get(), &MainWindow::runStarted);

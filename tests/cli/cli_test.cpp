@@ -485,3 +485,21 @@ TEST_F(Cli, CtrlCDuringAFrozenServerReturnsAndKeepsTheRun) {
   EXPECT_EQ(run.status, RunStatus::Cancelled);
   EXPECT_NE(run.find_point("append", "iolist", "single writer"), nullptr);
 }
+
+TEST_F(Cli, ListDescribesParameterTypesAndRanges) {
+  auto r = cli({"list"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--param preset=sweep  (one of: sweep | seed)"), std::string::npos);
+  EXPECT_NE(r.out.find("--param tests=set,get,mset  (subset of: set, get, mset, mget)"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("(subset of: build, append, pgbench, read)"), std::string::npos);
+  EXPECT_NE(r.out.find("(int, 0..9007199254740992)"), std::string::npos);
+  EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
+  // One of means one: a preset is the article's or the sweep, never a list of both.
+  const auto out = dir_ / "preset.json";
+  r = cli({"run", "sharding", "--param", "preset=seed,sweep", "--out", out.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("parameter 'preset'"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}

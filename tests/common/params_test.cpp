@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "common/params.h"
+#include "common/run_io.h"
 
 using namespace perflab;
 
@@ -11,7 +12,8 @@ std::vector<ParamSpec> specs() {
       {"ratio", ParamType::Double, "0.5", 0, 1, {}, ""},
       {"reset", ParamType::Bool, "true", {}, {}, {}, ""},
       {"name", ParamType::String, "perflab", {}, {}, {}, ""},
-      {"mode", ParamType::Choice, "a,b", {}, {}, {"a", "b", "c"}, ""},
+      {"mode", ParamType::SubsetOf, "a,b", {}, {}, {"a", "b", "c"}, ""},
+      {"preset", ParamType::OneOf, "sweep", {}, {}, {"sweep", "seed"}, ""},
       {"sizes", ParamType::IntList, "1,10,100", 1, 8191, {}, ""},
   };
 }
@@ -23,7 +25,8 @@ TEST(Params, DefaultsResolve) {
   EXPECT_DOUBLE_EQ(p.get_double("ratio"), 0.5);
   EXPECT_TRUE(p.get_bool("reset"));
   EXPECT_EQ(p.get_string("name"), "perflab");
-  EXPECT_EQ(p.get_list("mode"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.get_subset("mode"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.get_choice("preset"), "sweep");
   EXPECT_EQ(p.get_int_list("sizes"), (std::vector<std::int64_t>{1, 10, 100}));
 }
 
@@ -33,7 +36,7 @@ TEST(Params, OverridesAreValidatedAndCanonical) {
   EXPECT_EQ(p.get_int("reps"), 7);
   EXPECT_FALSE(p.get_bool("reset"));
   EXPECT_EQ(p.values().at("sizes"), "2,3");
-  EXPECT_EQ(p.get_list("mode"), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(p.get_subset("mode"), (std::vector<std::string>{"c"}));
 }
 
 TEST(Params, BadInputNamesTheParameter) {
@@ -51,6 +54,61 @@ TEST(Params, BadInputNamesTheParameter) {
   expect_error({{"ratio", "2"}}, "outside");
   expect_error({{"reset", "maybe"}}, "not true or false");
   expect_error({{"mode", "a,z"}}, "'z' is not one of: a, b, c");
+  expect_error({{"mode", "a,,b"}}, "empty choice");
+  expect_error({{"mode", " "}}, "give at least one of: a, b, c");
+  expect_error({{"preset", "seed,sweep"}}, "'preset': 'seed,sweep': give one of: sweep, seed");
+  expect_error({{"preset", "lazy"}}, "'lazy' is not one of: sweep, seed");
   expect_error({{"sizes", "1,9000"}}, "outside");
   expect_error({{"nope", "1"}}, "unknown parameter 'nope'");
+}
+
+TEST(Params, ChoicesAreCanonical) {
+  auto p = Params::resolve(specs(), {{"mode", " C, a ,c,A"}, {"preset", "SEED"}});
+  EXPECT_EQ(p.values().at("mode"), "c,a");  // the order given, each once, spelt as in the spec
+  EXPECT_EQ(p.get_subset("mode"), (std::vector<std::string>{"c", "a"}));
+  EXPECT_EQ(p.get_choice("preset"), "seed");
+}
+
+TEST(Params, AccessorsCheckTheType) {
+  auto p = Params::resolve(specs());
+  EXPECT_THROW(p.get_int("mode"), ParamError);
+  EXPECT_THROW(p.get_choice("mode"), ParamError);
+  EXPECT_THROW(p.get_subset("preset"), ParamError);
+  EXPECT_THROW(p.get_int_list("reps"), ParamError);
+  EXPECT_THROW(p.get_int("nope"), ParamError);
+  EXPECT_EQ(p.get_string("mode"), "a,b");  // the canonical text of any type
+}
+
+TEST(Params, RoundTripThroughARunFile) {
+  auto p = Params::resolve(specs(), {{"mode", "c,a"}, {"preset", "seed"}, {"sizes", "3, 2"}});
+  perflab::Run run;
+  run.experiment = "x";
+  run.params = p.values();
+  const perflab::Run back = run_from_json(run_to_json(run));
+  EXPECT_EQ(back.params, p.values());
+  EXPECT_EQ(Params::resolve(specs(), back.params).values(), p.values());
+}
+
+TEST(Params, DescribedForAPerson) {
+  const auto s = specs();
+  EXPECT_EQ(describe_param(s[0]), "int, 1..100");
+  EXPECT_EQ(describe_param(s[1]), "double, 0..1");
+  EXPECT_EQ(describe_param(s[2]), "bool");
+  EXPECT_EQ(describe_param(s[4]), "subset of: a, b, c");
+  EXPECT_EQ(describe_param(s[5]), "one of: sweep | seed");
+  EXPECT_EQ(describe_param(s[6]), "int-list, each 1..8191");
+  ParamSpec budget{"point_budget_s", ParamType::Double, "1.5", 0.2, 600, {}, ""};
+  EXPECT_EQ(param_range_text(budget), "0.2..600");  // the real minimum, not 0
+  ParamSpec seed{"seed", ParamType::Int, "42", 0, 9007199254740992.0, {}, ""};
+  EXPECT_EQ(param_range_text(seed), "0..9007199254740992");  // not 9.00719925474099e+15
+  ParamSpec low{"x", ParamType::Int, "1", 1, {}, {}, ""};
+  EXPECT_EQ(param_range_text(low), ">= 1");
+  EXPECT_EQ(format_bound(-0.125), "-0.125");
+  try {
+    Params::resolve({seed}, {{"seed", "-1"}});
+    FAIL();
+  } catch (const ParamError& e) {
+    EXPECT_NE(std::string(e.what()).find("outside [0, 9007199254740992]"), std::string::npos)
+        << e.what();
+  }
 }

@@ -68,21 +68,6 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
   EXPECT_GT(finding("moved.modula")->value, finding("moved.jump")->value);
 }
 
-TEST(ShardingExperiment, BadParametersChangeNothing) {
-  auto exp = make_sharding_experiment();
-  auto p = tiny();
-  p["tests"] = "set,lpush";
-  perflab::Run run = execute(*exp, test::shared_targets(), p, {}, {});
-  EXPECT_EQ(run.status, RunStatus::Failed);
-  EXPECT_NE(run.message.find("lpush"), std::string::npos) << run.message;
-  EXPECT_TRUE(run.series.empty());
-  p = tiny();
-  p["variants"] = "direct,lazy";
-  run = execute(*exp, test::shared_targets(), p, {}, {});
-  EXPECT_EQ(run.status, RunStatus::Failed);
-  EXPECT_TRUE(run.series.empty());
-}
-
 TEST(ShardingExperiment, CleansUpOnlyTheKeysItWrote) {
   // An external node (the shared managed one, configured as a user's) and a prefix with a glob
   // character: cleanup must not read it as a pattern that matches the user's keys.
