@@ -20,6 +20,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "sharding/merge.h"
 #include "sharding/routing.h"
 
 namespace perflab::sharding {
@@ -118,7 +119,7 @@ struct Pending {
   std::string immediate;  // a reply known at once (errors, QUIT)
   std::string name;       // command name, for merge errors
   std::vector<Part> parts;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> order;  // MGET: key -> (part, index)
+  ReplyOrder order;  // MGET: key -> (part, index)
 };
 
 struct Client;
@@ -193,7 +194,8 @@ struct Proxy::Impl {
   std::vector<Conn*> dirty;
   std::vector<Backend*> broken;  // send failures, handled at the end of the turn
   std::vector<std::string_view> argv;
-  std::vector<std::vector<std::uint32_t>> by_node;  // scratch: key indices per node
+  KeySplit split;                             // scratch: key indices per node
+  std::vector<std::string_view> reply_views;  // scratch: the parts' replies, for merging
   std::string scratch;
 
   std::atomic<std::uint64_t> st_accepted{0}, st_connected{0}, st_requests{0}, st_proto{0},
@@ -262,7 +264,6 @@ struct Proxy::Impl {
       ::freeaddrinfo(res);
       node_names.push_back(n.address());
     }
-    by_node.resize(opts.nodes.size());
 
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -686,39 +687,25 @@ struct Proxy::Impl {
       case CommandClass::MultiKey:
       case CommandClass::KeyValue: {
         const std::size_t step = info.cls == CommandClass::KeyValue ? 2 : 1;
-        for (auto& v : by_node) v.clear();
-        std::size_t used = 0, last = 0;
-        for (std::size_t i = 1; i < av.size(); i += step) {
-          std::size_t n = node_for_key(av[i], nodes);
-          if (by_node[n].empty()) ++used, last = n;
-          by_node[n].push_back(static_cast<std::uint32_t>(i));
-        }
-        if (used == 1) {  // every key on one node: the reply is already right
-          single(c, seq, last, raw);
+        split_keys(av, step, nodes, split);
+        if (split.used == 1) {  // every key on one node: the reply is already right
+          single(c, seq, split.last, raw);
           return;
         }
         Pending p;
         p.merge = info.merge;
         p.name = upper(av[0]);
-        p.remaining = static_cast<int>(used);
-        if (info.merge == MergeMode::Values) p.order.resize(av.size() - 1);
-        for (std::size_t n = 0; n < nodes; ++n) {
-          if (by_node[n].empty()) continue;
-          std::uint32_t part = static_cast<std::uint32_t>(p.parts.size());
-          p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
-          if (info.merge == MergeMode::Values)
-            for (std::uint32_t j = 0; j < by_node[n].size(); ++j)
-              p.order[by_node[n][j] - 1] = {part, j};
-        }
+        p.remaining = static_cast<int>(split.used);
+        for (std::size_t n = 0; n < nodes; ++n)
+          if (!split.by_node[n].empty())
+            p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
+        if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
         c.pending.push_back(std::move(p));
         std::uint32_t part = 0;
         for (std::size_t n = 0; n < nodes; ++n) {
-          if (by_node[n].empty()) continue;
+          if (split.by_node[n].empty()) continue;
           scratch.clear();
-          append_array_header(scratch, static_cast<std::int64_t>(1 + by_node[n].size() * step));
-          append_bulk(scratch, av[0]);
-          for (std::uint32_t i : by_node[n])
-            for (std::size_t k = 0; k < step; ++k) append_bulk(scratch, av[i + k]);
+          append_node_command(scratch, av, split.by_node[n], step);
           send_part(c, seq, part++, static_cast<std::uint32_t>(n), scratch);
         }
         return;
@@ -986,80 +973,9 @@ struct Proxy::Impl {
   }
 
   void merge(const Pending& p, std::string& out) {
-    out.clear();
-    if (p.merge == MergeMode::None) {
-      out = p.parts[0].reply;
-      return;
-    }
-    // Any error wins (the first one).
-    for (const auto& pt : p.parts)
-      if (!pt.reply.empty() && pt.reply[0] == '-') {
-        out = pt.reply;
-        return;
-      }
-    auto unexpected = [&] {
-      out.clear();
-      append_error(out, "ERR unexpected reply from a node to '" + p.name + "'");
-    };
-    switch (p.merge) {
-      case MergeMode::None:
-        break;
-      case MergeMode::Identical:
-        for (const auto& pt : p.parts)
-          if (pt.reply != p.parts[0].reply) {
-            append_error(out, "ERR nodes replied differently to '" + p.name + "'");
-            return;
-          }
-        out = p.parts[0].reply;
-        return;
-      case MergeMode::SumInt: {
-        std::int64_t sum = 0;
-        for (const auto& pt : p.parts) {
-          RespValue v;
-          if (!parse_reply(pt.reply, v) || v.type != RespValue::Type::Integer) return unexpected();
-          sum += v.integer;
-        }
-        append_integer(out, sum);
-        return;
-      }
-      case MergeMode::AllOk:
-        for (const auto& pt : p.parts)
-          if (pt.reply != "+OK\r\n") return unexpected();
-        append_status(out, "OK");
-        return;
-      case MergeMode::AllOne: {
-        bool all = true;
-        for (const auto& pt : p.parts) {
-          RespValue v;
-          if (!parse_reply(pt.reply, v) || v.type != RespValue::Type::Integer) return unexpected();
-          all = all && v.integer == 1;
-        }
-        append_integer(out, all ? 1 : 0);
-        return;
-      }
-      case MergeMode::Values:
-      case MergeMode::Concat: {
-        std::vector<RespValue> vals(p.parts.size());
-        std::size_t total = 0;
-        for (std::size_t i = 0; i < p.parts.size(); ++i) {
-          if (!parse_reply(p.parts[i].reply, vals[i]) || vals[i].type != RespValue::Type::Array)
-            return unexpected();
-          total += vals[i].elements.size();
-        }
-        append_array_header(out, static_cast<std::int64_t>(total));
-        if (p.merge == MergeMode::Concat) {
-          for (const auto& v : vals)
-            for (const auto& e : v.elements) out.append(e.raw);
-          return;
-        }
-        if (total != p.order.size()) return unexpected();
-        for (auto [part, idx] : p.order) {
-          if (idx >= vals[part].elements.size()) return unexpected();
-          out.append(vals[part].elements[idx].raw);
-        }
-        return;
-      }
-    }
+    reply_views.clear();
+    for (const auto& pt : p.parts) reply_views.push_back(pt.reply);
+    merge_replies(p.merge, p.name, reply_views, p.order, out);
   }
 };
 
