@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "registry.h"
+
 namespace perflab::gui {
 
 namespace {
@@ -37,30 +39,8 @@ std::optional<TeachingData> parse_teaching(const QByteArray& json) {
   d.experiment = o["experiment"].toString();
   d.title = o["title"].toString();
   d.demonstrates = o["demonstrates"].toString();
-  d.source = o["source"].toString();
   for (const auto& v : o["how_measured"].toArray()) d.how_measured << v.toString();
   for (const auto& v : o["notes"].toArray()) d.notes << v.toString();
-  for (const auto& tv : o["tables"].toArray()) {
-    QJsonObject t = tv.toObject();
-    TeachingTable table;
-    table.title = t["title"].toString();
-    table.unit = t["unit"].toString();
-    for (const auto& c : t["columns"].toArray()) table.columns << c.toString();
-    for (const auto& rv : t["rows"].toArray()) {
-      QStringList row;
-      for (const auto& c : rv.toArray()) row << c.toString();
-      table.rows.push_back(row);
-    }
-    d.tables.push_back(table);
-  }
-  for (const auto& fv : o["figures"].toArray()) {
-    QJsonObject f = fv.toObject();
-    TeachingFigure fig;
-    fig.finding = f["finding"].toString().toStdString();
-    fig.text = f["text"].toString();
-    if (f.contains("article") && f["article"].isDouble()) fig.article = f["article"].toDouble();
-    d.figures.push_back(fig);
-  }
   if (d.experiment.isEmpty()) return std::nullopt;
   return d;
 }
@@ -71,8 +51,8 @@ std::optional<TeachingData> load_teaching(const QString& experiment_id) {
   return parse_teaching(f.readAll());
 }
 
-QString teaching_html(const std::optional<TeachingData>& data, const QString& title,
-                      const QString& purpose, const Run* run) {
+QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
+                      const QString& title, const QString& purpose, const Run* run) {
   QString h;
   h += "<h2>" + esc(data && !data->title.isEmpty() ? data->title : title) + "</h2>";
   if (data) {
@@ -81,32 +61,18 @@ QString teaching_html(const std::optional<TeachingData>& data, const QString& ti
     h += "<p>" + esc(purpose) + "</p>";
   }
 
-  // Article beside this run: the data's figures first, then the run's other findings.
+  // The run's findings: those the article has a figure for first, then the others.
   if (run && !run->findings.empty()) {
     h += "<h3>The article beside this run</h3>";
     h += "<table border='1' cellspacing='0' cellpadding='4'>"
          "<tr><th>figure</th><th>article</th><th>this run</th></tr>";
-    std::vector<std::string> shown;
-    auto row = [&](const QString& text, std::optional<double> article,
-                   std::optional<double> value) {
-      h += "<tr><td>" + esc(text) + "</td><td align='right'>" +
-           (article ? ratio_text(*article) : QString("—")) + "</td><td align='right'><b>" +
-           (value ? ratio_text(*value) : QString("not measured")) + "</b></td></tr>";
-    };
-    if (data)
-      for (const auto& fig : data->figures) {
-        const Finding* f = nullptr;
-        for (const auto& x : run->findings)
-          if (x.id == fig.finding) f = &x;
-        if (!f) continue;
-        shown.push_back(fig.finding);
-        row(f->text.empty() ? fig.text : q(f->text), f->article ? f->article : fig.article,
-            f->value);
+    for (bool with_article : {true, false})
+      for (const auto& f : run->findings) {
+        if (f.article.has_value() != with_article) continue;
+        h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" +
+             (f.article ? ratio_text(*f.article) : QString("—")) + "</td><td align='right'><b>" +
+             ratio_text(f.value) + "</b></td></tr>";
       }
-    for (const auto& f : run->findings) {
-      if (std::find(shown.begin(), shown.end(), f.id) != shown.end()) continue;
-      row(q(f.text), f.article, f.value);
-    }
     h += "</table>";
     if (run->status != RunStatus::Finished)
       h += "<p><i>This run is " + QString::fromLatin1(to_string(run->status)) +
@@ -119,28 +85,30 @@ QString teaching_html(const std::optional<TeachingData>& data, const QString& ti
     h += "<h3>How Perflab measures it</h3><ul>";
     for (const auto& m : data->how_measured) h += "<li>" + esc(m) + "</li>";
     h += "</ul>";
-    if (!data->tables.empty()) {
-      h += "<h3>The article's figures</h3>";
-      if (!data->source.isEmpty()) h += "<p><small>" + esc(data->source) + "</small></p>";
-    }
-    for (const auto& t : data->tables) {
-      h += "<p><b>" + esc(t.title) + "</b>" +
-           (t.unit.isEmpty() ? QString() : " (" + esc(t.unit) + ")") + "</p>";
-      h += "<table border='1' cellspacing='0' cellpadding='4'><tr>";
-      for (const auto& c : t.columns) h += "<th>" + esc(c) + "</th>";
+  }
+  if (!article.tables.empty()) {
+    h += "<h3>The article's figures</h3>";
+    if (!article.source.empty()) h += "<p><small>" + esc(q(article.source)) + "</small></p>";
+  }
+  for (const auto& t : article.tables) {
+    h += "<p><b>" + esc(q(t.title)) + "</b>" +
+         (t.unit.empty() ? QString() : " (" + esc(q(t.unit)) + ")") + "</p>";
+    h += "<table border='1' cellspacing='0' cellpadding='4'><tr>";
+    for (const auto& c : t.columns) h += "<th>" + esc(q(c)) + "</th>";
+    h += "</tr>";
+    for (const auto& r : t.rows) {
+      h += "<tr>";
+      for (const auto& c : r) h += "<td>" + esc(q(c)) + "</td>";
       h += "</tr>";
-      for (const auto& r : t.rows) {
-        h += "<tr>";
-        for (const auto& c : r) h += "<td>" + esc(c) + "</td>";
-        h += "</tr>";
-      }
-      h += "</table>";
     }
-    if (!data->notes.isEmpty()) {
-      h += "<h3>Notes</h3><ul>";
-      for (const auto& n : data->notes) h += "<li>" + esc(n) + "</li>";
-      h += "</ul>";
-    }
+    h += "</table>";
+  }
+  QStringList notes = data ? data->notes : QStringList();
+  for (const auto& n : article.notes) notes << q(n);
+  if (!notes.isEmpty()) {
+    h += "<h3>Notes</h3><ul>";
+    for (const auto& n : notes) h += "<li>" + esc(n) + "</li>";
+    h += "</ul>";
   }
   return h;
 }
@@ -156,6 +124,8 @@ void TeachingPanel::setExperiment(const QString& id, const QString& title, const
   title_ = title;
   purpose_ = purpose;
   data_ = load_teaching(id);
+  const auto exp = make_experiment(id.toStdString());
+  article_ = exp ? exp->article() : Article{};
   render();
 }
 
@@ -175,7 +145,7 @@ void TeachingPanel::setPresentation(bool on) {
 }
 
 void TeachingPanel::render() {
-  setHtml(teaching_html(data_, title_, purpose_, run_ ? &*run_ : nullptr));
+  setHtml(teaching_html(data_, article_, title_, purpose_, run_ ? &*run_ : nullptr));
 }
 
 }  // namespace perflab::gui

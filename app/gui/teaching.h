@@ -1,7 +1,8 @@
 #pragma once
-// The teaching panel: what an experiment demonstrates, how Perflab measures it, the article's
-// published figures (kept as data in resources/teaching/<experiment>.json) and, beside them,
-// the findings of the run on screen ("article: 0.78; this run: 0.81").
+// The teaching panel: what an experiment demonstrates and how Perflab measures it (prose, in
+// resources/teaching/<experiment>.json), the article's published tables (from the experiment:
+// Experiment::article(), the one place its figures are written) and the findings of the run on
+// screen, each with the article's figure it carries ("article: 0.78; this run: 0.81").
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,36 +11,25 @@
 #include <QTextBrowser>
 
 #include "common/run.h"
+#include "runner/experiment.h"
 
 namespace perflab::gui {
 
-struct TeachingTable {
-  QString title, unit;
-  QStringList columns;
-  std::vector<QStringList> rows;
-};
-
-struct TeachingFigure {
-  std::string finding;  // Finding::id of a run
-  QString text;
-  std::optional<double> article;
-};
-
+// The prose of the panel; figures come from the experiment and the run.
 struct TeachingData {
-  QString experiment, title, demonstrates, source;
+  QString experiment, title, demonstrates;
   QStringList how_measured, notes;
-  std::vector<TeachingTable> tables;
-  std::vector<TeachingFigure> figures;
 };
 
 // Reads ":/teaching/<id>.json" (or a file path); nullopt when there is none or it is malformed.
 std::optional<TeachingData> load_teaching(const QString& experiment_id);
 std::optional<TeachingData> parse_teaching(const QByteArray& json);
 
-// The panel's HTML: the teaching data (or the experiment's own title/purpose when there is no
-// data) and the article-vs-run table for `run` (may be null).
-QString teaching_html(const std::optional<TeachingData>& data, const QString& title,
-                      const QString& purpose, const Run* run);
+// The panel's HTML: the teaching prose (or the experiment's own title/purpose when there is
+// none), the run's findings beside the article's figures they carry (`run` may be null), and
+// the article's published tables.
+QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
+                      const QString& title, const QString& purpose, const Run* run);
 
 class TeachingPanel : public QTextBrowser {
   Q_OBJECT
@@ -49,11 +39,13 @@ class TeachingPanel : public QTextBrowser {
   void setRun(const Run* run);  // nullptr: no run yet
   void setPresentation(bool on);
   const std::optional<TeachingData>& data() const { return data_; }
+  const Article& article() const { return article_; }
 
  private:
   void render();
   QString id_, title_, purpose_;
   std::optional<TeachingData> data_;
+  Article article_;  // of the experiment on show (from the registry)
   std::optional<Run> run_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <optional>
@@ -27,6 +28,59 @@ using namespace caching;
 constexpr std::size_t kMiB = 1024 * 1024;
 constexpr std::int64_t kListGroup = 1;
 const char* kWorkloads[] = {"document", "list"};
+
+// The article's figures (App Engine: datastore, memcache, instance memory), written once: the
+// findings carry them as Finding::article and article() quotes them in the published table.
+// Each is a ratio as the finding computes it.
+struct Published {
+  double memcache_faster;   // datastore time / memcache time
+  double memcache_cheaper;  // datastore CPU / memcache CPU
+  // memcache+protobuf / memcache, time and CPU: a range as published, the finding its middle
+  double protobuf_lo, protobuf_hi;
+  std::optional<double> zlib_slower;                 // +zlib / protobuf, time
+  std::optional<double> local_faster;                // datastore time / local memory time
+  std::optional<double> local_protobuf_vs_memcache;  // local+protobuf / memcache+protobuf
+  double protobuf() const { return (protobuf_lo + protobuf_hi) / 2; }
+};
+constexpr Published kPublishedDocument{2.0,          2.0,          1.0,         1.0,
+                                       std::nullopt, std::nullopt, std::nullopt};
+constexpr Published kPublishedList{1.5, 15.0, 1.20, 1.25, 1.05, 100.0, 1.0};
+
+std::string times(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g×", v);
+  return buf;
+}
+std::string percent_more(double ratio) {
+  return std::to_string(static_cast<int>(std::lround((ratio - 1) * 100)));
+}
+
+ArticleTable published_table() {
+  const Published& d = kPublishedDocument;
+  const Published& l = kPublishedList;
+  auto protobuf = [](const Published& p) {
+    return p.protobuf_hi == 1.0 ? std::string("no visible change")
+                                : percent_more(p.protobuf_lo) + "–" + percent_more(p.protobuf_hi) +
+                                      "% slower and costlier";
+  };
+  const std::string none = "—";
+  return {
+      "What the article found",
+      "",
+      {"tier / encoding", "one 60 KB record", "list of 1,000 records"},
+      {{"datastore", "fine by key", "~440 ms and 10 s of api_cpu: the reason to cache"},
+       {"memcache",
+        std::string("~") + times(d.memcache_faster) + " faster, " + times(d.memcache_cheaper) +
+            " cheaper in CPU (~10 ms saved)",
+        times(l.memcache_faster) + " faster, " + times(l.memcache_cheaper) + " cheaper in CPU"},
+       {"memcache + protobuf", protobuf(d), protobuf(l)},
+       {"memcache + protobuf + zlib", "get 1 ms faster, decompression eats the gain",
+        std::string("~") + percent_more(*l.zlib_slower) + "% slower"},
+       {"local memory", none, std::string("~") + times(*l.local_faster) + " faster, almost no CPU"},
+       {"local memory + protobuf", none,
+        "same time and CPU as memcache: serialization destroys the gain"},
+       {"local memory + protobuf + zlib", none, "no miracle: slow again"}}};
+}
 
 // What one (workload, tier, encoding) cell measured.
 struct Cell {
@@ -117,6 +171,10 @@ class CachingExperiment : public Experiment {
     return "Wall time and CPU per get of a 60 KB document and a 1,000-comment list from "
            "PostgreSQL, Redis and in-process memory, native vs protobuf vs protobuf+zlib, plus a "
            "cache-aside sweep of the local budget.";
+  }
+  Article article() const override {
+    return {
+        "App Engine measurements as published in the article (seed 003).", {published_table()}, {}};
   }
 
   std::vector<ParamSpec> params() const override {
@@ -531,16 +589,17 @@ void CachingExperiment::findings(
   for (const std::string w : {"document", "list"}) {
     const bool doc = w == "document";
     const std::string what = doc ? "document" : "list";
+    const Published& art = doc ? kPublishedDocument : kPublishedList;
     time_ratio(w + ".redis_vs_postgres.time", cell(w, "postgres", N), cell(w, "redis", N),
                what +
                    ": how many times faster a Redis GET is than PostgreSQL (wall time "
                    "postgres / redis, native; article: memcache vs datastore)",
-               doc ? 2.0 : 1.5);
+               art.memcache_faster);
     cpu_ratio(w + ".redis_vs_postgres.cpu", cell(w, "postgres", N), cell(w, "redis", N),
               what +
                   ": how many times cheaper in CPU (client + server) a Redis GET is than "
                   "PostgreSQL (native)",
-              doc ? 2.0 : 15.0);
+              art.memcache_cheaper);
     time_ratio(w + ".redis_protobuf_vs_postgres.time", cell(w, "postgres", N), cell(w, "redis", PB),
                what +
                    ": how many times faster Redis holding protobuf is than PostgreSQL rows "
@@ -549,21 +608,19 @@ void CachingExperiment::findings(
     time_ratio(w + ".protobuf_vs_native.redis", cell(w, "redis", PB), cell(w, "redis", N),
                what +
                    ": Redis with protobuf relative to Redis with the native form, wall time "
-                   "(>1: protobuf slower; article: no change for one record, 20-25% slower "
-                   "for the list)",
-               doc ? 1.0 : 1.225);
+                   "(>1: protobuf slower)",
+               art.protobuf());
     cpu_ratio(w + ".protobuf_vs_native.redis.cpu", cell(w, "redis", PB), cell(w, "redis", N),
               what + ": Redis with protobuf relative to Redis with the native form, CPU",
-              doc ? std::optional<double>(1.0) : std::optional<double>(1.225));
+              art.protobuf());
     time_ratio(w + ".zlib_vs_protobuf.redis", cell(w, "redis", Z), cell(w, "redis", PB),
                what +
                    ": Redis with protobuf+zlib relative to Redis with protobuf, wall time "
-                   "(>1: zlib slower; article: the list ~5% slower, the document's 1 ms "
-                   "transfer gain eaten by decompression)",
-               doc ? none : std::optional<double>(1.05));
+                   "(>1: zlib slower)",
+               art.zlib_slower);
     time_ratio(w + ".local_vs_postgres.time", cell(w, "postgres", N), cell(w, "local", N),
                what + ": how many times faster local memory (ready objects) is than PostgreSQL",
-               doc ? none : std::optional<double>(100.0));
+               art.local_faster);
     cpu_ratio(w + ".local_vs_postgres.cpu", cell(w, "postgres", N), cell(w, "local", N),
               what +
                   ": how many times cheaper in CPU local memory (ready objects) is than "
@@ -577,8 +634,8 @@ void CachingExperiment::findings(
     time_ratio(w + ".local_protobuf_vs_redis.time", cell(w, "local", PB), cell(w, "redis", PB),
                what +
                    ": local memory holding protobuf relative to Redis holding protobuf, wall "
-                   "time (~1: decoding dominates; article: the same time and CPU as memcache)",
-               doc ? none : std::optional<double>(1.0));
+                   "time (~1: decoding dominates)",
+               art.local_protobuf_vs_memcache);
     time_ratio(w + ".local_zlib_vs_local.time", cell(w, "local", Z), cell(w, "local", N),
                what +
                    ": local memory holding protobuf+zlib relative to ready objects, wall time "

@@ -13,6 +13,8 @@ std::string trim(std::string_view s);
 std::vector<std::string> split_commas(std::string_view s);
 // The items joined by `sep`.
 std::string join(const std::vector<std::string>& items, std::string_view sep = ",");
+// A number with a fixed number of decimals, as published tables print them ("15787.46").
+std::string format_fixed(double v, int decimals);
 // ASCII case conversion.
 std::string to_lower(std::string_view s);
 std::string to_upper(std::string_view s);

@@ -16,6 +16,7 @@
 
 #include "common/alloc_counter.h"
 #include "common/clock.h"
+#include "common/text.h"
 #include "iolist/builders.h"
 #include "iolist/event_store.h"
 #include "iolist/pgbench.h"
@@ -31,6 +32,33 @@ using namespace perflab::iolist;
 std::string writers_label(std::int64_t n, bool readers) {
   if (n == 1) return readers ? "single reader" : "single writer";
   return std::to_string(n) + (readers ? " concurrent readers" : " concurrent writers");
+}
+
+// The article's figures (Elixir EventStore, Benchfella, µs per operation, 100 events per
+// append), written once: the findings carry the ratios, article() the published tables.
+struct Published {
+  bool read;  // read events (else append events)
+  std::int64_t clients;
+  double before_us, after_us;  // string interpolation, IO list
+  double ratio;                // after / before as published
+};
+constexpr Published kPublished[] = {
+    {false, 1, 15787.46, 12239.92, 0.78},       {false, 10, 137400.10, 108868.50, 0.79},
+    {false, 100, 1495547.00, 1116299.00, 0.75}, {true, 1, 2151.71, 1928.22, 0.90},
+    {true, 10, 20172.47, 20102.93, 1.00},       {true, 100, 202203.20, 201094.80, 0.99},
+};
+// An earlier change in the same project: one prepared INSERT per event -> one multi-row INSERT.
+constexpr Published kPublishedMultiRow = {false, 1, 24479.62, 9738.10, 0.40};
+
+std::optional<double> published_ratio(bool read, std::int64_t clients) {
+  for (const auto& p : kPublished)
+    if (p.read == read && p.clients == clients) return p.ratio;
+  return std::nullopt;
+}
+
+std::vector<std::string> published_row(std::string benchmark, const Published& p) {
+  return {std::move(benchmark), format_fixed(p.before_us, 2), format_fixed(p.after_us, 2),
+          format_fixed(p.ratio, 2)};
 }
 
 // N worker threads, each with its own connection, released together for one operation; the
@@ -158,6 +186,28 @@ class IoListExperiment final : public Experiment {
   std::string purpose() const override {
     return "Concatenating vs. referencing fragments (an IO list) to build a 100-row INSERT, and "
            "what it does to appends and reads with 1, 10 and 100 concurrent clients.";
+  }
+
+  Article article() const override {
+    Article a;
+    a.source =
+        "Elixir EventStore, Benchfella results as published in the article (seed 000), µs per "
+        "operation, 100 events per append.";
+    const std::vector<std::string> columns{"benchmark", "before", "after", "ratio"};
+    ArticleTable t{
+        "Published figures: before (interpolation) → after (IO list)", "µs per op", columns, {}};
+    for (const auto& p : kPublished)
+      t.rows.push_back(published_row(std::string(p.read ? "read events, " : "append events, ") +
+                                         writers_label(p.clients, p.read),
+                                     p));
+    a.tables.push_back(std::move(t));
+    a.tables.push_back(
+        {"An earlier change in the same project: one prepared INSERT per event → "
+         "one multi-row INSERT",
+         "µs per op",
+         columns,
+         {published_row("append 100 events", kPublishedMultiRow)}});
+    return a;
   }
 
   std::vector<ParamSpec> params() const override {
@@ -582,16 +632,11 @@ class IoListExperiment final : public Experiment {
            "Building a 100-event statement: iolist allocations / interpolate allocations",
            *r,
            {}});
-    static const std::map<std::int64_t, double> kArticleAppend = {
-        {1, 0.78}, {10, 0.79}, {100, 0.75}};
-    static const std::map<std::int64_t, double> kArticleRead = {{1, 0.90}, {10, 1.00}, {100, 0.99}};
     for (auto n : writers) {
-      if (auto r = ratio("append", writers_label(n, false), "iolist", "interpolate")) {
-        std::optional<double> art;
-        if (auto it = kArticleAppend.find(n); it != kArticleAppend.end()) art = it->second;
+      if (auto r = ratio("append", writers_label(n, false), "iolist", "interpolate"))
         ctx.add_finding({"append_" + std::to_string(n) + ".iolist_vs_interpolate",
-                         "Append, " + writers_label(n, false) + ": iolist / interpolate", *r, art});
-      }
+                         "Append, " + writers_label(n, false) + ": iolist / interpolate", *r,
+                         published_ratio(false, n)});
     }
     for (auto n : writers) {
       if (auto r = ratio("append", writers_label(n, false), "iolist", "pgbench")) {
@@ -608,12 +653,10 @@ class IoListExperiment final : public Experiment {
       }
     }
     for (auto n : readers) {
-      if (auto r = ratio("read", writers_label(n, true), "iolist", "interpolate")) {
-        std::optional<double> art;
-        if (auto it = kArticleRead.find(n); it != kArticleRead.end()) art = it->second;
+      if (auto r = ratio("read", writers_label(n, true), "iolist", "interpolate"))
         ctx.add_finding({"read_" + std::to_string(n) + ".iolist_vs_interpolate",
-                         "Read, " + writers_label(n, true) + ": iolist / interpolate", *r, art});
-      }
+                         "Read, " + writers_label(n, true) + ": iolist / interpolate", *r,
+                         published_ratio(true, n)});
     }
     // The best builder's events/s against iolist's, for a single writer.
     if (auto base = median("append", "iolist", writers_label(1, false))) {

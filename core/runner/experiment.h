@@ -59,6 +59,22 @@ class RunContext {
   mutable std::mutex mu_;
 };
 
+// What the article behind an experiment published, as data (the teaching panel shows it beside
+// a run; the prose around it lives in resources/teaching/<id>.json). The experiment is the one
+// place its figures are written: its findings carry the same figures as Finding::article.
+struct ArticleTable {
+  std::string title;
+  std::string unit;  // of the figures in the rows, or empty
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+struct Article {
+  std::string source;  // where the figures come from (article, benchmark, units)
+  std::vector<ArticleTable> tables;
+  std::vector<std::string> notes;  // remarks that derive a figure from the tables
+};
+
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -68,6 +84,8 @@ class Experiment {
   virtual std::vector<ParamSpec> params() const = 0;
   // The servers a run with these (resolved) parameters uses.
   virtual TargetNeeds needs(const Params& params) const = 0;
+  // The published figures this experiment reproduces (empty when there are none).
+  virtual Article article() const { return {}; }
   // Measures, publishing points through ctx. Throws on failure; honours ctx's stop token
   // within a second (by check_stop() or by returning early).
   virtual void run(RunContext& ctx) = 0;

@@ -41,6 +41,7 @@
 #include "main_window.h"
 #include "param_form.h"
 #include "points_model.h"
+#include "registry.h"
 #include "run_history.h"
 #include "sample_runs.h"
 #include "targets/managed.h"
@@ -125,8 +126,26 @@ class GuiTest : public QObject {
   void teachingShowsSmallRatiosWithSignificantDigits() {
     Run run = test::sample_run();
     run.findings.push_back({"collapse", "per-reply / coalesced at -P 2", 0.00782, 0.00754});
-    const QString html = gui::teaching_html(std::nullopt, "t", "p", &run);
+    const QString html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
     QVERIFY2(html.contains("0.00782") && html.contains("0.00754"), qPrintable(html));
+  }
+
+  void teachingTablesComeFromTheExperiment() {
+    // The published tables are the experiment's (core); the JSON holds the prose only.
+    TeachingPanel panel;
+    panel.setExperiment("sharding", "Sharding", "p");
+    QVERIFY(panel.data());
+    QVERIFY(!panel.data()->demonstrates.isEmpty());
+    QCOMPARE(panel.article().tables.size(), make_experiment("sharding")->article().tables.size());
+    const QString text = panel.toPlainText();
+    QVERIFY2(text.contains("195.46") && text.contains("25906.74"), qPrintable(text));
+    QVERIFY(text.contains("seed 002"));                 // the source, from the experiment
+    QVERIFY(text.contains("≈ 0.0098 for SET"));         // a note derived from the table
+    QVERIFY(text.contains("How Perflab measures it"));  // the prose, from the JSON
+    QFile json(":/teaching/sharding.json");
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(json.readAll()).object();
+    QVERIFY(!o.contains("tables") && !o.contains("figures") && !o.contains("source"));
   }
 
   void targetsFormBuildsConnectionSettings() {

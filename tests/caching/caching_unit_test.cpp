@@ -280,3 +280,17 @@ TEST(CachingExperiment, HasValidDefaults) {
   EXPECT_THROW(Params::resolve(e->params(), {{"zlib_level", "10"}}), ParamError);
   for (const auto& s : e->params()) EXPECT_FALSE(s.help.empty()) << s.name;
 }
+
+TEST(CachingExperiment, ArticleTableQuotesTheFindingsFigures) {
+  const Article a = make_caching_experiment()->article();
+  ASSERT_EQ(a.tables.size(), 1u);
+  const ArticleTable& t = a.tables[0];
+  ASSERT_EQ(t.rows.size(), 7u);
+  EXPECT_EQ(t.rows[1],
+            (std::vector<std::string>{"memcache", "~2× faster, 2× cheaper in CPU (~10 ms saved)",
+                                      "1.5× faster, 15× cheaper in CPU"}));
+  EXPECT_EQ(t.rows[2], (std::vector<std::string>{"memcache + protobuf", "no visible change",
+                                                 "20–25% slower and costlier"}));
+  EXPECT_EQ(t.rows[3][2], "~5% slower");
+  EXPECT_EQ(t.rows[4][2], "~100× faster, almost no CPU");
+}
