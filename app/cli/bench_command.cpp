@@ -7,7 +7,7 @@
 #include <stop_token>
 #include <thread>
 
-#include "sharding/loadgen.h"
+#include "cli11/command_line.h"
 
 namespace {
 // The handler only sets a flag (async-signal-safe); a watcher thread turns it into a stop.
@@ -19,20 +19,47 @@ extern "C" void on_interrupt(int) {
 
 namespace perflab {
 
-int run_bench_command(const std::vector<std::string>& args) {
-  using namespace perflab::sharding;
-  for (const auto& a : args)
-    if (a == "--help") {
-      std::cout << bench_usage();
-      return 0;
-    }
-  BenchOptions opts;
-  try {
-    opts = parse_bench_args(args);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "perflab-cli bench: " << e.what() << "\n";
-    return 2;
-  }
+using namespace perflab::sharding;
+
+BenchCommand::BenchCommand(CLI::App& cmd) {
+  cmd.description(
+      "A load generator like redis-benchmark: -c clients on one thread, each keeping -P requests "
+      "in flight, -n requests in all. Keys go under Perflab's own prefix unless --key-prefix "
+      "says otherwise.");
+  // On any server it is pointed at, Perflab writes only under its own prefix unless told to.
+  opts_.key_prefix = std::string(kBenchDefaultKeyPrefix);
+  const auto not_empty = [](const char* what) {
+    return CLI::Validator(
+        [what](std::string& s) { return s.empty() ? std::string(what) : std::string(); }, "");
+  };
+  cmd.add_option("-h", opts_.host, "server hostname")->check(not_empty("empty host"));
+  cmd.add_option("-p", opts_.port, "server port")->check(CLI::Range(1, 65535));
+  cmd.add_option("-a", opts_.password, "password for AUTH");
+  cmd.add_option("-c", opts_.clients, "number of parallel connections")
+      ->check(CLI::Range(1, 10000));
+  cmd.add_option("-n", opts_.requests, "total number of requests")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  cmd.add_option("-P", opts_.pipeline, "pipeline <numreq> requests (1: no pipeline)")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option("-r", opts_.keyspace,
+                 "random keys <prefix>NNNNNNNNNNNN in 0..keyspace-1 (0: one key)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{999999999999}));
+  cmd.add_option("-d", opts_.data_size, "data size of SET/MSET values in bytes")
+      ->check(CLI::Range(1, 512 * 1024 * 1024));
+  cmd.add_option("-t", tests_, "comma-separated tests: set, get, mset, mget (run in that order)")
+      ->check(cli::convertible(parse_bench_tests, "TESTS"));
+  cmd.add_flag("--csv", opts_.csv, "output in CSV format");
+  cmd.add_flag("-q", opts_.quiet, "quiet: just show requests per second");
+  cmd.add_option("--seed", opts_.seed, "seed of the random keys (default: from the clock)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{INT64_MAX}));
+  cmd.add_option("--key-prefix", opts_.key_prefix,
+                 "key prefix ('key:' writes the very keys redis-benchmark writes)")
+      ->check(not_empty("empty: Perflab writes only under a prefix ('key:' writes the very keys "
+                        "redis-benchmark writes)"));
+}
+
+int BenchCommand::run(const CLI::App& cmd) {
+  opts_.tests = parse_bench_tests(tests_);
   std::stop_source stop;
   g_interrupted = false;
   auto old_int = std::signal(SIGINT, on_interrupt);
@@ -42,35 +69,42 @@ int run_bench_command(const std::vector<std::string>& args) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  int rc = 0;
+  int rc = cli::kExitOk;
   try {
-    if (opts.csv) std::cout << format_bench_csv_header();
-    for (BenchTest t : opts.tests) {
-      BenchResult r = run_bench(opts, t, stop.get_token());
-      if (opts.csv)
+    if (opts_.csv) std::cout << format_bench_csv_header();
+    for (BenchTest t : opts_.tests) {
+      BenchResult r = run_bench(opts_, t, stop.get_token());
+      if (opts_.csv)
         std::cout << format_bench_csv_row(r);
-      else if (opts.quiet)
+      else if (opts_.quiet)
         std::cout << format_bench_quiet(r);
       else
-        std::cout << format_bench_summary(opts, r);
+        std::cout << format_bench_summary(opts_, r);
       std::cout.flush();
       if (r.errors > 0)
-        std::cerr << "perflab-cli bench: " << r.errors << " " << bench_title(t)
-                  << " requests got an error reply, e.g. " << r.first_error << "\n";
+        cli::fail(cmd, 0,
+                  std::to_string(r.errors) + " " + bench_title(t) +
+                      " requests got an error reply, e.g. " + r.first_error);
       if (r.cancelled) {
-        std::cerr << "perflab-cli bench: interrupted\n";
-        rc = 1;
+        rc = cli::fail(cmd, cli::kExitFailed, "interrupted");
         break;
       }
     }
   } catch (const std::exception& e) {
-    std::cerr << "perflab-cli bench: " << e.what() << "\n";
-    rc = 1;
+    rc = cli::fail(cmd, cli::kExitFailed, e.what());
   }
   watcher.request_stop();
   watcher.join();
   std::signal(SIGINT, old_int);
   return rc;
+}
+
+int run_bench_command(const std::vector<std::string>& args) {
+  CLI::App app("", "perflab-cli bench");
+  cli::setup(app, /*short_help=*/false);  // -h is the host
+  BenchCommand bench(app);
+  if (auto rc = cli::parse(app, args)) return *rc;
+  return bench.run(app);
 }
 
 }  // namespace perflab

@@ -3,10 +3,27 @@
 #include <string>
 #include <vector>
 
-// args: the words after "bench". Prints results to stdout, problems to stderr.
-// Returns 0 on success, 2 on bad options, 1 when the server cannot be used.
+#include <CLI/CLI.hpp>
+
+#include "sharding/loadgen.h"
+
 namespace perflab {
 
+// The command's options on a CLI11 command: redis-benchmark's -h -p -a -c -n -P -r -d -t --csv
+// -q, plus --seed and --key-prefix. -h is the host, as in redis-benchmark: help is --help only.
+class BenchCommand {
+ public:
+  explicit BenchCommand(CLI::App& cmd);
+  // After parsing: runs each test, prints the results on stdout and problems on stderr. Returns
+  // 0 on success, 1 when the server cannot be used or the run was interrupted (Ctrl-C).
+  int run(const CLI::App& cmd);
+
+ private:
+  sharding::BenchOptions opts_;
+  std::string tests_ = "set,get,mset,mget";
+};
+
+// `perflab-cli bench ARGS...`: args are the words after "bench"; 2 on bad options.
 int run_bench_command(const std::vector<std::string>& args);
 
 }  // namespace perflab

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -10,37 +11,20 @@
 #include <QSaveFile>
 
 #include "charts/chart_export.h"
+#include "cli11/command_line.h"
 #include "common/run_io.h"
 
 namespace perflab {
 
 namespace {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 struct Output {
   charts::ExportFormat format;
   std::string path;
 };
 
-int parse_size(const std::string& flag, const std::string& text) {
-  std::size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || v < 100 || v > 20000)
-    throw UsageError(flag + " wants a whole number of pixels from 100 to 20000, not '" + text +
-                     "'");
-  return v;
-}
-
-QChart::ChartTheme parse_theme(const std::string& name) {
-  static const std::pair<const char*, QChart::ChartTheme> themes[] = {
+const std::map<std::string, QChart::ChartTheme>& themes() {
+  static const std::map<std::string, QChart::ChartTheme> t = {
       {"light", QChart::ChartThemeLight},
       {"dark", QChart::ChartThemeDark},
       {"blue-cerulean", QChart::ChartThemeBlueCerulean},
@@ -50,11 +34,7 @@ QChart::ChartTheme parse_theme(const std::string& name) {
       {"blue-icy", QChart::ChartThemeBlueIcy},
       {"qt", QChart::ChartThemeQt},
   };
-  for (const auto& [n, t] : themes)
-    if (name == n) return t;
-  throw UsageError("unknown theme '" + name +
-                   "' (light, dark, blue-cerulean, brown-sand, blue-ncs, high-contrast, "
-                   "blue-icy, qt)");
+  return t;
 }
 
 QtMessageHandler g_qt_handler = nullptr;
@@ -91,75 +71,47 @@ class AppGuard {
 
 }  // namespace
 
-std::string chart_command_usage() {
-  return "usage: perflab-cli chart RUN.json [--group ID]... [--log | --log-y | --log-x]\n"
-         "                        [--presentation] [--theme NAME] [--width W] [--height H]\n"
-         "                        [--png FILE] [--svg FILE] [--pdf FILE]\n"
-         "Renders the run's charts (all groups, or the --group ones) without a display.\n"
-         "  --log           log scale on y, and on x where x is numeric\n"
-         "  --log-y/--log-x log scale on one axis only\n"
-         "  --width/--height size of each chart in pixels (default 1000x600); several charts\n"
-         "                  are laid out two per row in PNG/SVG, one per page in PDF\n"
-         "  --presentation  larger fonts and lines, for slides\n"
-         "  --theme NAME    light (default), dark, blue-cerulean, brown-sand, blue-ncs,\n"
-         "                  high-contrast, blue-icy, qt\n"
-         "The run's experiment and parameters go into the SVG description and PDF title.\n";
+ChartCommand::ChartCommand(CLI::App& cmd) {
+  cmd.description(
+      "Renders the run's charts (all groups, or the --group ones) without a display. The run's "
+      "experiment and parameters go into the SVG description and PDF title.");
+  cmd.add_option("RUN.json", input_, "the run file (perflab-cli run --out)")->required();
+  cmd.add_option("--group", spec_.groups, "a group to chart (repeat for several; default: all)");
+  cmd.add_flag("--log", log_, "log scale on y, and on x where x is numeric");
+  cmd.add_flag("--log-y", spec_.options.log_y, "log scale on y only");
+  cmd.add_flag("--log-x", spec_.options.log_x, "log scale on x only");
+  cmd.add_flag("--presentation", spec_.options.presentation, "larger fonts and lines, for slides");
+  std::vector<std::string> names;
+  for (const auto& [name, theme] : themes()) names.push_back(name);
+  cmd.add_option("--theme", theme_, "colours")->check(CLI::IsMember(names));
+  const auto pixels = CLI::Range(100, 20000);
+  cmd.add_option("--width", width_,
+                 "width of each chart in pixels; several charts are laid out two per row in "
+                 "PNG/SVG, one per page in PDF")
+      ->check(pixels);
+  cmd.add_option("--height", height_, "height of each chart in pixels")->check(pixels);
+  const auto file = CLI::Validator(
+      [](std::string& f) { return f.empty() ? std::string("needs a file name") : std::string(); },
+      "FILE");
+  cmd.add_option("--png", png_, "write a PNG image")->check(file);
+  cmd.add_option("--svg", svg_, "write an SVG image")->check(file);
+  cmd.add_option("--pdf", pdf_, "write a PDF document")->check(file);
 }
 
-int run_chart_command(const std::vector<std::string>& args) {
-  std::optional<std::string> input;
-  charts::ExportSpec spec;
+int ChartCommand::run(const CLI::App& cmd) {
+  if (png_.empty() && svg_.empty() && pdf_.empty())
+    return cli::fail(
+        cmd, cli::kExitUsage,
+        "nothing to write: give --png, --svg or --pdf (see " + cmd.get_name() + " --help)");
+  if (log_) spec_.options.log_y = spec_.options.log_x = true;
+  spec_.options.theme = themes().at(theme_);
+  spec_.size = QSize(width_, height_);
   std::vector<Output> outputs;
+  for (const auto& f : png_) outputs.push_back({charts::ExportFormat::Png, f});
+  for (const auto& f : svg_) outputs.push_back({charts::ExportFormat::Svg, f});
+  for (const auto& f : pdf_) outputs.push_back({charts::ExportFormat::Pdf, f});
   try {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> const std::string& {
-        if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-        return args[++i];
-      };
-      if (a == "-h" || a == "--help") {
-        std::cout << chart_command_usage();
-        return 0;
-      } else if (a == "--group") {
-        spec.groups.push_back(value());
-      } else if (a == "--log") {
-        spec.options.log_y = spec.options.log_x = true;
-      } else if (a == "--log-y") {
-        spec.options.log_y = true;
-      } else if (a == "--log-x") {
-        spec.options.log_x = true;
-      } else if (a == "--presentation") {
-        spec.options.presentation = true;
-      } else if (a == "--theme") {
-        spec.options.theme = parse_theme(value());
-      } else if (a == "--width") {
-        spec.size.setWidth(parse_size(a, value()));
-      } else if (a == "--height") {
-        spec.size.setHeight(parse_size(a, value()));
-      } else if (a == "--png" || a == "--svg" || a == "--pdf") {
-        auto fmt = a == "--png"   ? charts::ExportFormat::Png
-                   : a == "--svg" ? charts::ExportFormat::Svg
-                                  : charts::ExportFormat::Pdf;
-        const std::string& path = value();
-        if (path.empty()) throw UsageError(a + " needs a file name");
-        outputs.push_back({fmt, path});
-      } else if (!a.empty() && a[0] == '-') {
-        throw UsageError("unknown option '" + a + "'");
-      } else if (input) {
-        throw UsageError("one run file only ('" + *input + "' and '" + a + "' given)");
-      } else {
-        input = a;
-      }
-    }
-    if (!input) throw UsageError("no run file given");
-    if (outputs.empty()) throw UsageError("nothing to write: give --png, --svg or --pdf");
-  } catch (const UsageError& e) {
-    std::cerr << "perflab-cli chart: " << e.what() << " (see perflab-cli chart --help)\n";
-    return 2;
-  }
-
-  try {
-    Run run = load_run(*input);
+    Run run = load_run(input_);
     AppGuard app;
     // Render everything in memory first: a bad group or size writes no file at all.
     std::vector<QByteArray> data;
@@ -168,13 +120,13 @@ int run_chart_command(const std::vector<std::string>& args) {
       buf.open(QIODevice::WriteOnly);
       switch (out.format) {
         case charts::ExportFormat::Png:
-          charts::write_png(run, spec, buf);
+          charts::write_png(run, spec_, buf);
           break;
         case charts::ExportFormat::Svg:
-          charts::write_svg(run, spec, buf);
+          charts::write_svg(run, spec_, buf);
           break;
         case charts::ExportFormat::Pdf:
-          charts::write_pdf(run, spec, buf);
+          charts::write_pdf(run, spec_, buf);
           break;
       }
       data.push_back(buf.data());
@@ -195,14 +147,17 @@ int run_chart_command(const std::vector<std::string>& args) {
       std::cout << "wrote " << outputs[i].path << "\n";
     }
     return 0;
-  } catch (const RunFormatError& e) {
-    std::cerr << "perflab-cli chart: " << e.what() << "\n";
-  } catch (const charts::ChartError& e) {
-    std::cerr << "perflab-cli chart: " << e.what() << "\n";
-  } catch (const std::exception& e) {
-    std::cerr << "perflab-cli chart: " << e.what() << "\n";
+  } catch (const std::exception& e) {  // the run file, a group, a size or an output
+    return cli::fail(cmd, cli::kExitFailed, e.what());
   }
-  return 1;
+}
+
+int run_chart_command(const std::vector<std::string>& args) {
+  CLI::App app("", "perflab-cli chart");
+  cli::setup(app);
+  ChartCommand chart(app);
+  if (auto rc = cli::parse(app, args)) return *rc;
+  return chart.run(app);
 }
 
 }  // namespace perflab

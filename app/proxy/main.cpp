@@ -5,14 +5,11 @@
 //                 [--log-level=error|warn|info|debug] [--max-bulk-len N] [--max-multibulk-len N]
 #include <signal.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "cli11/command_line.h"
 #include "common/endpoint.h"
 #include "sharding/proxy.h"
 
@@ -24,109 +21,83 @@ extern "C" void on_signal(int) {
   if (g_proxy) g_proxy->request_stop();
 }
 
-const char* kUsage =
-    "Usage: perflab-proxy --port N --nodes=host:port,host:port,... [--bind ADDR]\n"
-    "                     [--password P] [--write=coalesced|per-reply] [--nodelay=on|off]\n"
-    "                     [--log-level=error|warn|info|debug] [--max-bulk-len BYTES]\n"
-    "                     [--max-multibulk-len N] [--max-client-pending-bytes BYTES]\n"
-    "                     [--backend-connections=shared|per-client]\n"
-    "A sharding proxy for Redis: node = crc32(key) mod N in --nodes order; a key ending in\n"
-    "{tag} hashes the tag only. Password: also from the PERFLAB_PROXY_PASSWORD environment.\n";
+// The options, as the command line gives them; options() turns them into ProxyOptions.
+struct Args {
+  int port = 8090;
+  std::string bind = "127.0.0.1";
+  std::string nodes;
+  std::string password;
+  std::string write = "coalesced";
+  std::string nodelay = "on";
+  std::string backends = "shared";
+  std::string log_level = "info";
+  std::int64_t max_bulk_len = perflab::sharding::RespLimits{}.max_bulk_len;
+  std::int64_t max_multibulk_len = perflab::sharding::RespLimits{}.max_multibulk_len;
+  std::int64_t max_client_pending_bytes =
+      static_cast<std::int64_t>(perflab::sharding::ProxyOptions{}.max_client_pending_bytes);
 
-long long to_number(const std::string& opt, const std::string& v, long long lo, long long hi) {
-  char* end = nullptr;
-  errno = 0;
-  long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno != 0 || x < lo || x > hi)
-    throw std::invalid_argument(opt + ": expected a number in [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "], got '" + v + "'");
-  return x;
-}
-
-perflab::sharding::ProxyOptions parse(int argc, char** argv, bool& help) {
-  perflab::sharding::ProxyOptions o;
-  bool have_nodes = false;
-  if (const char* pw = std::getenv("PERFLAB_PROXY_PASSWORD")) o.password = pw;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string name = a, value;
-    bool inline_value = false;
-    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      inline_value = true;
-    }
-    auto need = [&]() -> std::string {
-      if (inline_value) return value;
-      if (i + 1 >= argc) throw std::invalid_argument(name + " needs a value");
-      return argv[++i];
-    };
-    if (name == "--help" || name == "-h") {
-      help = true;
-      return o;
-    } else if (name == "--port") {
-      o.port = static_cast<int>(to_number(name, need(), 0, 65535));
-    } else if (name == "--bind") {
-      o.bind = need();
-    } else if (name == "--nodes") {
-      o.nodes = perflab::parse_redis_nodes(need());
-      have_nodes = true;
-    } else if (name == "--password") {
-      o.password = need();
-    } else if (name == "--write") {
-      o.write = perflab::sharding::parse_write_strategy(need());
-    } else if (name == "--nodelay") {
-      std::string v = need();
-      if (v == "on")
-        o.nodelay = true;
-      else if (v == "off")
-        o.nodelay = false;
-      else
-        throw std::invalid_argument("--nodelay: expected on or off, got '" + v + "'");
-    } else if (name == "--backend-connections") {
-      std::string v = need();
-      if (v == "shared")
-        o.shared_backends = true;
-      else if (v == "per-client")
-        o.shared_backends = false;
-      else
-        throw std::invalid_argument("--backend-connections: expected shared or per-client, got '" +
-                                    v + "'");
-    } else if (name == "--log-level") {
-      o.log_level = perflab::sharding::parse_log_level(need());
-    } else if (name == "--max-bulk-len") {
-      o.limits.max_bulk_len = to_number(name, need(), 1, 1LL << 40);
-    } else if (name == "--max-multibulk-len") {
-      o.limits.max_multibulk_len = to_number(name, need(), 1, 1LL << 31);
-    } else if (name == "--max-client-pending-bytes") {
-      o.max_client_pending_bytes =
-          static_cast<std::size_t>(to_number(name, need(), 1024, 1LL << 40));
-    } else {
-      throw std::invalid_argument("unknown option '" + a + "'");
-    }
+  perflab::sharding::ProxyOptions options() const {
+    perflab::sharding::ProxyOptions o;
+    o.port = port;
+    o.bind = bind;
+    o.nodes = perflab::parse_redis_nodes(nodes);
+    o.password = password;
+    o.write = perflab::sharding::parse_write_strategy(write);
+    o.nodelay = nodelay == "on";
+    o.shared_backends = backends == "shared";
+    o.log_level = perflab::sharding::parse_log_level(log_level);
+    o.limits.max_bulk_len = max_bulk_len;
+    o.limits.max_multibulk_len = max_multibulk_len;
+    o.max_client_pending_bytes = static_cast<std::size_t>(max_client_pending_bytes);
+    return o;
   }
-  if (!have_nodes || o.nodes.empty())
-    throw std::invalid_argument("--nodes=host:port,... is required");
-  return o;
+};
+
+void add_options(CLI::App& app, Args& a) {
+  using perflab::cli::convertible;
+  app.add_option("--port", a.port, "port to listen on (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--bind", a.bind, "address to listen on");
+  app.add_option("--nodes", a.nodes, "the Redis nodes, host:port,host:port,... (in routing order)")
+      ->required()
+      ->check(convertible(perflab::parse_redis_nodes, "HOST:PORT,..."));
+  app.add_option("--password", a.password, "password for the backends' AUTH")
+      ->envname("PERFLAB_PROXY_PASSWORD");
+  app.add_option("--write", a.write,
+                 "coalesced: one send per socket per loop turn; per-reply: one send per reply and "
+                 "per forwarded command (the original collapse)")
+      ->check(CLI::IsMember({"coalesced", "per-reply"}));
+  app.add_option("--nodelay", a.nodelay, "TCP_NODELAY on client and backend sockets")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--backend-connections", a.backends,
+                 "shared: one connection per node for every client (as twemproxy); per-client: "
+                 "connections of its own for each client (as RedisSharding)")
+      ->check(CLI::IsMember({"shared", "per-client"}));
+  app.add_option("--log-level", a.log_level, "what goes to stderr")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug"}));
+  app.add_option("--max-bulk-len", a.max_bulk_len, "largest bulk string a client may send")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.add_option("--max-multibulk-len", a.max_multibulk_len, "most arguments in one command")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 31));
+  app.add_option("--max-client-pending-bytes", a.max_client_pending_bytes,
+                 "output a slow client may have queued before the proxy stops reading from it")
+      ->check(CLI::Range(std::int64_t{1024}, std::int64_t{1} << 40));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  perflab::sharding::ProxyOptions opts;
-  bool help = false;
+  namespace cli = perflab::cli;
+  CLI::App app(
+      "A sharding proxy for Redis: node = crc32(key) mod N in --nodes order; a key ending in "
+      "{tag} hashes the tag only. The password may also come from PERFLAB_PROXY_PASSWORD.",
+      "perflab-proxy");
+  cli::setup(app);
+  Args args;
+  add_options(app, args);
+  if (auto rc = cli::parse(app, argc, argv)) return *rc;
   try {
-    opts = parse(argc, argv, help);
-  } catch (const std::exception& e) {
-    std::cerr << "perflab-proxy: " << e.what() << " (see --help)\n";
-    return 2;
-  }
-  if (help) {
-    std::cout << kUsage;
-    return 0;
-  }
-  try {
-    perflab::sharding::Proxy proxy(std::move(opts));
+    perflab::sharding::Proxy proxy(args.options());
     g_proxy = &proxy;
     struct sigaction sa {};
     sa.sa_handler = on_signal;
@@ -137,11 +108,9 @@ int main(int argc, char** argv) {
     proxy.run();
     g_proxy = nullptr;
   } catch (const std::invalid_argument& e) {
-    std::cerr << "perflab-proxy: " << e.what() << "\n";
-    return 2;
+    return cli::fail(app, cli::kExitUsage, e.what());
   } catch (const std::exception& e) {
-    std::cerr << "perflab-proxy: " << e.what() << "\n";
-    return 1;
+    return cli::fail(app, cli::kExitFailed, e.what());
   }
-  return 0;
+  return cli::kExitOk;
 }

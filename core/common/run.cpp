@@ -94,6 +94,10 @@ std::string cpu_model() {
 }
 }  // namespace
 
+const char* perflab_version() {
+  return PERFLAB_VERSION;
+}
+
 HostInfo current_host() {
   HostInfo h;
   h.cpu_model = cpu_model();
@@ -103,9 +107,7 @@ HostInfo current_host() {
     h.kernel = std::string(u.sysname) + " " + u.release;
     h.hostname = u.nodename;
   }
-#ifdef PERFLAB_VERSION
-  h.perflab_version = PERFLAB_VERSION;
-#endif
+  h.perflab_version = perflab_version();
 #ifdef NDEBUG
   h.build_type = "optimised";
 #else

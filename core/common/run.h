@@ -97,6 +97,9 @@ struct Run {
   Point& add_point(const std::string& group, const std::string& series, Point p);
 };
 
+// Perflab's version: the CMake project version ("0.1.0").
+const char* perflab_version();
+
 // Host facts of this machine (CPU model, cores, kernel, hostname, build).
 HostInfo current_host();
 

@@ -10,13 +10,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
 
+#include "common/text.h"
 #include "sharding/resp.h"
 #include "targets/io_wait.h"
 
@@ -48,14 +48,25 @@ std::string bench_title(BenchTest t) {
 }
 
 BenchTest parse_bench_test(std::string_view s) {
-  std::string l(s);
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string l = to_lower(s);
   if (l == "set") return BenchTest::Set;
   if (l == "get") return BenchTest::Get;
   if (l == "mset") return BenchTest::Mset;
   if (l == "mget") return BenchTest::Mget;
   throw std::invalid_argument("unsupported test '" + std::string(s) +
                               "' (supported: set, get, mset, mget)");
+}
+
+std::vector<BenchTest> parse_bench_tests(std::string_view list) {
+  std::vector<BenchTest> tests;
+  for (const auto& item : split_commas(list)) {
+    if (item.empty()) continue;
+    const BenchTest t = parse_bench_test(item);
+    if (std::find(tests.begin(), tests.end(), t) == tests.end()) tests.push_back(t);
+  }
+  if (tests.empty()) throw std::invalid_argument("no test given (set, get, mset, mget)");
+  std::sort(tests.begin(), tests.end());  // redis-benchmark runs its tests in a fixed order
+  return tests;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,106 +453,6 @@ std::string bench_key(const std::string& key_prefix, std::int64_t n) {
   std::string k = key_prefix + "000000000000";
   put_12_digits(k.data() + key_prefix.size(), static_cast<std::uint64_t>(n));
   return k;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Command line
-
-std::string bench_usage() {
-  return "Usage: perflab-cli bench [-h <host>] [-p <port>] [-a <password>] [-c <clients>]\n"
-         "                         [-n <requests>] [-P <pipeline>] [-r <keyspace>] [-d <size>]\n"
-         "                         [-t set,get,mset,mget] [--csv] [-q] [--seed <n>]\n"
-         "  -h <hostname>   server hostname (default 127.0.0.1)\n"
-         "  -p <port>       server port (default 6379)\n"
-         "  -a <password>   password for AUTH\n"
-         "  -c <clients>    number of parallel connections (default 50)\n"
-         "  -n <requests>   total number of requests (default 100000)\n"
-         "  -P <numreq>     pipeline <numreq> requests (default 1: no pipeline)\n"
-         "  -r <keyspace>   random keys <prefix>NNNNNNNNNNNN in 0..keyspace-1 (default: one key)\n"
-         "  -d <size>       data size of SET/MSET values in bytes (default 3)\n"
-         "  -t <tests>      comma-separated tests: set, get, mset, mget (default all)\n"
-         "  --csv           output in CSV format\n"
-         "  -q              quiet: just show requests per second\n"
-         "  --seed <n>      seed of the random keys (default: from the clock)\n"
-         "  --key-prefix P  key prefix (default perflab:key:, Perflab's own; 'key:' writes the\n"
-         "                  very keys redis-benchmark writes)\n";
-}
-
-namespace {
-std::int64_t parse_number(const std::string& opt, const std::string& v, std::int64_t lo,
-                          std::int64_t hi) {
-  std::int64_t x = 0;
-  if (!parse_int64(v, x))
-    throw std::invalid_argument("option " + opt + ": not a number: '" + v + "'");
-  if (x < lo || x > hi)
-    throw std::invalid_argument("option " + opt + ": " + v + " is out of range [" +
-                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return x;
-}
-}  // namespace
-
-BenchOptions parse_bench_args(const std::vector<std::string>& args) {
-  BenchOptions o;
-  // On any server it is pointed at, Perflab writes only under its own prefix unless told to.
-  o.key_prefix = std::string(kBenchDefaultKeyPrefix);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw std::invalid_argument("option " + a + " needs a value");
-      return args[++i];
-    };
-    if (a == "-h") {
-      o.host = value();
-      if (o.host.empty()) throw std::invalid_argument("option -h: empty host");
-    } else if (a == "-p") {
-      o.port = static_cast<int>(parse_number(a, value(), 1, 65535));
-    } else if (a == "-a") {
-      o.password = value();
-    } else if (a == "-c") {
-      o.clients = static_cast<int>(parse_number(a, value(), 1, 10000));
-    } else if (a == "-n") {
-      o.requests = parse_number(a, value(), 1, std::int64_t{1} << 40);
-    } else if (a == "-P") {
-      o.pipeline = static_cast<int>(parse_number(a, value(), 1, 100000));
-    } else if (a == "-r") {
-      o.keyspace = parse_number(a, value(), 0, 999999999999LL);
-    } else if (a == "-d") {
-      o.data_size = static_cast<int>(parse_number(a, value(), 1, 512 * 1024 * 1024));
-    } else if (a == "-t") {
-      o.tests.clear();
-      std::string list = value();
-      std::size_t pos = 0;
-      while (pos <= list.size()) {
-        std::size_t comma = list.find(',', pos);
-        std::string t =
-            list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-        if (!t.empty()) {
-          BenchTest bt = parse_bench_test(t);
-          if (std::find(o.tests.begin(), o.tests.end(), bt) == o.tests.end()) o.tests.push_back(bt);
-        }
-        if (comma == std::string::npos) break;
-        pos = comma + 1;
-      }
-      if (o.tests.empty()) throw std::invalid_argument("option -t: no test given");
-    } else if (a == "--csv") {
-      o.csv = true;
-    } else if (a == "-q") {
-      o.quiet = true;
-    } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(parse_number(a, value(), 1, INT64_MAX));
-    } else if (a == "--key-prefix") {
-      o.key_prefix = value();
-      if (o.key_prefix.empty())  // its keys would be bare numbers: anyone's keys
-        throw std::invalid_argument(
-            "option --key-prefix: empty; Perflab writes only under a prefix ('key:' writes the "
-            "very keys redis-benchmark writes)");
-    } else {
-      throw std::invalid_argument("unknown option '" + a + "' (see perflab-cli bench --help)");
-    }
-  }
-  // redis-benchmark runs its tests in a fixed order.
-  std::sort(o.tests.begin(), o.tests.end());
-  return o;
 }
 
 namespace {

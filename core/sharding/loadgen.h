@@ -20,6 +20,9 @@ enum class BenchTest { Set, Get, Mset, Mget };
 const char* to_string(BenchTest t);              // "SET", "GET", "MSET", "MGET"
 std::string bench_title(BenchTest t);            // "SET", "MSET (10 keys)", ...
 BenchTest parse_bench_test(std::string_view s);  // case-insensitive; throws std::invalid_argument
+// A comma-separated list (-t set,get): any case, each once, in redis-benchmark's order (SET,
+// GET, MSET, MGET); throws std::invalid_argument for an unknown test or an empty list.
+std::vector<BenchTest> parse_bench_tests(std::string_view list);
 
 struct BenchOptions {
   std::string host = "127.0.0.1";
@@ -88,13 +91,8 @@ std::string bench_key(const std::string& key_prefix, std::int64_t n);
 // in the middle, or replies stop coming for reply_timeout. A stop ends it within 0.1 s.
 BenchResult run_bench(const BenchOptions& opts, BenchTest test, std::stop_token stop = {});
 
-// redis-benchmark's command line: -h -p -a -c -n -P -r -d -t --csv -q (and --seed). Throws
-// std::invalid_argument with a one-line reason.
 // perflab-cli bench's default key prefix: Perflab's own, so a user's keys are never touched.
 inline constexpr std::string_view kBenchDefaultKeyPrefix = "perflab:key:";
-// redis-benchmark's options, plus --key-prefix (default kBenchDefaultKeyPrefix).
-BenchOptions parse_bench_args(const std::vector<std::string>& args);
-std::string bench_usage();
 
 // Output as redis-benchmark prints it: the -q line, the --csv header and row, or the summary.
 std::string format_bench_quiet(const BenchResult& r);

@@ -17,6 +17,7 @@
 #include "servers.h"
 #include "targets/managed.h"
 #include "targets/ownership.h"
+#include "targets/redis.h"
 
 extern char** environ;
 using namespace perflab;
@@ -502,4 +503,92 @@ TEST_F(Cli, ListDescribesParameterTypesAndRanges) {
   EXPECT_NE(r.err.find("parameter 'preset'"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_FALSE(fs::exists(out));
+}
+
+// perflab-cli bench parses redis-benchmark's command line with CLI11: -h is the host (help is
+// --help only), --opt=value works, usage errors are one line with exit code 2.
+TEST_F(Cli, BenchCommandLineLikeRedisBenchmark) {
+  const RedisTarget redis = test::shared_targets().redis(1);
+  const std::string port = std::to_string(redis.nodes[0].port);
+  const std::string prefix = test::unique_name("perflab:clibench") + ":";
+  auto r = cli({"bench", "-h", "127.0.0.1", "-p", port, "-c", "3", "-n", "300", "-P", "4", "-r",
+                "1000", "-d", "64", "-t", "mset,set,GET", "--seed=7", "--key-prefix=" + prefix});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto set = r.out.find("====== SET ======"), get = r.out.find("====== GET ======"),
+             mset = r.out.find("====== MSET (10 keys) ======");
+  ASSERT_NE(mset, std::string::npos) << r.out;
+  EXPECT_LT(set, get);  // redis-benchmark's order, whatever the order given
+  EXPECT_LT(get, mset);
+  EXPECT_NE(r.out.find("3 parallel clients"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("64 bytes payload"), std::string::npos);
+  EXPECT_NE(r.out.find("pipeline: 4"), std::string::npos);
+  r = cli({"bench", "-p", port, "-n", "100", "-t", "get", "--csv", "--key-prefix", prefix});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("\"test\",\"rps\"", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\"GET\","), std::string::npos) << r.out;
+  r = cli({"bench", "-p", port, "-n", "100", "-t", "set", "-q", "--key-prefix", prefix});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SET: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requests per second"), std::string::npos) << r.out;
+  // Without --key-prefix, Perflab's own prefix.
+  r = cli({"bench", "-p", port, "-n", "50", "-r", "10", "-t", "set", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  RedisClient own(redis.nodes[0]);
+  RedisReply written = own.command({"KEYS", "perflab:key:*"});
+  EXPECT_FALSE(written.elements.empty());
+  for (const auto& k : written.elements) own.command({"DEL", k.str});
+  // Only keys under the prefix were written; they go again.
+  RedisClient c(redis.nodes[0]);
+  RedisReply keys = c.command({"KEYS", prefix + "*"});
+  EXPECT_FALSE(keys.elements.empty());
+  for (const auto& k : keys.elements) c.command({"DEL", k.str});
+
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"-c"},
+                                              {"-c", "0"},
+                                              {"-n", "ten"},
+                                              {"-t", "lpush"},
+                                              {"--bogus"},
+                                              {"-p", "70000"},
+                                              {"-h"},
+                                              {"--key-prefix", ""},
+                                              {"-P=2"}}) {
+    std::vector<std::string> args{"bench"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << bad.front() << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("perflab-cli bench: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  r = cli({"bench", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("-h TEXT"), std::string::npos) << r.out;  // -h is the host
+  EXPECT_NE(r.out.find("--key-prefix"), std::string::npos);
+  r = cli({"bench", "--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("perflab ", 0), 0u) << r.out;
+}
+
+TEST_F(Cli, ChartCommandLine) {
+  const auto run = dir_ / "c.json";
+  ASSERT_EQ(cli(small_run(run.string())).exit_code, 0);
+  auto r = cli({"chart", run.string(), "--group=build_time", "--width=400", "--height", "300",
+                "--theme=dark", "--png=" + (dir_ / "c.png").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(dir_ / "c.png").substr(1, 3), "PNG");
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{},
+                                              {run.string()},
+                                              {run.string(), "--png"},
+                                              {run.string(), "--width=12x", "--png", "x.png"},
+                                              {run.string(), "--theme", "neon"}}) {
+    std::vector<std::string> args{"chart"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+  r = cli({"chart", "-h"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("--png"), std::string::npos);
 }

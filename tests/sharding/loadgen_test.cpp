@@ -1,4 +1,5 @@
-// The load generator's histogram, command line and output formats (no server needed).
+// The load generator's histogram, test list and output formats (no server needed); its
+// command line (perflab-cli bench) is tested through the binary in tests/cli.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -35,39 +36,13 @@ TEST(LatencyHistogram, ExactBelow128AndWithinOnePercentAbove) {
   EXPECT_EQ(big.quantile_us(1.0), v.back());
 }
 
-TEST(BenchArgs, RedisBenchmarkOptions) {
-  BenchOptions o =
-      parse_bench_args({"-h", "10.0.0.1", "-p", "8090", "-c", "10", "-n", "10000", "-P", "16", "-r",
-                        "100000", "-d", "64", "-t", "mset,set,GET", "--csv", "-q"});
-  EXPECT_EQ(o.host, "10.0.0.1");
-  EXPECT_EQ(o.port, 8090);
-  EXPECT_EQ(o.clients, 10);
-  EXPECT_EQ(o.requests, 10000);
-  EXPECT_EQ(o.pipeline, 16);
-  EXPECT_EQ(o.keyspace, 100000);
-  EXPECT_EQ(o.data_size, 64);
-  EXPECT_TRUE(o.csv);
-  EXPECT_TRUE(o.quiet);
-  // redis-benchmark's order, whatever the order given.
-  EXPECT_EQ(o.tests, (std::vector<BenchTest>{BenchTest::Set, BenchTest::Get, BenchTest::Mset}));
-  BenchOptions d = parse_bench_args({});
-  EXPECT_EQ(d.clients, 50);
-  EXPECT_EQ(d.requests, 100000);
-  EXPECT_EQ(d.pipeline, 1);
-  EXPECT_EQ(d.tests.size(), 4u);
-  // Only Perflab's own keys unless told otherwise.
-  EXPECT_EQ(d.key_prefix, "perflab:key:");
-  EXPECT_EQ(parse_bench_args({"--key-prefix", "key:"}).key_prefix, "key:");
-  EXPECT_THROW(parse_bench_args({"--key-prefix", ""}), std::invalid_argument);  // bare numbers
-}
-
-TEST(BenchArgs, BadInputIsRejected) {
-  EXPECT_THROW(parse_bench_args({"-c"}), std::invalid_argument);
-  EXPECT_THROW(parse_bench_args({"-c", "0"}), std::invalid_argument);
-  EXPECT_THROW(parse_bench_args({"-n", "ten"}), std::invalid_argument);
-  EXPECT_THROW(parse_bench_args({"-t", "lpush"}), std::invalid_argument);
-  EXPECT_THROW(parse_bench_args({"--bogus"}), std::invalid_argument);
-  EXPECT_THROW(parse_bench_args({"-p", "70000"}), std::invalid_argument);
+TEST(BenchTests, ListInRedisBenchmarksOrder) {
+  EXPECT_EQ(parse_bench_tests("mset,set,GET"),
+            (std::vector<BenchTest>{BenchTest::Set, BenchTest::Get, BenchTest::Mset}));
+  EXPECT_EQ(parse_bench_tests(" mget , mget"), (std::vector<BenchTest>{BenchTest::Mget}));
+  EXPECT_THROW(parse_bench_tests("set,lpush"), std::invalid_argument);
+  EXPECT_THROW(parse_bench_tests(""), std::invalid_argument);
+  EXPECT_THROW(parse_bench_tests(","), std::invalid_argument);
 }
 
 TEST(BenchOutput, LikeRedisBenchmark) {

@@ -116,4 +116,23 @@ TEST(ProxyApp, ServesAndStopsOnSigterm) {
   std::filesystem::remove(log);
 }
 
+TEST(ProxyApp, HelpVersionAndInlineValues) {
+  std::string out;
+  ASSERT_EQ(run_proxy({"--version"}, out), 0);
+  std::string cmd = std::string(PERFLAB_PROXY_BIN) + " --help";
+  FILE* f = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  std::string help;
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) help.append(buf, n);
+  EXPECT_EQ(::pclose(f), 0);
+  for (const char* opt : {"--port", "--nodes", "--write", "--nodelay", "--backend-connections",
+                          "--log-level", "--max-bulk-len", "PERFLAB_PROXY_PASSWORD"})
+    EXPECT_NE(help.find(opt), std::string::npos) << opt;
+  // --opt value and --opt=value alike; a missing value is a usage error.
+  EXPECT_EQ(run_proxy({"--port=70000", nodes_arg()}, out), 2);
+  EXPECT_NE(out.find("--port"), std::string::npos) << out;
+  EXPECT_EQ(run_proxy({"--port", "8090", "--nodes"}, out), 2);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 }  // namespace

@@ -1,0 +1,51 @@
+#include "cli11/command_line.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "common/run.h"
+
+namespace perflab::cli {
+
+void setup(CLI::App& app, bool short_help) {
+  app.set_help_flag(short_help ? "-h,--help" : "--help", "print this help and exit");
+  app.set_version_flag("--version", std::string("perflab ") + perflab_version(),
+                       "print Perflab's version and exit");
+  app.option_defaults()->always_capture_default();
+}
+
+int fail(const CLI::App& app, int code, const std::string& message) {
+  std::string line = message;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  std::cerr << app.get_name() << ": " << line << "\n";
+  return code;
+}
+
+namespace {
+
+std::optional<int> handle(CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+    // --help or --version: CLI11 prints them on stdout.
+    app.exit(e, std::cout, std::cerr);
+    return kExitOk;
+  }
+  return fail(app, kExitUsage, std::string(e.what()) + " (see " + app.get_name() + " --help)");
+}
+
+}  // namespace
+
+std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 wants them
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return handle(app, e);
+  }
+  return std::nullopt;
+}
+
+std::optional<int> parse(CLI::App& app, int argc, const char* const* argv) {
+  return parse(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+}
+
+}  // namespace perflab::cli

@@ -1,0 +1,44 @@
+#pragma once
+// One command-line behaviour for every Perflab executable, on CLI11: `--opt value` and
+// `--opt=value`, `--help` for every command, `--version`, and a usage error as one line on stderr
+// with exit code 2.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace perflab::cli {
+
+constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+// Sets up a command the Perflab way: --help (also -h unless `short_help` is false: a command
+// whose -h means something else, like bench's host), --version ("perflab 0.1.0"), defaults shown
+// in the help.
+void setup(CLI::App& app, bool short_help = true);
+
+// Parses `args` (the words after the command's name). nullopt: the command should run. Otherwise
+// the exit code, after printing: the help or the version on stdout (0), or a usage error as one
+// line "<app name>: <reason> (see <app name> --help)" on stderr (2).
+std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args);
+std::optional<int> parse(CLI::App& app, int argc, const char* const* argv);
+
+// Prints "<app name>: <message>" as one line on stderr and returns `code`.
+int fail(const CLI::App& app, int code, const std::string& message);
+
+// A CLI11 validator that accepts what `convert` accepts; its exception's message is the reason.
+template <typename Convert>
+CLI::Validator convertible(Convert convert, const std::string& what) {
+  return CLI::Validator(
+      [convert](std::string& text) -> std::string {
+        try {
+          convert(text);
+          return {};
+        } catch (const std::exception& e) {
+          return e.what();
+        }
+      },
+      what);
+}
+
+}  // namespace perflab::cli
