@@ -1,21 +1,9 @@
 #include "bench_command.h"
 
-#include <atomic>
-#include <chrono>
-#include <csignal>
 #include <iostream>
-#include <stop_token>
-#include <thread>
 
 #include "cli11/command_line.h"
-
-namespace {
-// The handler only sets a flag (async-signal-safe); a watcher thread turns it into a stop.
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_interrupt(int) {
-  g_interrupted = true;
-}
-}  // namespace
+#include "interrupt.h"
 
 namespace perflab {
 
@@ -60,20 +48,12 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
 
 int BenchCommand::run(const CLI::App& cmd) {
   opts_.tests = parse_bench_tests(tests_);
-  std::stop_source stop;
-  g_interrupted = false;
-  auto old_int = std::signal(SIGINT, on_interrupt);
-  std::jthread watcher([&stop](std::stop_token st) {
-    while (!st.stop_requested()) {
-      if (g_interrupted.exchange(false)) stop.request_stop();  // the generator checks it
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
+  InterruptStop stop;  // Ctrl-C: the generator stops, what completed is printed
   int rc = cli::kExitOk;
   try {
     if (opts_.csv) std::cout << format_bench_csv_header();
     for (BenchTest t : opts_.tests) {
-      BenchResult r = run_bench(opts_, t, stop.get_token());
+      BenchResult r = run_bench(opts_, t, stop.token());
       if (opts_.csv)
         std::cout << format_bench_csv_row(r);
       else if (opts_.quiet)
@@ -93,9 +73,6 @@ int BenchCommand::run(const CLI::App& cmd) {
   } catch (const std::exception& e) {
     rc = cli::fail(cmd, cli::kExitFailed, e.what());
   }
-  watcher.request_stop();
-  watcher.join();
-  std::signal(SIGINT, old_int);
   return rc;
 }
 

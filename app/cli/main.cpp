@@ -1,9 +1,7 @@
 // perflab-cli: the experiments without a window — list, run, compare, chart, bench.
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -13,7 +11,6 @@
 #include <mutex>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "bench_command.h"
@@ -21,6 +18,7 @@
 #include "common/compare.h"
 #include "common/report.h"
 #include "common/run_io.h"
+#include "interrupt.h"
 #include "registry.h"
 #include "runner/experiment.h"
 #include "targets/postgres.h"
@@ -31,11 +29,6 @@ namespace {
 using namespace perflab;
 
 constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2, kExitCancelled = 130;
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_signal(int) {
-  g_interrupted = true;
-}
 
 int fail(int code, const std::string& msg) {
   std::cerr << "perflab-cli: " << msg << "\n";
@@ -197,18 +190,8 @@ int cmd_run(const std::vector<std::string>& args) {
     return fail(kExitFailed, std::string(e.what()) + " (--out)");
   }
 
-  std::stop_source stop;
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  std::jthread watcher([&stop](std::stop_token st) {
-    while (!st.stop_requested()) {
-      if (g_interrupted.exchange(false)) {
-        std::fprintf(stderr, "\nperflab-cli: stopping (the run keeps what was measured)\n");
-        stop.request_stop();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  });
+  InterruptStop stop(
+      [] { std::fprintf(stderr, "\nperflab-cli: stopping (the run keeps what was measured)\n"); });
 
   ProgressPrinter printer(quiet);
   RunHooks hooks;
@@ -219,12 +202,13 @@ int cmd_run(const std::vector<std::string>& args) {
     // Every target the run needs, checked before anything is measured: a wrong one costs one
     // line and at most the connect timeout, and writes no run file.
     try {
-      preflight(*exp, targets, params, stop.get_token());
+      preflight(*exp, targets, params, stop.token());
     } catch (const TargetError& e) {
-      if (stop.stop_requested()) return fail(kExitCancelled, "stopped before the run began");
+      if (stop.token().stop_requested())
+        return fail(kExitCancelled, "stopped before the run began");
       return fail(kExitFailed, e.what());
     }
-    run = execute(*exp, targets, params, hooks, stop.get_token());
+    run = execute(*exp, targets, params, hooks, stop.token());
   } catch (const ParamError& e) {
     printer.done();
     return fail(kExitUsage, e.what());
