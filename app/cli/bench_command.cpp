@@ -10,7 +10,7 @@ namespace perflab {
 using namespace perflab::sharding;
 
 BenchCommand::BenchCommand(CLI::App& cmd) {
-  cmd.description(
+  cmd.footer(
       "A load generator like redis-benchmark: -c clients on one thread, each keeping -P requests "
       "in flight, -n requests in all. Keys go under Perflab's own prefix unless --key-prefix "
       "says otherwise.");
@@ -74,14 +74,6 @@ int BenchCommand::run(const CLI::App& cmd) {
     rc = cli::fail(cmd, cli::kExitFailed, e.what());
   }
   return rc;
-}
-
-int run_bench_command(const std::vector<std::string>& args) {
-  CLI::App app("", "perflab-cli bench");
-  cli::setup(app, /*short_help=*/false);  // -h is the host
-  BenchCommand bench(app);
-  if (auto rc = cli::parse(app, args)) return *rc;
-  return bench.run(app);
 }
 
 }  // namespace perflab

@@ -23,7 +23,4 @@ class BenchCommand {
   std::string tests_ = "set,get,mset,mget";
 };
 
-// `perflab-cli bench ARGS...`: args are the words after "bench"; 2 on bad options.
-int run_bench_command(const std::vector<std::string>& args);
-
 }  // namespace perflab

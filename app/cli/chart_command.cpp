@@ -72,11 +72,13 @@ class AppGuard {
 }  // namespace
 
 ChartCommand::ChartCommand(CLI::App& cmd) {
-  cmd.description(
+  cmd.footer(
       "Renders the run's charts (all groups, or the --group ones) without a display. The run's "
       "experiment and parameters go into the SVG description and PDF title.");
   cmd.add_option("RUN.json", input_, "the run file (perflab-cli run --out)")->required();
-  cmd.add_option("--group", spec_.groups, "a group to chart (repeat for several; default: all)");
+  cmd.add_option("--group", spec_.groups, "a group to chart (repeat for several; default: all)")
+      ->allow_extra_args(false)
+      ->default_str("");
   cmd.add_flag("--log", log_, "log scale on y, and on x where x is numeric");
   cmd.add_flag("--log-y", spec_.options.log_y, "log scale on y only");
   cmd.add_flag("--log-x", spec_.options.log_x, "log scale on x only");
@@ -93,16 +95,25 @@ ChartCommand::ChartCommand(CLI::App& cmd) {
   const auto file = CLI::Validator(
       [](std::string& f) { return f.empty() ? std::string("needs a file name") : std::string(); },
       "FILE");
-  cmd.add_option("--png", png_, "write a PNG image")->check(file);
-  cmd.add_option("--svg", svg_, "write an SVG image")->check(file);
-  cmd.add_option("--pdf", pdf_, "write a PDF document")->check(file);
+  cmd.add_option("--png", png_, "write a PNG image")
+      ->check(file)
+      ->allow_extra_args(false)
+      ->default_str("");
+  cmd.add_option("--svg", svg_, "write an SVG image")
+      ->check(file)
+      ->allow_extra_args(false)
+      ->default_str("");
+  cmd.add_option("--pdf", pdf_, "write a PDF document")
+      ->check(file)
+      ->allow_extra_args(false)
+      ->default_str("");
 }
 
 int ChartCommand::run(const CLI::App& cmd) {
   if (png_.empty() && svg_.empty() && pdf_.empty())
     return cli::fail(
         cmd, cli::kExitUsage,
-        "nothing to write: give --png, --svg or --pdf (see " + cmd.get_name() + " --help)");
+        "nothing to write: give --png, --svg or --pdf (see " + cli::command_name(cmd) + " --help)");
   if (log_) spec_.options.log_y = spec_.options.log_x = true;
   spec_.options.theme = themes().at(theme_);
   spec_.size = QSize(width_, height_);

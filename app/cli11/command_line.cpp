@@ -14,10 +14,15 @@ void setup(CLI::App& app, bool short_help) {
   app.option_defaults()->always_capture_default();
 }
 
+std::string command_name(const CLI::App& app) {
+  const CLI::App* parent = app.get_parent();
+  return parent ? command_name(*parent) + " " + app.get_name() : app.get_name();
+}
+
 int fail(const CLI::App& app, int code, const std::string& message) {
   std::string line = message;
   std::replace(line.begin(), line.end(), '\n', ' ');
-  std::cerr << app.get_name() << ": " << line << "\n";
+  std::cerr << command_name(app) << ": " << line << "\n";
   return code;
 }
 
@@ -25,11 +30,14 @@ namespace {
 
 std::optional<int> handle(CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
-    // --help or --version: CLI11 prints them on stdout.
+    // --help or --version: CLI11 prints them on stdout (the help of the command given).
     app.exit(e, std::cout, std::cerr);
     return kExitOk;
   }
-  return fail(app, kExitUsage, std::string(e.what()) + " (see " + app.get_name() + " --help)");
+  // The error belongs to the deepest command given ("perflab-cli run: ...").
+  const CLI::App* cmd = &app;
+  while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
+  return fail(*cmd, kExitUsage, std::string(e.what()) + " (see " + command_name(*cmd) + " --help)");
 }
 
 }  // namespace

@@ -19,11 +19,14 @@ void setup(CLI::App& app, bool short_help = true);
 
 // Parses `args` (the words after the command's name). nullopt: the command should run. Otherwise
 // the exit code, after printing: the help or the version on stdout (0), or a usage error as one
-// line "<app name>: <reason> (see <app name> --help)" on stderr (2).
+// line "<command>: <reason> (see <command> --help)" on stderr (2), naming the subcommand given.
 std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args);
 std::optional<int> parse(CLI::App& app, int argc, const char* const* argv);
 
-// Prints "<app name>: <message>" as one line on stderr and returns `code`.
+// The command as typed: "perflab-cli run" for perflab-cli's subcommand run.
+std::string command_name(const CLI::App& app);
+
+// Prints "<command name>: <message>" as one line on stderr and returns `code`.
 int fail(const CLI::App& app, int code, const std::string& message);
 
 // A CLI11 validator that accepts what `convert` accepts; its exception's message is the reason.

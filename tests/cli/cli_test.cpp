@@ -592,3 +592,50 @@ TEST_F(Cli, ChartCommandLine) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--png"), std::string::npos);
 }
+
+// One parser (CLI11) for every command: --opt value and --opt=value alike, a missing value is a
+// usage error (exit 2, one line), --help for every command, --version.
+TEST_F(Cli, EveryCommandParsesTheSameWay) {
+  const auto out = dir_ / "inline.json";
+  auto r =
+      cli({"run", "iolist", "--param=benchmarks=build", "-p", "build_sizes=1",
+           "--param=build_sample_ms=1", "--param", "repetitions=2", "--out=" + out.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(load_run(out).params.at("build_sizes"), "1");
+  EXPECT_EQ(load_run(out).params.at("benchmarks"), "build");
+
+  for (const std::vector<std::string>& missing :
+       {std::vector<std::string>{"run", "iolist", "--out"},
+        {"run", "iolist", "--param"},
+        {"run", "iolist", "--pg"},
+        {"run", "iolist", "--pg-timeout"},
+        {"compare", out.string(), out.string(), "-d"},
+        {"export", out.string(), "--csv"},
+        {"chart", out.string(), "--svg"},
+        {"bench", "-n"}}) {
+    r = cli(missing);
+    EXPECT_EQ(r.exit_code, 2) << missing.back() << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("perflab-cli " + missing.front() + ": ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(missing.back()), std::string::npos) << r.err;
+  }
+  r = cli({"run", "iolist", "--out=" + (dir_ / "x.json").string(), "--pg-timeout=0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.json"));
+
+  for (const char* cmd : {"list", "run", "compare", "export", "chart", "bench"}) {
+    r = cli({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd << ": " << r.err;
+    EXPECT_NE(r.out.find(std::string("perflab-cli ") + cmd), std::string::npos) << r.out;
+  }
+  r = cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* cmd : {"list", "run", "compare", "export", "chart", "bench"})
+    EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
+  r = cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "perflab " + std::string(perflab_version()) + "\n");
+  r = cli({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "perflab-cli: unknown command 'frobnicate' (see perflab-cli --help)\n");
+}
