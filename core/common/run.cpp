@@ -119,9 +119,13 @@ HostInfo current_host() {
   return h;
 }
 
-std::int64_t unix_ms_now() {
+std::int64_t unix_us_now() {
   using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::int64_t unix_ms_now() {
+  return unix_us_now() / 1000;
 }
 
 }  // namespace perflab

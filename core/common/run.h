@@ -103,7 +103,9 @@ const char* perflab_version();
 // Host facts of this machine (CPU model, cores, kernel, hostname, build).
 HostInfo current_host();
 
-// Milliseconds since the Unix epoch, now.
+// Milliseconds / microseconds since the Unix epoch, now (the system clock: timestamps, never
+// durations; those take wall_ns() of common/clock.h).
 std::int64_t unix_ms_now();
+std::int64_t unix_us_now();
 
 }  // namespace perflab

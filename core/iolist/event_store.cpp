@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/run.h"
 #include "iolist/builders.h"
 #include "targets/ownership.h"
 
@@ -80,11 +81,6 @@ std::string unnest_sql(const std::string& events_table) {
   return "INSERT INTO " + events_table + " " + std::string(kEventColumns) +
          " SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], "
          "$5::text[], $6::bytea[], $7::bytea[], $8::timestamp[])";
-}
-
-std::int64_t now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 // Numbers as NUL-terminated text in one buffer sized up front (stable addresses).
@@ -309,7 +305,7 @@ AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
                                 " events need more than 65,535 bind parameters (at most " +
                                 std::to_string(kMaxEventsPerStatement) + " per statement)");
   AppendResult res;
-  res.created_at_us = now_us();
+  res.created_at_us = unix_us_now();
   const std::string created_at = pg_timestamp_text(res.created_at_us);
   PgTransaction tx(conn_);
   res.stream_id = check_expected_version(stream_uuid, expected_version);

@@ -164,13 +164,6 @@ Group append_group(std::size_t events, bool with_pgbench) {
   return {"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
 }
 
-// The created_at text of pgbench's rows: now, UTC.
-std::string utc_timestamp_now() {
-  using namespace std::chrono;
-  return pg_timestamp_text(
-      duration_cast<microseconds>(system_clock::now().time_since_epoch()).count());
-}
-
 Point make_point(std::string label, const Samples& s) {
   Point p;
   p.label = std::move(label);
@@ -473,7 +466,8 @@ class IoListExperiment final : public Experiment {
     }
     PgbenchScript script;
     try {
-      script = make_pgbench_script(pg.schema, make_events(events, seed_), utc_timestamp_now());
+      script = make_pgbench_script(pg.schema, make_events(events, seed_),
+                                   pg_timestamp_text(unix_us_now()));
     } catch (const std::invalid_argument& e) {
       skip(e.what());
       return;

@@ -1,12 +1,10 @@
 #include "iolist/pgbench.h"
 
-#include <libpq-fe.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -133,36 +131,6 @@ PgbenchScript make_pgbench_script(const std::string& schema, const std::vector<E
   return s;
 }
 
-std::pair<std::string, std::optional<std::string>> pgbench_conninfo(const std::string& conninfo) {
-  char* err = nullptr;
-  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
-  if (!opts) {
-    std::string why = err ? err : "out of memory";
-    if (err) PQfreemem(err);
-    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    throw std::invalid_argument("cannot parse the PostgreSQL connection string: " + why);
-  }
-  std::string out;
-  std::optional<std::string> password;
-  for (PQconninfoOption* o = opts; o->keyword; ++o) {
-    if (!o->val) continue;
-    if (std::strcmp(o->keyword, "password") == 0) {
-      password = o->val;
-      continue;
-    }
-    if (!out.empty()) out += ' ';
-    out += o->keyword;
-    out += "='";
-    for (const char* c = o->val; *c; ++c) {
-      if (*c == '\'' || *c == '\\') out += '\\';
-      out += *c;
-    }
-    out += '\'';
-  }
-  PQconninfoFree(opts);
-  return {out, password};
-}
-
 namespace {
 
 bool find_number(std::string_view out, std::string_view key, double& v) {
@@ -242,7 +210,7 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
     f << script.text;
     if (!f.flush()) throw std::runtime_error("cannot write " + file.string());
   }
-  auto [conninfo, password] = pgbench_conninfo(inv.conninfo);
+  auto [conninfo, password] = parse_conninfo(inv.conninfo);
   std::vector<std::string> args = {"-n",
                                    "-M",
                                    "extended",

@@ -51,11 +51,6 @@ PgbenchScript make_pgbench_script(const std::string& schema, const std::vector<E
 // The balanced chunk sizes for n events (each at most kPgbenchMaxEventsPerStatement).
 std::vector<std::size_t> pgbench_chunks(std::size_t n);
 
-// A conninfo (key=value or URI) rebuilt as key=value without its password, and the password
-// (to be given to pgbench through PGPASSWORD only). Throws std::invalid_argument when libpq
-// cannot parse it (the message never holds the conninfo).
-std::pair<std::string, std::optional<std::string>> pgbench_conninfo(const std::string& conninfo);
-
 // What pgbench reported.
 struct PgbenchReport {
   double latency_avg_ms = 0;   // "latency average = X ms": the per-transaction time

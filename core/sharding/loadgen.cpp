@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 
+#include "common/clock.h"
 #include "common/text.h"
 #include "sharding/resp.h"
 #include "targets/io_wait.h"
@@ -125,9 +126,7 @@ std::int64_t LatencyHistogram::quantile_us(double q) const {
 namespace {
 
 std::int64_t now_us() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return std::int64_t{ts.tv_sec} * 1000000 + ts.tv_nsec / 1000;
+  return wall_ns() / 1000;
 }
 
 constexpr std::string_view kPlaceholder = kBenchKeyPlaceholder;  // 12 bytes, like the 12 digits

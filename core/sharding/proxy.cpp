@@ -20,6 +20,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "common/clock.h"
+#include "common/text.h"
 #include "sharding/merge.h"
 #include "sharding/routing.h"
 
@@ -58,12 +60,6 @@ LogLevel parse_log_level(std::string_view s) {
 }
 
 namespace {
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 constexpr std::uint64_t kInternal = ~std::uint64_t{0};  // a reply the proxy consumes (AUTH)
 
@@ -571,7 +567,7 @@ struct Proxy::Impl {
     CommandInfo info = classify(av[0]);
     if (info.cls == CommandClass::BlockingPop) return true;
     if (info.cls != CommandClass::Broadcast) return false;
-    std::string n = upper(av[0]);
+    std::string n = to_upper(av[0]);
     return n == "SELECT" || n == "AUTH";
   }
 
@@ -624,13 +620,6 @@ struct Proxy::Impl {
     immediate(c, r);
   }
 
-  static std::string lower(std::string_view s) {
-    std::string r(s);
-    for (char& ch : r)
-      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-    return r;
-  }
-
   // Routes one command. raw is its bytes as received.
   void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw) {
     const std::size_t nodes = opts.nodes.size();
@@ -641,7 +630,7 @@ struct Proxy::Impl {
     }
     if (static_cast<int>(av.size()) < info.min_args ||
         (info.cls == CommandClass::KeyValue && av.size() % 2 == 0)) {
-      immediate_error(c, "ERR wrong number of arguments for '" + lower(av[0]) + "' command");
+      immediate_error(c, "ERR wrong number of arguments for '" + to_lower(av[0]) + "' command");
       return;
     }
     // Inline commands are re-encoded; multibulk ones are forwarded as received.
@@ -664,7 +653,7 @@ struct Proxy::Impl {
         std::size_t node = node_for_key(av[1], nodes);
         for (std::size_t i = 2; i + 1 < av.size(); ++i)
           if (node_for_key(av[i], nodes) != node) {
-            immediate_error(c, "ERR " + upper(av[0]) +
+            immediate_error(c, "ERR " + to_upper(av[0]) +
                                    " keys are on different nodes: give them a common key tag, "
                                    "e.g. list{tag}");
             return;
@@ -675,7 +664,7 @@ struct Proxy::Impl {
       case CommandClass::Broadcast: {
         Pending p;
         p.merge = info.merge;
-        p.name = upper(av[0]);
+        p.name = to_upper(av[0]);
         p.parts.resize(nodes);
         p.remaining = static_cast<int>(nodes);
         for (std::size_t n = 0; n < nodes; ++n) p.parts[n].node = static_cast<std::uint32_t>(n);
@@ -694,7 +683,7 @@ struct Proxy::Impl {
         }
         Pending p;
         p.merge = info.merge;
-        p.name = upper(av[0]);
+        p.name = to_upper(av[0]);
         p.remaining = static_cast<int>(split.used);
         for (std::size_t n = 0; n < nodes; ++n)
           if (!split.by_node[n].empty())
@@ -749,7 +738,7 @@ struct Proxy::Impl {
     Backend& b = *slot;
     if (b.state == Backend::State::Down) {
       if (b.ever_failed &&
-          now_ns() - b.last_fail_ns < std::int64_t{opts.reconnect_interval_ms} * 1000000) {
+          wall_ns() - b.last_fail_ns < std::int64_t{opts.reconnect_interval_ms} * 1000000) {
         fail_part(c, seq, part, down_reply(node, "connection refused or lost (retrying)"));
         return;
       }
@@ -777,7 +766,7 @@ struct Proxy::Impl {
       why = errno_text(errno);
       ::close(fd);
       b.ever_failed = true;
-      b.last_fail_ns = now_ns();
+      b.last_fail_ns = wall_ns();
       st_backend++;
       log(LogLevel::Warn, "node " + node_names[b.node] + ": connect: " + why);
       return false;
@@ -831,7 +820,7 @@ struct Proxy::Impl {
     b.events = 0;
     b.state = Backend::State::Down;
     b.ever_failed = true;
-    b.last_fail_ns = now_ns();
+    b.last_fail_ns = wall_ns();
     b.out.clear();
     b.out_off = 0;
     b.want_write = false;

@@ -31,13 +31,6 @@ std::size_t node_for_key(std::string_view key, std::size_t nodes) {
   return nodes == 0 ? 0 : crc32(hash_tag(key)) % nodes;
 }
 
-std::string upper(std::string_view s) {
-  std::string r(s);
-  for (char& c : r)
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  return r;
-}
-
 namespace {
 
 const std::unordered_map<std::string_view, CommandInfo>& table() {

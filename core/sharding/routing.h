@@ -50,9 +50,6 @@ struct CommandInfo {
 // Looks a command up (case-insensitive).
 CommandInfo classify(std::string_view name);
 
-// Upper-cases a command name for messages and lookups.
-std::string upper(std::string_view s);
-
 // --- Distributions compared by the experiment's key distribution table ---
 
 // modula: crc32(key) mod n (RedisSharding, twemproxy crc32a+modula).

@@ -37,84 +37,62 @@ std::string one_line(const char* msg) {
 // Notices (e.g. "schema already exists, skipping") are expected; they must not spam stderr.
 void drop_notice(void*, const char*) {}
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-std::string redact_uri(const std::string& s) {
-  std::size_t scheme_end = s.find("://");
-  std::size_t auth_begin = scheme_end + 3;
-  std::size_t auth_end = s.find_first_of("/?", auth_begin);
-  if (auth_end == std::string::npos) auth_end = s.size();
-  std::string out = s.substr(0, auth_begin);
-  std::string authority = s.substr(auth_begin, auth_end - auth_begin);
-  std::size_t at = authority.rfind('@');
-  if (at != std::string::npos) {
-    std::string userinfo = authority.substr(0, at);
-    std::size_t colon = userinfo.find(':');
-    if (colon != std::string::npos) userinfo.resize(colon);
-    authority = userinfo + authority.substr(at);
+// A value as a conninfo writes it: bare when it can be, else quoted with \' and \\ escaped.
+std::string conninfo_value(const char* v) {
+  const std::string_view text(v);
+  const bool bare = !text.empty() && text.find_first_of(" \t\n\r\f\v'\\") == std::string::npos;
+  if (bare) return std::string(text);
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
   }
-  out += authority;
-  std::size_t q = s.find('?', auth_end);
-  out += s.substr(auth_end, (q == std::string::npos ? s.size() : q) - auth_end);
-  if (q != std::string::npos) {
-    std::string kept;
-    std::size_t pos = q + 1;
-    while (pos <= s.size()) {
-      std::size_t amp = s.find('&', pos);
-      if (amp == std::string::npos) amp = s.size();
-      std::string param = s.substr(pos, amp - pos);
-      std::string key = param.substr(0, param.find('='));
-      if (!param.empty() && key != "password") {
-        if (!kept.empty()) kept += '&';
-        kept += param;
-      }
-      pos = amp + 1;
-    }
-    if (!kept.empty()) out += "?" + kept;
-  }
-  return out;
-}
-
-std::string redact_keyvalue(const std::string& s) {
-  std::string out;
-  std::size_t i = 0, n = s.size();
-  while (i < n) {
-    std::size_t ws_begin = i;
-    while (i < n && is_space(s[i])) ++i;
-    if (i >= n) {
-      out.append(s, ws_begin, i - ws_begin);
-      break;
-    }
-    std::size_t key_begin = i;
-    while (i < n && !is_space(s[i]) && s[i] != '=') ++i;
-    std::string key = s.substr(key_begin, i - key_begin);
-    while (i < n && is_space(s[i])) ++i;
-    if (i < n && s[i] == '=') {
-      ++i;
-      while (i < n && is_space(s[i])) ++i;
-      if (i < n && s[i] == '\'') {
-        ++i;
-        while (i < n && s[i] != '\'') i += (s[i] == '\\' && i + 1 < n) ? 2 : 1;
-        if (i < n) ++i;  // closing quote
-      } else {
-        while (i < n && !is_space(s[i])) i += (s[i] == '\\' && i + 1 < n) ? 2 : 1;
-      }
-    }
-    if (key == "password") continue;  // drop the whole token with its leading blanks
-    std::size_t keep_from = out.empty() ? key_begin : ws_begin;
-    out.append(s, keep_from, i - keep_from);
-  }
-  return out;
+  return out + "'";
 }
 
 }  // namespace
 
+ParsedConninfo parse_conninfo(const std::string& conninfo) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
+  if (!opts) {
+    std::string why = err ? err : "out of memory";
+    if (err) PQfreemem(err);
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    throw std::invalid_argument("cannot parse the PostgreSQL connection string: " + why);
+  }
+  ParsedConninfo out;
+  std::vector<std::pair<std::string, std::string>> settings;  // keyword, value as written
+  for (PQconninfoOption* o = opts; o->keyword; ++o) {
+    if (!o->val) continue;  // not given
+    if (std::strcmp(o->keyword, "password") == 0)
+      out.password = o->val;
+    else
+      settings.emplace_back(o->keyword, conninfo_value(o->val));
+  }
+  PQconninfoFree(opts);
+  // Where the server is and who connects first, as people write them; the rest in libpq's order.
+  auto rank = [](const std::string& k) {
+    static const char* const first[] = {"host", "hostaddr", "port", "user", "dbname"};
+    for (std::size_t i = 0; i < std::size(first); ++i)
+      if (k == first[i]) return i;
+    return std::size(first);
+  };
+  std::stable_sort(settings.begin(), settings.end(),
+                   [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+  for (const auto& [keyword, value] : settings) {
+    if (!out.without_password.empty()) out.without_password += ' ';
+    out.without_password += keyword + "=" + value;
+  }
+  return out;
+}
+
 std::string redact_conninfo(const std::string& conninfo) {
-  if (conninfo.rfind("postgresql://", 0) == 0 || conninfo.rfind("postgres://", 0) == 0)
-    return redact_uri(conninfo);
-  return redact_keyvalue(conninfo);
+  try {
+    return parse_conninfo(conninfo).without_password;
+  } catch (const std::invalid_argument&) {
+    return "(a connection string libpq cannot parse)";
+  }
 }
 
 std::string pg_quote_ident(std::string_view ident) {

@@ -145,7 +145,18 @@ class PgTransaction {
   bool open_ = true;
 };
 
-// conninfo (key=value or URI) with any password removed, for messages, logs and results.
+// A conninfo (key=value or URI) as libpq parses it (PQconninfoParse): the settings it gives,
+// without the password, as key=value (host, hostaddr, port, user, dbname first, the others in
+// libpq's keyword order; values quoted where needed), and the password. Throws
+// std::invalid_argument with libpq's reason (never the conninfo) when libpq cannot parse it.
+struct ParsedConninfo {
+  std::string without_password;
+  std::optional<std::string> password;
+};
+ParsedConninfo parse_conninfo(const std::string& conninfo);
+
+// conninfo with any password removed, for messages, logs and results: parse_conninfo()'s
+// settings, or a placeholder when libpq cannot parse it (nothing of it is shown then).
 std::string redact_conninfo(const std::string& conninfo);
 
 // Text encodings of PostgreSQL's wire formats, shared by everything that sends COPY data or

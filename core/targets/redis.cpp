@@ -11,18 +11,14 @@
 #include <set>
 #include <utility>
 
+#include "common/text.h"
 #include "targets/io_wait.h"
 
 namespace perflab {
 namespace {
 
-bool icontains(std::string hay, std::string needle) {
-  auto lower = [](std::string& s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  };
-  lower(hay);
-  lower(needle);
-  return hay.find(needle) != std::string::npos;
+bool icontains(const std::string& hay, const std::string& needle) {
+  return to_lower(hay).find(to_lower(needle)) != std::string::npos;
 }
 
 // A reason a person understands, from a failed connection or I/O call.

@@ -146,27 +146,6 @@ TEST(PgbenchScript, RejectsWhatPgbenchWouldMisread) {
   EXPECT_THROW(make_pgbench_script("perflab", {}, "x"), std::invalid_argument);
 }
 
-TEST(PgbenchConninfo, PasswordIsTakenOutOfTheConnectionString) {
-  auto [kv, pw] = pgbench_conninfo("host=db.example port=6432 dbname=ev user=u password=s3cr'et");
-  EXPECT_EQ(pw, "s3cr'et");
-  EXPECT_EQ(kv.find("s3cr"), std::string::npos);
-  EXPECT_NE(kv.find("host='db.example'"), std::string::npos);
-  EXPECT_NE(kv.find("port='6432'"), std::string::npos);
-  auto [uri, upw] = pgbench_conninfo("postgresql://bob:hunter2@127.0.0.1:5433/x?sslmode=disable");
-  EXPECT_EQ(upw, "hunter2");
-  EXPECT_EQ(uri.find("hunter2"), std::string::npos);
-  EXPECT_NE(uri.find("user='bob'"), std::string::npos);
-  EXPECT_NE(uri.find("sslmode='disable'"), std::string::npos);
-  auto [plain, none] = pgbench_conninfo("host=127.0.0.1 dbname=perflab");
-  EXPECT_FALSE(none.has_value());
-  try {
-    pgbench_conninfo("host=x password=hunter3 'unterminated");
-    ADD_FAILURE() << "no error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).find("hunter3"), std::string::npos);
-  }
-}
-
 TEST(PgbenchOutput, FiguresAreRead) {
   const char* out =
       "pgbench (15.20 (Debian 15.20-0+deb12u1))\n"

@@ -16,12 +16,15 @@
 
 using namespace perflab;
 
+// Redaction goes through libpq's own parser (PQconninfoParse): whatever libpq reads as the
+// password is what goes, and the rest comes back as key=value (where and who first).
 TEST(TargetsRedact, KeyValueDropsPassword) {
   EXPECT_EQ(redact_conninfo("host=db.example user=alice password=hunter2 dbname=app"),
             "host=db.example user=alice dbname=app");
   EXPECT_EQ(redact_conninfo("password=hunter2 host=h"), "host=h");
   EXPECT_EQ(redact_conninfo("host=h password=hunter2"), "host=h");
   EXPECT_EQ(redact_conninfo("host=h user=u"), "host=h user=u");
+  EXPECT_EQ(redact_conninfo(""), "");
 }
 
 TEST(TargetsRedact, KeyValueQuotedAndSpaced) {
@@ -30,18 +33,41 @@ TEST(TargetsRedact, KeyValueQuotedAndSpaced) {
   EXPECT_EQ(redact_conninfo("host=h password = 'a b c' port=5432"), "host=h port=5432");
   EXPECT_EQ(redact_conninfo("host=h application_name='my app' password=x"),
             "host=h application_name='my app'");
+  EXPECT_EQ(redact_conninfo("host=h application_name='o\\'neil\\\\'"),
+            "host=h application_name='o\\'neil\\\\'");
   // A value that merely contains the word is kept.
   EXPECT_EQ(redact_conninfo("host=h application_name=password"),
             "host=h application_name=password");
 }
 
 TEST(TargetsRedact, Uri) {
-  EXPECT_EQ(redact_conninfo("postgresql://user:secret@host/db"), "postgresql://user@host/db");
+  EXPECT_EQ(redact_conninfo("postgresql://user:secret@host/db"), "host=host user=user dbname=db");
   EXPECT_EQ(redact_conninfo("postgres://user:secret@host:5433/db?sslmode=require&password=x"),
-            "postgres://user@host:5433/db?sslmode=require");
-  EXPECT_EQ(redact_conninfo("postgresql://host/db?password=x"), "postgresql://host/db");
-  EXPECT_EQ(redact_conninfo("postgresql://user@host/db"), "postgresql://user@host/db");
-  EXPECT_EQ(redact_conninfo("postgresql://u:p%40ss@[::1]:5432"), "postgresql://u@[::1]:5432");
+            "host=host port=5433 user=user dbname=db sslmode=require");
+  EXPECT_EQ(redact_conninfo("postgresql://host/db?password=x"), "host=host dbname=db");
+  EXPECT_EQ(redact_conninfo("postgresql://u:p%40ss@[::1]:5432"), "host=::1 port=5432 user=u");
+}
+
+TEST(TargetsRedact, WhatLibpqCannotParseIsNotShown) {
+  const std::string r = redact_conninfo("host=x password=hunter3 'unterminated");
+  EXPECT_EQ(r.find("hunter3"), std::string::npos) << r;
+  EXPECT_EQ(r.find("host"), std::string::npos) << r;
+}
+
+TEST(TargetsConninfo, PasswordIsTakenOut) {
+  auto [kv, pw] = parse_conninfo("host=db.example port=6432 dbname=ev user=u password=s3cr'et");
+  EXPECT_EQ(pw, "s3cr'et");
+  EXPECT_EQ(kv, "host=db.example port=6432 user=u dbname=ev");
+  auto [uri, upw] = parse_conninfo("postgresql://bob:hunter2@127.0.0.1:5433/x?sslmode=disable");
+  EXPECT_EQ(upw, "hunter2");
+  EXPECT_EQ(uri, "host=127.0.0.1 port=5433 user=bob dbname=x sslmode=disable");
+  EXPECT_FALSE(parse_conninfo("host=127.0.0.1 dbname=perflab").password.has_value());
+  try {
+    parse_conninfo("host=x password=hunter3 'unterminated");
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).find("hunter3"), std::string::npos);
+  }
 }
 
 TEST(TargetsQuote, Ident) {
