@@ -177,122 +177,125 @@ std::int64_t EventStore::check_expected_version(const std::string& stream_uuid,
   return stream_id;
 }
 
-void EventStore::insert_rows(Builder builder, std::int64_t stream_id, std::int64_t first_version,
-                             std::int64_t first_event_id, const std::string& created_at,
-                             const std::vector<EventData>& events) {
-  const std::size_t n = events.size();
-  if (builder == Builder::Copy) {
-    std::string payload;
-    payload.reserve(n * 256);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& e = events[i];
-      payload += std::to_string(first_event_id + static_cast<std::int64_t>(i));
-      payload += '\t';
-      payload += std::to_string(stream_id);
-      payload += '\t';
-      payload += std::to_string(first_version + static_cast<std::int64_t>(i));
-      payload += '\t';
-      if (e.correlation_id)
-        pg_append_copy_text(payload, *e.correlation_id);
-      else
-        payload += "\\N";
-      payload += '\t';
-      pg_append_copy_text(payload, e.event_type);
-      payload += '\t';
-      pg_append_copy_bytea(payload, e.data);
-      payload += '\t';
-      pg_append_copy_bytea(payload, e.metadata);
-      payload += '\t';
-      payload += created_at;
-      payload += '\n';
-    }
-    conn_.copy_in("COPY " + events_table_ + " " + std::string(kEventColumns) + " FROM STDIN",
-                  payload);
-    return;
+// One strategy per builder; the switch has a case for every Builder and no default, so a
+// builder added without its strategy does not compile (-Wswitch), and a value outside the enum
+// is an error, never an append that inserts nothing.
+void EventStore::insert_rows(Builder builder, const NewRows& rows) {
+  switch (builder) {
+    case Builder::Copy:
+      return insert_copy(rows);
+    case Builder::Unnest:
+      return insert_unnest(rows);
+    case Builder::Interpolate:
+    case Builder::IoList:
+    case Builder::Prepared:
+      return insert_bound(builder, rows);
   }
+  throw std::invalid_argument("append_to_stream: unknown statement builder " +
+                              std::to_string(static_cast<int>(builder)));
+}
 
-  if (builder == Builder::Unnest) {
-    std::string ids = "{", sids = "{", versions = "{", corr = "{", types = "{", data = "{",
-                meta = "{", times = "{";
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& e = events[i];
-      const char* sep = i ? "," : "";
-      ids += sep;
-      ids += std::to_string(first_event_id + static_cast<std::int64_t>(i));
-      sids += sep;
-      sids += std::to_string(stream_id);
-      versions += sep;
-      versions += std::to_string(first_version + static_cast<std::int64_t>(i));
-      corr += sep;
-      if (e.correlation_id)
-        append_array_text(corr, *e.correlation_id);
-      else
-        corr += "NULL";
-      types += sep;
-      append_array_text(types, e.event_type);
-      data += sep;
-      data += "\"\\\\x";
-      pg_append_hex(data, e.data);
-      data += '"';
-      meta += sep;
-      meta += "\"\\\\x";
-      pg_append_hex(meta, e.metadata);
-      meta += '"';
-      times += sep;
-      append_array_text(times, created_at);
-    }
-    for (auto* s : {&ids, &sids, &versions, &corr, &types, &data, &meta, &times}) *s += '}';
-    PgParams p;
-    for (auto* s : {&ids, &sids, &versions, &corr, &types, &data, &meta, &times})
-      p.add_text(s->c_str());
-    conn_.exec_params(unnest_sql(events_table_).c_str(), p);
-    return;
+// COPY ... FROM STDIN with the rows in COPY's text format.
+void EventStore::insert_copy(const NewRows& rows) {
+  std::string payload;
+  payload.reserve(rows.events.size() * 256);
+  for (std::size_t i = 0; i < rows.events.size(); ++i) {
+    const auto& e = rows.events[i];
+    payload += std::to_string(rows.first_event_id + static_cast<std::int64_t>(i));
+    payload += '\t';
+    payload += std::to_string(rows.stream_id);
+    payload += '\t';
+    payload += std::to_string(rows.first_version + static_cast<std::int64_t>(i));
+    payload += '\t';
+    if (e.correlation_id)
+      pg_append_copy_text(payload, *e.correlation_id);
+    else
+      payload += "\\N";
+    payload += '\t';
+    pg_append_copy_text(payload, e.event_type);
+    payload += '\t';
+    pg_append_copy_bytea(payload, e.data);
+    payload += '\t';
+    pg_append_copy_bytea(payload, e.metadata);
+    payload += '\t';
+    payload += rows.created_at;
+    payload += '\n';
   }
+  conn_.copy_in("COPY " + events_table_ + " " + std::string(kEventColumns) + " FROM STDIN",
+                payload);
+}
 
-  // interpolate, iolist, prepared: the same 8 parameters per event; only the statement text
-  // (and for prepared, the protocol) differs.
-  NumberArena numbers(3 * n);
+// INSERT ... SELECT * FROM unnest($1..$8): one array literal per column.
+void EventStore::insert_unnest(const NewRows& rows) {
+  std::string ids = "{", sids = "{", versions = "{", corr = "{", types = "{", data = "{",
+              meta = "{", times = "{";
+  for (std::size_t i = 0; i < rows.events.size(); ++i) {
+    const auto& e = rows.events[i];
+    const char* sep = i ? "," : "";
+    ids += sep;
+    ids += std::to_string(rows.first_event_id + static_cast<std::int64_t>(i));
+    sids += sep;
+    sids += std::to_string(rows.stream_id);
+    versions += sep;
+    versions += std::to_string(rows.first_version + static_cast<std::int64_t>(i));
+    corr += sep;
+    if (e.correlation_id)
+      append_array_text(corr, *e.correlation_id);
+    else
+      corr += "NULL";
+    types += sep;
+    append_array_text(types, e.event_type);
+    data += sep;
+    data += "\"\\\\x";
+    pg_append_hex(data, e.data);
+    data += '"';
+    meta += sep;
+    meta += "\"\\\\x";
+    pg_append_hex(meta, e.metadata);
+    meta += '"';
+    times += sep;
+    append_array_text(times, rows.created_at);
+  }
+  PgParams p;
+  for (auto* s : {&ids, &sids, &versions, &corr, &types, &data, &meta, &times}) {
+    *s += '}';
+    p.add_text(s->c_str());
+  }
+  conn_.exec_params(unnest_sql(events_table_).c_str(), p);
+}
+
+// interpolate, iolist, prepared: the same 8 parameters per event; only the statement text (and
+// for prepared, the protocol) differs.
+void EventStore::insert_bound(Builder builder, const NewRows& rows) {
+  const std::size_t n = rows.events.size();
+  NumberArena numbers(3 * n);  // the parameters point into it
   PgParams p;
   p.values.reserve(n * kParamsPerEvent);
   p.lengths.reserve(n * kParamsPerEvent);
   p.formats.reserve(n * kParamsPerEvent);
-  const char* sid = numbers.put(stream_id);
+  const char* sid = numbers.put(rows.stream_id);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& e = events[i];
-    p.add_text(numbers.put(first_event_id + static_cast<std::int64_t>(i)));
+    const auto& e = rows.events[i];
+    p.add_text(numbers.put(rows.first_event_id + static_cast<std::int64_t>(i)));
     p.add_text(sid);
-    p.add_text(numbers.put(first_version + static_cast<std::int64_t>(i)));
+    p.add_text(numbers.put(rows.first_version + static_cast<std::int64_t>(i)));
     p.add_text(e.correlation_id ? e.correlation_id->c_str() : nullptr);
     p.add_text(e.event_type.c_str());
     p.add_binary(e.data.data(), static_cast<int>(e.data.size()));
     p.add_binary(e.metadata.data(), static_cast<int>(e.metadata.size()));
-    p.add_text(created_at.c_str());
+    p.add_text(rows.created_at.c_str());
   }
-  switch (builder) {
-    case Builder::Interpolate: {
-      const std::string sql = build_interpolate(head_, n);
-      conn_.exec_params(sql.c_str(), p);
-      break;
+  if (builder == Builder::Prepared) {
+    auto it = prepared_.find(n);
+    if (it == prepared_.end()) {
+      const std::string name = "perflab_append_" + std::to_string(n);
+      conn_.prepare(name, build_iolist(head_, n).flatten(), static_cast<int>(n * kParamsPerEvent));
+      it = prepared_.emplace(n, name).first;
     }
-    case Builder::IoList: {
-      const std::string sql = build_iolist(head_, n).flatten();
-      conn_.exec_params(sql.c_str(), p);
-      break;
-    }
-    case Builder::Prepared: {
-      auto it = prepared_.find(n);
-      if (it == prepared_.end()) {
-        const std::string name = "perflab_append_" + std::to_string(n);
-        conn_.prepare(name, build_iolist(head_, n).flatten(),
-                      static_cast<int>(n * kParamsPerEvent));
-        it = prepared_.emplace(n, name).first;
-      }
-      conn_.exec_prepared(it->second, p);
-      break;
-    }
-    default:
-      break;
+    conn_.exec_prepared(it->second, p);
+    return;
   }
+  conn_.exec_params(statement_text(builder, n).c_str(), p);
 }
 
 AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
@@ -311,7 +314,7 @@ AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
   res.stream_id = check_expected_version(stream_uuid, expected_version);
   res.first_version = expected_version + 1;
   const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
-  insert_rows(builder, res.stream_id, res.first_version, first_id, created_at, events);
+  insert_rows(builder, {res.stream_id, res.first_version, first_id, created_at, events});
   tx.commit();
   return res;
 }

@@ -71,9 +71,16 @@ class EventStore {
   // its version; throws WrongExpectedVersion.
   std::int64_t check_expected_version(const std::string& stream_uuid,
                                       std::int64_t expected_version);
-  void insert_rows(Builder builder, std::int64_t stream_id, std::int64_t first_version,
-                   std::int64_t first_event_id, const std::string& created_at,
-                   const std::vector<EventData>& events);
+  // The rows of one append, inserted the way the builder says.
+  struct NewRows {
+    std::int64_t stream_id, first_version, first_event_id;
+    const std::string& created_at;
+    const std::vector<EventData>& events;
+  };
+  void insert_rows(Builder builder, const NewRows& rows);
+  void insert_copy(const NewRows& rows);
+  void insert_unnest(const NewRows& rows);
+  void insert_bound(Builder builder, const NewRows& rows);  // interpolate, iolist, prepared
 
   PgConnection& conn_;
   std::string schema_;

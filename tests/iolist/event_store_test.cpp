@@ -81,6 +81,17 @@ TEST_P(EventStoreTest, LargestStatementFitsTheParameterLimit) {
   }
 }
 
+// A builder outside the enum is an error and the transaction rolls back: never an append that
+// silently inserts nothing.
+TEST_P(EventStoreTest, UnknownBuilderIsAnErrorAndChangesNothing) {
+  const auto events = make_events(3, 5);
+  EXPECT_THROW(store_->append_to_stream("stream-x", 0, events, static_cast<Builder>(99)),
+               std::invalid_argument);
+  EXPECT_TRUE(store_->read_stream_forward("stream-x", 1, 10).empty());
+  // The stream was not created: version 0 is still what it expects.
+  EXPECT_EQ(store_->append_to_stream("stream-x", 0, events, GetParam()).first_version, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBuilders, EventStoreTest,
                          ::testing::Values(Builder::Interpolate, Builder::IoList, Builder::Prepared,
                                            Builder::Unnest, Builder::Copy),
