@@ -135,21 +135,16 @@ const char* step_name(int step) {
   _exit(127);
 }
 
-// Runs on the spawner thread. Everything the child needs is prepared before fork(); the child
-// uses only async-signal-safe calls.
-pid_t do_spawn(const SpawnSpec& spec) {
-  std::string exe = spec.exe.string();
-  std::vector<std::string> args;
-  args.push_back(exe);
-  args.insert(args.end(), spec.args.begin(), spec.args.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::string cwd = spec.cwd.string();
-  // The child's environment, built before fork (the child may only make async-signal-safe calls).
-  std::vector<std::string> env_store;
-  std::vector<char*> envp;
-  if (!spec.env.empty()) {
+// What exec needs, built before fork (the child may only make async-signal-safe calls): argv,
+// the working folder, and the environment when the spec changes it (empty: inherit).
+class ExecArgs {
+ public:
+  explicit ExecArgs(const SpawnSpec& spec) : exe_(spec.exe.string()), cwd_(spec.cwd.string()) {
+    args_.push_back(exe_);
+    args_.insert(args_.end(), spec.args.begin(), spec.args.end());
+    for (auto& a : args_) argv_.push_back(a.data());
+    argv_.push_back(nullptr);
+    if (spec.env.empty()) return;
     auto overridden = [&spec](const char* entry) {
       for (const auto& e : spec.env) {
         const auto eq = e.find('=');
@@ -158,111 +153,160 @@ pid_t do_spawn(const SpawnSpec& spec) {
       return false;
     };
     for (char** e = environ; *e; ++e)
-      if (!overridden(*e)) env_store.emplace_back(*e);
-    env_store.insert(env_store.end(), spec.env.begin(), spec.env.end());
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
+      if (!overridden(*e)) env_.emplace_back(*e);
+    env_.insert(env_.end(), spec.env.begin(), spec.env.end());
+    for (auto& e : env_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
   }
+  ExecArgs(const ExecArgs&) = delete;  // argv_ and envp_ point into args_ and env_
+  ExecArgs& operator=(const ExecArgs&) = delete;
 
-  int log_fd = open(spec.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0)
-    throw ServerError("cannot open log file " + spec.log.string() + ": " + errno_text(errno));
-  int err_fd_out = log_fd;
-  if (!spec.err_log.empty()) {
-    err_fd_out = open(spec.err_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (err_fd_out < 0) {
-      int e = errno;
-      close(log_fd);
-      throw ServerError("cannot open log file " + spec.err_log.string() + ": " + errno_text(e));
-    }
-  }
-  auto close_logs = [&] {
-    if (err_fd_out != log_fd) close(err_fd_out);
-    close(log_fd);
-  };
-  int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null_fd < 0) {
-    int e = errno;
-    close_logs();
-    throw ServerError("cannot open /dev/null: " + errno_text(e));
-  }
-  int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) {
-    int e = errno;
-    close_logs(), close(null_fd);
-    throw ServerError("pipe2 failed: " + errno_text(e));
-  }
-  rlimit lim{};
-  int max_fd = (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
-                   ? static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 20))
-                   : 65536;
-  const pid_t parent = getpid();
-
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close_logs(), close(null_fd), close(pipefd[0]), close(pipefd[1]);
-    throw ServerError("fork failed: " + errno_text(e));
-  }
-  if (pid == 0) {
-    // --- child ---
-    int err_fd = pipefd[1];
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int sig = 1; sig < NSIG; ++sig)
-      if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);
-    // Own session: a Ctrl+C in Perflab's terminal does not reach the server directly; the
-    // server stops through Perflab (destructor) or the parent-death signal.
-    if (setsid() < 0) child_fail(err_fd, kStepSetsid);
-    if (dup2(null_fd, 0) < 0 || dup2(log_fd, 1) < 0 || dup2(err_fd_out, 2) < 0)
-      child_fail(err_fd, kStepDup);
-    // Nothing else Perflab has open (sockets, files) leaks into the server.
-    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-      for (int fd = 3; fd < max_fd; ++fd) {
-        int flags = fcntl(fd, F_GETFD);
-        if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-      }
-    }
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) child_fail(err_fd, kStepChdir);
-    if (spec.creds.drop) {
-      gid_t g = spec.creds.gid;
-      if (setgroups(1, &g) != 0) child_fail(err_fd, kStepSetgroups);
-      if (setgid(spec.creds.gid) != 0) child_fail(err_fd, kStepSetgid);
-      if (setuid(spec.creds.uid) != 0) child_fail(err_fd, kStepSetuid);
-    }
-    // After the credential change, which clears the parent-death signal.
-    if (prctl(PR_SET_PDEATHSIG, spec.death_signal) != 0) child_fail(err_fd, kStepPdeathsig);
-    if (getppid() != parent) {
-      errno = ESRCH;
-      child_fail(err_fd, kStepParentGone);
-    }
-    if (envp.empty())
-      execv(argv[0], argv.data());
+  const std::string& exe() const { return exe_; }
+  const std::string& cwd() const { return cwd_; }
+  // Replaces the process image; returns only when exec failed.
+  void exec() const {
+    if (envp_.empty())
+      execv(argv_[0], argv_.data());
     else
-      execve(argv[0], argv.data(), envp.data());
-    child_fail(err_fd, kStepExec);
+      execve(argv_[0], argv_.data(), envp_.data());
   }
-  // --- parent ---
-  close(pipefd[1]);
-  close_logs();
-  close(null_fd);
+
+ private:
+  std::string exe_, cwd_;
+  std::vector<std::string> args_, env_;
+  std::vector<char*> argv_, envp_;
+};
+
+// A file descriptor that closes with the object.
+class Fd {
+ public:
+  Fd() = default;
+  ~Fd() { reset(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// The descriptors a child starts with: /dev/null for stdin, the log (and the error log) for
+// stdout and stderr, and a close-on-exec pipe on which it reports a failure before exec. The
+// parent's copies close with the object (also when opening one of them fails).
+class ChildFds {
+ public:
+  explicit ChildFds(const SpawnSpec& spec) {
+    const int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC;
+    log_.reset(open(spec.log.c_str(), flags, 0644));
+    if (log_.get() < 0)
+      throw ServerError("cannot open log file " + spec.log.string() + ": " + errno_text(errno));
+    if (!spec.err_log.empty()) {
+      err_log_.reset(open(spec.err_log.c_str(), flags, 0644));
+      if (err_log_.get() < 0)
+        throw ServerError("cannot open log file " + spec.err_log.string() + ": " +
+                          errno_text(errno));
+    }
+    null_.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (null_.get() < 0) throw ServerError("cannot open /dev/null: " + errno_text(errno));
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) throw ServerError("pipe2 failed: " + errno_text(errno));
+    report_read_.reset(p[0]);
+    report_write_.reset(p[1]);
+  }
+
+  int stdin_fd() const { return null_.get(); }
+  int stdout_fd() const { return log_.get(); }
+  int stderr_fd() const { return err_log_.get() >= 0 ? err_log_.get() : log_.get(); }
+  int report_write() const { return report_write_.get(); }
+  int report_read() const { return report_read_.get(); }
+
+  // In the parent after fork: what only the child uses.
+  void close_child_side() { log_.reset(), err_log_.reset(), null_.reset(), report_write_.reset(); }
+
+ private:
+  Fd log_, err_log_, null_, report_read_, report_write_;
+};
+
+int open_files_limit() {
+  rlimit lim{};
+  return (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+             ? static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 20))
+             : 65536;
+}
+
+// The child between fork and exec: async-signal-safe calls only; a failure is reported on the
+// pipe as (step, errno) and ends the child.
+[[noreturn]] void run_child(const SpawnSpec& spec, const ExecArgs& exec, const ChildFds& fds,
+                            int max_fd, pid_t parent) {
+  const int report = fds.report_write();
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);
+  // Own session: a Ctrl+C in Perflab's terminal does not reach the server directly; the server
+  // stops through Perflab (destructor) or the parent-death signal.
+  if (setsid() < 0) child_fail(report, kStepSetsid);
+  if (dup2(fds.stdin_fd(), 0) < 0 || dup2(fds.stdout_fd(), 1) < 0 || dup2(fds.stderr_fd(), 2) < 0)
+    child_fail(report, kStepDup);
+  // Nothing else Perflab has open (sockets, files) leaks into the server.
+  if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    for (int fd = 3; fd < max_fd; ++fd) {
+      int flags = fcntl(fd, F_GETFD);
+      if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+    }
+  }
+  if (!exec.cwd().empty() && chdir(exec.cwd().c_str()) != 0) child_fail(report, kStepChdir);
+  if (spec.creds.drop) {
+    gid_t g = spec.creds.gid;
+    if (setgroups(1, &g) != 0) child_fail(report, kStepSetgroups);
+    if (setgid(spec.creds.gid) != 0) child_fail(report, kStepSetgid);
+    if (setuid(spec.creds.uid) != 0) child_fail(report, kStepSetuid);
+  }
+  // After the credential change, which clears the parent-death signal.
+  if (prctl(PR_SET_PDEATHSIG, spec.death_signal) != 0) child_fail(report, kStepPdeathsig);
+  if (getppid() != parent) {
+    errno = ESRCH;
+    child_fail(report, kStepParentGone);
+  }
+  exec.exec();
+  child_fail(report, kStepExec);
+}
+
+// In the parent: EOF on the report pipe means exec succeeded (the pipe closed on exec); a
+// report means the child failed before exec, and is reaped.
+void await_exec(pid_t pid, int report, const std::string& exe) {
   int msg[2] = {0, 0};
   ssize_t got;
   do {
-    got = read(pipefd[0], msg, sizeof msg);
+    got = read(report, msg, sizeof msg);
   } while (got < 0 && errno == EINTR);
-  close(pipefd[0]);
-  if (got > 0) {  // the child failed before exec; reap it
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    throw ServerError("cannot start " + exe + ": " + step_name(msg[0]) +
-                      " failed: " + errno_text(msg[1]));
+  if (got <= 0) return;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  return pid;  // EOF: exec succeeded
+  throw ServerError("cannot start " + exe + ": " + step_name(msg[0]) +
+                    " failed: " + errno_text(msg[1]));
+}
+
+// Runs on the spawner thread. Everything the child needs is prepared before fork().
+pid_t do_spawn(const SpawnSpec& spec) {
+  const ExecArgs exec(spec);
+  ChildFds fds(spec);
+  const int max_fd = open_files_limit();
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw ServerError("fork failed: " + errno_text(errno));
+  if (pid == 0) run_child(spec, exec, fds, max_fd, parent);
+  fds.close_child_side();
+  await_exec(pid, fds.report_read(), exec.exe());
+  return pid;
 }
 
 pid_t spawn(const SpawnSpec& spec) {
@@ -553,13 +597,125 @@ fs::path find_server_binary(const std::string& name) {
 
 // ---- ManagedPostgres ----
 
-ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
+namespace {
+
+void check_options(const ManagedPostgresOptions& opts) {
   if (opts.max_connections < 1 || opts.max_connections > 10000)
     throw ServerError("max_connections must be from 1 to 10000, got " +
                       std::to_string(opts.max_connections));
   if (opts.shared_buffers.empty() ||
       opts.shared_buffers.find_first_of(" \t'\"\\") != std::string::npos)
     throw ServerError("invalid shared_buffers '" + opts.shared_buffers + "'");
+}
+
+// initdb into dir/data, as the server's user; its output goes to dir/initdb.log.
+void init_cluster(const fs::path& initdb, const fs::path& dir, const fs::path& data,
+                  const Credentials& creds) {
+  if (mkdir(data.c_str(), 0700) != 0)
+    throw ServerError("cannot create " + data.string() + ": " + errno_text(errno));
+  if (creds.drop && chown(data.c_str(), creds.uid, creds.gid) != 0)
+    throw ServerError("cannot give " + data.string() + " to user " + creds.user + ": " +
+                      errno_text(errno));
+  SpawnSpec init;
+  init.exe = initdb;
+  init.args = {"-D", data.string(), "-U",         "perflab",   "--auth=trust",
+               "-E", "UTF8",        "--locale=C", "--no-sync", "--no-instructions"};
+  init.log = dir / "initdb.log";
+  init.cwd = dir;
+  init.creds = creds;
+  init.death_signal = SIGKILL;
+  pid_t init_pid = spawn(init);
+  int status = 0;
+  if (!wait_exit(init_pid, std::chrono::seconds(180), &status)) {
+    stop_child(init_pid, SIGKILL, std::chrono::seconds(1));
+    throw ServerError("initdb did not finish within 180 s; " + log_tail(init.log));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw ServerError("initdb " + describe_status(status) + "; " + log_tail(init.log));
+}
+
+struct StartedPostgres {
+  pid_t pid = -1;
+  int port = 0;
+  std::string version;
+};
+
+// The server's command line on `port`, logging to its log.
+SpawnSpec postgres_spec(const fs::path& postgres, const fs::path& dir, const fs::path& data,
+                        int port, const ManagedPostgresOptions& opts, const Credentials& creds) {
+  SpawnSpec srv;
+  srv.exe = postgres;
+  srv.args = {"-D", data.string(),
+              "-p", std::to_string(port),
+              "-c", "listen_addresses=127.0.0.1",
+              "-c", "unix_socket_directories=" + dir.string(),
+              "-c", "max_connections=" + std::to_string(opts.max_connections),
+              "-c", "shared_buffers=" + opts.shared_buffers,
+              "-c", "logging_collector=off"};
+  if (!opts.durable)
+    for (const char* s : {"fsync=off", "synchronous_commit=off", "full_page_writes=off"})
+      srv.args.insert(srv.args.end(), {"-c", s});
+  srv.log = dir / "postgres.log";
+  srv.cwd = dir;
+  srv.creds = creds;
+  srv.death_signal = SIGINT;  // fast shutdown when Perflab dies
+  return srv;
+}
+
+// One start on a free port. nullopt (and why_not) when the port turned out to be someone
+// else's, so another port is worth a try; throws when the server cannot start at all.
+std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, const fs::path& dir,
+                                                   const fs::path& data,
+                                                   const ManagedPostgresOptions& opts,
+                                                   const Credentials& creds, int attempt,
+                                                   std::string& why_not) {
+  const int port = free_loopback_port();
+  const SpawnSpec srv = postgres_spec(postgres, dir, data, port, opts, creds);
+  const pid_t pid = spawn(srv);
+  const std::string ping = "host=127.0.0.1 port=" + std::to_string(port) +
+                           " dbname=postgres user=perflab connect_timeout=2";
+  int exit_status = 0;
+  const WaitResult w = wait_ready(
+      pid, std::chrono::seconds(60), [&] { return PQping(ping.c_str()) == PQPING_OK; },
+      &exit_status);
+  if (w == WaitResult::Exited) {
+    if (log_mentions_port_in_use(srv.log)) {
+      why_not = "port " + std::to_string(port) + " was taken";
+      std::error_code ec;
+      fs::rename(srv.log, dir / ("postgres-attempt" + std::to_string(attempt) + ".log"), ec);
+      return std::nullopt;
+    }
+    throw ServerError("PostgreSQL (" + postgres.string() + ") " + describe_status(exit_status) +
+                      " during start; " + log_tail(srv.log));
+  }
+  if (w == WaitResult::TimedOut) {
+    stop_child(pid, SIGKILL, std::chrono::seconds(1));
+    throw ServerError("PostgreSQL did not answer on 127.0.0.1:" + std::to_string(port) +
+                      " within 60 s; " + log_tail(srv.log));
+  }
+  // Make sure the server answering is ours, not another one that took the port meanwhile.
+  try {
+    PgConnection c(ping, 5);
+    std::string served = std::string(c.exec("SHOW data_directory").value(0, 0));
+    std::error_code ec;
+    if (fs::canonical(served, ec).string() != fs::canonical(data).string()) {
+      stop_child(pid, SIGINT, std::chrono::seconds(10));
+      why_not = "port " + std::to_string(port) + " answered with another server";
+      return std::nullopt;
+    }
+    c.exec("CREATE DATABASE perflab");
+    return StartedPostgres{pid, port, c.server_version_string()};
+  } catch (const PgError& e) {
+    stop_child(pid, SIGINT, std::chrono::seconds(10));
+    throw ServerError(std::string("PostgreSQL started but could not be prepared: ") + e.what() +
+                      "; " + log_tail(srv.log));
+  }
+}
+
+}  // namespace
+
+ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
+  check_options(opts);
   const fs::path initdb = find_server_binary("initdb");
   const fs::path postgres = initdb.parent_path() / "postgres";
   if (!is_executable_file(postgres)) throw ServerError(debian_package_hint("postgres"));
@@ -568,95 +724,18 @@ ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
   dir_ = make_owned_folder("perflab-pg-", creds);
   try {
     const fs::path data = dir_ / "data";
-    if (mkdir(data.c_str(), 0700) != 0)
-      throw ServerError("cannot create " + data.string() + ": " + errno_text(errno));
-    if (creds.drop && chown(data.c_str(), creds.uid, creds.gid) != 0)
-      throw ServerError("cannot give " + data.string() + " to user " + creds.user + ": " +
-                        errno_text(errno));
-
-    // initdb, as the server's user; its output goes to initdb.log.
-    SpawnSpec init;
-    init.exe = initdb;
-    init.args = {"-D", data.string(), "-U",         "perflab",   "--auth=trust",
-                 "-E", "UTF8",        "--locale=C", "--no-sync", "--no-instructions"};
-    init.log = dir_ / "initdb.log";
-    init.cwd = dir_;
-    init.creds = creds;
-    init.death_signal = SIGKILL;
-    pid_t init_pid = spawn(init);
-    int status = 0;
-    if (!wait_exit(init_pid, std::chrono::seconds(180), &status)) {
-      stop_child(init_pid, SIGKILL, std::chrono::seconds(1));
-      throw ServerError("initdb did not finish within 180 s; " + log_tail(init.log));
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-      throw ServerError("initdb " + describe_status(status) + "; " + log_tail(init.log));
-
-    std::string canonical_data = fs::canonical(data).string();
+    init_cluster(initdb, dir_, data, creds);
     std::string last_error;
-    for (int attempt = 0; attempt < 5 && pid_ < 0; ++attempt) {
-      int port = free_loopback_port();
-      SpawnSpec srv;
-      srv.exe = postgres;
-      srv.args = {"-D", data.string(),
-                  "-p", std::to_string(port),
-                  "-c", "listen_addresses=127.0.0.1",
-                  "-c", "unix_socket_directories=" + dir_.string(),
-                  "-c", "max_connections=" + std::to_string(opts.max_connections),
-                  "-c", "shared_buffers=" + opts.shared_buffers,
-                  "-c", "logging_collector=off"};
-      if (!opts.durable)
-        for (const char* s : {"fsync=off", "synchronous_commit=off", "full_page_writes=off"})
-          srv.args.insert(srv.args.end(), {"-c", s});
-      srv.log = dir_ / "postgres.log";
-      srv.cwd = dir_;
-      srv.creds = creds;
-      srv.death_signal = SIGINT;  // fast shutdown when Perflab dies
-      pid_t pid = spawn(srv);
-
-      const std::string ping = "host=127.0.0.1 port=" + std::to_string(port) +
-                               " dbname=postgres user=perflab connect_timeout=2";
-      int exit_status = 0;
-      WaitResult w = wait_ready(
-          pid, std::chrono::seconds(60), [&] { return PQping(ping.c_str()) == PQPING_OK; },
-          &exit_status);
-      if (w == WaitResult::Exited) {
-        if (log_mentions_port_in_use(srv.log)) {
-          last_error = "port " + std::to_string(port) + " was taken";
-          std::error_code ec;
-          fs::rename(srv.log, dir_ / ("postgres-attempt" + std::to_string(attempt) + ".log"), ec);
-          continue;
-        }
-        throw ServerError("PostgreSQL (" + postgres.string() + ") " + describe_status(exit_status) +
-                          " during start; " + log_tail(srv.log));
-      }
-      if (w == WaitResult::TimedOut) {
-        stop_child(pid, SIGKILL, std::chrono::seconds(1));
-        throw ServerError("PostgreSQL did not answer on 127.0.0.1:" + std::to_string(port) +
-                          " within 60 s; " + log_tail(srv.log));
-      }
-      // Make sure the server answering is ours, not another one that took the port meanwhile.
-      try {
-        PgConnection c(ping, 5);
-        std::string served = std::string(c.exec("SHOW data_directory").value(0, 0));
-        std::error_code ec;
-        if (fs::canonical(served, ec).string() != canonical_data) {
-          stop_child(pid, SIGINT, std::chrono::seconds(10));
-          last_error = "port " + std::to_string(port) + " answered with another server";
-          continue;
-        }
-        pid_ = pid;
-        port_ = port;
-        c.exec("CREATE DATABASE perflab");
-        version_ = c.server_version_string();
-      } catch (const PgError& e) {
-        stop_child(pid, SIGINT, std::chrono::seconds(10));
-        pid_ = -1;
-        throw ServerError(std::string("PostgreSQL started but could not be prepared: ") + e.what() +
-                          "; " + log_tail(srv.log));
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      if (auto started =
+              start_postgres_once(postgres, dir_, data, opts, creds, attempt, last_error)) {
+        pid_ = started->pid;
+        port_ = started->port;
+        version_ = std::move(started->version);
+        return;
       }
     }
-    if (pid_ < 0) throw ServerError("could not start PostgreSQL on a free port: " + last_error);
+    throw ServerError("could not start PostgreSQL on a free port: " + last_error);
   } catch (...) {
     remove_folder(dir_);
     throw;
