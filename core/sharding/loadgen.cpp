@@ -233,13 +233,10 @@ std::string blocking_command(int fd, const std::vector<std::string_view>& argv,
 
 }  // namespace
 
-BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
-  if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0)
-    throw std::invalid_argument("bad benchmark options");
-  BenchResult res;
-  res.test = test;
+namespace {
 
-  // One command with placeholders, then the pipeline batch of P copies.
+// The command of a test with its key placeholders, as redis-benchmark sends it.
+std::string test_command(const BenchOptions& o, BenchTest test) {
   const std::string key = o.key_prefix + std::string(kPlaceholder);
   const std::string value(static_cast<std::size_t>(o.data_size), 'x');
   std::vector<std::string_view> argv;
@@ -261,82 +258,154 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
   }
   std::string one;
   append_command(one, argv);
-  std::vector<std::size_t> one_offsets;
-  if (o.keyspace > 0)
-    for (std::size_t p = one.find(kPlaceholder); p != std::string::npos;
-         p = one.find(kPlaceholder, p + 1))
-      one_offsets.push_back(p);
-  const std::size_t cmd_len = one.size();
-  std::string batch;
-  batch.reserve(cmd_len * static_cast<std::size_t>(o.pipeline));
-  for (int i = 0; i < o.pipeline; ++i) batch += one;
+  return one;
+}
 
-  std::mt19937_64 rng(o.seed ? o.seed : static_cast<std::uint64_t>(now_us()));
-  auto randomize = [&](std::string& b, int commands) {
-    for (int c = 0; c < commands; ++c)
-      for (std::size_t off : one_offsets) {
-        std::uint64_t v = rng() % static_cast<std::uint64_t>(o.keyspace);
-        put_12_digits(b.data() + static_cast<std::size_t>(c) * cmd_len + off, v);
+// One test, built as redis-benchmark is: every client connected before the clock starts, then
+// one event loop calling each client's write handler (send its next pipeline batch) and read
+// handler (count the replies; when the batch is answered, arm writing again).
+class Benchmark {
+ public:
+  Benchmark(const BenchOptions& o, BenchTest test, std::stop_token stop)
+      : o_(o),
+        stop_(std::move(stop)),
+        one_(test_command(o, test)),
+        rng_(o.seed ? o.seed : static_cast<std::uint64_t>(now_us())) {
+    res_.test = test;
+    if (o_.keyspace > 0)
+      for (std::size_t p = one_.find(kPlaceholder); p != std::string::npos;
+           p = one_.find(kPlaceholder, p + 1))
+        offsets_.push_back(p);
+  }
+  ~Benchmark() {
+    if (ep_ >= 0) ::close(ep_);
+  }
+  Benchmark(const Benchmark&) = delete;
+  Benchmark& operator=(const Benchmark&) = delete;
+
+  BenchResult run() {
+    connect_clients();
+    start_ = last_reply_ = now_us();
+    if (o_.time_limit.count() > 0) deadline_ = start_ + std::int64_t{o_.time_limit.count()} * 1000;
+    epoll_event events[256];
+    while (completed_ < issued_ || (!stop_issuing_ && issued_ < o_.requests)) {
+      if (!keep_going()) break;
+      const int n = ::epoll_wait(ep_, events, 256, 100);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
       }
-  };
-
-  // Connect every client before the clock starts, as redis-benchmark does.
-  std::vector<std::unique_ptr<BClient>> clients;
-  std::vector<std::string> batches(static_cast<std::size_t>(o.clients), batch);
-  for (int i = 0; i < o.clients; ++i) {
-    auto c = std::make_unique<BClient>();
-    c->fd = connect_to(o, stop);
-    if (!o.password.empty()) {
-      std::string r = blocking_command(c->fd, {"AUTH", o.password}, o, stop);
-      if (r.empty() || r[0] != '+')
-        throw std::runtime_error("AUTH failed: " + r.substr(0, r.find('\r')));
+      for (int e = 0; e < n; ++e) {
+        const auto i = static_cast<std::size_t>(events[e].data.u64);
+        if (events[e].events & EPOLLOUT) write_handler(i);
+        if (events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) read_handler(i);
+      }
     }
-    c->in.resize(64 * 1024);
-    clients.push_back(std::move(c));
-  }
-  int ep = ::epoll_create1(EPOLL_CLOEXEC);
-  if (ep < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
-  struct EpGuard {
-    int fd;
-    ~EpGuard() { ::close(fd); }
-  } guard{ep};
-  // Every client starts waiting to write its first batch.
-  for (std::size_t i = 0; i < clients.size(); ++i) {
-    epoll_event e{};
-    e.events = EPOLLOUT;
-    e.data.u64 = i;
-    ::epoll_ctl(ep, EPOLL_CTL_ADD, clients[i]->fd, &e);
-    clients[i]->want_write = true;
+    return result();
   }
 
-  LatencyHistogram hist;
-  std::int64_t issued = 0, completed = 0;
-  bool stop_issuing = false;
-  const std::int64_t start = now_us();
-  const std::int64_t deadline =
-      o.time_limit.count() > 0 ? start + std::int64_t{o.time_limit.count()} * 1000 : 0;
+ private:
+  // Connects (and AUTHs) every client, each with its own copy of the pipeline batch, and
+  // registers it for writing its first batch.
+  void connect_clients() {
+    std::string batch;
+    batch.reserve(one_.size() * static_cast<std::size_t>(o_.pipeline));
+    for (int i = 0; i < o_.pipeline; ++i) batch += one_;
+    for (int i = 0; i < o_.clients; ++i) {
+      auto c = std::make_unique<BClient>();
+      c->fd = connect_to(o_, stop_);
+      if (!o_.password.empty()) {
+        std::string r = blocking_command(c->fd, {"AUTH", o_.password}, o_, stop_);
+        if (r.empty() || r[0] != '+')
+          throw std::runtime_error("AUTH failed: " + r.substr(0, r.find('\r')));
+      }
+      c->in.resize(64 * 1024);
+      clients_.push_back(std::move(c));
+      batches_.push_back(batch);
+    }
+    ep_ = ::epoll_create1(EPOLL_CLOEXEC);
+    if (ep_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+    for (std::size_t i = 0; i < clients_.size(); ++i) {
+      epoll_event e{};
+      e.events = EPOLLOUT;
+      e.data.u64 = i;
+      ::epoll_ctl(ep_, EPOLL_CTL_ADD, clients_[i]->fd, &e);
+      clients_[i]->want_write = true;
+    }
+  }
+
+  // Before each loop turn: a stop, the time limit, or a server that stopped answering.
+  bool keep_going() {
+    if (stop_.stop_requested()) {
+      res_.cancelled = true;
+      return false;
+    }
+    if (deadline_ && !stop_issuing_ && now_us() >= deadline_) {
+      stop_issuing_ = true;
+      res_.time_limited = issued_ < o_.requests;
+      if (completed_ == issued_) return false;
+    }
+    if (completed_ < issued_ &&
+        now_us() - last_reply_ > std::int64_t{o_.reply_timeout.count()} * 1000)
+      throw std::runtime_error("no reply from " + o_.host + ":" + std::to_string(o_.port) +
+                               " within " + std::to_string(o_.reply_timeout.count()) +
+                               " ms (timeout) after " + std::to_string(completed_) +
+                               " requests: is the server frozen or unreachable?");
+    return true;
+  }
+
+  // Random keys for the first `commands` commands of a batch.
+  void randomize(std::string& b, int commands) {
+    for (int c = 0; c < commands; ++c)
+      for (std::size_t off : offsets_) {
+        std::uint64_t v = rng_() % static_cast<std::uint64_t>(o_.keyspace);
+        put_12_digits(b.data() + static_cast<std::size_t>(c) * one_.size() + off, v);
+      }
+  }
 
   // As redis-benchmark: a client whose batch is answered arms a writable event and writes the
   // next batch from it, in the next loop turn; once written it waits for readable again. This
   // keeps the client's cost per request (and so the figures on a busy machine) comparable.
-  auto set_write_interest = [&](std::size_t i, bool on) {
-    BClient& c = *clients[i];
+  void set_write_interest(std::size_t i, bool on) {
+    BClient& c = *clients_[i];
     if (c.want_write == on) return;
     c.want_write = on;
     epoll_event e{};
     e.events = on ? EPOLLOUT : EPOLLIN;
     e.data.u64 = i;
-    if (o.redis_benchmark_events) {
+    if (o_.redis_benchmark_events) {
       // redis-benchmark's ae loop removes the old event (the fd leaves epoll) and adds the new.
-      ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
-      ::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &e);
+      ::epoll_ctl(ep_, EPOLL_CTL_DEL, c.fd, nullptr);
+      ::epoll_ctl(ep_, EPOLL_CTL_ADD, c.fd, &e);
     } else {
-      ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &e);
+      ::epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &e);
     }
-  };
-  auto write_some = [&](std::size_t i) {
-    BClient& c = *clients[i];
-    const std::string& b = batches[i];
+  }
+
+  // Writable: the rest of the batch in flight, or the next batch (or nothing: idle).
+  void write_handler(std::size_t i) {
+    BClient& c = *clients_[i];
+    if (c.written < c.to_write) {
+      write_some(i);
+      return;
+    }
+    if (stop_issuing_ || issued_ >= o_.requests) {
+      set_write_interest(i, false);  // nothing more to send: idle
+      return;
+    }
+    const int k = static_cast<int>(std::min<std::int64_t>(o_.pipeline, o_.requests - issued_));
+    issued_ += k;
+    randomize(batches_[i], k);
+    c.to_write = one_.size() * static_cast<std::size_t>(k);
+    c.written = 0;
+    c.outstanding = k;
+    c.batch_start = now_us();
+    write_some(i);
+  }
+
+  void write_some(std::size_t i) {
+    BClient& c = *clients_[i];
+    const std::string& b = batches_[i];
     while (c.written < c.to_write) {
       ssize_t n = ::send(c.fd, b.data() + c.written, c.to_write - c.written, MSG_NOSIGNAL);
       if (n > 0) {
@@ -350,102 +419,81 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
       }
     }
     set_write_interest(i, false);
-  };
-  auto on_writable = [&](std::size_t i) {
-    BClient& c = *clients[i];
-    if (c.written < c.to_write) {
-      write_some(i);
-      return;
-    }
-    if (stop_issuing || issued >= o.requests) {
-      set_write_interest(i, false);  // nothing more to send: idle
-      return;
-    }
-    int k = static_cast<int>(std::min<std::int64_t>(o.pipeline, o.requests - issued));
-    issued += k;
-    randomize(batches[i], k);
-    c.to_write = cmd_len * static_cast<std::size_t>(k);
-    c.written = 0;
-    c.outstanding = k;
-    c.batch_start = now_us();
-    write_some(i);
-  };
+  }
 
-  epoll_event events[256];
-  std::int64_t last_reply = start;
-  const std::int64_t reply_timeout_us = std::int64_t{o.reply_timeout.count()} * 1000;
-  while (completed < issued || (!stop_issuing && issued < o.requests)) {
-    if (stop.stop_requested()) {
-      res.cancelled = true;
-      break;
-    }
-    if (deadline && !stop_issuing && now_us() >= deadline) {
-      stop_issuing = true;
-      res.time_limited = issued < o.requests;
-      if (completed == issued) break;
-    }
-    if (completed < issued && now_us() - last_reply > reply_timeout_us)
-      throw std::runtime_error("no reply from " + o.host + ":" + std::to_string(o.port) +
-                               " within " + std::to_string(o.reply_timeout.count()) +
-                               " ms (timeout) after " + std::to_string(completed) +
-                               " requests: is the server frozen or unreachable?");
-    int n = ::epoll_wait(ep, events, 256, 100);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
-    }
-    for (int e = 0; e < n; ++e) {
-      std::size_t i = static_cast<std::size_t>(events[e].data.u64);
-      BClient& c = *clients[i];
-      if (events[e].events & EPOLLOUT) on_writable(i);
-      if (!(events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) continue;
-      if (c.in.size() - c.in_end < 16 * 1024) {
-        if (c.in_start > 0) {
-          std::memmove(c.in.data(), c.in.data() + c.in_start, c.in_end - c.in_start);
-          c.in_end -= c.in_start;
-          c.in_start = 0;
-        }
-        if (c.in.size() - c.in_end < 16 * 1024) c.in.resize(c.in.size() * 2);
+  // Readable: what arrived, then every complete reply in it.
+  void read_handler(std::size_t i) {
+    BClient& c = *clients_[i];
+    if (c.in.size() - c.in_end < 16 * 1024) {
+      if (c.in_start > 0) {
+        std::memmove(c.in.data(), c.in.data() + c.in_start, c.in_end - c.in_start);
+        c.in_end -= c.in_start;
+        c.in_start = 0;
       }
-      ssize_t r = ::recv(c.fd, c.in.data() + c.in_end, c.in.size() - c.in_end, 0);
-      if (r == 0)
-        throw std::runtime_error("the server closed a connection after " +
-                                 std::to_string(completed) + " requests");
-      if (r < 0) {
-        if (errno == EAGAIN || errno == EINTR) continue;
-        throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
-      }
-      c.in_end += static_cast<std::size_t>(r);
-      std::int64_t t = now_us();
-      for (;;) {
-        std::string_view data(c.in.data() + c.in_start, c.in_end - c.in_start);
-        if (data.empty()) break;
-        ParseResult pr = c.scanner.scan(data);
-        if (pr.status == ParseStatus::Incomplete) break;
-        if (pr.status == ParseStatus::Error) throw std::runtime_error(pr.error);
-        if (data[0] == '-') {
-          if (res.errors++ == 0) res.first_error = std::string(data.substr(1, data.find('\r') - 1));
-        }
-        c.in_start += pr.consumed;
-        if (c.in_start == c.in_end) c.in_start = c.in_end = 0;
-        hist.record(t - c.batch_start);
-        completed++;
-        last_reply = t;
-        if (c.outstanding > 0 && --c.outstanding == 0 && !stop_issuing && issued < o.requests)
-          set_write_interest(i, true);
-      }
+      if (c.in.size() - c.in_end < 16 * 1024) c.in.resize(c.in.size() * 2);
+    }
+    ssize_t r = ::recv(c.fd, c.in.data() + c.in_end, c.in.size() - c.in_end, 0);
+    if (r == 0)
+      throw std::runtime_error("the server closed a connection after " +
+                               std::to_string(completed_) + " requests");
+    if (r < 0) {
+      if (errno == EAGAIN || errno == EINTR) return;
+      throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
+    }
+    c.in_end += static_cast<std::size_t>(r);
+    const std::int64_t t = now_us();
+    for (;;) {
+      std::string_view data(c.in.data() + c.in_start, c.in_end - c.in_start);
+      if (data.empty()) break;
+      ParseResult pr = c.scanner.scan(data);
+      if (pr.status == ParseStatus::Incomplete) break;
+      if (pr.status == ParseStatus::Error) throw std::runtime_error(pr.error);
+      if (data[0] == '-' && res_.errors++ == 0)
+        res_.first_error = std::string(data.substr(1, data.find('\r') - 1));
+      c.in_start += pr.consumed;
+      if (c.in_start == c.in_end) c.in_start = c.in_end = 0;
+      hist_.record(t - c.batch_start);
+      completed_++;
+      last_reply_ = t;
+      if (c.outstanding > 0 && --c.outstanding == 0 && !stop_issuing_ && issued_ < o_.requests)
+        set_write_interest(i, true);
     }
   }
-  res.requests = completed;
-  res.seconds = static_cast<double>(last_reply - start) / 1e6;
-  res.rps = res.seconds > 0 ? static_cast<double>(completed) / res.seconds : 0;
-  res.avg_ms = hist.mean_us() / 1000.0;
-  res.min_ms = static_cast<double>(hist.min_us()) / 1000.0;
-  res.p50_ms = static_cast<double>(hist.quantile_us(0.50)) / 1000.0;
-  res.p95_ms = static_cast<double>(hist.quantile_us(0.95)) / 1000.0;
-  res.p99_ms = static_cast<double>(hist.quantile_us(0.99)) / 1000.0;
-  res.max_ms = static_cast<double>(hist.max_us()) / 1000.0;
-  return res;
+
+  BenchResult result() {
+    res_.requests = completed_;
+    res_.seconds = static_cast<double>(last_reply_ - start_) / 1e6;
+    res_.rps = res_.seconds > 0 ? static_cast<double>(completed_) / res_.seconds : 0;
+    res_.avg_ms = hist_.mean_us() / 1000.0;
+    res_.min_ms = static_cast<double>(hist_.min_us()) / 1000.0;
+    res_.p50_ms = static_cast<double>(hist_.quantile_us(0.50)) / 1000.0;
+    res_.p95_ms = static_cast<double>(hist_.quantile_us(0.95)) / 1000.0;
+    res_.p99_ms = static_cast<double>(hist_.quantile_us(0.99)) / 1000.0;
+    res_.max_ms = static_cast<double>(hist_.max_us()) / 1000.0;
+    return res_;
+  }
+
+  const BenchOptions& o_;
+  std::stop_token stop_;
+  BenchResult res_;
+  const std::string one_;             // one command, placeholders in its keys
+  std::vector<std::size_t> offsets_;  // of the placeholders in one_ (-r only)
+  std::mt19937_64 rng_;
+  std::vector<std::unique_ptr<BClient>> clients_;
+  std::vector<std::string> batches_;  // per client: the pipeline batch, keys randomized
+  int ep_ = -1;
+  LatencyHistogram hist_;
+  std::int64_t issued_ = 0, completed_ = 0;
+  bool stop_issuing_ = false;
+  std::int64_t start_ = 0, deadline_ = 0, last_reply_ = 0;
+};
+
+}  // namespace
+
+BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
+  if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0)
+    throw std::invalid_argument("bad benchmark options");
+  return Benchmark(o, test, std::move(stop)).run();
 }
 
 std::string bench_key(const std::string& key_prefix, std::int64_t n) {
