@@ -228,6 +228,200 @@ class KeyCleanup {
   std::stop_token stop_;
 };
 
+// What a run sweeps, from its (validated) parameters.
+struct SweepPlan {
+  std::vector<BenchTest> tests;
+  std::vector<Variant> variants;
+  std::vector<std::int64_t> depths;  // ascending, each once
+};
+
+SweepPlan make_plan(const Params& p) {
+  SweepPlan plan;
+  for (const auto& t : p.get_subset("tests")) plan.tests.push_back(parse_bench_test(t));
+  for (const auto& token : p.get_subset("variants")) plan.variants.push_back(variant(token));
+  plan.depths =
+      p.get_choice("preset") == "seed" ? std::vector<std::int64_t>{1, 2} : p.get_int_list("depths");
+  std::sort(plan.depths.begin(), plan.depths.end());
+  plan.depths.erase(std::unique(plan.depths.begin(), plan.depths.end()), plan.depths.end());
+  return plan;
+}
+
+// The servers a run measures, up until it ends: a port per variant that could be started.
+struct ServersUnderTest {
+  std::vector<Variant> variants;  // the plan's, less twemproxy when it cannot run
+  std::map<std::string, int> ports;
+  std::map<std::string, std::unique_ptr<Proxy>> proxies;
+  std::unique_ptr<Twemproxy> twem;
+};
+
+std::unique_ptr<Proxy> start_proxy(const RedisTarget& target, const Variant& v) {
+  ProxyOptions o;
+  o.port = 0;
+  o.nodes = target.nodes;
+  o.password = target.nodes.front().password;
+  o.write = v.write;
+  o.nodelay = v.nodelay;
+  o.log_level = LogLevel::Warn;
+  auto proxy = std::make_unique<Proxy>(o);
+  proxy->start();
+  return proxy;
+}
+
+// twemproxy, or why it is left out of this run (a finding says so).
+std::unique_ptr<Twemproxy> start_twemproxy(const RedisTarget& target, std::stop_token stop,
+                                           std::string& why_not) {
+  std::optional<fs::path> bin;
+  try {
+    bin = find_server_binary("nutcracker");
+  } catch (const std::exception&) {
+  }
+  if (!bin) {
+    why_not = "nutcracker is not installed (Debian package nutcracker)";
+    return nullptr;
+  }
+  if (!target.nodes.front().password.empty()) {
+    why_not = "the nodes need a password";
+    return nullptr;
+  }
+  try {
+    return std::make_unique<Twemproxy>(*bin, target.nodes, stop);
+  } catch (const std::exception& e) {
+    why_not = e.what();
+    return nullptr;
+  }
+}
+
+ServersUnderTest start_servers(RunContext& ctx, const RedisTarget& target,
+                               const std::vector<Variant>& variants) {
+  ServersUnderTest s;
+  for (const Variant& v : variants) {
+    if (v.kind == VariantKind::Direct) {
+      s.ports[v.token] = target.nodes.front().port;
+    } else if (v.kind == VariantKind::Proxy) {
+      s.proxies[v.token] = start_proxy(target, v);
+      s.ports[v.token] = s.proxies[v.token]->port();
+    } else {
+      std::string why_not;
+      s.twem = start_twemproxy(target, ctx.stop_token(), why_not);
+      if (!s.twem) {
+        ctx.add_finding({"twemproxy.skipped", "twemproxy left out: " + why_not, 0, std::nullopt});
+        continue;
+      }
+      s.ports[v.token] = s.twem->port();
+    }
+    s.variants.push_back(v);
+  }
+  return s;
+}
+
+std::string sweep_group_id(BenchTest t) {
+  return "sweep_" + to_lower(to_string(t));
+}
+
+void add_sweep_groups(RunContext& ctx, const std::vector<BenchTest>& tests, std::int64_t clients,
+                      std::size_t nodes) {
+  for (BenchTest t : tests) {
+    Group g;
+    g.id = sweep_group_id(t);
+    g.title = bench_title(t) + " through the proxy, by pipeline depth";
+    g.unit = "req/s";
+    g.x_label = "pipeline depth (-P)";
+    g.numeric_x = true;
+    g.lower_is_better = false;
+    g.description =
+        "Requests per second with -c " + std::to_string(clients) +
+        " clients, each keeping -P requests in flight, through " + std::to_string(nodes) +
+        " Redis nodes. Per-reply writes without TCP_NODELAY stall on Nagle + delayed ACK "
+        "(~40 ms per round) as soon as two replies are outstanding.";
+    ctx.add_group(g);
+  }
+}
+
+// The load generator's options for every point of the sweep (port, pipeline and host per point).
+BenchOptions base_bench_options(const Params& p, const RedisTarget& target,
+                                const std::string& key_prefix) {
+  BenchOptions o;
+  o.password = target.nodes.front().password;
+  o.clients = static_cast<int>(p.get_int("clients"));
+  o.requests = p.get_int("requests");
+  o.keyspace = p.get_int("keyspace");
+  o.data_size = static_cast<int>(p.get_int("data_size"));
+  o.key_prefix = key_prefix;
+  o.time_limit =
+      std::chrono::milliseconds(static_cast<std::int64_t>(p.get_double("point_budget_s") * 1000));
+  o.reply_timeout = target.timeout;
+  return o;
+}
+
+// The measurements of one variant at one point, over the repetitions.
+struct PointSamples {
+  Point point;
+  std::map<std::string, std::vector<double>> extras;  // latency figures and counts
+  void add(const BenchResult& r) {
+    point.samples.push_back(r.rps);
+    extras["p50_ms"].push_back(r.p50_ms);
+    extras["p95_ms"].push_back(r.p95_ms);
+    extras["p99_ms"].push_back(r.p99_ms);
+    extras["max_ms"].push_back(r.max_ms);
+    extras["avg_ms"].push_back(r.avg_ms);
+    extras["requests"].push_back(static_cast<double>(r.requests));
+    extras["seconds"].push_back(r.seconds);
+    extras["time_limited"].push_back(r.time_limited ? 1.0 : 0.0);
+  }
+  // The point at depth d: latency figures are the median over the repetitions (max: the largest).
+  Point finish(std::int64_t d) {
+    point.label = std::to_string(d);
+    point.x = static_cast<double>(d);
+    for (auto& [name, vals] : extras)
+      point.extra[name] =
+          name == "max_ms" ? *std::max_element(vals.begin(), vals.end()) : quantile(vals, 0.5);
+    return std::move(point);
+  }
+};
+
+// Median req/s per "test|depth|variant", for the findings.
+using SweepRates = std::map<std::string, double>;
+
+std::string rate_key(BenchTest t, std::int64_t d, const std::string& v) {
+  return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
+}
+
+// The ratios the sweep is for: the collapse, and the proxy against twemproxy and direct Redis.
+void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const SweepRates& rps) {
+  for (BenchTest t : tests) {
+    const std::string test = to_lower(to_string(t));
+    auto ratio = [&](std::int64_t d, const std::string& a,
+                     const std::string& b) -> std::optional<double> {
+      auto ia = rps.find(rate_key(t, d, a)), ib = rps.find(rate_key(t, d, b));
+      if (ia == rps.end() || ib == rps.end() || ib->second <= 0) return std::nullopt;
+      return ia->second / ib->second;
+    };
+    if (auto r = ratio(2, "per-reply", "coalesced+nodelay"))
+      ctx.add_finding({"collapse_p2." + test,
+                       bench_title(t) +
+                           " at -P 2: per-reply without TCP_NODELAY / coalesced+nodelay "
+                           "(article: lazy / strict RedisSharding)",
+                       *r, published_collapse(t)});
+    if (auto r = ratio(2, "coalesced", "coalesced+nodelay"))
+      ctx.add_finding({"coalesced_no_nodelay_p2." + test,
+                       bench_title(t) +
+                           " at -P 2: coalesced without TCP_NODELAY / coalesced+nodelay (the "
+                           "replies of one batch come from several nodes, in several loop "
+                           "turns: the second write waits for the delayed ACK too)",
+                       *r, std::nullopt});
+    for (std::int64_t d : {1, 16})
+      if (auto r = ratio(d, "coalesced+nodelay", "twemproxy"))
+        ctx.add_finding({"vs_twemproxy_p" + std::to_string(d) + "." + test,
+                         bench_title(t) + " at -P " + std::to_string(d) +
+                             ": proxy coalesced+nodelay / twemproxy",
+                         *r, std::nullopt});
+    if (auto r = ratio(1, "coalesced+nodelay", "direct"))
+      ctx.add_finding({"vs_direct_p1." + test,
+                       bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", *r,
+                       std::nullopt});
+  }
+}
+
 class ShardingExperiment : public Experiment {
  public:
   std::string id() const override { return "sharding"; }
@@ -359,18 +553,8 @@ class ShardingExperiment : public Experiment {
   }
 
   void run(RunContext& ctx) override {
-    const Params& p = ctx.params();
-    // Every parameter was validated against its spec before the run started.
-    std::vector<BenchTest> tests;
-    for (const auto& t : p.get_subset("tests")) tests.push_back(parse_bench_test(t));
-    std::vector<Variant> variants;
-    for (const auto& token : p.get_subset("variants")) variants.push_back(variant(token));
-    std::vector<std::int64_t> depths = p.get_choice("preset") == "seed"
-                                           ? std::vector<std::int64_t>{1, 2}
-                                           : p.get_int_list("depths");
-    std::sort(depths.begin(), depths.end());
-    depths.erase(std::unique(depths.begin(), depths.end()), depths.end());
-
+    const Params& p = ctx.params();  // validated against the specs before the run started
+    const SweepPlan plan = make_plan(p);
     distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
     ctx.check_stop();
 
@@ -379,177 +563,64 @@ class ShardingExperiment : public Experiment {
     for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
     const std::string key_prefix = target.prefix + "bench:key:";
     KeyCleanup cleanup(target, key_prefix, p.get_int("keyspace"), ctx.stop_token());
-    const std::string password = target.nodes.front().password;
+    const ServersUnderTest servers = start_servers(ctx, target, plan.variants);
+    add_sweep_groups(ctx, plan.tests, p.get_int("clients"), target.nodes.size());
 
-    // The servers under test.
-    std::map<std::string, std::unique_ptr<Proxy>> proxies;
-    std::unique_ptr<Twemproxy> twem;
-    std::map<std::string, int> ports;
-    for (auto it = variants.begin(); it != variants.end();) {
-      const Variant& v = *it;
-      if (v.kind == VariantKind::Direct) {
-        ports[v.token] = target.nodes.front().port;
-      } else if (v.kind == VariantKind::Proxy) {
-        ProxyOptions o;
-        o.port = 0;
-        o.nodes = target.nodes;
-        o.password = password;
-        o.write = v.write;
-        o.nodelay = v.nodelay;
-        o.log_level = LogLevel::Warn;
-        auto proxy = std::make_unique<Proxy>(o);
-        proxy->start();
-        ports[v.token] = proxy->port();
-        proxies[v.token] = std::move(proxy);
-      } else {
-        std::optional<fs::path> bin;
-        try {
-          bin = find_server_binary("nutcracker");
-        } catch (const std::exception&) {
-        }
-        if (!bin || !password.empty()) {
-          ctx.add_finding({"twemproxy.skipped",
-                           !bin ? "twemproxy left out: nutcracker is not installed (Debian "
-                                  "package nutcracker)"
-                                : "twemproxy left out: the nodes need a password",
-                           0, std::nullopt});
-          it = variants.erase(it);
-          continue;
-        }
-        try {
-          twem = std::make_unique<Twemproxy>(*bin, target.nodes, ctx.stop_token());
-        } catch (const std::exception& e) {
-          ctx.add_finding({"twemproxy.skipped", std::string("twemproxy left out: ") + e.what(), 0,
-                           std::nullopt});
-          it = variants.erase(it);
-          continue;
-        }
-        ports[v.token] = twem->port();
-      }
-      ++it;
-    }
-
-    for (BenchTest t : tests) {
-      Group g;
-      g.id = std::string("sweep_") + to_lower(to_string(t));
-      g.title = bench_title(t) + " through the proxy, by pipeline depth";
-      g.unit = "req/s";
-      g.x_label = "pipeline depth (-P)";
-      g.numeric_x = true;
-      g.lower_is_better = false;
-      g.description =
-          "Requests per second with -c " + std::to_string(p.get_int("clients")) +
-          " clients, each keeping -P requests in flight, through " +
-          std::to_string(target.nodes.size()) +
-          " Redis nodes. Per-reply writes without TCP_NODELAY stall on Nagle + delayed ACK "
-          "(~40 ms per round) as soon as two replies are outstanding.";
-      ctx.add_group(g);
-    }
-
-    const double budget = p.get_double("point_budget_s");
-    const int repeat = static_cast<int>(p.get_int("repeat"));
-    const std::size_t total =
-        tests.size() * depths.size() * variants.size() * static_cast<std::size_t>(repeat);
-    std::size_t done = 0;
-    std::map<std::string, double> rps;  // test|depth|variant -> median req/s
-    for (BenchTest t : tests) {
-      for (std::int64_t d : depths) {
-        // The variants take turns, repeat times, so that drifts of a busy machine hit all.
-        std::vector<Point> pts(variants.size());
-        std::vector<std::map<std::string, std::vector<double>>> extras(variants.size());
-        for (int rep = 0; rep < repeat; ++rep) {
-          for (std::size_t vi = 0; vi < variants.size(); ++vi) {
-            const Variant& v = variants[vi];
-            ctx.check_stop();
-            ctx.progress(
-                0.05 + 0.95 * static_cast<double>(done) / static_cast<double>(total),
-                std::string(bench_title(t)) + ", -P " + std::to_string(d) + ", " + v.series);
-            BenchOptions o;
-            o.host = v.kind == VariantKind::Direct ? target.nodes.front().host : "127.0.0.1";
-            o.port = ports[v.token];
-            o.password = password;
-            o.clients = static_cast<int>(p.get_int("clients"));
-            o.requests = p.get_int("requests");
-            o.pipeline = static_cast<int>(d);
-            o.keyspace = p.get_int("keyspace");
-            o.data_size = static_cast<int>(p.get_int("data_size"));
-            o.key_prefix = key_prefix;
-            o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(budget * 1000));
-            o.reply_timeout = target.timeout;
-            BenchResult r = run_bench(o, t, ctx.stop_token());
-            if (r.cancelled) ctx.check_stop();
-            if (r.errors > 0)
-              throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
-                                       std::to_string(r.requests) + " " + bench_title(t) +
-                                       " requests with an error, e.g. " + r.first_error);
-            pts[vi].samples.push_back(r.rps);
-            auto& e = extras[vi];
-            e["p50_ms"].push_back(r.p50_ms);
-            e["p95_ms"].push_back(r.p95_ms);
-            e["p99_ms"].push_back(r.p99_ms);
-            e["max_ms"].push_back(r.max_ms);
-            e["avg_ms"].push_back(r.avg_ms);
-            e["requests"].push_back(static_cast<double>(r.requests));
-            e["seconds"].push_back(r.seconds);
-            e["time_limited"].push_back(r.time_limited ? 1.0 : 0.0);
-            ++done;
-          }
-        }
-        for (std::size_t vi = 0; vi < variants.size(); ++vi) {
-          Point& pt = pts[vi];
-          pt.label = std::to_string(d);
-          pt.x = static_cast<double>(d);
-          // Latency figures: the median over the repetitions (max: the largest).
-          for (auto& [name, vals] : extras[vi])
-            pt.extra[name] = name == "max_ms" ? *std::max_element(vals.begin(), vals.end())
-                                              : quantile(vals, 0.5);
-          rps[key(t, d, variants[vi].token)] = quantile(pt.samples, 0.5);
-          ctx.add_point(std::string("sweep_") + to_lower(to_string(t)), variants[vi].series,
-                        std::move(pt));
-        }
-      }
-    }
-
-    // Findings: the collapse, and the proxy against twemproxy.
-    for (BenchTest t : tests) {
-      const std::optional<double> article = published_collapse(t);
-      auto ratio = [&](std::int64_t d, const std::string& a,
-                       const std::string& b) -> std::optional<double> {
-        auto ia = rps.find(key(t, d, a)), ib = rps.find(key(t, d, b));
-        if (ia == rps.end() || ib == rps.end() || ib->second <= 0) return std::nullopt;
-        return ia->second / ib->second;
-      };
-      if (auto r = ratio(2, "per-reply", "coalesced+nodelay"))
-        ctx.add_finding({"collapse_p2." + to_lower(to_string(t)),
-                         bench_title(t) +
-                             " at -P 2: per-reply without TCP_NODELAY / coalesced+nodelay "
-                             "(article: lazy / strict RedisSharding)",
-                         *r, article});
-      if (auto r = ratio(2, "coalesced", "coalesced+nodelay"))
-        ctx.add_finding({"coalesced_no_nodelay_p2." + to_lower(to_string(t)),
-                         bench_title(t) +
-                             " at -P 2: coalesced without TCP_NODELAY / coalesced+nodelay (the "
-                             "replies of one batch come from several nodes, in several loop "
-                             "turns: the second write waits for the delayed ACK too)",
-                         *r, std::nullopt});
-      for (std::int64_t d : {1, 16})
-        if (auto r = ratio(d, "coalesced+nodelay", "twemproxy"))
-          ctx.add_finding({"vs_twemproxy_p" + std::to_string(d) + "." + to_lower(to_string(t)),
-                           bench_title(t) + " at -P " + std::to_string(d) +
-                               ": proxy coalesced+nodelay / twemproxy",
-                           *r, std::nullopt});
-      if (auto r = ratio(1, "coalesced+nodelay", "direct"))
-        ctx.add_finding({"vs_direct_p1." + to_lower(to_string(t)),
-                         bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", *r,
-                         std::nullopt});
-    }
+    Sweep sweep(ctx, servers, base_bench_options(p, target, key_prefix), target.nodes.front().host,
+                static_cast<int>(p.get_int("repeat")));
+    sweep.total = plan.tests.size() * plan.depths.size() * servers.variants.size() *
+                  static_cast<std::size_t>(sweep.repeat);
+    for (BenchTest t : plan.tests)
+      for (std::int64_t d : plan.depths) sweep.measure(t, d);
+    sweep_findings(ctx, plan.tests, sweep.rps);
     ctx.progress(1.0, "done");
   }
 
  private:
-  static std::string key(BenchTest t, std::int64_t d, const std::string& v) {
-    return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
-  }
+  // The sweep's measurements: each (test, depth) point with the variants taking turns.
+  struct Sweep {
+    Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int r)
+        : ctx(c), servers(s), base(std::move(b)), direct_host(std::move(host)), repeat(r) {}
+    RunContext& ctx;
+    const ServersUnderTest& servers;
+    BenchOptions base;
+    std::string direct_host;
+    int repeat = 1;
+    std::size_t total = 0, done = 0;
+    SweepRates rps;
+
+    // The variants take turns, `repeat` times, so that drifts of a busy machine hit them all;
+    // then each variant's point is published.
+    void measure(BenchTest t, std::int64_t d) {
+      std::vector<PointSamples> samples(servers.variants.size());
+      for (int rep = 0; rep < repeat; ++rep)
+        for (std::size_t vi = 0; vi < servers.variants.size(); ++vi)
+          samples[vi].add(once(t, d, servers.variants[vi]));
+      for (std::size_t vi = 0; vi < servers.variants.size(); ++vi) {
+        Point pt = samples[vi].finish(d);
+        rps[rate_key(t, d, servers.variants[vi].token)] = quantile(pt.samples, 0.5);
+        ctx.add_point(sweep_group_id(t), servers.variants[vi].series, std::move(pt));
+      }
+    }
+
+    BenchResult once(BenchTest t, std::int64_t d, const Variant& v) {
+      ctx.check_stop();
+      ctx.progress(0.05 + 0.95 * static_cast<double>(done) / static_cast<double>(total),
+                   bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series);
+      BenchOptions o = base;
+      o.host = v.kind == VariantKind::Direct ? direct_host : "127.0.0.1";
+      o.port = servers.ports.at(v.token);
+      o.pipeline = static_cast<int>(d);
+      BenchResult r = run_bench(o, t, ctx.stop_token());
+      if (r.cancelled) ctx.check_stop();
+      if (r.errors > 0)
+        throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
+                                 std::to_string(r.requests) + " " + bench_title(t) +
+                                 " requests with an error, e.g. " + r.first_error);
+      ++done;
+      return r;
+    }
+  };
 
   // Keys per node on 4 nodes, and the share that moves when a 5th joins, per scheme.
   void distribution(RunContext& ctx, int nkeys) {
