@@ -161,6 +161,279 @@ double mean(const std::vector<double>& v) {
   return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
+// A run's settings, from its (validated) parameters.
+struct CachingPlan {
+  std::vector<std::string> tiers;
+  std::vector<Encoding> encodings;
+  int reps = 0, warmup = 0, zlib_level = 0;
+  std::int64_t window_ns = 0;
+  std::size_t local_budget = 0, list_size = 0, doc_bytes = 0, aside_keys = 0;
+  double zipf_s = 0;
+  std::int64_t aside_reads = 0;
+  std::vector<std::int64_t> budgets;  // MB, each once
+  std::uint64_t seed = 0;
+
+  bool aside() const { return aside_reads > 0 && !encodings.empty(); }
+
+  // Throws ParamError when the cache-aside documents would not fit in memory.
+  static CachingPlan from(const Params& p) {
+    CachingPlan c;
+    c.tiers = p.get_subset("tiers");
+    for (const auto& e : p.get_subset("encodings")) {
+      auto enc = encoding_from_string(e);
+      if (!enc) throw ParamError("parameter 'encodings': unknown encoding '" + e + "'");
+      c.encodings.push_back(*enc);
+    }
+    c.reps = static_cast<int>(p.get_int("repetitions"));
+    c.warmup = static_cast<int>(p.get_int("warmup"));
+    c.window_ns = p.get_int("server_cpu_window_ms") * 1'000'000;
+    c.zlib_level = static_cast<int>(p.get_int("zlib_level"));
+    c.local_budget = static_cast<std::size_t>(p.get_int("local_budget_mb")) * kMiB;
+    c.list_size = static_cast<std::size_t>(p.get_int("list_size"));
+    c.doc_bytes = static_cast<std::size_t>(p.get_int("document_kb")) * 1024;
+    c.zipf_s = p.get_double("zipf_s");
+    c.aside_keys = static_cast<std::size_t>(p.get_int("aside_keys"));
+    c.aside_reads = p.get_int("aside_reads");
+    for (std::int64_t b : p.get_int_list("aside_budgets_mb"))
+      if (std::find(c.budgets.begin(), c.budgets.end(), b) == c.budgets.end())
+        c.budgets.push_back(b);
+    c.seed = static_cast<std::uint64_t>(p.get_int("seed"));
+    if (c.aside_reads > 0 && static_cast<double>(c.aside_keys) * static_cast<double>(c.doc_bytes) >
+                                 2.0 * 1024 * 1024 * 1024)
+      throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
+    return c;
+  }
+};
+
+// The servers a run uses; the experiment's PostgreSQL tables go however the run ends.
+struct CachingServers {
+  PgTarget pg;
+  RedisTarget redis;
+  std::optional<PgConnection> admin;
+  CachingServers() = default;
+  CachingServers(const CachingServers&) = delete;
+  CachingServers& operator=(const CachingServers&) = delete;
+  ~CachingServers() {
+    if (!admin) return;
+    try {
+      PostgresTier::drop_tables(*admin, pg.schema);
+    } catch (...) {
+    }
+  }
+};
+
+void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
+  for (const char* w : kWorkloads) {
+    const std::string W = w;
+    const std::string what =
+        W == "document" ? "one " + std::to_string(plan.doc_bytes / 1024) + " KB document by key"
+                        : "a list of " + std::to_string(plan.list_size) + " comments";
+    ctx.add_group({W + "_wall", "Wall time per get: " + what, "us/get", "", false, true,
+                   "Median wall time of one get returning a ready object; bars per tier, one per "
+                   "encoding."});
+    ctx.add_group({W + "_cpu", "Client CPU per get: " + what, "us/get", "", false, true,
+                   "CPU time of the client thread per get (fetch, copy, decode)."});
+    ctx.add_group({W + "_server_cpu", "Server CPU per get: " + what, "us/get", "", false, true,
+                   "CPU the server spent per get, the article's api_cpu: the PostgreSQL "
+                   "backend process (managed servers only, /proc) and redis-server (INFO "
+                   "used_cpu_sys + used_cpu_user)."});
+    ctx.add_group({W + "_bytes", "Bytes stored: " + what, "bytes", "", false, true,
+                   "Size of the stored record in each tier and encoding (PostgreSQL: after "
+                   "TOAST compression)."});
+  }
+}
+
+std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
+                                const CachingServers& servers, std::size_t local_budget,
+                                std::stop_token stop) {
+  if (name == "postgres") return std::make_unique<PostgresTier>(servers.pg, codec, stop);
+  if (name == "redis") return std::make_unique<RedisTier>(servers.redis, codec, stop);
+  return std::make_unique<LocalTier>(local_budget, codec);
+}
+
+// Stores the records; every tier must give back exactly what it was given before it is timed.
+void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
+                     const Document& doc, const CommentList& list) {
+  tier.put_document(doc);
+  tier.put_list(list);
+  auto d = tier.get_document(doc.key);
+  auto l = tier.get_list(list.group_id);
+  if (!d || !l)
+    throw std::runtime_error(
+        "the " + tier_name + " tier (" + series + ") did not keep the records" +
+        (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)" : ""));
+  if (!(*d == doc) || !(*l == list))
+    throw std::runtime_error("the " + tier_name + " tier (" + series +
+                             ") returned records different from those stored");
+}
+
+// Measures the gets of one workload from one tier and publishes its points (wall, client CPU,
+// server CPU, bytes); returns the cell the findings compare.
+Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
+                  const std::string& tier_name, const std::string& series,
+                  const std::string& workload, const Document& doc, const CommentList& list) {
+  std::function<bool()> get;
+  if (workload == "document")
+    get = [&] { return tier.get_document(doc.key) != nullptr; };
+  else
+    get = [&] { return tier.get_list(list.group_id) != nullptr; };
+  Measurement m = measure(ctx, get, tier, plan.warmup, plan.reps, plan.window_ns);
+  const std::size_t bytes =
+      workload == "document" ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
+  Cell c;
+  c.local = tier_name == "local";
+  c.cpu_us = mean(m.cpu_us);
+  c.server_cpu_us = m.server_cpu_us;
+
+  Point wall{tier_name, std::nullopt, m.wall_us, {}, {}};
+  wall.extra["cpu_us"] = c.cpu_us;
+  if (c.server_cpu_us) wall.extra["server_cpu_us"] = *c.server_cpu_us;
+  wall.extra["bytes"] = static_cast<double>(bytes);
+  wall.extra["gets_per_sample"] = m.gets_per_sample;
+  ctx.add_point(workload + "_wall", series, std::move(wall));
+
+  Point cpu{tier_name, std::nullopt, m.cpu_us, {}, {}};
+  if (c.server_cpu_us) cpu.extra["server_cpu_us"] = *c.server_cpu_us;
+  if (auto t = c.total_cpu_us()) cpu.extra["total_cpu_us"] = *t;
+  ctx.add_point(workload + "_cpu", series, std::move(cpu));
+
+  if (c.server_cpu_us) {
+    Point sp{tier_name, std::nullopt, {*c.server_cpu_us}, {}, {}};
+    ctx.add_point(workload + "_server_cpu", series, std::move(sp));
+  }
+  ctx.add_point(workload + "_bytes", series,
+                Point{tier_name, std::nullopt, {static_cast<double>(bytes)}, {}, {}});
+  c.wall_us = summarize(m.wall_us).median;
+  return c;
+}
+
+void add_aside_groups(RunContext& ctx) {
+  ctx.add_group({"aside_hit_ratio", "Cache-aside: local hit ratio vs local budget", "%",
+                 "local cache budget (MB)", true, false,
+                 "Share of Zipf-distributed document reads answered by the in-process cache "
+                 "(local → redis → postgres) in steady state, per encoding of the cached value: "
+                 "compressed values fit more documents into the same budget."});
+  ctx.add_group({"aside_latency", "Cache-aside: mean read latency vs local budget", "us/read",
+                 "local cache budget (MB)", true, true,
+                 "Mean wall time of a read through local → redis → postgres (samples: means of "
+                 "consecutive chunks of reads)."});
+}
+
+// The cache-aside documents, in PostgreSQL (the source of truth); their keys.
+std::vector<std::string> load_aside_documents(RunContext& ctx, const CachingPlan& plan,
+                                              PostgresTier& source) {
+  std::vector<std::string> keys;
+  keys.reserve(plan.aside_keys);
+  PgTransaction tx(source.connection());  // a stop rolls the half-loaded set back
+  for (std::size_t i = 0; i < plan.aside_keys; ++i) {
+    ctx.check_stop();
+    Document d = generate_document(plan.seed, i + 1, plan.doc_bytes);
+    keys.push_back(d.key);
+    source.put_document(d);
+  }
+  tx.commit();
+  return keys;
+}
+
+// A read through local memory, then Redis, then PostgreSQL, filling the caches on the way
+// back, with the counts of where reads were answered.
+class CacheAside {
+ public:
+  CacheAside(LocalTier& local, RedisTier& redis, PostgresTier& source, const Codec& codec)
+      : local_(local), redis_(redis), source_(source), codec_(codec) {}
+
+  void read(const std::string& key) {
+    if (local_.get_document(key)) {
+      ++local_hits;
+      return;
+    }
+    std::optional<std::string> bytes = redis_.get_document_bytes(key);
+    std::shared_ptr<const Document> obj;
+    if (bytes) {
+      ++redis_hits;
+    } else {
+      ++pg_reads;
+      obj = source_.get_document(key);
+      if (!obj) throw std::runtime_error("PostgreSQL lost document " + key);
+      bytes = codec_.encode(*obj);
+      redis_.put_document_bytes(key, *bytes);
+    }
+    if (!obj) obj = std::make_shared<const Document>(codec_.decode_document(*bytes));
+    if (codec_.encoding == Encoding::Native)
+      local_.put_document(std::move(obj));
+    else
+      local_.put_document_bytes(key, std::move(*bytes));
+  }
+
+  std::int64_t local_hits = 0, redis_hits = 0, pg_reads = 0;
+
+ private:
+  LocalTier& local_;
+  RedisTier& redis_;
+  PostgresTier& source_;
+  const Codec& codec_;
+};
+
+// One (encoding, budget) point of the cache-aside sweep: caches emptied, warmed up to steady
+// state, then aside_reads measured Zipf reads in chunks (a sample per chunk).
+void measure_aside(RunContext& ctx, const CachingPlan& plan, RedisTier& redis, PostgresTier& source,
+                   const Codec& codec, const std::vector<std::string>& keys,
+                   std::int64_t budget_mb) {
+  redis.remove_own_keys();  // each budget starts from empty caches
+  LocalTier local(static_cast<std::size_t>(budget_mb) * kMiB, codec);
+  ZipfSampler zipf(keys.size(), plan.zipf_s, derive_seed(plan.seed, 3, 0));
+  CacheAside aside(local, redis, source, codec);
+  // Warm-up, not measured: every key once (fills Redis from PostgreSQL, so the measured reads
+  // see no first-time misses), then as many Zipf reads as will be measured (brings the local
+  // cache to its steady state).
+  for (const auto& k : keys) {
+    ctx.check_stop();
+    aside.read(k);
+  }
+  for (std::int64_t i = 0; i < plan.aside_reads; ++i) {
+    ctx.check_stop();
+    aside.read(keys[zipf.next()]);
+  }
+  aside.local_hits = aside.redis_hits = aside.pg_reads = 0;
+  local.cache().reset_counters();
+
+  const std::int64_t chunk = std::max<std::int64_t>(1, plan.aside_reads / 20);
+  std::vector<double> lat_samples, hit_samples;
+  double total_ns = 0;
+  for (std::int64_t i = 0; i < plan.aside_reads;) {
+    const std::int64_t n = std::min(chunk, plan.aside_reads - i);
+    const std::int64_t hits0 = aside.local_hits;
+    const std::int64_t t0 = wall_ns();
+    for (std::int64_t j = 0; j < n; ++j) {
+      ctx.check_stop();
+      aside.read(keys[zipf.next()]);
+    }
+    const double ns = static_cast<double>(wall_ns() - t0);
+    total_ns += ns;
+    lat_samples.push_back(ns / 1e3 / static_cast<double>(n));
+    hit_samples.push_back(100.0 * static_cast<double>(aside.local_hits - hits0) /
+                          static_cast<double>(n));
+    i += n;
+  }
+  const LruStats st = local.stats();
+  const double reads_d = static_cast<double>(plan.aside_reads);
+  std::map<std::string, double> extra{
+      {"hit_ratio_pct", 100.0 * static_cast<double>(aside.local_hits) / reads_d},
+      {"mean_us", total_ns / 1e3 / reads_d},
+      {"local_hits", static_cast<double>(aside.local_hits)},
+      {"redis_hits", static_cast<double>(aside.redis_hits)},
+      {"postgres_reads", static_cast<double>(aside.pg_reads)},
+      {"evictions", static_cast<double>(st.evictions)},
+      {"local_entries", static_cast<double>(st.entries)},
+      {"local_bytes", static_cast<double>(st.bytes)}};
+  const std::string series = to_string(codec.encoding);
+  const double x = static_cast<double>(budget_mb);
+  ctx.add_point("aside_hit_ratio", series,
+                Point{std::to_string(budget_mb), x, hit_samples, {}, extra});
+  ctx.add_point("aside_latency", series,
+                Point{std::to_string(budget_mb), x, lat_samples, {}, extra});
+}
+
 class CachingExperiment : public Experiment {
  public:
   std::string id() const override { return "caching"; }
@@ -276,292 +549,95 @@ class CachingExperiment : public Experiment {
   void run(RunContext& ctx) override;
 
  private:
+  void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+                  const Document& doc, const CommentList& list, double share);
+  void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+                 double share);
   void findings(RunContext& ctx,
                 const std::map<std::tuple<std::string, std::string, std::string>, Cell>& cells);
 };
 
 void CachingExperiment::run(RunContext& ctx) {
-  const Params& P = ctx.params();
-  const std::vector<std::string> tiers = P.get_subset("tiers");
-  std::vector<Encoding> encodings;
-  for (const auto& e : P.get_subset("encodings")) {
-    auto enc = encoding_from_string(e);
-    if (!enc) throw ParamError("parameter 'encodings': unknown encoding '" + e + "'");
-    encodings.push_back(*enc);
-  }
-  const int reps = static_cast<int>(P.get_int("repetitions"));
-  const int warmup = static_cast<int>(P.get_int("warmup"));
-  const std::int64_t window_ns = P.get_int("server_cpu_window_ms") * 1'000'000;
-  const int zlib_level = static_cast<int>(P.get_int("zlib_level"));
-  const std::size_t local_budget = static_cast<std::size_t>(P.get_int("local_budget_mb")) * kMiB;
-  const std::size_t list_size = static_cast<std::size_t>(P.get_int("list_size"));
-  const std::size_t doc_bytes = static_cast<std::size_t>(P.get_int("document_kb")) * 1024;
-  const double zipf_s = P.get_double("zipf_s");
-  const std::size_t aside_keys = static_cast<std::size_t>(P.get_int("aside_keys"));
-  const std::int64_t aside_reads = P.get_int("aside_reads");
-  std::vector<std::int64_t> budgets;
-  for (std::int64_t b : P.get_int_list("aside_budgets_mb"))
-    if (std::find(budgets.begin(), budgets.end(), b) == budgets.end()) budgets.push_back(b);
-  const std::uint64_t seed = static_cast<std::uint64_t>(P.get_int("seed"));
-  if (aside_reads > 0 &&
-      static_cast<double>(aside_keys) * static_cast<double>(doc_bytes) > 2.0 * 1024 * 1024 * 1024)
-    throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
-
-  const bool aside = aside_reads > 0 && !encodings.empty();
-  const TargetNeeds need = needs(P);
-
+  const CachingPlan plan = CachingPlan::from(ctx.params());
+  const TargetNeeds need = needs(ctx.params());
   ctx.progress(0, "generating records");
-  const Document doc = generate_document(seed, 0, doc_bytes);
-  const CommentList list = generate_comments(seed, kListGroup, list_size);
+  const Document doc = generate_document(plan.seed, 0, plan.doc_bytes);
+  const CommentList list = generate_comments(plan.seed, kListGroup, plan.list_size);
 
-  PgTarget pgt;
-  RedisTarget rt;
-  std::optional<PgConnection> admin;
-  // Drops the experiment's tables however the run ends (finished, failed, cancelled).
-  struct DropTables {
-    std::optional<PgConnection>& c;
-    const std::string& schema;
-    ~DropTables() {
-      if (!c) return;
-      try {
-        PostgresTier::drop_tables(*c, schema);
-      } catch (...) {
-      }
-    }
-  } drop_guard{admin, pgt.schema};
+  CachingServers servers;
   if (need.postgres) {
     ctx.progress(0, "connecting to PostgreSQL");
-    pgt = ctx.targets().postgres(ctx.stop_token());
-    admin.emplace(pgt.connect(ctx.stop_token()));
-    PostgresTier::create_tables(*admin, pgt.schema);
+    servers.pg = ctx.targets().postgres(ctx.stop_token());
+    servers.admin.emplace(servers.pg.connect(ctx.stop_token()));
+    PostgresTier::create_tables(*servers.admin, servers.pg.schema);
   }
   if (need.redis_nodes > 0) {
     ctx.progress(0, "connecting to Redis");
-    rt = ctx.targets().redis(1, ctx.stop_token());
+    servers.redis = ctx.targets().redis(1, ctx.stop_token());
   }
 
-  for (const char* w : kWorkloads) {
-    const std::string W = w;
-    const std::string what = W == "document"
-                                 ? "one " + std::to_string(doc_bytes / 1024) + " KB document by key"
-                                 : "a list of " + std::to_string(list_size) + " comments";
-    ctx.add_group({W + "_wall", "Wall time per get: " + what, "us/get", "", false, true,
-                   "Median wall time of one get returning a ready object; bars per tier, one per "
-                   "encoding."});
-    ctx.add_group({W + "_cpu", "Client CPU per get: " + what, "us/get", "", false, true,
-                   "CPU time of the client thread per get (fetch, copy, decode)."});
-    ctx.add_group({W + "_server_cpu", "Server CPU per get: " + what, "us/get", "", false, true,
-                   "CPU the server spent per get, the article's api_cpu: the PostgreSQL "
-                   "backend process (managed servers only, /proc) and redis-server (INFO "
-                   "used_cpu_sys + used_cpu_user)."});
-    ctx.add_group({W + "_bytes", "Bytes stored: " + what, "bytes", "", false, true,
-                   "Size of the stored record in each tier and encoding (PostgreSQL: after "
-                   "TOAST compression)."});
-  }
-
-  const std::size_t matrix_cells = tiers.size() * encodings.size();
-  const std::size_t aside_cells = aside ? encodings.size() * budgets.size() : 0;
+  const std::size_t matrix_cells = plan.tiers.size() * plan.encodings.size();
+  const std::size_t aside_cells = plan.aside() ? plan.encodings.size() * plan.budgets.size() : 0;
   const double matrix_share = aside_cells == 0 ? 1.0 : (matrix_cells == 0 ? 0.0 : 0.5);
+  run_matrix(ctx, plan, servers, doc, list, matrix_share);
+  if (plan.aside()) run_aside(ctx, plan, servers, matrix_share);
+  ctx.progress(1, "done");
+}
+
+// Every (tier, encoding) of the matrix: records stored and checked, then both workloads'
+// gets measured; the findings are updated after each, so a stopped run keeps them.
+void CachingExperiment::run_matrix(RunContext& ctx, const CachingPlan& plan,
+                                   const CachingServers& servers, const Document& doc,
+                                   const CommentList& list, double share) {
+  add_matrix_groups(ctx, plan);
+  const std::size_t cells_total =
+      std::max<std::size_t>(plan.tiers.size() * plan.encodings.size(), 1);
   std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
   std::size_t done = 0;
-
-  for (const auto& tier_name : tiers) {
-    for (Encoding enc : encodings) {
+  for (const auto& tier_name : plan.tiers) {
+    for (Encoding enc : plan.encodings) {
       ctx.check_stop();
-      const Codec codec{enc, zlib_level};
+      const Codec codec{enc, plan.zlib_level};
       const std::string series = to_string(enc);
-      const double frac = matrix_share * static_cast<double>(done) /
-                          static_cast<double>(std::max<std::size_t>(matrix_cells, 1));
+      const double frac = share * static_cast<double>(done) / static_cast<double>(cells_total);
       ctx.progress(frac, "storing records in " + tier_name + " (" + series + ")");
-      std::unique_ptr<Tier> tier;
-      if (tier_name == "postgres")
-        tier = std::make_unique<PostgresTier>(pgt, codec, ctx.stop_token());
-      else if (tier_name == "redis")
-        tier = std::make_unique<RedisTier>(rt, codec, ctx.stop_token());
-      else
-        tier = std::make_unique<LocalTier>(local_budget, codec);
-      tier->put_document(doc);
-      tier->put_list(list);
-      // Every tier must give back exactly what it was given before it is timed.
-      auto d = tier->get_document(doc.key);
-      auto l = tier->get_list(list.group_id);
-      if (!d || !l) {
-        throw std::runtime_error(
-            "the " + tier_name + " tier (" + series + ") did not keep the records" +
-            (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)"
-                                  : ""));
-      }
-      if (!(*d == doc) || !(*l == list))
-        throw std::runtime_error("the " + tier_name + " tier (" + series +
-                                 ") returned records different from those stored");
-
+      auto tier = make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token());
+      store_and_check(*tier, tier_name, series, doc, list);
       for (const char* w : kWorkloads) {
         const std::string W = w;
         ctx.progress(frac, "measuring " + W + " gets from " + tier_name + " (" + series + ")");
-        std::function<bool()> get;
-        if (W == "document")
-          get = [&] { return tier->get_document(doc.key) != nullptr; };
-        else
-          get = [&] { return tier->get_list(list.group_id) != nullptr; };
-        Measurement m = measure(ctx, get, *tier, warmup, reps, window_ns);
-        const std::size_t bytes =
-            W == "document" ? tier->document_bytes(doc.key) : tier->list_bytes(list.group_id);
-        Cell c;
-        c.local = tier_name == "local";
-        c.cpu_us = mean(m.cpu_us);
-        c.server_cpu_us = m.server_cpu_us;
-
-        Point wall{tier_name, std::nullopt, m.wall_us, {}, {}};
-        wall.extra["cpu_us"] = c.cpu_us;
-        if (c.server_cpu_us) wall.extra["server_cpu_us"] = *c.server_cpu_us;
-        wall.extra["bytes"] = static_cast<double>(bytes);
-        wall.extra["gets_per_sample"] = m.gets_per_sample;
-        ctx.add_point(W + "_wall", series, std::move(wall));
-
-        Point cpu{tier_name, std::nullopt, m.cpu_us, {}, {}};
-        if (c.server_cpu_us) cpu.extra["server_cpu_us"] = *c.server_cpu_us;
-        if (auto t = c.total_cpu_us()) cpu.extra["total_cpu_us"] = *t;
-        ctx.add_point(W + "_cpu", series, std::move(cpu));
-
-        if (c.server_cpu_us) {
-          Point sp{tier_name, std::nullopt, {*c.server_cpu_us}, {}, {}};
-          ctx.add_point(W + "_server_cpu", series, std::move(sp));
-        }
-        ctx.add_point(W + "_bytes", series,
-                      Point{tier_name, std::nullopt, {static_cast<double>(bytes)}, {}, {}});
-        c.wall_us = summarize(m.wall_us).median;
-        cells[{W, tier_name, series}] = c;
+        cells[{W, tier_name, series}] =
+            measure_cell(ctx, plan, *tier, tier_name, series, W, doc, list);
       }
       ++done;
       findings(ctx, cells);
     }
   }
+}
 
-  if (!aside) {
-    ctx.progress(1, "done");
-    return;
-  }
-
-  // ------------------------------------------------------------ cache-aside scenario
-  ctx.add_group({"aside_hit_ratio", "Cache-aside: local hit ratio vs local budget", "%",
-                 "local cache budget (MB)", true, false,
-                 "Share of Zipf-distributed document reads answered by the in-process cache "
-                 "(local → redis → postgres) in steady state, per encoding of the cached value: "
-                 "compressed values fit more documents into the same budget."});
-  ctx.add_group({"aside_latency", "Cache-aside: mean read latency vs local budget", "us/read",
-                 "local cache budget (MB)", true, true,
-                 "Mean wall time of a read through local → redis → postgres (samples: means of "
-                 "consecutive chunks of reads)."});
-
-  ctx.progress(matrix_share, "loading " + std::to_string(aside_keys) +
-                                 " documents into PostgreSQL for the cache-aside scenario");
-  PostgresTier source(pgt, Codec{Encoding::Native, zlib_level}, ctx.stop_token());
-  std::vector<std::string> keys;
-  keys.reserve(aside_keys);
-  {
-    PgTransaction tx(source.connection());  // a stop rolls the half-loaded set back
-    for (std::size_t i = 0; i < aside_keys; ++i) {
+// The cache-aside scenario: documents in PostgreSQL, read through Redis and a local cache of
+// each budget, per encoding of the cached value.
+void CachingExperiment::run_aside(RunContext& ctx, const CachingPlan& plan,
+                                  const CachingServers& servers, double share) {
+  add_aside_groups(ctx);
+  ctx.progress(share, "loading " + std::to_string(plan.aside_keys) +
+                          " documents into PostgreSQL for the cache-aside scenario");
+  PostgresTier source(servers.pg, Codec{Encoding::Native, plan.zlib_level}, ctx.stop_token());
+  const std::vector<std::string> keys = load_aside_documents(ctx, plan, source);
+  const std::size_t total = plan.encodings.size() * plan.budgets.size();
+  std::size_t done = 0;
+  for (Encoding enc : plan.encodings) {
+    const Codec codec{enc, plan.zlib_level};
+    RedisTier redis(servers.redis, codec, ctx.stop_token());
+    for (std::int64_t budget_mb : plan.budgets) {
       ctx.check_stop();
-      Document d = generate_document(seed, i + 1, doc_bytes);
-      keys.push_back(d.key);
-      source.put_document(d);
-    }
-    tx.commit();
-  }
-
-  std::size_t aside_done = 0;
-  for (Encoding enc : encodings) {
-    const Codec codec{enc, zlib_level};
-    const std::string series = to_string(enc);
-    RedisTier redis(rt, codec, ctx.stop_token());
-    for (std::int64_t budget_mb : budgets) {
-      ctx.check_stop();
-      ctx.progress(
-          matrix_share + (1 - matrix_share) * static_cast<double>(aside_done) /
-                             static_cast<double>(aside_cells),
-          "cache-aside: " + series + ", local budget " + std::to_string(budget_mb) + " MB");
-      redis.remove_own_keys();  // each budget starts from empty caches
-      LocalTier local(static_cast<std::size_t>(budget_mb) * kMiB, codec);
-      ZipfSampler zipf(keys.size(), zipf_s, derive_seed(seed, 3, 0));
-      std::int64_t local_hits = 0, redis_hits = 0, pg_reads = 0;
-
-      auto read = [&](const std::string& key) {
-        if (local.get_document(key)) {
-          ++local_hits;
-          return;
-        }
-        std::optional<std::string> bytes = redis.get_document_bytes(key);
-        std::shared_ptr<const Document> obj;
-        if (bytes) {
-          ++redis_hits;
-        } else {
-          ++pg_reads;
-          obj = source.get_document(key);
-          if (!obj) throw std::runtime_error("PostgreSQL lost document " + key);
-          bytes = codec.encode(*obj);
-          redis.put_document_bytes(key, *bytes);
-        }
-        if (enc == Encoding::Native) {
-          if (!obj) obj = std::make_shared<const Document>(codec.decode_document(*bytes));
-          local.put_document(std::move(obj));
-        } else {
-          if (!obj) obj = std::make_shared<const Document>(codec.decode_document(*bytes));
-          local.put_document_bytes(key, std::move(*bytes));
-        }
-      };
-
-      // Warm-up, not measured: every key once (fills Redis from PostgreSQL, so the measured
-      // reads see no first-time misses), then as many Zipf reads as will be measured (brings
-      // the local cache to its steady state).
-      for (const auto& k : keys) {
-        ctx.check_stop();
-        read(k);
-      }
-      for (std::int64_t i = 0; i < aside_reads; ++i) {
-        ctx.check_stop();
-        read(keys[zipf.next()]);
-      }
-      local_hits = redis_hits = pg_reads = 0;
-      local.cache().reset_counters();
-
-      const std::int64_t chunk = std::max<std::int64_t>(1, aside_reads / 20);
-      std::vector<double> lat_samples, hit_samples;
-      double total_ns = 0;
-      for (std::int64_t i = 0; i < aside_reads;) {
-        const std::int64_t n = std::min(chunk, aside_reads - i);
-        const std::int64_t hits0 = local_hits;
-        const std::int64_t t0 = wall_ns();
-        for (std::int64_t j = 0; j < n; ++j) {
-          ctx.check_stop();
-          read(keys[zipf.next()]);
-        }
-        const double ns = static_cast<double>(wall_ns() - t0);
-        total_ns += ns;
-        lat_samples.push_back(ns / 1e3 / static_cast<double>(n));
-        hit_samples.push_back(100.0 * static_cast<double>(local_hits - hits0) /
-                              static_cast<double>(n));
-        i += n;
-      }
-      const LruStats st = local.stats();
-      const double reads_d = static_cast<double>(aside_reads);
-      std::map<std::string, double> extra{
-          {"hit_ratio_pct", 100.0 * static_cast<double>(local_hits) / reads_d},
-          {"mean_us", total_ns / 1e3 / reads_d},
-          {"local_hits", static_cast<double>(local_hits)},
-          {"redis_hits", static_cast<double>(redis_hits)},
-          {"postgres_reads", static_cast<double>(pg_reads)},
-          {"evictions", static_cast<double>(st.evictions)},
-          {"local_entries", static_cast<double>(st.entries)},
-          {"local_bytes", static_cast<double>(st.bytes)}};
-      const double x = static_cast<double>(budget_mb);
-      ctx.add_point("aside_hit_ratio", series,
-                    Point{std::to_string(budget_mb), x, hit_samples, {}, extra});
-      ctx.add_point("aside_latency", series,
-                    Point{std::to_string(budget_mb), x, lat_samples, {}, extra});
-      ++aside_done;
+      ctx.progress(share + (1 - share) * static_cast<double>(done) / static_cast<double>(total),
+                   std::string("cache-aside: ") + to_string(enc) + ", local budget " +
+                       std::to_string(budget_mb) + " MB");
+      measure_aside(ctx, plan, redis, source, codec, keys, budget_mb);
+      ++done;
     }
   }
-  ctx.progress(1, "done");
 }
 
 void CachingExperiment::findings(
