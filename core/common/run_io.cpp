@@ -203,8 +203,12 @@ class FieldReader {
 
 }  // namespace
 
-Run run_from_json(const std::string& text) {
-  using R = FieldReader;
+namespace {
+
+using R = FieldReader;
+
+// The document, once it is JSON of the run-file schema in a version this Perflab reads.
+json parse_run_document(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
@@ -222,6 +226,111 @@ Run run_from_json(const std::string& text) {
        version.get<std::uint64_t>() > static_cast<std::uint64_t>(Run::kSchemaVersion)))
     R::bad("schema_version", version.dump() + " is not a version this Perflab reads (1.." +
                                  std::to_string(Run::kSchemaVersion) + ")");
+  return j;
+}
+
+// Calls read(element, its field name) for every element of the array j[name], each checked to
+// be an object.
+template <class Read>
+void for_each_object(const json& j, const char* name, Read read) {
+  const json& a = R::array(j, "", name);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string f = R::at(name, i);
+    read(R::object(a[i], f), f);
+  }
+}
+
+void read_targets(const json& j, Run& run) {
+  for_each_object(j, "targets", [&](const json& t, const std::string& f) {
+    run.targets.push_back({R::string(t, f, "kind", true), R::string(t, f, "address", true),
+                           R::boolean(t, f, "managed", false), R::string(t, f, "version", false)});
+  });
+}
+
+void read_host(const json& j, Run& run) {
+  const json* h = R::find(j, "", "host", false);
+  if (!h) return;
+  R::object(*h, "host");
+  run.host.cpu_model = R::string(*h, "host", "cpu_model", false);
+  run.host.cores = static_cast<int>(R::integer(*h, "host", "cores", 0, 1 << 20, false));
+  run.host.kernel = R::string(*h, "host", "kernel", false);
+  run.host.hostname = R::string(*h, "host", "hostname", false);
+  run.host.perflab_version = R::string(*h, "host", "perflab_version", false);
+  run.host.build_type = R::string(*h, "host", "build_type", false);
+}
+
+void read_groups(const json& j, Run& run) {
+  for_each_object(j, "groups", [&](const json& g, const std::string& f) {
+    run.groups.push_back({R::string(g, f, "id", true), R::string(g, f, "title", false),
+                          R::string(g, f, "unit", false), R::string(g, f, "x_label", false),
+                          R::boolean(g, f, "numeric_x", false),
+                          R::boolean(g, f, "lower_is_better", true),
+                          R::string(g, f, "description", false)});
+  });
+}
+
+// A point's statistics: computed from its samples, or as stored when it has none.
+Stats read_stats(const json& p, const std::string& ff, const std::vector<double>& samples) {
+  if (!samples.empty()) return summarize(samples);
+  Stats st;
+  const json* sj = R::find(p, ff, "stats", false);
+  if (!sj) return st;
+  const std::string sf = R::at(ff, "stats");
+  R::object(*sj, sf);
+  st.n = static_cast<std::size_t>(R::integer(*sj, sf, "n", 0, INT64_MAX, false));
+  st.min = R::number(*sj, sf, "min", false);
+  st.median = R::number(*sj, sf, "median", false);
+  st.mean = R::number(*sj, sf, "mean", false);
+  st.p95 = R::number(*sj, sf, "p95", false);
+  st.max = R::number(*sj, sf, "max", false);
+  st.stddev = R::number(*sj, sf, "stddev", false);
+  return st;
+}
+
+Point read_point(const json& pj, const std::string& ff) {
+  const json& p = R::object(pj, ff);
+  Point pt;
+  pt.label = R::string(p, ff, "label", true);
+  if (const json* x = R::find(p, ff, "x", false)) pt.x = R::number(*x, R::at(ff, "x"));
+  const json& samples = R::array(p, ff, "samples");
+  for (std::size_t n = 0; n < samples.size(); ++n)
+    pt.samples.push_back(R::number(samples[n], R::at(R::at(ff, "samples"), n)));
+  if (const json* extra = R::find(p, ff, "extra", false))
+    for (const auto& [key, v] : R::object(*extra, R::at(ff, "extra")).items())
+      pt.extra[key] = R::number(v, R::at(ff, "extra") + "." + key);
+  pt.stats = read_stats(p, ff, pt.samples);
+  return pt;
+}
+
+void read_series(const json& j, Run& run) {
+  for_each_object(j, "series", [&](const json& s, const std::string& f) {
+    Series ser{R::string(s, f, "group", true), R::string(s, f, "name", true), {}};
+    if (!run.group(ser.group))
+      throw RunFormatError("series '" + ser.name + "' names unknown group '" + ser.group + "'");
+    const std::string pf = R::at(f, "points");
+    const json& points = R::array(s, f, "points");
+    for (std::size_t k = 0; k < points.size(); ++k)
+      ser.points.push_back(read_point(points[k], R::at(pf, k)));
+    run.series.push_back(std::move(ser));
+  });
+}
+
+void read_findings(const json& j, Run& run) {
+  for_each_object(j, "findings", [&](const json& fj, const std::string& f) {
+    Finding fd;
+    fd.id = R::string(fj, f, "id", true);
+    fd.text = R::string(fj, f, "text", false);
+    fd.value = R::number(fj, f, "value", true);
+    if (const json* a = R::find(fj, f, "article", false))
+      fd.article = R::number(*a, R::at(f, "article"));
+    run.findings.push_back(std::move(fd));
+  });
+}
+
+}  // namespace
+
+Run run_from_json(const std::string& text) {
+  const json j = parse_run_document(text);
   try {
     Run run;
     run.experiment = R::string(j, "", "experiment", true);
@@ -229,23 +338,8 @@ Run run_from_json(const std::string& text) {
     if (const json* params = R::find(j, "", "params", false))
       for (const auto& [k, v] : R::object(*params, "params").items())
         run.params[k] = R::string(v, "params." + k);
-    const json& targets = R::array(j, "", "targets");
-    for (std::size_t i = 0; i < targets.size(); ++i) {
-      const std::string f = R::at("targets", i);
-      const json& t = R::object(targets[i], f);
-      run.targets.push_back({R::string(t, f, "kind", true), R::string(t, f, "address", true),
-                             R::boolean(t, f, "managed", false),
-                             R::string(t, f, "version", false)});
-    }
-    if (const json* h = R::find(j, "", "host", false)) {
-      R::object(*h, "host");
-      run.host.cpu_model = R::string(*h, "host", "cpu_model", false);
-      run.host.cores = static_cast<int>(R::integer(*h, "host", "cores", 0, 1 << 20, false));
-      run.host.kernel = R::string(*h, "host", "kernel", false);
-      run.host.hostname = R::string(*h, "host", "hostname", false);
-      run.host.perflab_version = R::string(*h, "host", "perflab_version", false);
-      run.host.build_type = R::string(*h, "host", "build_type", false);
-    }
+    read_targets(j, run);
+    read_host(j, run);
     run.started_unix_ms = R::integer(j, "", "started_unix_ms", 0, INT64_MAX, false);
     run.ended_unix_ms = R::integer(j, "", "ended_unix_ms", 0, INT64_MAX, false);
     try {
@@ -255,66 +349,9 @@ Run run_from_json(const std::string& text) {
     }
     run.message = R::string(j, "", "message", false);
     run.detail = R::string(j, "", "detail", false);
-    const json& groups = R::array(j, "", "groups");
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      const std::string f = R::at("groups", i);
-      const json& g = R::object(groups[i], f);
-      run.groups.push_back({R::string(g, f, "id", true), R::string(g, f, "title", false),
-                            R::string(g, f, "unit", false), R::string(g, f, "x_label", false),
-                            R::boolean(g, f, "numeric_x", false),
-                            R::boolean(g, f, "lower_is_better", true),
-                            R::string(g, f, "description", false)});
-    }
-    const json& series = R::array(j, "", "series");
-    for (std::size_t i = 0; i < series.size(); ++i) {
-      const std::string f = R::at("series", i);
-      const json& s = R::object(series[i], f);
-      Series ser{R::string(s, f, "group", true), R::string(s, f, "name", true), {}};
-      if (!run.group(ser.group))
-        throw RunFormatError("series '" + ser.name + "' names unknown group '" + ser.group + "'");
-      const std::string pf = R::at(f, "points");
-      const json& points = R::array(s, f, "points");
-      for (std::size_t k = 0; k < points.size(); ++k) {
-        const std::string ff = R::at(pf, k);
-        const json& p = R::object(points[k], ff);
-        Point pt;
-        pt.label = R::string(p, ff, "label", true);
-        if (const json* x = R::find(p, ff, "x", false)) pt.x = R::number(*x, R::at(ff, "x"));
-        const json& samples = R::array(p, ff, "samples");
-        for (std::size_t n = 0; n < samples.size(); ++n)
-          pt.samples.push_back(R::number(samples[n], R::at(R::at(ff, "samples"), n)));
-        if (const json* extra = R::find(p, ff, "extra", false))
-          for (const auto& [key, v] : R::object(*extra, R::at(ff, "extra")).items())
-            pt.extra[key] = R::number(v, R::at(ff, "extra") + "." + key);
-        if (!pt.samples.empty()) {
-          pt.stats = summarize(pt.samples);
-        } else if (const json* st = R::find(p, ff, "stats", false)) {
-          const std::string sf = R::at(ff, "stats");
-          R::object(*st, sf);
-          pt.stats.n = static_cast<std::size_t>(R::integer(*st, sf, "n", 0, INT64_MAX, false));
-          pt.stats.min = R::number(*st, sf, "min", false);
-          pt.stats.median = R::number(*st, sf, "median", false);
-          pt.stats.mean = R::number(*st, sf, "mean", false);
-          pt.stats.p95 = R::number(*st, sf, "p95", false);
-          pt.stats.max = R::number(*st, sf, "max", false);
-          pt.stats.stddev = R::number(*st, sf, "stddev", false);
-        }
-        ser.points.push_back(std::move(pt));
-      }
-      run.series.push_back(std::move(ser));
-    }
-    const json& findings = R::array(j, "", "findings");
-    for (std::size_t i = 0; i < findings.size(); ++i) {
-      const std::string f = R::at("findings", i);
-      const json& fj = R::object(findings[i], f);
-      Finding fd;
-      fd.id = R::string(fj, f, "id", true);
-      fd.text = R::string(fj, f, "text", false);
-      fd.value = R::number(fj, f, "value", true);
-      if (const json* a = R::find(fj, f, "article", false))
-        fd.article = R::number(*a, R::at(f, "article"));
-      run.findings.push_back(std::move(fd));
-    }
+    read_groups(j, run);
+    read_series(j, run);
+    read_findings(j, run);
     return run;
   } catch (const json::exception& e) {  // not expected: every access above is checked
     throw RunFormatError(std::string("malformed run file: ") + e.what());
