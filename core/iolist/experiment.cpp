@@ -452,89 +452,100 @@ class IoListExperiment final : public Experiment {
                         const std::vector<std::int64_t>& writers, std::size_t events, int reps,
                         int warmup) {
     ctx.add_group(append_group(events, true));
-    const std::size_t steps_per_n = static_cast<std::size_t>(reps + std::max(warmup, 1));
-    auto skip = [&](const std::string& why) {
-      done_steps_ += writers.size() * steps_per_n;
-      ctx.progress(fraction(), "skipping the pgbench peer: " + why);
-    };
-    std::filesystem::path exe;
-    try {
-      exe = find_server_binary("pgbench");
-    } catch (const std::exception& e) {
-      skip(e.what());
-      return;
-    }
-    PgbenchScript script;
-    try {
-      script = make_pgbench_script(pg.schema, make_events(events, seed_),
-                                   pg_timestamp_text(unix_us_now()));
-    } catch (const std::invalid_argument& e) {
-      skip(e.what());
-      return;
-    }
-    ctx.progress(fraction(), "pgbench peer: " + pgbench_version(exe));
+    const std::size_t steps = writers.size() * static_cast<std::size_t>(reps + std::max(warmup, 1));
+    const std::optional<PgbenchPeer> peer = pgbench_peer(ctx, pg, events, steps);
+    if (!peer) return;
+    ctx.progress(fraction(), "pgbench peer: " + pgbench_version(peer->exe));
     TempFolder dir("perflab-pgbench-");
-    const double target_us = double(ctx.params().get_int("pgbench_ms")) * 1000.0;
-    for (auto n64 : writers) {
-      const std::string label = writers_label(n64, false);
-      PgbenchInvocation inv;
-      inv.exe = exe;
-      inv.conninfo = pg.conninfo;
-      inv.clients = static_cast<int>(n64);
-      inv.work_dir = dir.path();
-      Samples s;
-      std::vector<double> tps;
-      std::int64_t committed = 0, per_client = 0;
-      auto publish = [&] {
-        if (s.wall.empty()) return;
-        Point p = make_point(label, s);
-        p.extra["tps"] = summarize(tps).median;
-        p.extra["transactions_per_client"] = double(per_client);
-        // Every transaction pgbench committed for this point, unmeasured ones included.
-        p.extra["transactions"] = double(committed);
-        ctx.add_point("append", "pgbench", std::move(p));
-      };
-      double latency_ms = 0;  // per transaction, once calibrated
-      auto once = [&](std::int64_t t) {
-        ctx.check_stop();
-        inv.transactions = t;
-        // Bounded like every server operation, plus ten times the expected duration.
-        inv.time_limit = pg.limits.reply_timeout() +
-                         std::chrono::milliseconds(std::llround(10 * latency_ms * double(t)));
-        inv.id_base = ids.take(n64 * t * static_cast<std::int64_t>(events));
-        auto r = run_pgbench(inv, script, ctx.stop_token());
-        if (!r) {
-          ctx.check_stop();
-          throw Cancelled{};
-        }
-        committed += r->processed;
-        return *r;
-      };
-      try {
-        // The first, unmeasured invocation calibrates the transactions per client.
-        ctx.progress(fraction(), "pgbench, " + label + ": calibrating");
-        const PgbenchReport cal = once(2);
-        latency_ms = cal.latency_avg_ms;
-        step(ctx, "pgbench, " + label + ": calibrated");
-        per_client = std::clamp<std::int64_t>(
-            std::llround(target_us / std::max(1.0, cal.latency_avg_ms * 1000.0)),
-            kMinPgbenchTransactions, 1'000'000);
-        const int total = std::max(warmup, 1) - 1 + reps;
-        for (int r = 0; r < total; ++r) {
-          const PgbenchReport rep = once(per_client);
-          if (r >= total - reps) {
-            s.wall.push_back(rep.latency_avg_ms * 1000.0);
-            tps.push_back(rep.tps);
-          }
-          step(ctx, "pgbench, " + label + ": repetition " + std::to_string(r + 2) + "/" +
-                        std::to_string(total + 1));
-        }
-      } catch (...) {
-        publish();  // keeps what was measured, on stop or failure
-        throw;
-      }
-      publish();
+    for (auto n64 : writers)
+      pgbench_point(ctx, pg, ids, *peer, dir.path(), n64, events, reps, warmup);
+  }
+
+  // What every pgbench invocation of a run shares.
+  struct PgbenchPeer {
+    std::filesystem::path exe;
+    PgbenchScript script;
+  };
+
+  // pgbench and the append transaction as its script, or nothing when the peer is left out
+  // (not installed, or the schema's name cannot go into a script): its steps count as done.
+  std::optional<PgbenchPeer> pgbench_peer(RunContext& ctx, const PgTarget& pg, std::size_t events,
+                                          std::size_t steps) {
+    try {
+      return PgbenchPeer{find_server_binary("pgbench"),
+                         make_pgbench_script(pg.schema, make_events(events, seed_),
+                                             pg_timestamp_text(unix_us_now()))};
+    } catch (const std::exception& e) {
+      done_steps_ += steps;
+      ctx.progress(fraction(), std::string("skipping the pgbench peer: ") + e.what());
+      return std::nullopt;
     }
+  }
+
+  // One writer count: an unmeasured invocation calibrates the transactions per client, then
+  // warm-up and measured invocations, one sample each. What was measured is published also
+  // when a stop or a failure ends it.
+  void pgbench_point(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                     const PgbenchPeer& peer, const std::filesystem::path& work_dir,
+                     std::int64_t n64, std::size_t events, int reps, int warmup) {
+    const std::string label = writers_label(n64, false);
+    const double target_us = double(ctx.params().get_int("pgbench_ms")) * 1000.0;
+    PgbenchInvocation inv;
+    inv.exe = peer.exe;
+    inv.conninfo = pg.conninfo;
+    inv.clients = static_cast<int>(n64);
+    inv.work_dir = work_dir;
+    Samples s;
+    std::vector<double> tps;
+    std::int64_t committed = 0, per_client = 0;
+    auto publish = [&] {
+      if (s.wall.empty()) return;
+      Point p = make_point(label, s);
+      p.extra["tps"] = summarize(tps).median;
+      p.extra["transactions_per_client"] = double(per_client);
+      // Every transaction pgbench committed for this point, unmeasured ones included.
+      p.extra["transactions"] = double(committed);
+      ctx.add_point("append", "pgbench", std::move(p));
+    };
+    double latency_ms = 0;  // per transaction, once calibrated
+    auto once = [&](std::int64_t t) {
+      ctx.check_stop();
+      inv.transactions = t;
+      // Bounded like every server operation, plus ten times the expected duration.
+      inv.time_limit = pg.limits.reply_timeout() +
+                       std::chrono::milliseconds(std::llround(10 * latency_ms * double(t)));
+      inv.id_base = ids.take(n64 * t * static_cast<std::int64_t>(events));
+      auto r = run_pgbench(inv, peer.script, ctx.stop_token());
+      if (!r) {
+        ctx.check_stop();
+        throw Cancelled{};
+      }
+      committed += r->processed;
+      return *r;
+    };
+    try {
+      ctx.progress(fraction(), "pgbench, " + label + ": calibrating");
+      const PgbenchReport cal = once(2);
+      latency_ms = cal.latency_avg_ms;
+      step(ctx, "pgbench, " + label + ": calibrated");
+      per_client = std::clamp<std::int64_t>(
+          std::llround(target_us / std::max(1.0, cal.latency_avg_ms * 1000.0)),
+          kMinPgbenchTransactions, 1'000'000);
+      const int total = std::max(warmup, 1) - 1 + reps;
+      for (int r = 0; r < total; ++r) {
+        const PgbenchReport rep = once(per_client);
+        if (r >= total - reps) {
+          s.wall.push_back(rep.latency_avg_ms * 1000.0);
+          tps.push_back(rep.tps);
+        }
+        step(ctx, "pgbench, " + label + ": repetition " + std::to_string(r + 2) + "/" +
+                      std::to_string(total + 1));
+      }
+    } catch (...) {
+      publish();  // keeps what was measured, on stop or failure
+      throw;
+    }
+    publish();
   }
 
   void run_read(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,

@@ -649,58 +649,78 @@ struct Proxy::Impl {
       case CommandClass::SingleKey:
         single(c, seq, node_for_key(av[1], nodes), raw);
         return;
-      case CommandClass::BlockingPop: {
-        std::size_t node = node_for_key(av[1], nodes);
-        for (std::size_t i = 2; i + 1 < av.size(); ++i)
-          if (node_for_key(av[i], nodes) != node) {
-            immediate_error(c, "ERR " + to_upper(av[0]) +
-                                   " keys are on different nodes: give them a common key tag, "
-                                   "e.g. list{tag}");
-            return;
-          }
-        single(c, seq, node, raw);
+      case CommandClass::BlockingPop:
+        blocking_pop(c, seq, av, raw);
         return;
-      }
-      case CommandClass::Broadcast: {
-        Pending p;
-        p.merge = info.merge;
-        p.name = to_upper(av[0]);
-        p.parts.resize(nodes);
-        p.remaining = static_cast<int>(nodes);
-        for (std::size_t n = 0; n < nodes; ++n) p.parts[n].node = static_cast<std::uint32_t>(n);
-        c.pending.push_back(std::move(p));
-        for (std::size_t n = 0; n < nodes; ++n)
-          send_part(c, seq, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), raw);
+      case CommandClass::Broadcast:
+        broadcast(c, seq, info, av, raw);
         return;
-      }
       case CommandClass::MultiKey:
-      case CommandClass::KeyValue: {
-        const std::size_t step = info.cls == CommandClass::KeyValue ? 2 : 1;
-        split_keys(av, step, nodes, split);
-        if (split.used == 1) {  // every key on one node: the reply is already right
-          single(c, seq, split.last, raw);
-          return;
-        }
-        Pending p;
-        p.merge = info.merge;
-        p.name = to_upper(av[0]);
-        p.remaining = static_cast<int>(split.used);
-        for (std::size_t n = 0; n < nodes; ++n)
-          if (!split.by_node[n].empty())
-            p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
-        if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
-        c.pending.push_back(std::move(p));
-        std::uint32_t part = 0;
-        for (std::size_t n = 0; n < nodes; ++n) {
-          if (split.by_node[n].empty()) continue;
-          scratch.clear();
-          append_node_command(scratch, av, split.by_node[n], step);
-          send_part(c, seq, part++, static_cast<std::uint32_t>(n), scratch);
-        }
+      case CommandClass::KeyValue:
+        split_command(c, seq, info, av, raw);
         return;
-      }
       case CommandClass::Unsupported:
         return;
+    }
+  }
+
+  // BLPOP, BRPOP: forwarded whole when every key is on one node (a blocking pop cannot be
+  // split).
+  void blocking_pop(Client& c, std::uint64_t seq, const std::vector<std::string_view>& av,
+                    std::string_view raw) {
+    const std::size_t nodes = opts.nodes.size();
+    const std::size_t node = node_for_key(av[1], nodes);
+    for (std::size_t i = 2; i + 1 < av.size(); ++i)
+      if (node_for_key(av[i], nodes) != node) {
+        immediate_error(c, "ERR " + to_upper(av[0]) +
+                               " keys are on different nodes: give them a common key tag, "
+                               "e.g. list{tag}");
+        return;
+      }
+    single(c, seq, node, raw);
+  }
+
+  // To every node; the replies are merged.
+  void broadcast(Client& c, std::uint64_t seq, const CommandInfo& info,
+                 const std::vector<std::string_view>& av, std::string_view raw) {
+    const std::size_t nodes = opts.nodes.size();
+    Pending p;
+    p.merge = info.merge;
+    p.name = to_upper(av[0]);
+    p.parts.resize(nodes);
+    p.remaining = static_cast<int>(nodes);
+    for (std::size_t n = 0; n < nodes; ++n) p.parts[n].node = static_cast<std::uint32_t>(n);
+    c.pending.push_back(std::move(p));
+    for (std::size_t n = 0; n < nodes; ++n)
+      send_part(c, seq, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), raw);
+  }
+
+  // MGET, DEL, MSET...: one command per node that holds some of the keys (merge.h), or the
+  // command as received when every key is on one node.
+  void split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
+                     const std::vector<std::string_view>& av, std::string_view raw) {
+    const std::size_t nodes = opts.nodes.size();
+    const std::size_t step = info.cls == CommandClass::KeyValue ? 2 : 1;
+    split_keys(av, step, nodes, split);
+    if (split.used == 1) {  // the reply is already right
+      single(c, seq, split.last, raw);
+      return;
+    }
+    Pending p;
+    p.merge = info.merge;
+    p.name = to_upper(av[0]);
+    p.remaining = static_cast<int>(split.used);
+    for (std::size_t n = 0; n < nodes; ++n)
+      if (!split.by_node[n].empty())
+        p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
+    if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
+    c.pending.push_back(std::move(p));
+    std::uint32_t part = 0;
+    for (std::size_t n = 0; n < nodes; ++n) {
+      if (split.by_node[n].empty()) continue;
+      scratch.clear();
+      append_node_command(scratch, av, split.by_node[n], step);
+      send_part(c, seq, part++, static_cast<std::uint32_t>(n), scratch);
     }
   }
 
