@@ -89,10 +89,14 @@ TEST(PgbenchPeer, StopDuringPgbenchEndsTheRunAndKillsPgbench) {
   std::thread stopper;
   RunHooks hooks;
   hooks.progress = [&](double, std::string_view step) {
-    // After calibration the next invocation runs for about a minute: stop it midway.
+    // After calibration the next invocation runs for about a minute: stop it once its clients
+    // are connected (not after a guessed delay).
     if (!stopper.joinable() && step.find("pgbench, single writer: calibrated") == 0) {
       stopper = std::thread([&] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(700));
+        PgConnection watch(test::shared_targets().postgres().conninfo);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (pgbench_backends(watch) == 0 && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
         asked_ns = std::chrono::steady_clock::now().time_since_epoch().count();
         stop.request_stop();
       });
