@@ -44,95 +44,93 @@ ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
   v->addStretch();
 }
 
+QWidget* ParamForm::makeEditor(const ParamSpec& spec) {
+  switch (spec.type) {
+    case ParamType::Int:
+      if (fits_int(spec)) {
+        auto* sb = new QSpinBox;
+        sb->setRange(static_cast<int>(*spec.min), static_cast<int>(*spec.max));
+        sb->setAccelerated(true);
+        connect(sb, &QSpinBox::valueChanged, this, &ParamForm::changed);
+        return sb;
+      }
+      break;
+    case ParamType::Double: {
+      auto* sb = new QDoubleSpinBox;
+      sb->setDecimals(4);
+      sb->setRange(spec.min.value_or(-1e12), spec.max.value_or(1e12));
+      connect(sb, &QDoubleSpinBox::valueChanged, this, &ParamForm::changed);
+      return sb;
+    }
+    case ParamType::Bool: {
+      auto* cb = new QCheckBox;
+      connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
+      return cb;
+    }
+    case ParamType::SubsetOf: {  // a check box per choice
+      auto* box = new QWidget;
+      auto* grid = new QGridLayout(box);
+      grid->setContentsMargins(0, 0, 0, 0);
+      int i = 0;
+      for (const auto& c : spec.choices) {
+        auto* cb = new QCheckBox(q(c));
+        cb->setObjectName(q("choice_" + c));
+        connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
+        grid->addWidget(cb, i / 3, i % 3);
+        ++i;
+      }
+      return box;
+    }
+    case ParamType::OneOf: {
+      auto* combo = new QComboBox;
+      for (const auto& c : spec.choices) combo->addItem(q(c));
+      connect(combo, &QComboBox::currentIndexChanged, this, &ParamForm::changed);
+      return combo;
+    }
+    case ParamType::String:
+    case ParamType::IntList:
+      break;
+  }
+  // Free text, validated against the spec as it is typed.
+  auto* le = new QLineEdit;
+  const std::size_t index = fields_.size();
+  connect(le, &QLineEdit::textChanged, this, [this, index] {
+    check(fields_[index]);
+    emit changed();
+  });
+  return le;
+}
+
+void ParamForm::addRow(const ParamSpec& spec, QWidget* editor) {
+  QString help = q(spec.help);
+  if (const std::string range = param_range_text(spec); !range.empty())
+    help += " [" + q(range) + "]";
+  editor->setObjectName(q("param_" + spec.name));
+  editor->setToolTip(help);
+
+  auto* cell = new QWidget;
+  auto* cv = new QVBoxLayout(cell);
+  cv->setContentsMargins(0, 0, 0, 0);
+  cv->setSpacing(1);
+  cv->addWidget(editor);
+  auto* hl = new QLabel(help);
+  hl->setWordWrap(true);
+  hl->setStyleSheet("color: palette(mid); font-size: small;");
+  cv->addWidget(hl);
+  auto* label = new QLabel(q(spec.name) + ":");
+  label->setToolTip(help);
+  layout_->addRow(label, cell);
+}
+
 void ParamForm::setSpecs(const std::vector<ParamSpec>& specs) {
   while (layout_->rowCount() > 0) layout_->removeRow(0);
   fields_.clear();
   specs_ = specs;
   for (const auto& spec : specs_) {
-    Field f{spec, nullptr};
-    QWidget* w = nullptr;
-    switch (spec.type) {
-      case ParamType::Int:
-        if (fits_int(spec)) {
-          auto* sb = new QSpinBox;
-          sb->setRange(static_cast<int>(*spec.min), static_cast<int>(*spec.max));
-          sb->setAccelerated(true);
-          connect(sb, &QSpinBox::valueChanged, this, &ParamForm::changed);
-          w = sb;
-        }
-        break;
-      case ParamType::Double: {
-        auto* sb = new QDoubleSpinBox;
-        sb->setDecimals(4);
-        sb->setRange(spec.min.value_or(-1e12), spec.max.value_or(1e12));
-        connect(sb, &QDoubleSpinBox::valueChanged, this, &ParamForm::changed);
-        w = sb;
-        break;
-      }
-      case ParamType::Bool: {
-        auto* cb = new QCheckBox;
-        connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
-        w = cb;
-        break;
-      }
-      case ParamType::SubsetOf: {  // a check box per choice
-        auto* box = new QWidget;
-        auto* grid = new QGridLayout(box);
-        grid->setContentsMargins(0, 0, 0, 0);
-        int i = 0;
-        for (const auto& c : spec.choices) {
-          auto* cb = new QCheckBox(q(c));
-          cb->setObjectName(q("choice_" + c));
-          connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
-          grid->addWidget(cb, i / 3, i % 3);
-          ++i;
-        }
-        w = box;
-        break;
-      }
-      case ParamType::OneOf: {
-        auto* combo = new QComboBox;
-        for (const auto& c : spec.choices) combo->addItem(q(c));
-        connect(combo, &QComboBox::currentIndexChanged, this, &ParamForm::changed);
-        w = combo;
-        break;
-      }
-      case ParamType::String:
-      case ParamType::IntList:
-        break;
-    }
-    if (!w) {  // free text, validated against the spec as it is typed
-      auto* le = new QLineEdit;
-      w = le;
-    }
-    if (auto* le = qobject_cast<QLineEdit*>(w)) {
-      std::size_t index = fields_.size();
-      connect(le, &QLineEdit::textChanged, this, [this, index] {
-        check(fields_[index]);
-        emit changed();
-      });
-    }
-    w->setObjectName(q("param_" + spec.name));
-    QString help = q(spec.help);
-    if (const std::string range = param_range_text(spec); !range.empty())
-      help += " [" + q(range) + "]";
-    w->setToolTip(help);
-    f.widget = w;
+    Field f{spec, makeEditor(spec)};
+    addRow(spec, f.widget);
     set_text(f, spec.default_value);
     fields_.push_back(f);
-
-    auto* cell = new QWidget;
-    auto* cv = new QVBoxLayout(cell);
-    cv->setContentsMargins(0, 0, 0, 0);
-    cv->setSpacing(1);
-    cv->addWidget(w);
-    auto* hl = new QLabel(help);
-    hl->setWordWrap(true);
-    hl->setStyleSheet("color: palette(mid); font-size: small;");
-    cv->addWidget(hl);
-    auto* label = new QLabel(q(spec.name) + ":");
-    label->setToolTip(help);
-    layout_->addRow(label, cell);
   }
   for (auto& f : fields_) check(f);
 }

@@ -39,6 +39,8 @@ class ParamForm : public QWidget {
     ParamSpec spec;
     QWidget* widget = nullptr;
   };
+  QWidget* makeEditor(const ParamSpec& spec);           // the editor that suits the spec's type
+  void addRow(const ParamSpec& spec, QWidget* editor);  // label, editor and help text
   std::string text_of(const Field& f) const;
   void set_text(Field& f, const std::string& text);
   void check(Field& f);
