@@ -1,3 +1,3 @@
 // A file of the targets layer that reaches up to the Experiment contract: must not compile.
-#include "targets/targets.h"
 #include "runner/experiment.h"
+#include "targets/targets.h"
