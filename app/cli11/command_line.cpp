@@ -1,6 +1,8 @@
 #include "cli11/command_line.h"
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "common/run.h"
@@ -54,6 +56,42 @@ std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args) {
 
 std::optional<int> parse(CLI::App& app, int argc, const char* const* argv) {
   return parse(app, std::vector<std::string>(argv + std::min(argc, 1), argv + argc));
+}
+
+std::vector<std::string> hide_option_values(int argc, char** argv,
+                                            const std::vector<std::string>& options) {
+  std::vector<std::string> found;
+  auto blank = [](char* s) { std::memset(s, 'x', std::strlen(s)); };
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    for (const auto& o : options) {
+      char* value = nullptr;
+      if (a == o && i + 1 < argc) {
+        value = argv[++i];
+      } else if (a.size() > o.size() && a.substr(0, o.size()) == o) {
+        const bool long_opt = o.size() > 2 && o[1] == '-';
+        if (long_opt && a[o.size()] == '=') value = argv[i] + o.size() + 1;
+        if (!long_opt) value = argv[i] + o.size();  // -aVALUE
+      }
+      if (value && *value) {
+        blank(value);
+        found.push_back(o);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+std::string read_secret_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("cannot read " + path);
+  std::string line;
+  std::getline(in, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.empty()) throw std::invalid_argument(path + ": empty (the password is its first line)");
+  return line;
 }
 
 }  // namespace perflab::cli

@@ -29,6 +29,17 @@ std::string command_name(const CLI::App& app);
 // Prints "<command name>: <message>" as one line on stderr and returns `code`.
 int fail(const CLI::App& app, int code, const std::string& message);
 
+// Passwords on a command line are visible to every user of the machine (ps, /proc/PID/cmdline).
+// Overwrites with 'x', in argv itself, the value of each of `options` ("--password VALUE",
+// "--password=VALUE", "-a VALUE", "-aVALUE"), so that /proc shows no secret from then on.
+// Returns the options that had a value (to warn about).
+std::vector<std::string> hide_option_values(int argc, char** argv,
+                                            const std::vector<std::string>& options);
+
+// A secret kept in a file: its first line without the line end. Throws std::invalid_argument
+// when the file cannot be read or the line is empty.
+std::string read_secret_file(const std::string& path);
+
 // A CLI11 validator that accepts what `convert` accepts; its exception's message is the reason.
 template <typename Convert>
 CLI::Validator convertible(Convert convert, const std::string& what) {

@@ -4,14 +4,14 @@
 
 namespace perflab::sharding {
 
-void split_keys(const std::vector<std::string_view>& argv, std::size_t step, std::size_t nodes,
+void split_keys(const std::vector<std::string_view>& argv, std::size_t step, const Router& router,
                 KeySplit& split) {
-  split.by_node.resize(nodes);
+  split.by_node.resize(router.size());
   for (auto& v : split.by_node) v.clear();
   split.used = 0;
   split.last = 0;
   for (std::size_t i = 1; i < argv.size(); i += step) {
-    const std::size_t n = node_for_key(argv[i], nodes);
+    const std::size_t n = router.node(argv[i]);
     if (split.by_node[n].empty()) ++split.used, split.last = n;
     split.by_node[n].push_back(static_cast<std::uint32_t>(i));
   }
@@ -78,14 +78,20 @@ bool merge_ok(MergeMode mode, std::string_view command,
         if (r != "+OK\r\n") return false;
       append_status(out, "OK");
       return true;
-    case MergeMode::AllOne: {
-      bool all = true;
-      for (auto r : replies) {
-        std::int64_t v = 0;
-        if (!integer_of(r, v)) return false;
-        all = all && v == 1;
+    case MergeMode::AllArray: {
+      std::vector<std::int64_t> all;
+      for (std::size_t i = 0; i < replies.size(); ++i) {
+        RespValue v;
+        if (!parse_reply(replies[i], v) || v.type != RespValue::Type::Array) return false;
+        if (i == 0) all.assign(v.elements.size(), 1);
+        if (v.elements.size() != all.size()) return false;
+        for (std::size_t j = 0; j < all.size(); ++j) {
+          if (v.elements[j].type != RespValue::Type::Integer) return false;
+          all[j] = all[j] == 1 && v.elements[j].integer == 1 ? 1 : 0;
+        }
       }
-      append_integer(out, all ? 1 : 0);
+      append_array_header(out, static_cast<std::int64_t>(all.size()));
+      for (std::int64_t x : all) append_integer(out, x);
       return true;
     }
     case MergeMode::Values:

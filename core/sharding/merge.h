@@ -21,10 +21,10 @@ struct KeySplit {
   std::size_t last = 0;  // the last node that got a key: the only one when used == 1
 };
 
-// Splits argv[1..] over `nodes` by node_for_key: step 1 for commands whose arguments are all
-// keys (MGET, DEL, EXISTS, UNLINK, TOUCH), step 2 for key/value pairs (MSET, MSETNX). Reuses
-// the storage of `split`.
-void split_keys(const std::vector<std::string_view>& argv, std::size_t step, std::size_t nodes,
+// Splits argv[1..] over the router's nodes: step 1 for commands whose arguments are all keys
+// (MGET, DEL, EXISTS, UNLINK, TOUCH), step 2 for key/value pairs (MSET). Reuses the storage of
+// `split`.
+void split_keys(const std::vector<std::string_view>& argv, std::size_t step, const Router& router,
                 KeySplit& split);
 
 // Appends (RESP multibulk) the command one node gets: argv[0] and that node's keys (with their
@@ -45,7 +45,8 @@ void reply_order(const KeySplit& split, std::size_t step, ReplyOrder& order);
 //   Values     the array elements put back in key order, nils included (MGET; needs `order`);
 //   Concat     the arrays concatenated (KEYS);
 //   AllOk      +OK when every node said +OK (MSET);
-//   AllOne     :1 when every node said 1, else :0 (MSETNX).
+//   AllArray   arrays of integers, element by element: 1 where every node said 1 (SCRIPT
+//              EXISTS).
 // A reply of the wrong type gives "ERR unexpected reply from a node to '<command>'".
 void merge_replies(MergeMode mode, std::string_view command,
                    const std::vector<std::string_view>& replies, const ReplyOrder& order,

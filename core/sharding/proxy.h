@@ -1,5 +1,5 @@
 #pragma once
-// The sharding proxy: RESP2 over TCP, RedisSharding's routing and command classes, one epoll
+// The sharding proxy: RESP2 over TCP, RedisSharding's routing (or any of twemproxy's), one epoll
 // event loop on one thread, non-blocking sockets.
 //
 // Backend connections are shared by all clients (one per node, a FIFO of pending request parts
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/endpoint.h"
+#include "sharding/hashkit.h"
 #include "sharding/resp.h"
 
 namespace perflab::sharding {
@@ -37,32 +38,87 @@ LogLevel parse_log_level(std::string_view s);  // throws std::invalid_argument
 struct ProxyOptions {
   std::string bind = "127.0.0.1";
   int port = 8090;                   // 0: any free port (see Proxy::port())
-  std::vector<RedisEndpoint> nodes;  // in --nodes order; node = crc32(key) mod size
-  std::string password;              // sent with AUTH on every backend connection
+  std::vector<RedisEndpoint> nodes;  // the servers, in routing order
+  // Their names (ketama hashes them; twemproxy: "host:port" unless the config names a server)
+  // and weights; empty: each node's address, weight 1.
+  std::vector<PoolServer> servers;
+  RoutingOptions routing;    // default: RedisSharding's crc32(key) mod N, trailing {tag}
+  std::string pool = "perflab";  // the pool's name in statistics
+  std::string password;      // sent with AUTH on every backend connection; never to a client
+  int db = 0;                // SELECTed on every backend connection (twemproxy's redis_db)
+  // Clients must AUTH with this password before any other command (twemproxy's redis_auth,
+  // Redis's requirepass); empty: no client authentication. The proxy answers AUTH itself.
+  std::string requirepass;
+  // Without requirepass, only loopback clients are served when listening on another address
+  // (Redis's protected mode); others get -DENIED.
+  bool protected_mode = true;
+  // Administrative commands (CONFIG, DEBUG, SHUTDOWN, REPLICAOF, MODULE, ACL, CLIENT, ...) are
+  // refused unless this is set; then they go to every node, on the client's own connections.
+  bool allow_admin = false;
   WriteStrategy write = WriteStrategy::Coalesced;
   bool nodelay = true;  // TCP_NODELAY on client and backend sockets
   // true: one connection per node shared by all clients (requests of every client queue on it,
   // replies come back in order: a FIFO per connection), as twemproxy does; a client moves to
-  // connections of its own for SELECT, AUTH, BLPOP and BRPOP. false: every client gets its own
-  // backend connections, as RedisSharding does.
+  // connections of its own for SELECT, blocking commands and (allowed) administrative ones.
+  // false: every client gets its own backend connections, as RedisSharding does.
   bool shared_backends = true;
   RespLimits limits;
-  // A client whose queued output plus held replies exceed this, or with this many requests in
-  // flight, is not read from until it drains below half: memory per client stays bounded.
+  // A client is not read from while the bytes it holds in the proxy (queued replies, replies
+  // waiting for an earlier one) plus the replies it still expects (requests in flight times its
+  // recent reply size) reach this, or with this many requests in flight; reading resumes below
+  // half. A client that holds more than twice this (at least 16 MiB more) is disconnected, as
+  // Redis's client-output-buffer-limit does: memory per client stays bounded.
   std::size_t max_client_pending_bytes = 32 * 1024 * 1024;
   std::size_t max_client_pending_requests = 10000;
   int reconnect_interval_ms = 100;  // after a failed connect, fail fast for this long
+  // A backend connection that gives no reply for this long while requests wait (twemproxy's
+  // `timeout:`) is reset and those requests fail; blocking commands get their own timeout on
+  // top. 0: wait forever.
+  int backend_timeout_ms = 5000;
+  // Statistics as JSON (twemproxy's stats format) to whoever connects; -1: none, 0: any port.
+  int stats_port = -1;
+  std::string log_file;  // empty: stderr; reopened on reopen_log() (SIGHUP)
   LogLevel log_level = LogLevel::Info;
 };
 
-// Counters, readable from any thread.
-struct ProxyStats {
-  std::uint64_t clients_accepted = 0;
-  std::uint64_t clients_connected = 0;
-  std::uint64_t requests = 0;
-  std::uint64_t protocol_errors = 0;
-  std::uint64_t backend_failures = 0;
+// Counters of one backend server, with twemproxy's names.
+struct ServerStats {
+  std::string name;
+  std::uint64_t server_eof = 0;          // connections closed by the server
+  std::uint64_t server_err = 0;          // connections failed (connect, send, recv, protocol)
+  std::uint64_t server_timedout = 0;     // connections reset by the backend timeout
+  std::uint64_t server_connections = 0;  // open now
+  std::uint64_t requests = 0, request_bytes = 0;    // sent to it
+  std::uint64_t responses = 0, response_bytes = 0;  // received from it
+  std::uint64_t in_queue_bytes = 0;  // request bytes not yet written to it
+  std::uint64_t out_queue = 0;       // requests sent, waiting for their reply
 };
+
+// Counters, readable from any thread; twemproxy's names where it has them.
+struct ProxyStats {
+  std::string pool;
+  std::int64_t uptime_s = 0;
+  std::uint64_t clients_accepted = 0;   // total_connections
+  std::uint64_t clients_connected = 0;  // curr_connections, client_connections
+  std::uint64_t clients_refused = 0;    // out of file descriptors, or protected mode
+  std::uint64_t client_eof = 0;         // clients that closed their connection
+  std::uint64_t client_err = 0;         // clients closed on an error (protocol, send, limit)
+  std::uint64_t requests = 0;
+  std::uint64_t fragments = 0;       // parts of split or broadcast commands
+  std::uint64_t forward_error = 0;   // request parts failed because a node was unavailable
+  std::uint64_t protocol_errors = 0;
+  std::uint64_t auth_failures = 0;
+  std::uint64_t refused_commands = 0;  // NOAUTH, administrative, unsupported, CROSSSLOT
+  std::uint64_t client_limit_closes = 0;  // clients disconnected for holding too much
+  std::uint64_t backend_failures = 0;     // connections to nodes lost or failed
+  std::uint64_t backend_timeouts = 0;
+  std::vector<ServerStats> servers;
+};
+
+// twemproxy's stats JSON ({"service":..., "<pool>": {..., "<server>": {...}}}) and an INFO-like
+// text ("# Pool perflab\r\nclient_connections:3\r\n...") of the same counters.
+std::string stats_json(const ProxyStats& s, const std::string& source, std::int64_t timestamp);
+std::string stats_info(const ProxyStats& s);
 
 class Proxy {
  public:
@@ -84,7 +140,12 @@ class Proxy {
   void request_stop() noexcept;
   // request_stop() and joins the thread started by start().
   void stop();
+  // Reopens the log file (SIGHUP, as a daemon does), raises or lowers the log level by one
+  // (SIGTTIN / SIGTTOU, as twemproxy does). Async-signal-safe: a flag and a wake-up.
+  void reopen_log() noexcept;
+  void change_log_level(int delta) noexcept;
 
+  int stats_port() const;  // the bound statistics port, -1 without one
   ProxyStats stats() const;
 
  private:

@@ -42,7 +42,15 @@ ParseResult complete(std::size_t n) {
 }  // namespace
 
 bool parse_int64(std::string_view s, std::int64_t& out) {
-  if (s.empty()) return false;
+  // Redis's string2ll: "0", or an optional '-' and a first digit 1-9; no '+', no leading zero,
+  // no "-0", nothing else on the line.
+  if (s.empty() || s.size() > 20) return false;
+  if (s == "0") {
+    out = 0;
+    return true;
+  }
+  std::size_t i = s[0] == '-' ? 1 : 0;
+  if (i >= s.size() || s[i] < '1' || s[i] > '9') return false;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && p == s.data() + s.size();
 }
@@ -100,6 +108,10 @@ ParseResult RequestParser::parse(std::string_view data, std::vector<std::string_
       reset();
       return error("Protocol error: invalid multibulk length");
     }
+    if (unauthenticated_ && n > 10) {
+      reset();
+      return error("Protocol error: unauthenticated multibulk length");
+    }
     if (n <= 0) {  // "*0" and "*-1" are empty commands, skipped as Redis does
       argv.clear();
       reset();
@@ -131,6 +143,10 @@ ParseResult RequestParser::parse(std::string_view data, std::vector<std::string_
         len > limits_.max_bulk_len) {
       reset();
       return error("Protocol error: invalid bulk length");
+    }
+    if (unauthenticated_ && len > 16384) {
+      reset();
+      return error("Protocol error: unauthenticated bulk length");
     }
     std::size_t body = crlf + 2;
     std::size_t need = body + static_cast<std::size_t>(len) + 2;

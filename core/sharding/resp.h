@@ -42,10 +42,15 @@ class RequestParser {
   // cannot be resynchronised: reply with the error and close the connection.
   ParseResult parse(std::string_view data, std::vector<std::string_view>& argv);
   void reset();
+  // Before a client has authenticated, Redis (7) takes at most 10 arguments of at most 16 KiB
+  // each ("Protocol error: unauthenticated multibulk length" / "... bulk length"): a stranger
+  // cannot make the server buffer 512 MB. Off by default.
+  void set_unauthenticated(bool on) { unauthenticated_ = on; }
 
  private:
   ParseResult parse_inline(std::string_view data, std::vector<std::string_view>& argv);
   RespLimits limits_;
+  bool unauthenticated_ = false;
   // Resumable multibulk state; offsets relative to the command start.
   bool in_multibulk_ = false;
   std::int64_t expected_ = 0;                              // arguments announced by "*N"
@@ -90,7 +95,9 @@ void append_command(std::string& out, const std::vector<std::string_view>& argv)
 // Serialises a parsed value back (used for merged arrays; equals .raw for parsed input).
 void append_value(std::string& out, const RespValue& v);
 
-// Parses a decimal integer (optional '-'); false when not a number or overflowing.
+// Parses a decimal integer exactly as Redis does (string2ll): "0", or an optional '-' and digits
+// without a leading zero; false for "+1", "01", "-0", " 1", "" or an overflow. Lengths a proxy
+// forwards must be read as the server will read them.
 bool parse_int64(std::string_view s, std::int64_t& out);
 
 }  // namespace perflab::sharding

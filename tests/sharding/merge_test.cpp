@@ -62,7 +62,7 @@ TEST(Merge, MgetValuesComeBackInKeyOrderWithNils) {
   std::vector<std::string_view> argv{"MGET"};
   for (const auto& k : keys) argv.push_back(k);
   KeySplit split;
-  split_keys(argv, 1, kNodes, split);
+  split_keys(argv, 1, Router(kNodes), split);
   ASSERT_EQ(split.used, kNodes);
   ReplyOrder order;
   reply_order(split, 1, order);
@@ -116,12 +116,15 @@ TEST(Merge, AnErrorFromOneNodeWins) {
   EXPECT_EQ(merged(MergeMode::None, "GET", {bulk("v")}), bulk("v"));
 }
 
-TEST(Merge, MsetAndMsetnx) {
+TEST(Merge, MsetAndScriptExists) {
   EXPECT_EQ(merged(MergeMode::AllOk, "MSET", {"+OK\r\n", "+OK\r\n"}), "+OK\r\n");
   EXPECT_EQ(merged(MergeMode::AllOk, "MSET", {"+OK\r\n", integer(1)}),
             "-ERR unexpected reply from a node to 'MSET'\r\n");
-  EXPECT_EQ(merged(MergeMode::AllOne, "MSETNX", {integer(1), integer(1)}), ":1\r\n");
-  EXPECT_EQ(merged(MergeMode::AllOne, "MSETNX", {integer(1), integer(0)}), ":0\r\n");
+  EXPECT_EQ(merged(MergeMode::AllArray, "SCRIPT EXISTS",
+                   {"*3\r\n:1\r\n:1\r\n:0\r\n", "*3\r\n:1\r\n:0\r\n:0\r\n"}),
+            "*3\r\n:1\r\n:0\r\n:0\r\n");
+  EXPECT_EQ(merged(MergeMode::AllArray, "SCRIPT EXISTS", {"*1\r\n:1\r\n", "*2\r\n:1\r\n:1\r\n"}),
+            "-ERR unexpected reply from a node to 'SCRIPT EXISTS'\r\n");
 }
 
 TEST(Split, MsetSendsEachNodeItsPairsInOrder) {
@@ -131,7 +134,7 @@ TEST(Split, MsetSendsEachNodeItsPairsInOrder) {
   for (const auto& k : keys) values.push_back("value of " + k);
   for (std::size_t i = 0; i < keys.size(); ++i) argv.insert(argv.end(), {keys[i], values[i]});
   KeySplit split;
-  split_keys(argv, 2, kNodes, split);
+  split_keys(argv, 2, Router(kNodes), split);
   ASSERT_EQ(split.used, kNodes);
   std::size_t pairs = 0;
   for (std::size_t n = 0; n < kNodes; ++n) {
@@ -147,7 +150,7 @@ TEST(Split, MsetSendsEachNodeItsPairsInOrder) {
   EXPECT_EQ(pairs, keys.size());
   // Keys sharing a tag stay together: one node, forwarded whole.
   std::vector<std::string_view> tagged{"MSET", "a{user1}", "1", "b{user1}", "2", "c{user1}", "3"};
-  split_keys(tagged, 2, kNodes, split);
+  split_keys(tagged, 2, Router(kNodes), split);
   EXPECT_EQ(split.used, 1u);
   EXPECT_EQ(split.last, node_for_key("user1", kNodes));
 }
@@ -157,8 +160,8 @@ TEST(Split, StorageIsReusedAcrossCommands) {
   const auto keys = spread_keys(9);
   std::vector<std::string_view> argv{"DEL"};
   for (const auto& k : keys) argv.push_back(k);
-  split_keys(argv, 1, kNodes, split);
-  split_keys({"DEL", keys[0]}, 1, kNodes, split);  // the previous command leaves nothing behind
+  split_keys(argv, 1, Router(kNodes), split);
+  split_keys({"DEL", keys[0]}, 1, Router(kNodes), split);  // the previous command leaves nothing behind
   EXPECT_EQ(split.used, 1u);
   std::size_t total = 0;
   for (const auto& v : split.by_node) total += v.size();

@@ -1,6 +1,7 @@
 // RESP2 parser, scanner and writer.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,93 @@ TEST(RequestParser, ProtocolErrors) {
   EXPECT_EQ(err("*" + std::string(40, '1'), small), "Protocol error: too big mbulk count string");
   // Redis's default limit: 512 MB bulks.
   EXPECT_EQ(err("*1\r\n$536870913\r\n"), "Protocol error: invalid bulk length");
+}
+
+// Lengths read exactly as Redis reads them (string2ll): anything Redis would refuse is refused
+// here, before a byte of it reaches a backend connection other clients share.
+TEST(RequestParser, LengthsAsRedisReadsThem) {
+  auto status = [](const std::string& s) {
+    RequestParser p;
+    std::vector<std::string_view> argv;
+    ParseResult r = p.parse(s, argv);
+    return r.status == ParseStatus::Error ? r.error : r.status == ParseStatus::Complete ? "ok" : "more";
+  };
+  const std::string ping = "$4\r\nPING\r\n";
+  EXPECT_EQ(status("*1\r\n" + ping), "ok");
+  for (const char* bad : {"*01\r\n", "*+1\r\n", "*-0\r\n", "* 1\r\n", "*1 \r\n", "*\r\n",
+                          "*00\r\n", "*-\r\n", "*1a\r\n", "*99999999999999999999\r\n"})
+    EXPECT_EQ(status(std::string(bad) + ping), "Protocol error: invalid multibulk length") << bad;
+  for (const char* bad : {"$04\r\n", "$+4\r\n", "$-0\r\n", "$ 4\r\n", "$\r\n", "$4.0\r\n"})
+    EXPECT_EQ(status(std::string("*1\r\n") + bad + "PING\r\n"), "Protocol error: invalid bulk length")
+        << bad;
+  EXPECT_EQ(status("*1\r\n$0\r\n\r\n"), "ok");  // "0" itself is a number
+  std::int64_t v = 0;
+  EXPECT_TRUE(parse_int64("-12", v));
+  EXPECT_EQ(v, -12);
+  EXPECT_TRUE(parse_int64("9223372036854775807", v));
+  for (const char* bad : {"", "-", "+1", "01", "-0", "-01", "1 ", "9223372036854775808"})
+    EXPECT_FALSE(parse_int64(bad, v)) << bad;
+}
+
+TEST(RequestParser, UnauthenticatedLimitsAsRedis) {
+  RequestParser p;
+  p.set_unauthenticated(true);
+  std::vector<std::string_view> argv;
+  EXPECT_EQ(p.parse("*11\r\n", argv).error, "Protocol error: unauthenticated multibulk length");
+  EXPECT_EQ(p.parse("*2\r\n$4\r\nAUTH\r\n$16385\r\n", argv).error,
+            "Protocol error: unauthenticated bulk length");
+  ASSERT_EQ(p.parse("*2\r\n$4\r\nAUTH\r\n$3\r\npwd\r\n", argv).status, ParseStatus::Complete);
+  p.set_unauthenticated(false);
+  EXPECT_EQ(p.parse("*11\r\n", argv).status, ParseStatus::Incomplete);
+}
+
+// The chunking property: a stream of commands cut into pieces anywhere gives the same commands
+// (or the same error at the same command) as the stream given whole. Random streams of valid
+// and broken frames, cut at random places, fed as the proxy feeds them.
+TEST(RequestParser, ChunkingEquivalence) {
+  std::mt19937 rng(20240611);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const std::vector<std::string> pieces = {
+      "*1\r\n$4\r\nPING\r\n", "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", "*0\r\n", "*-1\r\n",
+      "GET key\r\n", "\r\n", "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$5\r\na\r\nbc\r\n",
+      "*1\r\n$01\r\nx\r\n", "*02\r\n", "*1\r\n:1\r\n", "*1\r\n$2\r\nabX\r\n"};
+  for (int round = 0; round < 2000; ++round) {
+    std::string s;
+    for (int i = 0, n = 1 + pick(6); i < n; ++i) s += pieces[static_cast<std::size_t>(pick(
+                                                      static_cast<int>(pieces.size())))];
+    // Whole.
+    auto run = [&](const std::vector<std::size_t>& cuts) {
+      RequestParser p;
+      std::vector<std::string> got;
+      std::vector<std::string_view> argv;
+      std::string buf;
+      std::size_t off = 0, prev = 0;
+      std::vector<std::size_t> ends = cuts;
+      ends.push_back(s.size());
+      for (std::size_t end : ends) {
+        buf += s.substr(prev, end - prev);
+        prev = end;
+        for (;;) {
+          ParseResult r = p.parse(std::string_view(buf).substr(off), argv);
+          if (r.status == ParseStatus::Incomplete) break;
+          if (r.status == ParseStatus::Error) {
+            got.push_back("error: " + r.error);
+            return got;
+          }
+          std::string cmd = "[";
+          for (auto a : argv) cmd += std::string(a) + "|";
+          got.push_back(cmd + "]");
+          off += r.consumed;
+        }
+      }
+      return got;
+    };
+    const auto whole = run({});
+    std::vector<std::size_t> cuts;
+    for (std::size_t i = 1; i < s.size(); ++i)
+      if (pick(4) == 0) cuts.push_back(i);
+    EXPECT_EQ(run(cuts), whole) << s;
+  }
 }
 
 TEST(RequestParser, ResetsAfterError) {

@@ -39,29 +39,150 @@ TEST(Routing, NodeIsCrc32ModN) {
 }
 
 TEST(Routing, CommandClasses) {
-  EXPECT_EQ(classify("get").cls, CommandClass::SingleKey);
-  EXPECT_EQ(classify("HgetALL").cls, CommandClass::SingleKey);
-  EXPECT_EQ(classify("LPUSH").cls, CommandClass::SingleKey);
+  EXPECT_EQ(classify("get").cls, CommandClass::Keyed);
+  EXPECT_EQ(classify("HgetALL").cls, CommandClass::Keyed);
+  EXPECT_EQ(classify("LPUSH").cls, CommandClass::Keyed);
   EXPECT_EQ(classify("PING").cls, CommandClass::Broadcast);
   EXPECT_EQ(classify("flushdb").merge, MergeMode::Identical);
   EXPECT_EQ(classify("DBSIZE").merge, MergeMode::SumInt);
   EXPECT_EQ(classify("KEYS").merge, MergeMode::Concat);
-  EXPECT_EQ(classify("MGET").cls, CommandClass::MultiKey);
+  EXPECT_EQ(classify("MGET").cls, CommandClass::Split);
   EXPECT_EQ(classify("MGET").merge, MergeMode::Values);
-  for (const char* c : {"DEL", "EXISTS", "UNLINK"}) {
-    EXPECT_EQ(classify(c).cls, CommandClass::MultiKey) << c;
+  for (const char* c : {"DEL", "EXISTS", "UNLINK", "TOUCH"}) {
+    EXPECT_EQ(classify(c).cls, CommandClass::Split) << c;
     EXPECT_EQ(classify(c).merge, MergeMode::SumInt) << c;
   }
-  EXPECT_EQ(classify("MSET").cls, CommandClass::KeyValue);
-  EXPECT_EQ(classify("msetnx").merge, MergeMode::AllOne);
-  EXPECT_EQ(classify("BLPOP").cls, CommandClass::BlockingPop);
-  EXPECT_EQ(classify("BRPOP").cls, CommandClass::BlockingPop);
-  EXPECT_EQ(classify("QUIT").cls, CommandClass::Local);
-  for (const char* c : {"EVAL", "MULTI", "SUBSCRIBE", "RENAME", "SINTER", "SCAN", "xyz", ""})
+  EXPECT_EQ(classify("MSET").cls, CommandClass::Split);
+  EXPECT_EQ(classify("MSET").keys.step, 2);
+  // All keys on one node, forwarded whole.
+  for (const char* c : {"MSETNX", "RPOPLPUSH", "LMOVE", "SMOVE", "SINTER", "SUNIONSTORE",
+                        "ZUNIONSTORE", "RENAME", "RENAMENX", "PFMERGE", "BITOP", "EVAL", "EVALSHA"})
+    EXPECT_EQ(classify(c).cls, CommandClass::Keyed) << c;
+  EXPECT_TRUE(classify("BLPOP").dedicated);
+  EXPECT_EQ(classify("BLPOP").timeout_at, -1);
+  EXPECT_TRUE(classify("SELECT").dedicated);
+  for (const char* c : {"QUIT", "AUTH", "PROXY"}) EXPECT_EQ(classify(c).cls, CommandClass::Local);
+  for (const char* c : {"CONFIG", "DEBUG", "SHUTDOWN", "SLAVEOF", "REPLICAOF", "MODULE", "ACL",
+                        "MONITOR", "CLIENT", "BGSAVE"})
+    EXPECT_EQ(classify(c).cls, CommandClass::Admin) << c;
+  EXPECT_EQ(classify("MONITOR").merge, MergeMode::None);  // never forwarded
+  for (const char* c : {"MULTI", "SUBSCRIBE", "SCAN", "WAIT", "HELLO", "xyz", ""})
     EXPECT_EQ(classify(c).cls, CommandClass::Unsupported) << c;
   EXPECT_EQ(classify(std::string(100, 'A')).cls, CommandClass::Unsupported);
   EXPECT_EQ(classify("GET").min_args, 2);
   EXPECT_EQ(classify("MSET").min_args, 3);
+  // Subcommands.
+  EXPECT_EQ(classify(std::vector<std::string_view>{"script", "load", "return 1"}).cls,
+            CommandClass::Broadcast);
+  EXPECT_EQ(classify(std::vector<std::string_view>{"SCRIPT", "EXISTS", "a"}).merge,
+            MergeMode::AllArray);
+  EXPECT_EQ(classify(std::vector<std::string_view>{"SCRIPT", "KILL"}).cls,
+            CommandClass::Unsupported);
+  EXPECT_EQ(command_name({"script", "load", "x"}), "SCRIPT LOAD");
+  EXPECT_EQ(command_name({"get", "x"}), "GET");
+}
+
+std::vector<std::uint32_t> keys_of(std::vector<std::string_view> argv) {
+  std::vector<std::uint32_t> k;
+  EXPECT_TRUE(command_keys(classify(argv).keys, argv, k)) << argv[0];
+  return k;
+}
+
+TEST(Routing, KeyPositions) {
+  using V = std::vector<std::uint32_t>;
+  EXPECT_EQ(keys_of({"GET", "k"}), V{1});
+  EXPECT_EQ(keys_of({"RPOPLPUSH", "a", "b"}), (V{1, 2}));
+  EXPECT_EQ(keys_of({"LMOVE", "a", "b", "LEFT", "RIGHT"}), (V{1, 2}));
+  EXPECT_EQ(keys_of({"SMOVE", "a", "b", "m"}), (V{1, 2}));
+  EXPECT_EQ(keys_of({"SINTERSTORE", "d", "a", "b"}), (V{1, 2, 3}));
+  EXPECT_EQ(keys_of({"ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"}), (V{1, 3, 4}));
+  EXPECT_EQ(keys_of({"ZUNION", "2", "a", "b", "WITHSCORES"}), (V{2, 3}));
+  EXPECT_EQ(keys_of({"BITOP", "AND", "d", "a", "b"}), (V{2, 3, 4}));
+  EXPECT_EQ(keys_of({"MSETNX", "a", "1", "b", "2"}), (V{1, 3}));
+  EXPECT_EQ(keys_of({"EVAL", "return 1", "2", "a", "b", "arg"}), (V{3, 4}));
+  EXPECT_EQ(keys_of({"EVAL", "return 1", "0"}), V{});
+  EXPECT_EQ(keys_of({"BLPOP", "a", "b", "0"}), (V{1, 2}));
+  EXPECT_EQ(keys_of({"BLMPOP", "1", "2", "a", "b", "LEFT"}), (V{3, 4}));
+  std::vector<std::uint32_t> k;
+  // A count the node refuses: not routed by keys.
+  for (std::vector<std::string_view> bad :
+       {std::vector<std::string_view>{"EVAL", "s", "x"}, {"EVAL", "s", "3", "a"},
+        {"EVAL", "s", "-1"}, {"EVAL", "s", "01", "a"}, {"ZUNIONSTORE", "d", "+1", "a"}})
+    EXPECT_FALSE(command_keys(classify(bad).keys, bad, k)) << bad[2];
+}
+
+TEST(Hashkit, TwemproxyHashesOfKnownInputs) {
+  // Reference values of the published algorithms (CRC-32/ISO-HDLC, CRC-16/XMODEM check
+  // "123456789"; FNV test vectors; MD5's first word).
+  EXPECT_EQ(hash_key(HashFunction::Crc32a, "123456789"), 0xCBF43926u);
+  EXPECT_EQ(hash_key(HashFunction::Crc32, "123456789"), (0xCBF43926u >> 16) & 0x7fff);
+  EXPECT_EQ(hash_key(HashFunction::Crc16, "123456789") & 0xffff, 0x31C3u);
+  EXPECT_EQ(hash_key(HashFunction::Fnv1a_32, "a"), 0xe40c292cu);
+  EXPECT_EQ(hash_key(HashFunction::Fnv1_32, "a"), 0x050c5d7eu);
+  EXPECT_EQ(hash_key(HashFunction::Fnv1_64, "a"), static_cast<std::uint32_t>(0xaf63bd4c8601b7beULL));
+  EXPECT_EQ(hash_key(HashFunction::Md5, "abc"), 0x98500190u);  // 90 01 50 98, little-endian
+  // twemproxy's fnv1a_64 is FNV-1a in 32 bits with truncated 64-bit constants.
+  std::uint32_t h = 0x84222325u;
+  for (char c : std::string("foo")) h = (h ^ static_cast<unsigned char>(c)) * 0x1b3u;
+  EXPECT_EQ(hash_key(HashFunction::Fnv1a_64, "foo"), h);
+  for (const auto& name : hash_function_names())
+    EXPECT_EQ(to_string(parse_hash_function(name)), name);
+  EXPECT_THROW(parse_hash_function("sha1"), std::invalid_argument);
+  EXPECT_THROW(parse_distribution("random"), std::invalid_argument);
+  EXPECT_EQ(parse_distribution("ketama"), Distribution::Ketama);
+}
+
+TEST(Hashkit, HashTags) {
+  HashTag trailing;
+  EXPECT_EQ(trailing.apply("user{42}"), "42");
+  EXPECT_EQ(trailing.apply("{42}user"), "{42}user");
+  HashTag pair = HashTag::parse("{}");
+  EXPECT_EQ(pair.apply("{42}user"), "42");
+  EXPECT_EQ(pair.apply("a{b}{c}"), "b");
+  EXPECT_EQ(pair.apply("a{}b}"), "a{}b}");  // an empty tag: the whole key
+  EXPECT_EQ(pair.apply("a{b"), "a{b");
+  EXPECT_EQ(HashTag::parse("none").apply("user{42}"), "user{42}");
+  EXPECT_THROW(HashTag::parse("{"), std::invalid_argument);
+}
+
+TEST(Hashkit, RouterDefaultIsRedisSharding) {
+  Router r(4);
+  Router same(RoutingOptions{}, {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}});
+  char buf[32];
+  for (int i = 0; i < 1000; ++i) {
+    std::snprintf(buf, sizeof buf, "key:%d", i);
+    EXPECT_EQ(r.node(buf), node_for_key(buf, 4));
+    EXPECT_EQ(same.node(buf), node_for_key(buf, 4));
+  }
+}
+
+TEST(Hashkit, ModulaWeightsRepeatServers) {
+  RoutingOptions o;
+  o.tag.rule = HashTag::Rule::None;
+  Router r(o, {{"a", 1}, {"b", 3}});
+  int count[2] = {0, 0};
+  char buf[32];
+  for (int i = 0; i < 4000; ++i) {
+    std::snprintf(buf, sizeof buf, "key:%d", i);
+    const std::size_t n = r.node(buf);
+    EXPECT_EQ(n, crc32(buf) % 4 == 0 ? 0u : 1u) << buf;
+    count[n]++;
+  }
+  EXPECT_GT(count[1], 2 * count[0]);
+  EXPECT_THROW(Router(o, {{"a", 0}}), std::invalid_argument);
+}
+
+TEST(Hashkit, KetamaWeightsScalePoints) {
+  // Weight 3 of 4 in all: about three quarters of the keys.
+  KetamaRing ring({"127.0.0.1:6379", "127.0.0.1:6380"}, {1, 3});
+  int count[2] = {0, 0};
+  char buf[32];
+  for (int i = 0; i < 20000; ++i) {
+    std::snprintf(buf, sizeof buf, "key:%d", i);
+    count[ring.node_for(buf)]++;
+  }
+  EXPECT_GT(count[1], 20000 * 6 / 10);
+  EXPECT_LT(count[1], 20000 * 9 / 10);
 }
 
 TEST(Distribution, Md5) {

@@ -1,0 +1,86 @@
+// The proxy's counters as twemproxy's stats JSON and as an INFO-like text.
+#include <nlohmann/json.hpp>
+
+#include "common/run.h"
+#include "sharding/proxy.h"
+
+namespace perflab::sharding {
+
+namespace {
+
+// Pool counters: twemproxy's names first, then the proxy's own.
+template <typename F>
+void each_pool_field(const ProxyStats& s, F f) {
+  f("client_eof", s.client_eof);
+  f("client_err", s.client_err);
+  f("client_connections", s.clients_connected);
+  f("server_ejects", 0);  // servers are never ejected: their keys get errors instead
+  f("forward_error", s.forward_error);
+  f("fragments", s.fragments);
+  f("requests", s.requests);
+  f("clients_refused", s.clients_refused);
+  f("protocol_errors", s.protocol_errors);
+  f("auth_failures", s.auth_failures);
+  f("refused_commands", s.refused_commands);
+  f("client_limit_closes", s.client_limit_closes);
+  f("backend_failures", s.backend_failures);
+  f("backend_timeouts", s.backend_timeouts);
+}
+
+template <typename F>
+void each_server_field(const ServerStats& v, F f) {
+  f("server_eof", v.server_eof);
+  f("server_err", v.server_err);
+  f("server_timedout", v.server_timedout);
+  f("server_connections", v.server_connections);
+  f("server_ejected_at", 0);
+  f("requests", v.requests);
+  f("request_bytes", v.request_bytes);
+  f("responses", v.responses);
+  f("response_bytes", v.response_bytes);
+  f("in_queue_bytes", v.in_queue_bytes);
+  f("out_queue", v.out_queue);
+}
+
+}  // namespace
+
+std::string stats_json(const ProxyStats& s, const std::string& source, std::int64_t timestamp) {
+  nlohmann::ordered_json j;
+  j["service"] = "perflab-proxy";
+  j["source"] = source;
+  j["version"] = perflab_version();
+  j["uptime"] = s.uptime_s;
+  j["timestamp"] = timestamp;
+  j["total_connections"] = s.clients_accepted;
+  j["curr_connections"] = s.clients_connected;
+  nlohmann::ordered_json pool;
+  each_pool_field(s, [&](const char* k, std::uint64_t v) { pool[k] = v; });
+  for (const auto& v : s.servers) {
+    nlohmann::ordered_json srv;
+    each_server_field(v, [&](const char* k, std::uint64_t x) { srv[k] = x; });
+    pool[v.name] = std::move(srv);
+  }
+  j[s.pool] = std::move(pool);
+  return j.dump() + "\n";
+}
+
+std::string stats_info(const ProxyStats& s) {
+  std::string out = "# Proxy\r\nservice:perflab-proxy\r\nversion:" +
+                    std::string(perflab_version()) +
+                    "\r\nuptime_in_seconds:" + std::to_string(s.uptime_s) +
+                    "\r\ntotal_connections:" + std::to_string(s.clients_accepted) +
+                    "\r\ncurr_connections:" + std::to_string(s.clients_connected) + "\r\n";
+  out += "\r\n# Pool " + s.pool + "\r\n";
+  each_pool_field(s, [&](const char* k, std::uint64_t v) {
+    out.append(k).append(":").append(std::to_string(v)).append("\r\n");
+  });
+  for (const auto& v : s.servers) {
+    out += "\r\n# Server " + v.name + "\r\n";
+    each_server_field(v, [&](const char* k, std::uint64_t x) {
+      out.append(k).append(":").append(std::to_string(x)).append("\r\n");
+    });
+  }
+  return out;
+}
+
+}  // namespace perflab::sharding
