@@ -22,7 +22,12 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
   };
   cmd.add_option("-h", opts_.host, "server hostname")->check(not_empty("empty host"));
   cmd.add_option("-p", opts_.port, "server port")->check(CLI::Range(1, 65535));
-  cmd.add_option("-a", opts_.password, "password for AUTH");
+  cmd.add_option("-a", opts_.password,
+                 "password for AUTH (visible in ps: hidden at start, with a warning; prefer "
+                 "--password-file or PERFLAB_REDIS_PASSWORD)")
+      ->envname("PERFLAB_REDIS_PASSWORD");
+  cmd.add_option("--password-file", password_file_,
+                 "file whose first line is the password for AUTH");
   cmd.add_option("-c", opts_.clients, "number of parallel connections")
       ->check(CLI::Range(1, 10000));
   cmd.add_option("-n", opts_.requests, "total number of requests")
@@ -48,6 +53,13 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
 
 int BenchCommand::run(const CLI::App& cmd) {
   opts_.tests = parse_bench_tests(tests_);
+  if (!password_file_.empty() && cmd.count("-a") == 0) {
+    try {
+      opts_.password = cli::read_secret_file(password_file_);
+    } catch (const std::exception& e) {
+      return cli::fail(cmd, cli::kExitUsage, e.what());
+    }
+  }
   InterruptStop stop;  // Ctrl-C: the generator stops, what completed is printed
   int rc = cli::kExitOk;
   try {
@@ -74,6 +86,12 @@ int BenchCommand::run(const CLI::App& cmd) {
     rc = cli::fail(cmd, cli::kExitFailed, e.what());
   }
   return rc;
+}
+
+void hide_bench_password(int argc, char** argv) {
+  if (!cli::hide_option_values(argc, argv, {"-a"}).empty())
+    std::cerr << "perflab-cli bench: warning: -a on the command line was visible to other users "
+                 "(ps); use --password-file or PERFLAB_REDIS_PASSWORD\n";
 }
 
 }  // namespace perflab

@@ -21,6 +21,11 @@ class BenchCommand {
  private:
   sharding::BenchOptions opts_;
   std::string tests_ = "set,get,mset,mget";
+  std::string password_file_;
 };
+
+// `-a PASSWORD` is accepted as redis-benchmark takes it, but a command line is visible to every
+// user (ps): the value is overwritten in argv at start, with a warning on stderr.
+void hide_bench_password(int argc, char** argv);
 
 }  // namespace perflab

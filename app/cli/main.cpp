@@ -353,6 +353,8 @@ int main(int argc, char** argv) {
                        std::string("unknown command '") + argv[1] + "' (see perflab-cli --help)");
   }
   if (auto rc = cli::parse(app, argc, argv)) return *rc;
+  // -a's value is read (CLI11 copied it): from here on ps shows no password.
+  if (bench->parsed()) hide_bench_password(argc, argv);
   try {
     if (list->parsed()) return list_experiments();
     if (run->parsed()) return run_cmd.run();

@@ -92,8 +92,7 @@ struct Args {
     if (given("--hash-tag")) o.routing.tag = sh::HashTag::parse(hash_tag);
     if (!password_file.empty()) o.password = perflab::cli::read_secret_file(password_file);
     if (!password.empty()) o.password = password;
-    if (!requirepass_file.empty())
-      o.requirepass = perflab::cli::read_secret_file(requirepass_file);
+    if (!requirepass_file.empty()) o.requirepass = perflab::cli::read_secret_file(requirepass_file);
     if (!requirepass.empty()) o.requirepass = requirepass;
     o.protected_mode = protected_mode == "yes";
     o.allow_admin = allow_admin;

@@ -186,7 +186,8 @@ PoolConfig parse_nutcracker_pool(const std::string& yaml, const std::string& poo
       bad("pool " + want + ": unknown setting '" + key + "'");
     }
   }
-  if (!redis) bad("pool " + want + " is not a Redis pool (redis: true): memcached is not supported");
+  if (!redis)
+    bad("pool " + want + " is not a Redis pool (redis: true): memcached is not supported");
   if (c.nodes.empty()) bad("pool " + want + " has no servers");
   // twemproxy sorts a pool's servers by name (shorter names first, then byte order) when it
   // checks them for duplicates, and distributes over that order, not the file's.

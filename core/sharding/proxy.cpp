@@ -70,8 +70,12 @@ constexpr std::int64_t kForever = std::int64_t{1} << 62;
 // no locked instruction on the hot path.
 struct Counter {
   std::atomic<std::uint64_t> v{0};
-  void add(std::uint64_t n = 1) { v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
-  void sub(std::uint64_t n = 1) { v.store(v.load(std::memory_order_relaxed) - n, std::memory_order_relaxed); }
+  void add(std::uint64_t n = 1) {
+    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void sub(std::uint64_t n = 1) {
+    v.store(v.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
+  }
   std::uint64_t get() const { return v.load(std::memory_order_relaxed); }
 };
 
@@ -139,8 +143,8 @@ struct Client;
 
 // A request part waiting for its reply on a backend connection.
 struct Entry {
-  std::uint64_t client;   // Client::id
-  std::uint64_t seq;      // the client's request, or kInternal
+  std::uint64_t client;  // Client::id
+  std::uint64_t seq;     // the client's request, or kInternal
   std::uint32_t part;
   std::int64_t extra_ns;  // a blocking command's own timeout, on top of the backend timeout
 };
@@ -984,8 +988,8 @@ struct Proxy::Impl {
       append_bulk(r, stats_info(snapshot()));
       immediate(c, r);
     } else {
-      immediate_error(c, "ERR unknown subcommand '" + std::string(av[1]) +
-                             "' of PROXY: try PROXY STATS");
+      immediate_error(
+          c, "ERR unknown subcommand '" + std::string(av[1]) + "' of PROXY: try PROXY STATS");
     }
   }
 
@@ -1002,8 +1006,8 @@ struct Proxy::Impl {
     }
     if (static_cast<int>(av.size()) < info.min_args ||
         (info.cls == CommandClass::Split && (av.size() - 1) % info.keys.step != 0)) {
-      immediate_error(c, "ERR wrong number of arguments for '" + to_lower(command_name(av)) +
-                             "' command");
+      immediate_error(
+          c, "ERR wrong number of arguments for '" + to_lower(command_name(av)) + "' command");
       return;
     }
     if (info.cls == CommandClass::Local) {
@@ -1104,7 +1108,8 @@ struct Proxy::Impl {
     p.name = command_name(av);
     p.remaining = static_cast<int>(split.used);
     for (std::size_t n = 0; n < nodes; ++n)
-      if (!split.by_node[n].empty()) p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
+      if (!split.by_node[n].empty())
+        p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
     if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
     c.pending.push_back(std::move(p));
     st_fragments.add(split.used);
@@ -1294,10 +1299,10 @@ struct Proxy::Impl {
       if (extra >= kForever || turn_ns - b->progress_ns <= limit + extra) return;
       st_timeouts.add();
       server_st[b->node]->timedout.add();
-      backend_failed(*b,
-                     "no reply within " + std::to_string(opts.backend_timeout_ms) +
-                         " ms (--backend-timeout)",
-                     false);
+      backend_failed(
+          *b,
+          "no reply within " + std::to_string(opts.backend_timeout_ms) + " ms (--backend-timeout)",
+          false);
     };
     for (auto& b : shared) check(b.get());
     std::vector<Client*> dedicated;
@@ -1388,9 +1393,8 @@ struct Proxy::Impl {
     const std::uint32_t part = e.part;
     if (seq == kInternal) {
       if (reply.empty() || reply[0] != '+')
-        log(LogLevel::Error, "node " + node_names[b.node] + ": " +
-                                 (part == 0 ? "AUTH" : "SELECT") + " failed: " +
-                                 std::string(reply.substr(0, reply.find('\r'))));
+        log(LogLevel::Error, "node " + node_names[b.node] + ": " + (part == 0 ? "AUTH" : "SELECT") +
+                                 " failed: " + std::string(reply.substr(0, reply.find('\r'))));
       return true;
     }
     Client* cp = client_of(b, e.client);

@@ -42,10 +42,10 @@ struct ProxyOptions {
   // Their names (ketama hashes them; twemproxy: "host:port" unless the config names a server)
   // and weights; empty: each node's address, weight 1.
   std::vector<PoolServer> servers;
-  RoutingOptions routing;    // default: RedisSharding's crc32(key) mod N, trailing {tag}
+  RoutingOptions routing;        // default: RedisSharding's crc32(key) mod N, trailing {tag}
   std::string pool = "perflab";  // the pool's name in statistics
-  std::string password;      // sent with AUTH on every backend connection; never to a client
-  int db = 0;                // SELECTed on every backend connection (twemproxy's redis_db)
+  std::string password;          // sent with AUTH on every backend connection; never to a client
+  int db = 0;                    // SELECTed on every backend connection (twemproxy's redis_db)
   // Clients must AUTH with this password before any other command (twemproxy's redis_auth,
   // Redis's requirepass); empty: no client authentication. The proxy answers AUTH itself.
   std::string requirepass;
@@ -90,8 +90,8 @@ struct ServerStats {
   std::uint64_t server_connections = 0;  // open now
   std::uint64_t requests = 0, request_bytes = 0;    // sent to it
   std::uint64_t responses = 0, response_bytes = 0;  // received from it
-  std::uint64_t in_queue_bytes = 0;  // request bytes not yet written to it
-  std::uint64_t out_queue = 0;       // requests sent, waiting for their reply
+  std::uint64_t in_queue_bytes = 0;                 // request bytes not yet written to it
+  std::uint64_t out_queue = 0;                      // requests sent, waiting for their reply
 };
 
 // Counters, readable from any thread; twemproxy's names where it has them.
@@ -104,11 +104,11 @@ struct ProxyStats {
   std::uint64_t client_eof = 0;         // clients that closed their connection
   std::uint64_t client_err = 0;         // clients closed on an error (protocol, send, limit)
   std::uint64_t requests = 0;
-  std::uint64_t fragments = 0;       // parts of split or broadcast commands
-  std::uint64_t forward_error = 0;   // request parts failed because a node was unavailable
+  std::uint64_t fragments = 0;      // parts of split or broadcast commands
+  std::uint64_t forward_error = 0;  // request parts failed because a node was unavailable
   std::uint64_t protocol_errors = 0;
   std::uint64_t auth_failures = 0;
-  std::uint64_t refused_commands = 0;  // NOAUTH, administrative, unsupported, CROSSSLOT
+  std::uint64_t refused_commands = 0;     // NOAUTH, administrative, unsupported, CROSSSLOT
   std::uint64_t client_limit_closes = 0;  // clients disconnected for holding too much
   std::uint64_t backend_failures = 0;     // connections to nodes lost or failed
   std::uint64_t backend_timeouts = 0;

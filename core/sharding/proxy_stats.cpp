@@ -65,11 +65,11 @@ std::string stats_json(const ProxyStats& s, const std::string& source, std::int6
 }
 
 std::string stats_info(const ProxyStats& s) {
-  std::string out = "# Proxy\r\nservice:perflab-proxy\r\nversion:" +
-                    std::string(perflab_version()) +
-                    "\r\nuptime_in_seconds:" + std::to_string(s.uptime_s) +
-                    "\r\ntotal_connections:" + std::to_string(s.clients_accepted) +
-                    "\r\ncurr_connections:" + std::to_string(s.clients_connected) + "\r\n";
+  std::string out =
+      "# Proxy\r\nservice:perflab-proxy\r\nversion:" + std::string(perflab_version()) +
+      "\r\nuptime_in_seconds:" + std::to_string(s.uptime_s) +
+      "\r\ntotal_connections:" + std::to_string(s.clients_accepted) +
+      "\r\ncurr_connections:" + std::to_string(s.clients_connected) + "\r\n";
   out += "\r\n# Pool " + s.pool + "\r\n";
   each_pool_field(s, [&](const char* k, std::uint64_t v) {
     out.append(k).append(":").append(std::to_string(v)).append("\r\n");

@@ -62,18 +62,21 @@ const Table& table() {
     m["SELECT"].dedicated = true;
     // Split per node and merged.
     for (std::string_view c : {"MGET", "DEL", "EXISTS", "UNLINK", "TOUCH"})
-      m[c] = {CommandClass::Split, c == "MGET" ? MergeMode::Values : MergeMode::SumInt, 2,
-              range(1, -1), false, 0};
+      m[c] = {CommandClass::Split,
+              c == "MGET" ? MergeMode::Values : MergeMode::SumInt,
+              2,
+              range(1, -1),
+              false,
+              0};
     m["MSET"] = {CommandClass::Split, MergeMode::AllOk, 3, range(1, -1, 2), false, 0};
     // Answered by the proxy.
     for (std::string_view c : {"QUIT", "AUTH", "PROXY"})
       m[c] = {CommandClass::Local, MergeMode::None, c == "QUIT" ? 1 : 2, {}, false, 0};
     // Administrative: refused unless --allow-admin. MONITOR and the replication handshake turn
     // a connection into a stream: never forwarded.
-    for (std::string_view c :
-         {"CONFIG", "DEBUG", "SHUTDOWN", "SLAVEOF", "REPLICAOF", "MODULE", "ACL", "SAVE", "BGSAVE",
-          "BGREWRITEAOF", "CLIENT", "CLUSTER", "FAILOVER", "SWAPDB", "LATENCY", "SLOWLOG",
-          "MIGRATE"})
+    for (std::string_view c : {"CONFIG", "DEBUG", "SHUTDOWN", "SLAVEOF", "REPLICAOF", "MODULE",
+                               "ACL", "SAVE", "BGSAVE", "BGREWRITEAOF", "CLIENT", "CLUSTER",
+                               "FAILOVER", "SWAPDB", "LATENCY", "SLOWLOG", "MIGRATE"})
       m[c] = {CommandClass::Admin, MergeMode::Identical, 1, {}, true, 0};
     for (std::string_view c : {"MONITOR", "SYNC", "PSYNC", "REPLCONF"})
       m[c] = {CommandClass::Admin, MergeMode::None, 1, {}, true, 0};

@@ -161,7 +161,8 @@ TEST(Split, StorageIsReusedAcrossCommands) {
   std::vector<std::string_view> argv{"DEL"};
   for (const auto& k : keys) argv.push_back(k);
   split_keys(argv, 1, Router(kNodes), split);
-  split_keys({"DEL", keys[0]}, 1, Router(kNodes), split);  // the previous command leaves nothing behind
+  split_keys({"DEL", keys[0]}, 1, Router(kNodes),
+             split);  // the previous command leaves nothing behind
   EXPECT_EQ(split.used, 1u);
   std::size_t total = 0;
   for (const auto& v : split.by_node) total += v.size();

@@ -1,11 +1,17 @@
 // The perflab-proxy executable: its command line, serving a Redis client, clean SIGTERM.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.h"
 #include "servers.h"
 #include "targets/managed.h"
 #include "targets/redis.h"
@@ -136,3 +143,335 @@ TEST(ProxyApp, HelpVersionAndInlineValues) {
 }
 
 }  // namespace
+
+namespace {
+
+// perflab-proxy as a process of its own: started with args (and optionally a descriptor limit),
+// stderr to a log file, stopped with SIGTERM.
+class ProxyProcess {
+ public:
+  ProxyProcess(std::vector<std::string> args, rlim_t nofile = 0)
+      : port_(free_loopback_port()),
+        log_("/tmp/" + test::unique_name("perflab-proxy-app") + ".log") {
+    args.insert(args.begin(), {PERFLAB_PROXY_BIN, "--port", std::to_string(port_)});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // ASan's quarantine would keep freed memory resident: the memory bound is about the proxy.
+    std::vector<std::string> env_text;
+    for (char** e = environ; *e; ++e)
+      if (std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0) env_text.emplace_back(*e);
+    env_text.emplace_back("ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:quarantine_size_mb=1");
+    std::vector<char*> envp;
+    for (auto& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const std::string log = log_;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(fd, 2);
+      if (nofile) {
+        rlimit rl{nofile, nofile};
+        ::setrlimit(RLIMIT_NOFILE, &rl);
+      }
+      ::execve(argv[0], argv.data(), envp.data());
+      ::_exit(127);
+    }
+    for (int i = 0; i < 200; ++i) {
+      try {
+        RedisClient c({"127.0.0.1", port_, {}}, std::chrono::milliseconds(200));
+        return;
+      } catch (const RedisError&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    ADD_FAILURE() << "perflab-proxy did not start: " << log_text();
+  }
+  ~ProxyProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    std::filesystem::remove(log_);
+  }
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  std::string log_text() const {
+    std::ifstream in(log_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  // Resident memory in bytes (VmRSS).
+  std::int64_t rss() const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+    return -1;
+  }
+  bool alive() { return ::waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+ private:
+  int port_;
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+int connect_raw(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// A counter of PROXY STATS ("requests:123").
+std::uint64_t proxy_stat(RedisClient& c, const std::string& name) {
+  const std::string info = c.command({"PROXY", "STATS"}).str;
+  const auto at = info.find("\r\n" + name + ":");
+  if (at == std::string::npos) return ~std::uint64_t{0};
+  return std::stoull(info.substr(at + name.size() + 3));
+}
+
+}  // namespace
+
+TEST(ProxyApp, PasswordsLeaveTheCommandLine) {
+  ProxyProcess p({nodes_arg(), "--password=backend-secret-1", "--requirepass", "client-secret-2"});
+  std::ifstream in("/proc/" + std::to_string(p.pid()) + "/cmdline", std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string cmdline = ss.str();
+  EXPECT_EQ(cmdline.find("backend-secret-1"), std::string::npos);
+  EXPECT_EQ(cmdline.find("client-secret-2"), std::string::npos);
+  EXPECT_NE(cmdline.find("--requirepass"), std::string::npos);  // the option itself stays
+  const std::string log = p.log_text();
+  EXPECT_NE(log.find("warning: --password on the command line"), std::string::npos) << log;
+  EXPECT_NE(log.find("warning: --requirepass on the command line"), std::string::npos) << log;
+  EXPECT_EQ(log.find("secret"), std::string::npos) << log;  // never logged
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(c.command({"GET", "x"}).str, "NOAUTH Authentication required.");
+  EXPECT_EQ(c.command({"AUTH", "client-secret-2"}).str, "OK");
+}
+
+TEST(ProxyApp, PasswordFilesAndConfigErrors) {
+  const std::string dir = "/tmp/" + test::unique_name("perflab-proxy-files");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir + "/pass") << "from-a-file\n";
+    std::ofstream(dir + "/empty") << "";
+  }
+  {
+    ProxyProcess p({nodes_arg(), "--requirepass-file", dir + "/pass"});
+    RedisClient c({"127.0.0.1", p.port(), {}});
+    EXPECT_EQ(c.command({"AUTH", "from-a-file"}).str, "OK");
+    EXPECT_EQ(c.command({"PING"}).str, "PONG");
+  }
+  std::string err;
+  EXPECT_EQ(run_proxy({nodes_arg(), "--requirepass-file", dir + "/empty"}, err), 2) << err;
+  EXPECT_NE(err.find("empty"), std::string::npos) << err;
+  EXPECT_EQ(run_proxy({nodes_arg(), "--password-file", dir + "/missing"}, err), 2) << err;
+  EXPECT_NE(err.find("cannot read"), std::string::npos) << err;
+  // nutcracker configurations: a pool that is not there, a memcached pool, a bad server line.
+  std::ofstream(dir + "/nc.yml") << "alpha:\n  listen: 127.0.0.1:0\n  redis: true\n"
+                                    "  servers:\n   - 127.0.0.1:6379:1\n"
+                                    "beta:\n  listen: 127.0.0.1:0\n  servers:\n   - 127.0.0.1:1:1\n"
+                                    "gamma:\n  redis: true\n  servers:\n   - 127.0.0.1:x:1\n";
+  EXPECT_EQ(run_proxy({"--config", dir + "/nc.yml", "--pool", "delta"}, err), 2);
+  EXPECT_NE(err.find("no pool 'delta' in the configuration (it has alpha, beta, gamma)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(run_proxy({"--config", dir + "/nc.yml", "--pool", "beta"}, err), 2);
+  EXPECT_NE(err.find("memcached is not supported"), std::string::npos) << err;
+  EXPECT_EQ(run_proxy({"--config", dir + "/nc.yml", "--pool", "gamma"}, err), 2);
+  EXPECT_NE(err.find("not a number"), std::string::npos) << err;
+  EXPECT_EQ(run_proxy({"--config", dir + "/nc.yml"}, err), 2);
+  EXPECT_NE(err.find("pick one"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ProxyApp, ServesANutcrackerPool) {
+  RedisTarget t = test::shared_targets().redis(2);
+  const std::string yml = "/tmp/" + test::unique_name("perflab-proxy-pool") + ".yml";
+  {
+    std::ofstream y(yml);
+    y << "alpha:\n  listen: 127.0.0.1:1\n  hash: fnv1a_64\n  distribution: ketama\n"
+      << "  hash_tag: \"{}\"\n  timeout: 400\n  redis: true\n  auto_eject_hosts: true\n"
+      << "  servers:\n   - " << t.nodes[0].address() << ":1\n   - " << t.nodes[1].address()
+      << ":1\n";
+  }
+  ProxyProcess p({"--config", yml, "--pool", "alpha"});  // --port (given) wins over listen
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(c.command({"MSET", "{u}a", "1", "{u}b", "2"}).str, "OK");
+  EXPECT_EQ(c.command({"RENAME", "{u}a", "{u}c"}).str, "OK");
+  EXPECT_EQ(c.command({"DEL", "{u}b", "{u}c"}).integer, 2);
+  const std::string log = p.log_text();
+  EXPECT_NE(log.find("note: auto_eject_hosts: true is not honoured"), std::string::npos) << log;
+  EXPECT_NE(log.find("hash=fnv1a_64, distribution=ketama, hash tag {}"), std::string::npos) << log;
+  EXPECT_NE(log.find("backend timeout 400 ms"), std::string::npos) << log;
+  std::filesystem::remove(yml);
+}
+
+// SIGHUP reopens the log file (a rotated log goes on in a new file), the proxy keeps serving;
+// SIGTTIN and SIGTTOU raise and lower the log level, as twemproxy does.
+TEST(ProxyApp, SignalsReopenTheLogAndChangeItsLevel) {
+  const std::string file = "/tmp/" + test::unique_name("perflab-proxy-hup") + ".log";
+  ProxyProcess p({nodes_arg(), "--log-file", file, "--log-level", "info"});
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(c.command({"SET", "hup:k", "1"}).str, "OK");
+  std::filesystem::rename(file, file + ".1");
+  ::kill(p.pid(), SIGHUP);
+  auto wait_for = [&](const std::string& what) {
+    for (int i = 0; i < 100; ++i) {
+      std::ifstream in(file);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      if (ss.str().find(what) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  };
+  EXPECT_TRUE(wait_for("log file reopened"));
+  EXPECT_TRUE(p.alive());
+  EXPECT_EQ(c.command({"GET", "hup:k"}).str, "1");
+  ::kill(p.pid(), SIGTTIN);
+  EXPECT_TRUE(wait_for("log level now debug"));
+  RedisClient d({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(d.command({"PING"}).str, "PONG");
+  EXPECT_TRUE(wait_for("[debug] client"));
+  ::kill(p.pid(), SIGTTOU);
+  ::kill(p.pid(), SIGTTOU);
+  EXPECT_TRUE(wait_for("log level now warn"));
+  EXPECT_TRUE(p.alive());
+  EXPECT_EQ(c.command({"DEL", "hup:k"}).integer, 1);
+  std::filesystem::remove(file);
+  std::filesystem::remove(file + ".1");
+}
+
+// Out of file descriptors: no busy accept loop (the proxy's CPU over two seconds stays low), one
+// log line instead of thousands, refused clients are told so, existing clients are served.
+TEST(ProxyApp, OutOfDescriptorsDoesNotSpin) {
+  ProxyProcess p({nodes_arg()}, 64);
+  RedisClient first({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(first.command({"SET", "fd:k", "1"}).str, "OK");
+  std::vector<int> fds;
+  for (int i = 0; i < 150; ++i) {
+    int fd = connect_raw(p.port());
+    if (fd >= 0) fds.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const std::int64_t cpu0 = other_process_cpu_ns(p.pid());
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const std::int64_t cpu1 = other_process_cpu_ns(p.pid());
+  ASSERT_GE(cpu0, 0);
+  const double cpu_share = static_cast<double>(cpu1 - cpu0) / 2e9;
+  std::printf("out of descriptors: proxy CPU %.1f%% of one core over 2 s\n", 100 * cpu_share);
+  EXPECT_LT(cpu_share, 0.25);  // a busy accept loop takes a whole core
+  // Refused clients were told, and closed.
+  int refused = 0;
+  for (int fd : fds) {
+    pollfd pf{fd, POLLIN, 0};
+    if (::poll(&pf, 1, 0) > 0) {
+      char buf[128];
+      ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n > 0 && std::string(buf, static_cast<std::size_t>(n)).find("max number of clients") !=
+                       std::string::npos)
+        refused++;
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(first.command({"GET", "fd:k"}).str, "1");  // the existing client is served
+  const std::string log = p.log_text();
+  EXPECT_EQ(count(log, "Too many open files"), 0u) << log.substr(0, 2000);
+  EXPECT_GE(count(log, "out of file descriptors"), 1u) << log.substr(0, 2000);
+  EXPECT_LE(count(log, "out of file descriptors"), 2u);
+  EXPECT_NE(log.find("file descriptor limit 64"), std::string::npos) << log.substr(0, 2000);
+  for (int fd : fds) ::close(fd);
+  // Descriptors free again: new clients are served.
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {
+    try {
+      RedisClient again({"127.0.0.1", p.port(), {}}, std::chrono::milliseconds(500));
+      served = again.command({"DEL", "fd:k"}).type == RedisReply::Type::Integer;
+    } catch (const RedisError&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  EXPECT_TRUE(served);
+}
+
+// A client that pipelines GETs of a 100 KB value and never reads: the proxy stops reading it at
+// its bound (or, past twice the bound, disconnects it), its memory stays near the bound (not
+// 20000 x 100 KB), and another client on the same node keeps its normal latency.
+TEST(ProxyApp, NeverReadingClientStaysBounded) {
+  const std::int64_t bound = 8 << 20;
+  ProxyProcess p({nodes_arg(), "--max-client-pending-bytes", std::to_string(bound)});
+  RedisClient victim({"127.0.0.1", p.port(), {}});
+  const std::string big(100 * 1000, 'v');
+  EXPECT_EQ(victim.command({"SET", "slow:big{t}", big}).str, "OK");
+  EXPECT_EQ(victim.command({"SET", "slow:small{t}", "s"}).str, "OK");  // the same node
+  for (int i = 0; i < 20; ++i) victim.command({"GET", "slow:big{t}"});
+  const std::int64_t before = p.rss();
+  const std::uint64_t requests_before = proxy_stat(victim, "requests");
+  auto p99 = [&](int n) {
+    std::vector<double> ms;
+    for (int i = 0; i < n; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      EXPECT_EQ(victim.command({"GET", "slow:small{t}"}).str, "s");
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[static_cast<std::size_t>(0.99 * static_cast<double>(ms.size() - 1))];
+  };
+  const double p99_alone = p99(200);
+
+  int attacker = connect_raw(p.port());
+  ASSERT_GE(attacker, 0);
+  int small = 4096;
+  ::setsockopt(attacker, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  const std::string get = "*2\r\n$3\r\nGET\r\n$11\r\nslow:big{t}\r\n";
+  const int n = 20000;
+  std::string burst;
+  for (int i = 0; i < n; ++i) burst += get;
+  std::size_t sent = 0;
+  std::int64_t peak = before;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < until) {
+    if (sent < burst.size()) {
+      ssize_t k =
+          ::send(attacker, burst.data() + sent, burst.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (k > 0) sent += static_cast<std::size_t>(k);
+    }
+    peak = std::max(peak, p.rss());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double p99_attacked = p99(200);
+  peak = std::max(peak, p.rss());
+  const std::uint64_t taken = proxy_stat(victim, "requests") - requests_before - 201;
+  std::printf(
+      "never-reading client: %llu of %d GETs of 100 KB taken; proxy RSS %.1f MiB before, peak "
+      "%.1f MiB (bound %.0f MiB); victim p99 %.2f ms alone, %.2f ms beside it\n",
+      static_cast<unsigned long long>(taken), n, static_cast<double>(before) / (1 << 20),
+      static_cast<double>(peak) / (1 << 20), static_cast<double>(bound) / (1 << 20), p99_alone,
+      p99_attacked);
+  // Unbounded, 20000 replies of 100 KB are 2 GB; bounded: about the bound (plus what was in
+  // flight when reading stopped, and the allocator's slack).
+  EXPECT_LT(peak - before, 6 * bound);
+  EXPECT_LT(taken, static_cast<std::uint64_t>(n) / 4);  // the proxy stopped reading it
+  EXPECT_LT(p99_attacked, 250.0);  // loose: normal is a millisecond; a stall was seconds
+  ::close(attacker);
+  EXPECT_EQ(victim.command({"DEL", "slow:big{t}", "slow:small{t}"}).integer, 2);
+}

@@ -13,13 +13,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "servers.h"
 #include "sharding/loadgen.h"
+#include "sharding/pool_config.h"
 #include "sharding/proxy.h"
 #include "sharding/routing.h"
 #include "targets/managed.h"
@@ -323,8 +328,8 @@ INSTANTIATE_TEST_SUITE_P(Strategies, Conformance,
 TEST(Proxy, UnsupportedAndMergeErrors) {
   auto proxy = make_proxy(servers().shards);
   RedisClient c(at(proxy->port()));
-  RedisReply r = c.command({"EVAL", "return 1", "0"});
-  EXPECT_EQ(show(r), "-ERR unsupported command 'EVAL'");
+  RedisReply r = c.command({"SCAN", "0"});
+  EXPECT_EQ(show(r), "-ERR unsupported command 'SCAN'");
   // BLPOP over keys on different nodes asks for key tags.
   std::string a = "a", b;
   for (int i = 0; b.empty(); ++i) {
@@ -334,7 +339,8 @@ TEST(Proxy, UnsupportedAndMergeErrors) {
   }
   r = c.command({"BLPOP", a, b, "1"});
   ASSERT_EQ(r.type, RedisReply::Type::Error);
-  EXPECT_NE(r.str.find("key tag"), std::string::npos) << r.str;
+  EXPECT_EQ(r.str.rfind("CROSSSLOT Keys in request don't hash to the same node", 0), 0u) << r.str;
+  EXPECT_NE(r.str.find("hash tag"), std::string::npos) << r.str;
   // Still serving after errors.
   EXPECT_EQ(show(c.command({"PING"})), "+PONG");
   // QUIT answers and closes.
@@ -497,7 +503,7 @@ TEST(Proxy, RedisCliWorksThroughIt) {
   EXPECT_EQ(run_process("redis-cli" + p + "MGET cli:a cli:b cli:nope cli:d"), "hello\n2\n\n4\n");
   EXPECT_EQ(run_process("redis-cli" + p + "DEL cli:a cli:b cli:c cli:d cli:nope"), "4\n");
   EXPECT_EQ(run_process("redis-cli" + p + "PING"), "PONG\n");
-  EXPECT_EQ(run_process("redis-cli" + p + "EVAL x 0").rfind("ERR unsupported command 'EVAL'\n", 0),
+  EXPECT_EQ(run_process("redis-cli" + p + "SCAN 0").rfind("ERR unsupported command 'SCAN'\n", 0),
             0u);
 }
 
@@ -562,3 +568,411 @@ TEST(Proxy, BadOptionsAreRejected) {
 }
 
 }  // namespace
+
+namespace {
+
+// Commands whose keys share a node (a common {tag}), as a single Redis answers them.
+const std::vector<Cmd>& same_node_script() {
+  static const std::vector<Cmd> s = {
+      {"RPUSH", "src{t}", "a", "b", "c"},
+      {"RPOPLPUSH", "src{t}", "dst{t}"},
+      {"LMOVE", "src{t}", "dst{t}", "LEFT", "RIGHT"},
+      {"LRANGE", "dst{t}", "0", "-1"},
+      {"SADD", "s1{t}", "x", "y", "z"},
+      {"SADD", "s2{t}", "y", "z", "w"},
+      {"SMOVE", "s1{t}", "s3{t}", "x"},
+      {"SINTER", "s1{t}", "s2{t}"},
+      {"SUNION", "s1{t}", "s2{t}", "s3{t}"},
+      {"SDIFF", "s2{t}", "s1{t}"},
+      {"SINTERSTORE", "si{t}", "s1{t}", "s2{t}"},
+      {"SUNIONSTORE", "su{t}", "s1{t}", "s2{t}"},
+      {"SDIFFSTORE", "sd{t}", "s2{t}", "s1{t}"},
+      {"SINTERCARD", "2", "s1{t}", "s2{t}"},
+      {"SCARD", "su{t}"},
+      {"ZADD", "z1{t}", "1", "a", "2", "b"},
+      {"ZADD", "z2{t}", "3", "b", "4", "c"},
+      {"ZUNIONSTORE", "zu{t}", "2", "z1{t}", "z2{t}", "WEIGHTS", "1", "2"},
+      {"ZINTERSTORE", "zi{t}", "2", "z1{t}", "z2{t}"},
+      {"ZRANGE", "zu{t}", "0", "-1", "WITHSCORES"},
+      {"ZUNION", "2", "z1{t}", "z2{t}"},
+      {"SET", "r1{t}", "v"},
+      {"RENAME", "r1{t}", "r2{t}"},
+      {"RENAMENX", "r2{t}", "dst{t}"},
+      {"COPY", "r2{t}", "r3{t}"},
+      {"GET", "r3{t}"},
+      {"PFADD", "h1{t}", "a", "b"},
+      {"PFADD", "h2{t}", "c"},
+      {"PFMERGE", "h3{t}", "h1{t}", "h2{t}"},
+      {"PFCOUNT", "h3{t}", "h1{t}"},
+      {"SET", "b1{t}", "ab"},
+      {"SET", "b2{t}", "cd"},
+      {"BITOP", "XOR", "b3{t}", "b1{t}", "b2{t}"},
+      {"GET", "b3{t}"},
+      {"MSETNX", "n1{t}", "1", "n2{t}", "2"},
+      {"MSETNX", "n2{t}", "x", "n3{t}", "3"},
+      {"MGET", "n1{t}", "n2{t}", "n3{t}"},
+      {"EVAL", "return redis.call('GET', KEYS[1]) .. ARGV[1]", "1", "n1{t}", "!"},
+      {"EVAL", "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('GET', KEYS[2])", "2",
+       "e1{t}", "n2{t}", "x"},
+      {"SCRIPT", "LOAD", "return KEYS[1]"},
+      {"EVALSHA", "4a2267357833227dd98abdedb8cf24b15a986445", "1", "k{t}"},
+      {"SCRIPT", "EXISTS", "4a2267357833227dd98abdedb8cf24b15a986445", "0000"},
+      {"LMPOP", "2", "nope{t}", "dst{t}", "LEFT"},
+      {"BLMOVE", "dst{t}", "src{t}", "RIGHT", "LEFT", "1"},
+      {"BRPOPLPUSH", "src{t}", "dst{t}", "1"},
+      {"LCS", "b1{t}", "b2{t}"},
+      {"EVAL", "return 1", "x"},              // the node's own error for a bad numkeys
+      {"RPOPLPUSH", "src{t}"},                // arity
+      {"ZUNIONSTORE", "zu{t}", "0", "a{t}"},  // the node's own error
+  };
+  return s;
+}
+
+// A key on another node than `of` under RedisSharding's routing over n nodes.
+std::string key_elsewhere(const std::string& of, std::size_t n, const std::string& prefix) {
+  for (int i = 0;; ++i) {
+    std::string k = prefix + std::to_string(i);
+    if (node_for_key(k, n) != node_for_key(of, n)) return k;
+  }
+}
+
+}  // namespace
+
+TEST(Proxy, SameNodeCommandsMatchASingleRedis) {
+  const Servers& s = servers();
+  auto proxy = make_proxy(s.shards);
+  flush_all(s.single);
+  RedisClient single(s.single);
+  RedisClient through(at(proxy->port()));
+  run(through, {"FLUSHALL"});
+  for (const Cmd& cmd : same_node_script()) {
+    std::string line;
+    for (const auto& a : cmd) line += a + " ";
+    RedisReply want = run(single, cmd);
+    RedisReply got = run(through, cmd);
+    if (cmd[0] == "SINTER" || cmd[0] == "SUNION" || cmd[0] == "SDIFF") {  // sets: any order
+      auto by_str = [](const RedisReply& a, const RedisReply& b) { return a.str < b.str; };
+      std::sort(want.elements.begin(), want.elements.end(), by_str);
+      std::sort(got.elements.begin(), got.elements.end(), by_str);
+    }
+    if (want.type == RedisReply::Type::Error && got.type == RedisReply::Type::Error) {
+      EXPECT_EQ(got.str.substr(0, got.str.find(' ')), want.str.substr(0, want.str.find(' ')))
+          << line << ": " << got.str << " / " << want.str;
+      continue;
+    }
+    EXPECT_EQ(show(got), show(want)) << line;
+  }
+  run(through, {"FLUSHALL"});
+  run(single, {"FLUSHALL"});
+}
+
+TEST(Proxy, KeysOnDifferentNodesGetOneCrossslotErrorAndNothingIsWritten) {
+  auto proxy = make_proxy(servers().shards);
+  RedisClient c(at(proxy->port()));
+  const std::string a = "xa";
+  const std::string b = key_elsewhere(a, 4, "xb");
+  c.command({"DEL", a, b});
+  const std::vector<Cmd> crossing = {
+      {"RPOPLPUSH", a, b},
+      {"LMOVE", a, b, "LEFT", "LEFT"},
+      {"SMOVE", a, b, "m"},
+      {"SINTER", a, b},
+      {"SUNIONSTORE", a, b},
+      {"ZUNIONSTORE", a, "1", b},
+      {"RENAME", a, b},
+      {"PFMERGE", a, b},
+      {"BITOP", "AND", a, b},
+      {"MSETNX", a, "1", b, "2"},
+      {"EVAL", "return 1", "2", a, b},
+      {"BLPOP", a, b, "1"},
+  };
+  for (const Cmd& cmd : crossing) {
+    RedisReply r = run(c, cmd);
+    ASSERT_EQ(r.type, RedisReply::Type::Error) << cmd[0];
+    EXPECT_EQ(r.str.rfind("CROSSSLOT Keys in request don't hash to the same node", 0), 0u)
+        << cmd[0] << ": " << r.str;
+  }
+  // MSETNX across nodes wrote nothing, on either node.
+  EXPECT_EQ(c.command({"EXISTS", a, b}).integer, 0);
+  // A script without keys cannot be routed.
+  RedisReply r = c.command({"EVAL", "return 1", "0"});
+  EXPECT_NE(r.str.find("without keys cannot be routed"), std::string::npos) << r.str;
+  EXPECT_GE(proxy->stats().refused_commands, crossing.size() + 1);
+}
+
+// The attack of issue 11: lengths Redis refuses ("$01", "$-0", "*02"...) on a connection shared
+// with other clients. They are refused by the proxy itself, so the shared connection and the
+// other clients never notice.
+TEST(Proxy, MalformedLengthsNeverReachASharedConnection) {
+  auto proxy = make_proxy(servers().shards);
+  RedisClient victim(at(proxy->port()));
+  EXPECT_EQ(show(victim.command({"SET", "victim:k", "v"})), "+OK");
+  const std::vector<std::string> attacks = {"*2\r\n$3\r\nGET\r\n$08\r\nvictim:k\r\n",
+                                            "*2\r\n$3\r\nGET\r\n$-0\r\n",
+                                            "*02\r\n$3\r\nGET\r\n$8\r\nvictim:k\r\n",
+                                            "*2\r\n$+3\r\nGET\r\n$8\r\nvictim:k\r\n",
+                                            "*-0\r\n",
+                                            "*2\r\n$3\r\nGET\r\n$ 8\r\nvictim:k\r\n"};
+  int errors = 0, replies = 0;
+  for (int round = 0; round < 20; ++round) {
+    for (const auto& a : attacks) {
+      Raw bad(proxy->port());
+      bad.send("*2\r\n$3\r\nGET\r\n$8\r\nvictim:k\r\n" + a);  // a good frame first
+      bool eof = false;
+      std::string got = bad.read(1000, &eof);
+      EXPECT_EQ(got.rfind("$1\r\nv\r\n-ERR Protocol error: invalid ", 0), 0u) << a << got;
+      EXPECT_TRUE(eof);
+      // The victim, meanwhile, on the same node's shared connection.
+      auto r =
+          victim.pipeline({{"GET", "victim:k"}, {"SET", "victim:k", "v"}, {"GET", "victim:k"}});
+      for (const auto& x : r) {
+        replies++;
+        if (x.type == RedisReply::Type::Error) errors++;
+      }
+    }
+  }
+  EXPECT_EQ(errors, 0) << "of " << replies;
+  EXPECT_EQ(proxy->stats().backend_failures, 0u);
+  EXPECT_EQ(proxy->stats().protocol_errors, 20 * attacks.size());
+}
+
+TEST(Proxy, ClientsMustAuthenticateToTheProxy) {
+  ProxyOptions o;
+  o.port = 0;
+  o.nodes = servers().shards;
+  o.requirepass = "s3cret";
+  o.log_level = LogLevel::Error;
+  Proxy proxy(o);
+  proxy.start();
+  RedisClient c(at(proxy.port()));
+  EXPECT_EQ(show(c.command({"GET", "a"})), "-NOAUTH Authentication required.");
+  EXPECT_EQ(show(c.command({"PING"})), "-NOAUTH Authentication required.");
+  EXPECT_EQ(show(c.command({"FLUSHALL"})), "-NOAUTH Authentication required.");
+  EXPECT_EQ(show(c.command({"PROXY", "STATS"})), "-NOAUTH Authentication required.");
+  EXPECT_EQ(show(c.command({"AUTH", "guess"})),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+  EXPECT_EQ(show(c.command({"AUTH", "someone", "s3cret"})),
+            "-WRONGPASS invalid username-password pair or user is disabled.");
+  // The backends have no password: a +OK can only come from the proxy.
+  EXPECT_EQ(show(c.command({"AUTH", "s3cret"})), "+OK");
+  EXPECT_EQ(show(c.command({"PING"})), "+PONG");
+  EXPECT_EQ(show(c.command({"AUTH", "default", "s3cret"})), "+OK");
+  EXPECT_EQ(proxy.stats().auth_failures, 2u);
+  // Before AUTH, a stranger cannot make the proxy buffer much: Redis's unauthenticated limits.
+  Raw raw(proxy.port());
+  raw.send("*2\r\n$4\r\nAUTH\r\n$100000\r\n");
+  bool eof = false;
+  EXPECT_EQ(raw.read(1000, &eof), "-ERR Protocol error: unauthenticated bulk length\r\n");
+  EXPECT_TRUE(eof);
+  // Inline commands too.
+  Raw inl(proxy.port());
+  inl.send("GET a\r\nAUTH s3cret\r\nPING\r\n");
+  EXPECT_EQ(inl.read(44), "-NOAUTH Authentication required.\r\n+OK\r\n+PONG\r\n");
+}
+
+TEST(Proxy, BackendPasswordIsNeverReachable) {
+  // AUTH without a client password is answered by the proxy, never forwarded; CONFIG (which
+  // would show requirepass) is refused.
+  auto proxy = make_proxy(servers().shards);
+  RedisClient c(at(proxy->port()));
+  RedisReply r = c.command({"AUTH", "x"});
+  EXPECT_EQ(r.str.rfind("ERR AUTH <password> called without any password configured", 0), 0u)
+      << r.str;
+  r = c.command({"CONFIG", "GET", "requirepass"});
+  EXPECT_EQ(r.str.rfind("ERR 'CONFIG' is an administrative command", 0), 0u) << r.str;
+}
+
+TEST(Proxy, AdministrativeCommandsRefusedUnlessAllowed) {
+  auto proxy = make_proxy(servers().shards);
+  RedisClient c(at(proxy->port()));
+  const std::vector<Cmd> admin = {{"CONFIG", "SET", "bind", "0.0.0.0"},
+                                  {"CONFIG", "GET", "*"},
+                                  {"DEBUG", "SLEEP", "0"},
+                                  {"SHUTDOWN", "NOSAVE"},
+                                  {"SLAVEOF", "127.0.0.1", "1"},
+                                  {"REPLICAOF", "NO", "ONE"},
+                                  {"MODULE", "LIST"},
+                                  {"ACL", "LIST"},
+                                  {"MONITOR"},
+                                  {"CLIENT", "KILL", "TYPE", "normal"},
+                                  {"BGSAVE"}};
+  for (const Cmd& cmd : admin) {
+    RedisReply r = run(c, cmd);
+    ASSERT_EQ(r.type, RedisReply::Type::Error) << cmd[0];
+    EXPECT_EQ(r.str.rfind("ERR '" + cmd[0] + "' is an administrative command", 0), 0u) << r.str;
+    EXPECT_NE(r.str.find("--allow-admin"), std::string::npos);
+  }
+  EXPECT_EQ(show(c.command({"PING"})), "+PONG");  // the client stays usable
+  // The nodes were not touched.
+  for (const auto& n : servers().shards) {
+    RedisClient direct(n);
+    EXPECT_EQ(show(direct.command({"CONFIG", "GET", "bind"}).elements.at(1)).find("0.0.0.0"),
+              std::string::npos);
+  }
+  // A trusted lab may allow them: sent to every node, on the client's own connections.
+  ProxyOptions o;
+  o.port = 0;
+  o.nodes = servers().shards;
+  o.allow_admin = true;
+  o.log_level = LogLevel::Error;
+  Proxy lab(o);
+  lab.start();
+  RedisClient l(at(lab.port()));
+  EXPECT_EQ(show(l.command({"CONFIG", "GET", "maxmemory-policy"})),
+            show(RedisClient(servers().shards[0]).command({"CONFIG", "GET", "maxmemory-policy"})));
+  RedisReply m = l.command({"MONITOR"});
+  EXPECT_NE(m.str.find("turns the connection into a stream"), std::string::npos) << m.str;
+  EXPECT_EQ(show(l.command({"GET", "nope"})), "nil");
+}
+
+// A frozen backend (SIGSTOP: the kernel still accepts, nothing answers) fails the requests to it
+// after the backend timeout, broadcasts too, and the connection is reset; other nodes serve.
+TEST(Proxy, FrozenBackendTimesOut) {
+  ManagedRedis n0, n1;
+  ProxyOptions o;
+  o.port = 0;
+  o.nodes = {n0.endpoint(), n1.endpoint()};
+  o.backend_timeout_ms = 500;
+  o.log_level = LogLevel::Error;
+  Proxy proxy(o);
+  proxy.start();
+  std::string k0, k1;
+  for (int i = 0; k0.empty() || k1.empty(); ++i) {
+    std::string k = "fz" + std::to_string(i);
+    (node_for_key(k, 2) == 0 ? k0 : k1) = k;
+  }
+  RedisClient c(at(proxy.port()), std::chrono::milliseconds(10000));
+  RedisClient other(at(proxy.port()), std::chrono::milliseconds(10000));
+  EXPECT_EQ(show(c.command({"SET", k1, "v"})), "+OK");
+  {
+    test::Freeze freeze(n1.pid());
+    const auto t0 = std::chrono::steady_clock::now();
+    RedisReply r = c.command({"GET", k1});
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(r.type, RedisReply::Type::Error) << show(r);
+    EXPECT_EQ(r.str, "ERR node " + n1.endpoint().address() +
+                         " unavailable: no reply within 500 ms (--backend-timeout)");
+    EXPECT_LT(secs, 3.0);  // bounded: the timeout, a sweep interval, a loaded machine
+    std::printf("frozen backend: error reply after %.3f s (timeout 0.5 s)\n", secs);
+    RedisReply p = c.command({"PING"});
+    EXPECT_EQ(p.type, RedisReply::Type::Error) << show(p);
+    EXPECT_EQ(show(other.command({"SET", k0, "fine"})), "+OK");  // the other node serves
+  }
+  // Thawed: the node answers again on a fresh connection.
+  bool back = false;
+  for (int i = 0; i < 50 && !back; ++i) {
+    back = show(c.command({"GET", k1})) == "\"v\"";
+    if (!back) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(back);
+  EXPECT_GE(proxy.stats().backend_timeouts, 1u);
+  EXPECT_GE(proxy.stats().servers.at(1).server_timedout, 1u);
+}
+
+TEST(Proxy, StatsAsJsonAndProxyStats) {
+  ProxyOptions o;
+  o.port = 0;
+  o.stats_port = 0;
+  o.nodes = servers().shards;
+  o.pool = "alpha";
+  o.log_level = LogLevel::Error;
+  Proxy proxy(o);
+  proxy.start();
+  RedisClient c(at(proxy.port()));
+  c.command({"MSET", "st1", "a", "st2", "b", "st3", "c"});
+  c.command({"GET", "st1"});
+  RedisReply info = c.command({"PROXY", "STATS"});
+  ASSERT_EQ(info.type, RedisReply::Type::String) << show(info);
+  EXPECT_NE(info.str.find("# Pool alpha\r\nclient_eof:0\r\n"), std::string::npos) << info.str;
+  EXPECT_NE(info.str.find("# Server " + servers().shards[0].address()), std::string::npos);
+  EXPECT_NE(info.str.find("server_timedout:0"), std::string::npos);
+  EXPECT_EQ(show(c.command({"PROXY", "NOPE"})).rfind("-ERR unknown subcommand", 0), 0u);
+  Raw stats(proxy.stats_port());
+  bool eof = false;
+  const std::string json = stats.read(1 << 20, &eof);
+  EXPECT_TRUE(eof);
+  for (const char* field :
+       {"\"service\":\"perflab-proxy\"", "\"total_connections\":", "\"curr_connections\":",
+        "\"alpha\":{\"client_eof\":", "\"client_connections\":", "\"forward_error\":",
+        "\"fragments\":", "\"server_timedout\":", "\"request_bytes\":", "\"response_bytes\":"})
+    EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
+  ProxyStats st = proxy.stats();
+  std::uint64_t requests = 0;
+  for (const auto& sv : st.servers) requests += sv.requests;
+  EXPECT_GE(requests, 2u);
+  EXPECT_GE(st.requests, 3u);
+}
+
+// Routing exactly like a twemproxy pool: keys written through nutcracker are read back through
+// perflab-proxy started from the same configuration, for every hash and both distributions,
+// with weights, a named server and a hash tag; keys of every length up to 40 bytes, with bytes
+// >= 0x80 (several of twemproxy's hashes read them as signed chars).
+TEST(Proxy, RoutesExactlyLikeNutcracker) {
+  std::optional<std::filesystem::path> nc;
+  try {
+    nc = find_server_binary("nutcracker");
+  } catch (const std::exception&) {
+  }
+  if (!nc) GTEST_SKIP() << "nutcracker is not installed";
+  const auto& shards = servers().shards;
+  std::mt19937 rng(11);
+  std::vector<std::string> keys;
+  const std::string alphabet = "abcxyz0123456789{}:\xc3\xa9\xff";
+  for (int i = 0; i < 200; ++i) {
+    std::string k = "nc:" + std::to_string(i) + ":";
+    for (int n = static_cast<int>(rng() % 38); n > 0; --n) k += alphabet[rng() % alphabet.size()];
+    keys.push_back(k);
+  }
+  TempFolder dir("perflab-nc-test-");
+  for (const std::string& hash : hash_function_names()) {
+    for (const char* dist : {"modula", "ketama"}) {
+      const int port = free_loopback_port();
+      const std::string yml = (dir.path() / "pool.yml").string();
+      {
+        std::ofstream y(yml);
+        y << "alpha:\n  listen: 127.0.0.1:" << port << "\n  hash: " << hash
+          << "\n  distribution: " << dist << "\n  hash_tag: \"{}\"\n  redis: true\n"
+          << "  servers:\n";
+        for (std::size_t i = 0; i < 3; ++i)
+          y << "   - " << shards[i].address() << ":" << (i + 1) << (i == 1 ? " second" : "")
+            << "\n";
+      }
+      for (std::size_t i = 0; i < 3; ++i) flush_all(shards[i]);
+      {
+        ChildProcessOptions co;
+        co.args = {"-c", yml,
+                   "-o", (dir.path() / "nc.log").string(),
+                   "-s", std::to_string(free_loopback_port())};
+        co.output = dir.path() / "nc.out";
+        ChildProcess proc(*nc, co);
+        std::unique_ptr<RedisClient> w;
+        for (int i = 0; i < 100 && !w; ++i) {
+          try {
+            w = std::make_unique<RedisClient>(at(port), std::chrono::milliseconds(200));
+          } catch (const RedisError&) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          }
+        }
+        ASSERT_TRUE(w) << "nutcracker did not start";
+        for (std::size_t i = 0; i < keys.size(); ++i)
+          ASSERT_EQ(show(w->command({"SET", keys[i], std::to_string(i)})), "+OK");
+      }
+      PoolConfig pc = read_nutcracker_pool(yml, "alpha");
+      ProxyOptions o;
+      o.port = 0;
+      o.nodes = pc.nodes;
+      o.servers = pc.servers;
+      o.routing = pc.routing;
+      o.log_level = LogLevel::Error;
+      Proxy proxy(o);
+      proxy.start();
+      RedisClient r(at(proxy.port()));
+      int found = 0;
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        found += r.command({"GET", keys[i]}).str == std::to_string(i) ? 1 : 0;
+      EXPECT_EQ(found, static_cast<int>(keys.size())) << hash << " " << dist;
+    }
+  }
+  for (std::size_t i = 0; i < 3; ++i) flush_all(shards[i]);
+}

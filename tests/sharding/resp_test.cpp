@@ -125,15 +125,18 @@ TEST(RequestParser, LengthsAsRedisReadsThem) {
     RequestParser p;
     std::vector<std::string_view> argv;
     ParseResult r = p.parse(s, argv);
-    return r.status == ParseStatus::Error ? r.error : r.status == ParseStatus::Complete ? "ok" : "more";
+    return r.status == ParseStatus::Error      ? r.error
+           : r.status == ParseStatus::Complete ? "ok"
+                                               : "more";
   };
   const std::string ping = "$4\r\nPING\r\n";
   EXPECT_EQ(status("*1\r\n" + ping), "ok");
-  for (const char* bad : {"*01\r\n", "*+1\r\n", "*-0\r\n", "* 1\r\n", "*1 \r\n", "*\r\n",
-                          "*00\r\n", "*-\r\n", "*1a\r\n", "*99999999999999999999\r\n"})
+  for (const char* bad : {"*01\r\n", "*+1\r\n", "*-0\r\n", "* 1\r\n", "*1 \r\n", "*\r\n", "*00\r\n",
+                          "*-\r\n", "*1a\r\n", "*99999999999999999999\r\n"})
     EXPECT_EQ(status(std::string(bad) + ping), "Protocol error: invalid multibulk length") << bad;
   for (const char* bad : {"$04\r\n", "$+4\r\n", "$-0\r\n", "$ 4\r\n", "$\r\n", "$4.0\r\n"})
-    EXPECT_EQ(status(std::string("*1\r\n") + bad + "PING\r\n"), "Protocol error: invalid bulk length")
+    EXPECT_EQ(status(std::string("*1\r\n") + bad + "PING\r\n"),
+              "Protocol error: invalid bulk length")
         << bad;
   EXPECT_EQ(status("*1\r\n$0\r\n\r\n"), "ok");  // "0" itself is a number
   std::int64_t v = 0;
@@ -162,14 +165,21 @@ TEST(RequestParser, UnauthenticatedLimitsAsRedis) {
 TEST(RequestParser, ChunkingEquivalence) {
   std::mt19937 rng(20240611);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const std::vector<std::string> pieces = {
-      "*1\r\n$4\r\nPING\r\n", "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", "*0\r\n", "*-1\r\n",
-      "GET key\r\n", "\r\n", "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$5\r\na\r\nbc\r\n",
-      "*1\r\n$01\r\nx\r\n", "*02\r\n", "*1\r\n:1\r\n", "*1\r\n$2\r\nabX\r\n"};
+  const std::vector<std::string> pieces = {"*1\r\n$4\r\nPING\r\n",
+                                           "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+                                           "*0\r\n",
+                                           "*-1\r\n",
+                                           "GET key\r\n",
+                                           "\r\n",
+                                           "*3\r\n$3\r\nSET\r\n$0\r\n\r\n$5\r\na\r\nbc\r\n",
+                                           "*1\r\n$01\r\nx\r\n",
+                                           "*02\r\n",
+                                           "*1\r\n:1\r\n",
+                                           "*1\r\n$2\r\nabX\r\n"};
   for (int round = 0; round < 2000; ++round) {
     std::string s;
-    for (int i = 0, n = 1 + pick(6); i < n; ++i) s += pieces[static_cast<std::size_t>(pick(
-                                                      static_cast<int>(pieces.size())))];
+    for (int i = 0, n = 1 + pick(6); i < n; ++i)
+      s += pieces[static_cast<std::size_t>(pick(static_cast<int>(pieces.size())))];
     // Whole.
     auto run = [&](const std::vector<std::size_t>& cuts) {
       RequestParser p;

@@ -105,9 +105,11 @@ TEST(Routing, KeyPositions) {
   EXPECT_EQ(keys_of({"BLMPOP", "1", "2", "a", "b", "LEFT"}), (V{3, 4}));
   std::vector<std::uint32_t> k;
   // A count the node refuses: not routed by keys.
-  for (std::vector<std::string_view> bad :
-       {std::vector<std::string_view>{"EVAL", "s", "x"}, {"EVAL", "s", "3", "a"},
-        {"EVAL", "s", "-1"}, {"EVAL", "s", "01", "a"}, {"ZUNIONSTORE", "d", "+1", "a"}})
+  for (std::vector<std::string_view> bad : {std::vector<std::string_view>{"EVAL", "s", "x"},
+                                            {"EVAL", "s", "3", "a"},
+                                            {"EVAL", "s", "-1"},
+                                            {"EVAL", "s", "01", "a"},
+                                            {"ZUNIONSTORE", "d", "+1", "a"}})
     EXPECT_FALSE(command_keys(classify(bad).keys, bad, k)) << bad[2];
 }
 
@@ -119,7 +121,8 @@ TEST(Hashkit, TwemproxyHashesOfKnownInputs) {
   EXPECT_EQ(hash_key(HashFunction::Crc16, "123456789") & 0xffff, 0x31C3u);
   EXPECT_EQ(hash_key(HashFunction::Fnv1a_32, "a"), 0xe40c292cu);
   EXPECT_EQ(hash_key(HashFunction::Fnv1_32, "a"), 0x050c5d7eu);
-  EXPECT_EQ(hash_key(HashFunction::Fnv1_64, "a"), static_cast<std::uint32_t>(0xaf63bd4c8601b7beULL));
+  EXPECT_EQ(hash_key(HashFunction::Fnv1_64, "a"),
+            static_cast<std::uint32_t>(0xaf63bd4c8601b7beULL));
   EXPECT_EQ(hash_key(HashFunction::Md5, "abc"), 0x98500190u);  // 90 01 50 98, little-endian
   // twemproxy's fnv1a_64 is FNV-1a in 32 bits with truncated 64-bit constants.
   std::uint32_t h = 0x84222325u;
