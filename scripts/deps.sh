@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config clang-format
+  # clang and libFuzzer for the RESP fuzz target (tests/fuzz)
+  clang-14 libclang-rt-14-dev
   # libraries
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
   libpq-dev libhiredis-dev zlib1g-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev
