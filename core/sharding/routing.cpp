@@ -211,7 +211,7 @@ std::string command_name(const std::vector<std::string_view>& argv) {
   std::string n = to_upper(argv[0]);
   if (argv.size() > 1 && classify(argv[0]).cls == CommandClass::Unsupported &&
       classify(argv).cls != CommandClass::Unsupported)
-    n += " " + to_upper(argv[1]);
+    n.append(" ").append(to_upper(argv[1]));
   return n;
 }
 
