@@ -28,12 +28,13 @@ void check(bool ok) {
   if (!ok) std::abort();
 }
 
-// Parses a request stream arriving in pieces of `piece` bytes; returns what came out.
-std::vector<std::string> requests(std::string_view s, std::size_t piece, bool unauth) {
-  RequestParser p;
-  p.set_unauthenticated(unauth);
+// Feeds `s` in pieces of `piece` bytes to `parse(data)` (a ParseResult for the message at
+// data[0]); `complete(raw)` describes each whole message. Returns the descriptions, then the
+// error if one ends the stream.
+template <typename Parse, typename Complete>
+std::vector<std::string> feed(std::string_view s, std::size_t piece, Parse parse,
+                              Complete complete) {
   std::vector<std::string> out;
-  std::vector<std::string_view> argv;
   std::string buf;
   std::size_t off = 0;
   for (std::size_t at = 0; at < s.size();) {
@@ -41,56 +42,51 @@ std::vector<std::string> requests(std::string_view s, std::size_t piece, bool un
     buf.append(s.substr(at, n));
     at += n;
     for (;;) {
-      ParseResult r = p.parse(std::string_view(buf).substr(off), argv);
+      ParseResult r = parse(std::string_view(buf).substr(off));
       if (r.status == ParseStatus::Incomplete) break;
       if (r.status == ParseStatus::Error) {
         out.push_back("error " + r.error);
         return out;
       }
       check(r.consumed > 0 && off + r.consumed <= buf.size());
-      const std::string_view raw = std::string_view(buf).substr(off, r.consumed);
-      std::string cmd = "cmd";
-      for (auto a : argv) cmd += "|" + std::string(a);
-      if (!raw.empty() && raw[0] == '*' && !argv.empty()) {
-        std::string canonical;
-        append_command(canonical, argv);
-        check(canonical == raw);
-      }
-      out.push_back(std::move(cmd));
+      out.push_back(complete(std::string_view(buf).substr(off, r.consumed)));
       off += r.consumed;
     }
   }
   return out;
 }
 
+std::vector<std::string> requests(std::string_view s, std::size_t piece, bool unauth) {
+  RequestParser p;
+  p.set_unauthenticated(unauth);
+  std::vector<std::string_view> argv;
+  return feed(
+      s, piece, [&](std::string_view d) { return p.parse(d, argv); },
+      [&](std::string_view raw) {
+        std::string cmd = "cmd";
+        for (auto a : argv) cmd.append("|").append(a);
+        if (!raw.empty() && raw[0] == '*' && !argv.empty()) {
+          std::string canonical;
+          append_command(canonical, argv);
+          check(canonical == raw);
+        }
+        return cmd;
+      });
+}
+
 std::vector<std::string> replies(std::string_view s, std::size_t piece) {
   ReplyScanner sc;
-  std::vector<std::string> out;
-  std::string buf;
-  std::size_t off = 0;
-  for (std::size_t at = 0; at < s.size();) {
-    const std::size_t n = std::min(piece, s.size() - at);
-    buf.append(s.substr(at, n));
-    at += n;
-    for (;;) {
-      ParseResult r = sc.scan(std::string_view(buf).substr(off));
-      if (r.status == ParseStatus::Incomplete) break;
-      if (r.status == ParseStatus::Error) {
-        out.push_back("error " + r.error);
-        return out;
-      }
-      const std::string_view raw = std::string_view(buf).substr(off, r.consumed);
-      RespValue v;
-      std::size_t used = 0;
-      check(parse_reply(raw, v, &used) && used == raw.size());
-      std::string back;
-      append_value(back, v);
-      check(back == raw);
-      out.emplace_back(raw);
-      off += r.consumed;
-    }
-  }
-  return out;
+  return feed(
+      s, piece, [&](std::string_view d) { return sc.scan(d); },
+      [&](std::string_view raw) {
+        RespValue v;
+        std::size_t used = 0;
+        check(parse_reply(raw, v, &used) && used == raw.size());
+        std::string back;
+        append_value(back, v);
+        check(back == raw);
+        return std::string(raw);
+      });
 }
 
 }  // namespace
