@@ -185,8 +185,8 @@ const std::vector<Cmd>& script() {
       {"EXISTS", "k1", "k2", "k3"},
       {"UNLINK", "k3", "k4", "k5"},
       {"MGET", "k1", "k6"},
-      {"MSETNX", "n1", "1", "n2", "2", "n3", "3"},
-      {"MGET", "n1", "n2", "n3"},
+      {"MSETNX", "n1{m}", "1", "n2{m}", "2", "n3{m}", "3"},  // one node: MSETNX stays atomic
+      {"MGET", "n1{m}", "n2{m}", "n3{m}"},
       {"LPUSH", "l", "a", "b", "c"},
       {"RPUSH", "l", "d"},
       {"LRANGE", "l", "0", "-1"},
@@ -215,7 +215,8 @@ const std::vector<Cmd>& script() {
       {"GET"},         // arity
       {"MSET", "k1"},  // arity
       {"SET", "a"},    // arity, from the node
-      {"DEL", "a", "s", "e", "l", "h", "set", "z", "n1", "n2", "n3", "user{7}", "cart{7}", "{7}x"},
+      {"DEL", "a", "s", "e", "l", "h", "set", "z", "n1{m}", "n2{m}", "n3{m}", "user{7}", "cart{7}",
+       "{7}x"},
       {"DBSIZE"},
   };
   return s;
