@@ -114,83 +114,80 @@ void add_server(PoolConfig& c, const std::string& line) {
   c.servers.push_back({name, static_cast<int>(weight)});
 }
 
-}  // namespace
-
-PoolConfig parse_nutcracker_pool(const std::string& yaml, const std::string& pool) {
-  Pools pools;
-  PoolOrder order;
-  load(yaml, pools, order);
+// The name of the pool asked for: `pool`, or the only pool of the file.
+std::string pick_pool(const Pools& pools, const PoolOrder& order, const std::string& pool) {
   if (order.empty()) bad("no pool in the configuration");
   std::string want = pool;
   if (want.empty()) {
     if (order.size() > 1) bad("the configuration has pools " + join(order, ", ") + ": pick one");
     want = order.front();
   }
-  auto it = pools.find(want);
-  if (it == pools.end())
+  if (pools.find(want) == pools.end())
     bad("no pool '" + want + "' in the configuration (it has " + join(order, ", ") + ")");
-  PoolConfig c;
-  c.name = want;
-  c.routing.hash = HashFunction::Fnv1a_64;
-  c.routing.distribution = Distribution::Ketama;
-  c.routing.tag.rule = HashTag::Rule::None;
-  bool redis = false;
-  for (const auto& [key, v] : it->second) {
-    const std::string& s = v.scalar;
-    if (key == "servers") {
-      if (!v.is_list) bad("pool " + want + ": servers must be a list");
-      for (const auto& line : v.list) add_server(c, line);
-      continue;
-    }
-    if (v.is_list) bad("pool " + want + ": " + key + " must be a single value");
-    if (key == "listen") {
-      const auto colon = s.rfind(':');
-      if (s.empty() || s[0] == '/' || colon == std::string::npos)
-        bad("pool " + want + ": listen '" + s + "' is not host:port (unix sockets unsupported)");
-      c.listen_host = s.substr(0, colon);
-      const std::int64_t p = number(want, "listen port", s.substr(colon + 1));
-      if (p < 0 || p > 65535) bad("pool " + want + ": listen port out of range");
-      c.listen_port = static_cast<int>(p);
-    } else if (key == "hash") {
-      c.routing.hash = parse_hash_function(s);
-    } else if (key == "distribution") {
-      c.routing.distribution = parse_distribution(s);
-    } else if (key == "hash_tag") {
-      if (s.size() != 2) bad("pool " + want + ": hash_tag '" + s + "' is not two characters");
-      c.routing.tag = HashTag::parse(s);
-    } else if (key == "timeout") {
-      const std::int64_t t = number(want, key, s);
-      c.timeout_ms = t > 0 ? static_cast<int>(std::min<std::int64_t>(t, 1 << 30)) : 0;
-    } else if (key == "redis") {
-      redis = boolean(want, key, s);
-    } else if (key == "redis_auth") {
-      c.redis_auth = s;
-    } else if (key == "redis_db") {
-      const std::int64_t db = number(want, key, s);
-      if (db < 0) bad("pool " + want + ": redis_db below 0");
-      c.redis_db = static_cast<int>(db);
-    } else if (key == "auto_eject_hosts") {
-      if (boolean(want, key, s))
-        c.notes.push_back(
-            "auto_eject_hosts: true is not honoured: a failed server is not ejected, its keys get "
-            "errors until it is back (keys never move)");
-    } else if (key == "server_connections") {
-      if (number(want, key, s) > 1)
-        c.notes.push_back("server_connections: " + s +
-                          " is not honoured: one shared connection per server");
-    } else if (key == "backlog" || key == "client_connections" || key == "preconnect" ||
-               key == "server_retry_timeout" || key == "server_failure_limit" ||
-               key == "tcpkeepalive" || key == "reuseport") {
-      c.notes.push_back(key + " is not honoured");
-    } else {
-      bad("pool " + want + ": unknown setting '" + key + "'");
-    }
+  return want;
+}
+
+void set_listen(PoolConfig& c, const std::string& s) {
+  const auto colon = s.rfind(':');
+  if (s.empty() || s[0] == '/' || colon == std::string::npos)
+    bad("pool " + c.name + ": listen '" + s + "' is not host:port (unix sockets unsupported)");
+  c.listen_host = s.substr(0, colon);
+  const std::int64_t p = number(c.name, "listen port", s.substr(colon + 1));
+  if (p < 0 || p > 65535) bad("pool " + c.name + ": listen port out of range");
+  c.listen_port = static_cast<int>(p);
+}
+
+// Settings twemproxy has that perflab-proxy reads but does not honour: a note each.
+void note_unhonoured(PoolConfig& c, const std::string& key, const std::string& s) {
+  if (key == "auto_eject_hosts") {
+    if (boolean(c.name, key, s))
+      c.notes.push_back(
+          "auto_eject_hosts: true is not honoured: a failed server is not ejected, its keys get "
+          "errors until it is back (keys never move)");
+  } else if (key == "server_connections") {
+    if (number(c.name, key, s) > 1)
+      c.notes.push_back("server_connections: " + s +
+                        " is not honoured: one shared connection per server");
+  } else if (key == "backlog" || key == "client_connections" || key == "preconnect" ||
+             key == "server_retry_timeout" || key == "server_failure_limit" ||
+             key == "tcpkeepalive" || key == "reuseport") {
+    c.notes.push_back(key + " is not honoured");
+  } else {
+    bad("pool " + c.name + ": unknown setting '" + key + "'");
   }
-  if (!redis)
-    bad("pool " + want + " is not a Redis pool (redis: true): memcached is not supported");
-  if (c.nodes.empty()) bad("pool " + want + " has no servers");
-  // twemproxy sorts a pool's servers by name (shorter names first, then byte order) when it
-  // checks them for duplicates, and distributes over that order, not the file's.
+}
+
+// One setting of the pool (not servers); `redis` is set by "redis: true".
+void apply_setting(PoolConfig& c, const std::string& key, const std::string& s, bool& redis) {
+  const std::string& want = c.name;
+  if (key == "listen") {
+    set_listen(c, s);
+  } else if (key == "hash") {
+    c.routing.hash = parse_hash_function(s);
+  } else if (key == "distribution") {
+    c.routing.distribution = parse_distribution(s);
+  } else if (key == "hash_tag") {
+    if (s.size() != 2) bad("pool " + want + ": hash_tag '" + s + "' is not two characters");
+    c.routing.tag = HashTag::parse(s);
+  } else if (key == "timeout") {
+    const std::int64_t t = number(want, key, s);
+    c.timeout_ms = t > 0 ? static_cast<int>(std::min<std::int64_t>(t, 1 << 30)) : 0;
+  } else if (key == "redis") {
+    redis = boolean(want, key, s);
+  } else if (key == "redis_auth") {
+    c.redis_auth = s;
+  } else if (key == "redis_db") {
+    const std::int64_t db = number(want, key, s);
+    if (db < 0) bad("pool " + want + ": redis_db below 0");
+    c.redis_db = static_cast<int>(db);
+  } else {
+    note_unhonoured(c, key, s);
+  }
+}
+
+// twemproxy sorts a pool's servers by name (shorter names first, then byte order) when it
+// checks them for duplicates, and distributes over that order, not the file's.
+void sort_servers_as_twemproxy(PoolConfig& c) {
   std::vector<std::size_t> idx(c.nodes.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   auto before = [&](std::size_t a, std::size_t b) {
@@ -200,7 +197,7 @@ PoolConfig parse_nutcracker_pool(const std::string& yaml, const std::string& poo
   std::sort(idx.begin(), idx.end(), before);
   for (std::size_t i = 0; i + 1 < idx.size(); ++i)
     if (c.servers[idx[i]].name == c.servers[idx[i + 1]].name)
-      bad("pool " + want + " has servers with the same name '" + c.servers[idx[i]].name + "'");
+      bad("pool " + c.name + " has servers with the same name '" + c.servers[idx[i]].name + "'");
   std::vector<RedisEndpoint> nodes;
   std::vector<PoolServer> servers;
   for (std::size_t i : idx) {
@@ -209,6 +206,33 @@ PoolConfig parse_nutcracker_pool(const std::string& yaml, const std::string& poo
   }
   c.nodes = std::move(nodes);
   c.servers = std::move(servers);
+}
+
+}  // namespace
+
+PoolConfig parse_nutcracker_pool(const std::string& yaml, const std::string& pool) {
+  Pools pools;
+  PoolOrder order;
+  load(yaml, pools, order);
+  PoolConfig c;
+  c.name = pick_pool(pools, order, pool);
+  c.routing.hash = HashFunction::Fnv1a_64;
+  c.routing.distribution = Distribution::Ketama;
+  c.routing.tag.rule = HashTag::Rule::None;
+  bool redis = false;
+  for (const auto& [key, v] : pools.at(c.name)) {
+    if (key == "servers") {
+      if (!v.is_list) bad("pool " + c.name + ": servers must be a list");
+      for (const auto& line : v.list) add_server(c, line);
+      continue;
+    }
+    if (v.is_list) bad("pool " + c.name + ": " + key + " must be a single value");
+    apply_setting(c, key, v.scalar, redis);
+  }
+  if (!redis)
+    bad("pool " + c.name + " is not a Redis pool (redis: true): memcached is not supported");
+  if (c.nodes.empty()) bad("pool " + c.name + " has no servers");
+  sort_servers_as_twemproxy(c);
   return c;
 }
 
