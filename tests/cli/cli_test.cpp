@@ -1,7 +1,11 @@
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -638,4 +642,70 @@ TEST_F(Cli, EveryCommandParsesTheSameWay) {
   r = cli({"frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "perflab-cli: unknown command 'frobnicate' (see perflab-cli --help)\n");
+}
+
+// bench's password: -a (as redis-benchmark), --password-file or PERFLAB_REDIS_PASSWORD. Each is
+// sent as AUTH; -a's value is gone from /proc/PID/cmdline by the time bench connects, with a
+// warning. The server is a socket of the test's own that reads the AUTH and refuses it.
+TEST_F(Cli, BenchPasswordNeverStaysOnTheCommandLine) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string port = std::to_string(ntohs(addr.sin_port));
+  std::ofstream(dir_ / "pass") << "from-a-file\n";
+
+  // Runs bench, answers its AUTH with WRONGPASS; returns what bench sent and its cmdline then.
+  auto bench = [&](std::vector<std::string> extra, std::string& sent, std::string& cmdline) {
+    std::vector<std::string> args{"bench", "-p", port, "-c", "1", "-n", "10", "-t", "set"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const pid_t pid = spawn(args);
+    pollfd pf{listener, POLLIN, 0};
+    EXPECT_EQ(::poll(&pf, 1, 30000), 1) << "bench never connected";
+    const int fd = ::accept(listener, nullptr, nullptr);
+    sent.clear();
+    char buf[256];
+    for (int i = 0; i < 100 && sent.find("\r\n", sent.rfind('$')) == std::string::npos; ++i) {
+      pollfd rf{fd, POLLIN, 0};
+      if (::poll(&rf, 1, 300) != 1) continue;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      sent.append(buf, static_cast<std::size_t>(n));
+    }
+    cmdline = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+    const std::string no = "-WRONGPASS invalid username-password pair\r\n";
+    EXPECT_EQ(::send(fd, no.data(), no.size(), MSG_NOSIGNAL), static_cast<ssize_t>(no.size()));
+    const Result r = finish(pid, std::chrono::seconds(60));
+    ::close(fd);
+    return r;
+  };
+  std::string sent, cmdline;
+  Result r = bench({"-a", "on-the-line"}, sent, cmdline);
+  EXPECT_NE(sent.find("AUTH\r\n$11\r\non-the-line\r\n"), std::string::npos) << sent;
+  EXPECT_EQ(cmdline.find("on-the-line"), std::string::npos);
+  EXPECT_NE(cmdline.find("-a"), std::string::npos);  // the option itself stays
+  EXPECT_NE(r.err.find("warning: -a on the command line was visible"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("AUTH failed: -WRONGPASS"), std::string::npos) << r.err;
+  EXPECT_NE(r.exit_code, 0);
+
+  r = bench({"--password-file", (dir_ / "pass").string()}, sent, cmdline);
+  EXPECT_NE(sent.find("AUTH\r\n$11\r\nfrom-a-file\r\n"), std::string::npos) << sent;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.exit_code, 0);
+
+  ::setenv("PERFLAB_REDIS_PASSWORD", "from-the-env", 1);
+  r = bench({}, sent, cmdline);
+  ::unsetenv("PERFLAB_REDIS_PASSWORD");
+  EXPECT_NE(sent.find("AUTH\r\n$12\r\nfrom-the-env\r\n"), std::string::npos) << sent;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  ::close(listener);
+
+  r = cli({"bench", "-p", port, "--password-file", (dir_ / "missing").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
 }
