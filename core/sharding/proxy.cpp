@@ -314,6 +314,10 @@ struct Proxy::Impl {
   std::uint64_t fd_refused_unlogged = 0;  // clients refused since
   std::size_t hard_limit = 0;
   bool bind_loopback = false;
+  // Clients served at once: what the descriptor limit leaves once the nodes' connections and a
+  // spare (Redis keeps 32 too) are set aside, so that a full house never starves the backends.
+  std::size_t max_clients = 0;
+  std::uint64_t fd_limit = 0;
 
   std::unordered_map<Client*, std::unique_ptr<Client>> clients;
   std::unordered_map<std::uint64_t, Client*> by_id;
@@ -466,11 +470,27 @@ struct Proxy::Impl {
     ep = ::epoll_create1(EPOLL_CLOEXEC);
     wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    set_client_limit();
     if (ep < 0 || wake_fd < 0) throw std::runtime_error("epoll/eventfd: " + errno_text(errno));
     wake.fd = wake_fd;
     add_fd(listener, EPOLLIN);
     add_fd(wake, EPOLLIN);
     if (stats_listener.fd >= 0) add_fd(stats_listener, EPOLLIN);
+  }
+
+  static constexpr std::uint64_t kSpareFds = 32;
+
+  // max_clients from RLIMIT_NOFILE: with shared backends a client takes one descriptor and the
+  // nodes one each; with connections of its own for every client, one plus one per node.
+  void set_client_limit() {
+    rlimit rl{};
+    ::getrlimit(RLIMIT_NOFILE, &rl);
+    fd_limit = rl.rlim_cur == RLIM_INFINITY ? std::uint64_t{1} << 40 : rl.rlim_cur;
+    const std::uint64_t nodes = opts.nodes.size();
+    const std::uint64_t kept = kSpareFds + (opts.shared_backends ? nodes : 0);
+    const std::uint64_t per_client = opts.shared_backends ? 1 : 1 + nodes;
+    max_clients = static_cast<std::size_t>(
+        std::max<std::uint64_t>(1, fd_limit > kept ? (fd_limit - kept) / per_client : 0));
   }
 
   // Removes a socket from epoll before closing it. close() alone does not: while any other
@@ -517,13 +537,13 @@ struct Proxy::Impl {
             std::to_string(opts.nodes.size()) + " nodes, write=" + to_string(opts.write) +
             ", nodelay=" + (opts.nodelay ? "on" : "off") + ", hash=" + to_string(r.hash) +
             ", distribution=" + to_string(r.distribution) + ", hash tag " + r.tag.describe());
-    rlimit rl{};
-    ::getrlimit(RLIMIT_NOFILE, &rl);
     log(LogLevel::Info,
-        "file descriptor limit " + std::to_string(rl.rlim_cur) + ": a client takes one, " +
-            (opts.shared_backends ? "plus one per node once on connections of its own"
-                                  : "plus one per node") +
-            "; out of descriptors, new clients get -ERR max number of clients reached");
+        "file descriptor limit " + std::to_string(fd_limit) + ": at most " +
+            std::to_string(max_clients) + " clients at once (a client takes one, " +
+            (opts.shared_backends ? "plus one per node once on connections of its own; "
+                                  : "plus one per node; ") +
+            std::to_string(kSpareFds) +
+            " kept spare), more get -ERR max number of clients reached");
     log(LogLevel::Info,
         std::string("clients ") +
             (opts.requirepass.empty() ? "need no password" : "must AUTH (requirepass)") +
@@ -637,33 +657,37 @@ struct Proxy::Impl {
 
   // --- accepting ---
   void log_fd_refusals() {
-    rlimit rl{};
-    ::getrlimit(RLIMIT_NOFILE, &rl);
-    log(LogLevel::Warn, "out of file descriptors (limit " + std::to_string(rl.rlim_cur) +
-                            "): refused " + std::to_string(fd_refused_unlogged) +
+    log(LogLevel::Warn, "out of file descriptors (limit " + std::to_string(fd_limit) +
+                            ", at most " + std::to_string(max_clients) + " clients): refused " +
+                            std::to_string(fd_refused_unlogged) +
                             " new clients with -ERR max number of clients reached");
     fd_refused_unlogged = 0;
     fd_log_ns = turn_ns;
   }
 
-  // Out of descriptors: the reserve is given up to accept the waiting client, tell it and close
-  // it, then taken again. The listener is thereby drained instead of staying readable (which
-  // would turn the loop into a busy one), and the log says so at most once per 10 s.
+  // A client beyond max_clients, or one the last descriptor was given up for: told, closed,
+  // counted; the log says so at most once per 10 s.
+  void refuse_client(int fd) {
+    static const char msg[] = "-ERR max number of clients reached\r\n";
+    ssize_t w = ::send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL);
+    (void)w;
+    ::close(fd);
+    st_refused.add();
+    fd_refused_unlogged++;
+    if (fd_log_ns == 0 || turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
+  }
+
+  // Out of descriptors all the same (clients on connections of their own take more): the
+  // reserve is given up to accept the waiting client and refuse it, then taken again. The
+  // listener is thereby drained instead of staying readable (which would turn the loop into a
+  // busy one).
   bool refuse_for_lack_of_fds() {
     if (reserve_fd < 0) return false;
     ::close(reserve_fd);
     reserve_fd = -1;
     int fd = ::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd >= 0) {
-      static const char msg[] = "-ERR max number of clients reached\r\n";
-      ssize_t w = ::send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL);
-      (void)w;
-      ::close(fd);
-      st_refused.add();
-      fd_refused_unlogged++;
-    }
+    if (fd >= 0) refuse_client(fd);
     reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (fd_log_ns == 0 || turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
     return fd >= 0;
   }
 
@@ -681,6 +705,10 @@ struct Proxy::Impl {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
           log(LogLevel::Warn, "accept: " + errno_text(errno));
         return;
+      }
+      if (clients.size() >= max_clients) {
+        refuse_client(fd);
+        continue;
       }
       if (opts.requirepass.empty() && opts.protected_mode && !bind_loopback && !is_loopback(ss)) {
         static const char msg[] =
