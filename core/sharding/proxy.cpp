@@ -160,6 +160,7 @@ struct Backend : Conn {
   std::int64_t progress_ns = 0;  // since when the front of the FIFO waits for its reply
   std::int64_t last_fail_ns = 0;
   bool connect_failed = false;  // the last connect failed: fail fast until reconnect_interval
+  std::string connect_error;    // why it failed ("connect: Connection refused")
   bool ever_failed = false;
 };
 
@@ -1188,7 +1189,9 @@ struct Proxy::Impl {
     if (b.state == Backend::State::Down) {
       if (b.connect_failed &&
           turn_ns - b.last_fail_ns < std::int64_t{opts.reconnect_interval_ms} * 1000000) {
-        fail_part(c, seq, part, down_reply(node, "connection refused (retrying)"));
+        fail_part(c, seq, part,
+                  down_reply(node, b.connect_error + " (next try within " +
+                                       std::to_string(opts.reconnect_interval_ms) + " ms)"));
         return;
       }
       std::string why;
@@ -1223,13 +1226,14 @@ struct Proxy::Impl {
     set_nodelay(fd, opts.nodelay);
     int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&ss), addr_lens[b.node]);
     if (rc != 0 && errno != EINPROGRESS) {
-      why = errno_text(errno);
+      why = "connect: " + errno_text(errno);
       ::close(fd);
       b.connect_failed = b.ever_failed = true;
+      b.connect_error = why;
       b.last_fail_ns = turn_ns;
       st_backend.add();
       server_st[b.node]->err.add();
-      log(LogLevel::Warn, "node " + node_names[b.node] + ": connect: " + why);
+      log(LogLevel::Warn, "node " + node_names[b.node] + ": " + why);
       return false;
     }
     b.fd = fd;
@@ -1290,6 +1294,7 @@ struct Proxy::Impl {
                             why);
     if (b.state == Backend::State::Connecting) {
       b.connect_failed = true;
+      b.connect_error = why;
       b.last_fail_ns = turn_ns;
     }
     close_backend_fd(b);
