@@ -1332,10 +1332,10 @@ struct Proxy::Impl {
       if (extra >= kForever || turn_ns - b->progress_ns <= limit + extra) return;
       st_timeouts.add();
       server_st[b->node]->timedout.add();
-      backend_failed(
-          *b,
-          "no reply within " + std::to_string(opts.backend_timeout_ms) + " ms (--backend-timeout)",
-          false);
+      backend_failed(*b,
+                     "timed out: no reply within " + std::to_string(opts.backend_timeout_ms) +
+                         " ms (--backend-timeout)",
+                     false);
     };
     for (auto& b : shared) check(b.get());
     std::vector<Client*> dedicated;
