@@ -180,7 +180,8 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 31));
   app.add_option("--max-client-pending-bytes", a.max_client_pending_bytes,
                  "replies a client may hold in the proxy (queued, waiting for order, expected) "
-                 "before the proxy stops reading it; over twice that it is disconnected")
+                 "before the proxy stops reading it; over twice that, not reading for 1 s, it is "
+                 "disconnected")
       ->check(CLI::Range(std::int64_t{1024}, std::int64_t{1} << 40));
 }
 

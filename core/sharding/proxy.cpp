@@ -183,6 +183,9 @@ struct Client : Conn {
   double reply_estimate = 0;
   bool paused = false;   // not reading: too much in flight
   bool closing = false;  // not reading any more: close once the last reply is out
+  // When its output last moved (or was empty): a client past the hard limit is disconnected
+  // only once it has not read for kStallNs, so one large reply it does read is served.
+  std::int64_t out_progress_ns = 0;
   std::string peer;
 };
 
@@ -614,6 +617,7 @@ struct Proxy::Impl {
       if (turn_ns - last_sweep_ns >= 100'000'000) {
         last_sweep_ns = turn_ns;
         check_timeouts();
+        check_stalled_clients();
         if (fd_refused_unlogged > 0 && turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
       }
       end_of_turn();
@@ -767,6 +771,7 @@ struct Proxy::Impl {
       ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
       if (n > 0) {
         c.out_off += static_cast<std::size_t>(n);
+        if (c.kind == Kind::Client) static_cast<Client&>(c).out_progress_ns = turn_ns;
         if (c.kind == Kind::Backend)
           server_st[static_cast<Backend&>(c).node]->in_queue_bytes.sub(static_cast<std::size_t>(n));
         continue;
@@ -824,6 +829,7 @@ struct Proxy::Impl {
   }
 
   void append_reply(Client& c, std::string_view bytes) {
+    if (c.pending_out() == 0) c.out_progress_ns = turn_ns;
     c.out.append(bytes);
     queue_output(c);
   }
@@ -858,11 +864,13 @@ struct Proxy::Impl {
       close_client(c, "closed by request");
   }
 
+  static constexpr std::int64_t kStallNs = 1'000'000'000;
+
   // Stops reading a client that holds, or will soon hold, too much; disconnects one that holds
-  // far more than its bound (its replies were larger than expected).
+  // far more than its bound (its replies were larger than expected) and does not read them.
   void check_pause(Client& c) {
     const std::size_t held = c.pending_out() + c.stored_bytes;
-    if (held > hard_limit) {
+    if (held > hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
       st_limit.add();
       st_client_err.add();
       log(LogLevel::Warn, "client " + c.peer + " disconnected: " + std::to_string(held) +
@@ -1320,6 +1328,14 @@ struct Proxy::Impl {
       touch(*c);
     }
     drain_touched();
+  }
+
+  // Clients past the hard limit: check_pause disconnects those that stopped reading.
+  void check_stalled_clients() {
+    std::vector<Client*> over;
+    for (auto& [p, c] : clients)
+      if (!c->dead && c->pending_out() + c->stored_bytes > hard_limit) over.push_back(c.get());
+    for (Client* c : over) check_pause(*c);
   }
 
   // Resets backend connections whose oldest request has waited too long for its reply.

@@ -66,8 +66,9 @@ struct ProxyOptions {
   // A client is not read from while the bytes it holds in the proxy (queued replies, replies
   // waiting for an earlier one) plus the replies it still expects (requests in flight times its
   // recent reply size) reach this, or with this many requests in flight; reading resumes below
-  // half. A client that holds more than twice this (at least 16 MiB more) is disconnected, as
-  // Redis's client-output-buffer-limit does: memory per client stays bounded.
+  // half. A client that holds more than twice this (at least 16 MiB more) and has read nothing
+  // for a second is disconnected, as Redis's client-output-buffer-limit does: memory per client
+  // stays bounded, and one large reply that a client does read is still served.
   std::size_t max_client_pending_bytes = 32 * 1024 * 1024;
   std::size_t max_client_pending_requests = 10000;
   int reconnect_interval_ms = 100;  // after a failed connect, fail fast for this long

@@ -23,6 +23,7 @@
 
 #include "common/clock.h"
 #include "servers.h"
+#include "sharding/routing.h"
 #include "targets/managed.h"
 #include "targets/redis.h"
 
@@ -479,4 +480,50 @@ TEST(ProxyApp, NeverReadingClientStaysBounded) {
   EXPECT_LT(p99_attacked, 250.0);  // loose: normal is a millisecond; a stall was seconds
   ::close(attacker);
   EXPECT_EQ(victim.command({"DEL", "slow:big{t}", "slow:small{t}"}).integer, 2);
+}
+
+// One merged reply larger than the hard limit (twice the bound, at least 16 MiB more: 17 MiB
+// here) is served to a client that reads it; only a client that stops reading is disconnected.
+// twemproxy's own suite does an MGET of 5 values of 16 MB.
+TEST(ProxyApp, OneLargeReplyThatIsReadIsServed) {
+  ProxyProcess p({nodes_arg(), "--max-client-pending-bytes", "1048576"});
+  RedisClient c({"127.0.0.1", p.port(), {}}, std::chrono::seconds(60));
+  const std::string big(7 * 1000 * 1000, 'b');  // 28 MB, 4 MB of which a socket may take
+  std::vector<std::string> keys;
+  std::vector<std::string_view> mget{"MGET"};
+  for (int i = 0; keys.size() < 4; ++i) {  // two keys on each node: the reply is merged
+    const std::string k = "large:" + std::to_string(i);
+    const std::size_t node = sharding::node_for_key(k, 2);
+    if (std::count_if(keys.begin(), keys.end(), [&](const std::string& x) {
+          return sharding::node_for_key(x, 2) == node;
+        }) < 2)
+      keys.push_back(k);
+  }
+  for (const auto& k : keys) {
+    EXPECT_EQ(c.command({"SET", k, big}).str, "OK");
+    mget.push_back(k);
+  }
+  const RedisReply r = c.command(mget);
+  ASSERT_EQ(r.elements.size(), 4u) << r.str;
+  for (const auto& e : r.elements) EXPECT_EQ(e.str.size(), big.size());
+  EXPECT_EQ(proxy_stat(c, "client_limit_closes"), 0u);
+  // The same MGET from a client that never reads: disconnected about a second later.
+  const int lazy = connect_raw(p.port());
+  ASSERT_GE(lazy, 0);
+  int small = 4096;
+  ::setsockopt(lazy, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  std::string frame = "*5\r\n$4\r\nMGET\r\n";
+  for (const auto& k : keys) frame += "$" + std::to_string(k.size()) + "\r\n" + k + "\r\n";
+  ASSERT_EQ(::send(lazy, frame.data(), frame.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(frame.size()));
+  std::uint64_t closes = 0;
+  for (int i = 0; i < 100 && closes == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    closes = proxy_stat(c, "client_limit_closes");
+  }
+  EXPECT_EQ(closes, 1u);
+  ::close(lazy);
+  std::vector<std::string_view> del{"DEL"};
+  del.insert(del.end(), keys.begin(), keys.end());
+  EXPECT_EQ(c.command(del).integer, 4);
 }
