@@ -153,7 +153,7 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--db", a.db, "database SELECTed on every backend connection (redis_db)")
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--backend-timeout", a.backend_timeout_ms,
-                 "ms without a reply from a node while requests wait before they fail and its "
+                 "ms without a reply byte from a node while requests wait before they fail and its "
                  "connection is reset (twemproxy's timeout:); 0: wait for ever")
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--stats-port", a.stats_port,

@@ -157,7 +157,7 @@ struct Backend : Conn {
   InBuf in;
   ReplyScanner scanner;
   std::deque<Entry> fifo;
-  std::int64_t progress_ns = 0;  // since when the front of the FIFO waits for its reply
+  std::int64_t progress_ns = 0;  // since when the FIFO's front has waited without a reply byte
   std::int64_t last_fail_ns = 0;
   bool connect_failed = false;  // the last connect failed: fail fast until reconnect_interval
   std::string connect_error;    // why it failed ("connect: Connection refused")
@@ -1401,6 +1401,7 @@ struct Proxy::Impl {
         return;
       }
       b.in.end += static_cast<std::size_t>(n);
+      b.progress_ns = turn_ns;  // a large reply still arriving is not a frozen node
       if (!scan_replies(b)) return;
       if (static_cast<std::size_t>(n) < room) break;
     }

@@ -72,7 +72,7 @@ struct ProxyOptions {
   std::size_t max_client_pending_bytes = 32 * 1024 * 1024;
   std::size_t max_client_pending_requests = 10000;
   int reconnect_interval_ms = 100;  // after a failed connect, fail fast for this long
-  // A backend connection that gives no reply for this long while requests wait (twemproxy's
+  // A backend connection that sends no reply byte for this long while requests wait (twemproxy's
   // `timeout:`) is reset and those requests fail; blocking commands get their own timeout on
   // top. 0: wait forever.
   int backend_timeout_ms = 5000;

@@ -876,6 +876,49 @@ TEST(Proxy, FrozenBackendTimesOut) {
   EXPECT_GE(proxy.stats().servers.at(1).server_timedout, 1u);
 }
 
+// A node whose reply takes longer than the backend timeout to arrive, but keeps arriving (a
+// large value on a slow link), is not frozen: the reply is served. The node is a socket of the
+// test's own that answers a GET with 12 bytes, one every 100 ms, against a 300 ms timeout.
+TEST(Proxy, ReplyStillArrivingIsNotATimeout) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ProxyOptions o;
+  o.port = 0;
+  o.nodes = {RedisEndpoint{"127.0.0.1", ntohs(addr.sin_port), {}}};
+  o.backend_timeout_ms = 300;
+  o.log_level = LogLevel::Error;
+  Proxy proxy(o);
+  proxy.start();
+  std::thread node([&] {
+    pollfd pf{listener, POLLIN, 0};
+    if (::poll(&pf, 1, 10000) != 1) return;
+    const int fd = ::accept(listener, nullptr, nullptr);
+    char buf[256];
+    const bool asked = ::recv(fd, buf, sizeof buf, 0) > 0;  // the GET
+    for (char ch : asked ? std::string("$6\r\ntricky\r\n") : std::string()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (::send(fd, &ch, 1, MSG_NOSIGNAL) != 1) break;
+    }
+    ::recv(fd, buf, sizeof buf, 0);  // until the proxy closes
+    ::close(fd);
+  });
+  {
+    RedisClient c(at(proxy.port()), std::chrono::milliseconds(10000));
+    EXPECT_EQ(show(c.command({"GET", "slow"})), "\"tricky\"");
+  }
+  proxy.stop();
+  node.join();
+  ::close(listener);
+  EXPECT_EQ(proxy.stats().backend_timeouts, 0u);
+}
+
 TEST(Proxy, StatsAsJsonAndProxyStats) {
   ProxyOptions o;
   o.port = 0;
