@@ -1,7 +1,5 @@
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -648,16 +646,10 @@ TEST_F(Cli, EveryCommandParsesTheSameWay) {
 // sent as AUTH; -a's value is gone from /proc/PID/cmdline by the time bench connects, with a
 // warning. The server is a socket of the test's own that reads the AUTH and refuses it.
 TEST_F(Cli, BenchPasswordNeverStaysOnTheCommandLine) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int port_number = 0;
+  const int listener = test::listen_on_loopback(port_number);
   ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const std::string port = std::to_string(ntohs(addr.sin_port));
+  const std::string port = std::to_string(port_number);
   std::ofstream(dir_ / "pass") << "from-a-file\n";
 
   // Runs bench, answers its AUTH with WRONGPASS; returns what bench sent and its cmdline then.

@@ -880,18 +880,12 @@ TEST(Proxy, FrozenBackendTimesOut) {
 // large value on a slow link), is not frozen: the reply is served. The node is a socket of the
 // test's own that answers a GET with 12 bytes, one every 100 ms, against a 300 ms timeout.
 TEST(Proxy, ReplyStillArrivingIsNotATimeout) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int port = 0;
+  const int listener = test::listen_on_loopback(port);
   ASSERT_GE(listener, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   ProxyOptions o;
   o.port = 0;
-  o.nodes = {RedisEndpoint{"127.0.0.1", ntohs(addr.sin_port), {}}};
+  o.nodes = {RedisEndpoint{"127.0.0.1", port, {}}};
   o.backend_timeout_ms = 300;
   o.log_level = LogLevel::Error;
   Proxy proxy(o);

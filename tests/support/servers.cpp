@@ -1,9 +1,16 @@
 #include "servers.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -43,6 +50,22 @@ std::string users_orders(PgConnection& c, const std::string& schema) {
 std::string unique_name(const std::string& base) {
   static std::atomic<int> counter{0};
   return base + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+}
+
+int listen_on_loopback(int& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(fd, 4) != 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ADD_FAILURE() << "cannot listen on 127.0.0.1: " << std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  port = ntohs(addr.sin_port);
+  return fd;
 }
 
 namespace {

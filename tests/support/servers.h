@@ -44,6 +44,10 @@ std::string users_orders(PgConnection& c, const std::string& schema);
 // A unique suffix for names a test creates (schemas, key prefixes), so tests never collide.
 std::string unique_name(const std::string& base);
 
+// A listening TCP socket of the test's own on 127.0.0.1, any free port (set in `port`): a
+// server that answers as the test scripts it. Fails the test (-1) if it cannot be made.
+int listen_on_loopback(int& port);
+
 // Requests a stop `delay` after `ready()` turns true, from a thread of its own (as a person
 // pressing Stop would); seconds_since_stop() measures how long the run took to end after it.
 class StopLater {
