@@ -84,14 +84,24 @@ ArticleTable published_table() {
 
 // What one (workload, tier, encoding) cell measured.
 struct Cell {
-  double wall_us = 0;                   // median per get
-  double cpu_us = 0;                    // client CPU per get (mean)
-  std::optional<double> server_cpu_us;  // per get, when measurable
-  bool local = false;                   // no server at all
+  double wall_us = 0;                             // median per get
+  double cpu_us = 0;                              // client CPU per get (mean)
+  std::optional<double> server_cpu_us;            // per get, when measurable
+  bool local = false;                             // no server at all
+  std::vector<double> wall_samples, cpu_samples;  // per get, one per sample
   std::optional<double> total_cpu_us() const {
     if (local) return cpu_us;
     if (server_cpu_us) return cpu_us + *server_cpu_us;
     return std::nullopt;
+  }
+  // Client + server CPU per get, one per sample. The server's CPU is one figure over the whole
+  // measuring window and is added to every sample: an interval over these covers the client's
+  // spread only.
+  std::optional<std::vector<double>> total_cpu_samples() const {
+    if (!local && !server_cpu_us) return std::nullopt;
+    std::vector<double> out = cpu_samples;
+    for (double& v : out) v += local ? 0 : *server_cpu_us;
+    return out;
   }
 };
 
@@ -304,6 +314,8 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
   ctx.add_point(workload + "_bytes", series,
                 Point{tier_name, std::nullopt, {static_cast<double>(bytes)}, {}, {}});
   c.wall_us = summarize(m.wall_us).median;
+  c.wall_samples = m.wall_us;
+  c.cpu_samples = m.cpu_us;
   return c;
 }
 
@@ -534,6 +546,7 @@ class CachingExperiment : public Experiment {
                  9007199254740992.0,
                  {},
                  "seed of the generated records and of the read sequence"});
+    for (auto& spec : statistics_params()) v.push_back(std::move(spec));
     return v;
   }
 
@@ -647,18 +660,26 @@ void CachingExperiment::findings(
     auto it = cells.find({w, t, e});
     return it == cells.end() ? nullptr : &it->second;
   };
-  // value = time(a) / time(b): how many times slower a is than b.
+  // value = time(a) / time(b): how many times slower a is than b. The cells were measured one
+  // after the other: unpaired intervals. The verdict speaks of a against b (postgres / redis
+  // "slower": PostgreSQL is the slower one).
+  auto add = [&](const std::string& id, const std::string& text, std::optional<double> article,
+                 const std::vector<double>& a, const std::vector<double>& b) {
+    if (auto f = ratio_finding(
+            {id, text, Better::Lower, ctx.threshold(), false, true, std::move(article)}, a, b))
+      ctx.add_finding(std::move(*f));
+  };
   auto time_ratio = [&](const std::string& id, const Cell* a, const Cell* b,
                         const std::string& text, std::optional<double> article) {
-    if (!a || !b || b->wall_us <= 0) return;
-    ctx.add_finding({id, text, a->wall_us / b->wall_us, article});
+    if (!a || !b) return;
+    add(id, text, article, a->wall_samples, b->wall_samples);
   };
   auto cpu_ratio = [&](const std::string& id, const Cell* a, const Cell* b, const std::string& text,
                        std::optional<double> article) {
     if (!a || !b) return;
-    auto ta = a->total_cpu_us(), tb = b->total_cpu_us();
-    if (!ta || !tb || *tb <= 0) return;
-    ctx.add_finding({id, text, *ta / *tb, article});
+    auto ta = a->total_cpu_samples(), tb = b->total_cpu_samples();
+    if (!ta || !tb) return;
+    add(id, text, article, *ta, *tb);
   };
   const std::string N = "native", PB = "protobuf", Z = "protobuf+zlib";
   const std::optional<double> none;

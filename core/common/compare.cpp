@@ -5,12 +5,16 @@
 #include <map>
 #include <sstream>
 
+#include "common/figure_format.h"
+
 namespace perflab {
 
 namespace {
 struct Entry {
   std::string unit;
   double median = 0;
+  bool lower_is_better = true;
+  const std::vector<double>* samples = nullptr;
 };
 
 std::map<std::string, Entry> entries(const Run& run) {
@@ -18,14 +22,22 @@ std::map<std::string, Entry> entries(const Run& run) {
   for (const auto& s : run.series) {
     const Group* g = run.group(s.group);
     for (const auto& p : s.points)
-      out[s.group + "/" + s.name + "/" + p.label] = {g ? g->unit : "", p.stats.median};
+      out[s.group + "/" + s.name + "/" + p.label] = {g ? g->unit : "", p.stats.median,
+                                                     g ? g->lower_is_better : true, &p.samples};
   }
   return out;
 }
 }  // namespace
 
+bool ComparisonRow::significant() const {
+  return judgement &&
+         (judgement->verdict == Verdict::Faster || judgement->verdict == Verdict::Slower) &&
+         perflab::significant(utest);
+}
+
 Comparison compare_runs(const Run& old_run, const Run& new_run) {
   Comparison c;
+  c.threshold = new_run.threshold;
   const auto a = entries(old_run);
   const auto b = entries(new_run);
   for (const auto& [name, oe] : a) {
@@ -41,6 +53,13 @@ Comparison compare_runs(const Run& old_run, const Run& new_run) {
     r.new_value = it->second.median;
     r.ratio = oe.median != 0 ? it->second.median / oe.median : 0;
     r.percent = oe.median != 0 ? (it->second.median - oe.median) / oe.median * 100.0 : 0;
+    r.lower_is_better = it->second.lower_is_better;
+    RatioOptions opt;
+    opt.interleaved = false;  // two separate runs
+    r.judgement =
+        judge_series(*it->second.samples, *oe.samples,
+                     r.lower_is_better ? Better::Lower : Better::Higher, new_run.threshold, opt);
+    r.utest = mann_whitney_u(*it->second.samples, *oe.samples);
     c.rows.push_back(std::move(r));
   }
   for (const auto& [name, e] : b)
@@ -56,18 +75,31 @@ std::string format_comparison(const Comparison& c, CompareFormat f) {
   for (const auto& r : c.rows) width = std::max(width, r.name.size());
   std::ostringstream o;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %10s  %s\n", static_cast<int>(width), "benchmark",
-                "old", "new", f == CompareFormat::Ratio ? "new/old" : "change", "unit");
+  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %10s %28s  %-14s %-26s %s\n",
+                static_cast<int>(width), "benchmark", "old", "new",
+                f == CompareFormat::Ratio ? "new/old" : "change", "new/old [95% CI]", "p-value",
+                "verdict (new vs old)", "unit");
   o << buf;
   for (const auto& r : c.rows) {
+    const std::string ci = r.judgement ? format_estimate(r.judgement->ratio) : std::string("n/a");
+    const std::string verdict =
+        r.judgement ? verdict_text(r.judgement->verdict, r.judgement->threshold) : "n/a";
+    std::string p = r.utest.enough ? format_p_value(r.utest.p_value) : "untested";
+    if (r.utest.enough && !r.utest.reliable) p += " unreliable";
     if (f == CompareFormat::Ratio)
-      std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %10.2f  %s\n", static_cast<int>(width),
-                    r.name.c_str(), r.old_value, r.new_value, r.ratio, r.unit.c_str());
+      std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %10.2f", static_cast<int>(width),
+                    r.name.c_str(), r.old_value, r.new_value, r.ratio);
     else
-      std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %+9.2f%%  %s\n", static_cast<int>(width),
-                    r.name.c_str(), r.old_value, r.new_value, r.percent, r.unit.c_str());
+      std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %+9.2f%%", static_cast<int>(width),
+                    r.name.c_str(), r.old_value, r.new_value, r.percent);
+    o << buf;
+    std::snprintf(buf, sizeof buf, " %28s  %-14s %-26s %s\n", ci.c_str(), p.c_str(),
+                  verdict.c_str(), r.unit.c_str());
     o << buf;
   }
+  o << "\nverdict: the ratio's 95% interval against 1 ± " << format_percent(c.threshold)
+    << " (new run's threshold); p-value: Mann-Whitney U, two-sided, as compare.py (\"unreliable\": "
+       "fewer than 9 repetitions a side)\n";
   if (!c.only_in_old.empty()) {
     o << "\nonly in the old run:\n";
     for (const auto& n : c.only_in_old) o << "  " << n << "\n";

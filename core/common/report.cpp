@@ -8,6 +8,25 @@
 
 namespace perflab {
 
+std::string format_finding_figure(const Finding& f) {
+  if (auto j = f.judgement()) return format_judgement(*j, f.article);
+  std::string out = f.ci ? format_estimate(*f.ci) : format_figure(f.value) + " (exact)";
+  if (f.article) {
+    out += "; article ";
+    out += format_figure(*f.article);
+    if (f.ci) {
+      out += " ";
+      out += to_string(f.reproduction());
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> point_noise_warning(const Point& p, const MachineNoise* machine) {
+  if (p.samples.size() < 2) return std::nullopt;  // one sample, or an exact count: no spread
+  return noise_warning(p.cv, machine);
+}
+
 std::string format_run_report(const Run& run) {
   std::ostringstream o;
   o << run.experiment << " — " << run.title << "  [" << to_string(run.status) << "]\n";
@@ -22,6 +41,10 @@ std::string format_run_report(const Run& run) {
       << (t.version.empty() ? "" : ", " + t.version) << ")\n";
   o << "host: " << run.host.cpu_model << ", " << run.host.cores << " cores, " << run.host.kernel
     << ", " << run.host.build_type << " build\n";
+  if (run.machine && run.machine->busy())
+    o << "warning: the machine was busy (" << describe_machine(*run.machine)
+      << "): every figure may be noisy — rerun, or raise repetitions\n";
+  std::vector<std::string> warnings;
 
   for (const auto& g : run.groups) {
     std::size_t lw = 9, sw = 6;
@@ -37,9 +60,10 @@ std::string format_run_report(const Run& run) {
       << g.title << " (" << g.unit << ", " << (g.lower_is_better ? "lower" : "higher")
       << " is better)\n";
     char buf[512];
-    std::snprintf(buf, sizeof buf, "  %-*s  %-*s %12s %12s %12s %12s %5s\n", static_cast<int>(lw),
-                  g.numeric_x ? g.x_label.c_str() : "benchmark", static_cast<int>(sw), "series",
-                  "median", "p95", "min", "max", "n");
+    std::snprintf(buf, sizeof buf, "  %-*s  %-*s %32s %6s %12s %12s %12s %5s\n",
+                  static_cast<int>(lw), g.numeric_x ? g.x_label.c_str() : "benchmark",
+                  static_cast<int>(sw), "series", "median [95% CI]", "CV", "p95", "min", "max",
+                  "n");
     o << buf;
     // Rows by point label in first-seen order, series within.
     std::vector<std::string> labels;
@@ -53,24 +77,35 @@ std::string format_run_report(const Run& run) {
         if (s.group != g.id) continue;
         for (const auto& p : s.points) {
           if (p.label != label) continue;
-          std::snprintf(buf, sizeof buf, "  %-*s  %-*s %12s %12s %12s %12s %5zu\n",
+          const auto warning = point_noise_warning(run, p);
+          const std::string median = p.median_ci.has_interval() ? format_estimate(p.median_ci)
+                                                                : format_figure(p.stats.median);
+          std::snprintf(buf, sizeof buf, "  %-*s  %-*s %32s %6s %12s %12s %12s %5zu%s\n",
                         static_cast<int>(lw), p.label.c_str(), static_cast<int>(sw), s.name.c_str(),
-                        format_figure(p.stats.median).c_str(), format_figure(p.stats.p95).c_str(),
-                        format_figure(p.stats.min).c_str(), format_figure(p.stats.max).c_str(),
-                        p.stats.n);
+                        median.c_str(), format_percent(p.cv).c_str(),
+                        format_figure(p.stats.p95).c_str(), format_figure(p.stats.min).c_str(),
+                        format_figure(p.stats.max).c_str(), p.stats.n,
+                        warning && noisy_point(p.cv) ? " !" : "");
           o << buf;
+          if (p.precision)
+            o << "      " << p.precision->rounds << " repetitions; precision "
+              << (p.precision->reached ? "reached" : "not reached") << " (±"
+              << format_percent(p.precision->worst_half_width) << ")\n";
+          if (warning && noisy_point(p.cv))
+            warnings.push_back(g.id + "/" + s.name + "/" + p.label + ": " + *warning);
         }
       }
     }
   }
   if (!run.findings.empty()) {
-    o << "\nFindings (measured"
-      << "; the article's figure in brackets)\n";
-    for (const auto& f : run.findings) {
-      o << "  " << f.text << ": " << format_figure(f.value);
-      if (f.article) o << "  [article " << format_figure(*f.article) << "]";
-      o << "\n";
-    }
+    o << "\nFindings (ratio [95% CI] — verdict at ±" << format_percent(run.threshold)
+      << "; the article's figure judged against the interval)\n";
+    for (const auto& f : run.findings)
+      o << "  " << f.text << ": " << format_finding_figure(f) << "\n";
+  }
+  if (!warnings.empty()) {
+    o << "\nNoisy figures (CV above " << format_percent(NoiseThresholds{}.cv) << ")\n";
+    for (const auto& w : warnings) o << "  " << w << "\n";
   }
   return o.str();
 }

@@ -1,13 +1,28 @@
 #pragma once
 // A run as readable text: what the CLI prints on stdout.
+#include <optional>
 #include <string>
 
 #include "common/run.h"
 
 namespace perflab {
 
-// Header (experiment, status, parameters, targets), one table per group (series × point:
-// median, p95, min, max, n, in the group's unit), then the findings with the article's figures.
+// Header (experiment, status, parameters, targets, the machine's load), one table per group
+// (series × point: median with its 95% interval, CV, p95, min, max, n, in the group's unit; a
+// noisy point marked "!"), the findings with their intervals, verdicts and the article's figures
+// judged, then a warning per noisy point.
 std::string format_run_report(const Run& run);
+
+// A finding's figure as every view shows it: "1.02 [0.97–1.06] — no significant difference;
+// article 0.78 not reproduced" for a judged ratio, "0.12 [0.11–0.13]" with an interval only,
+// "0.83 (exact)" without one (a count), each followed by the article's figure where there is one.
+std::string format_finding_figure(const Finding& f);
+
+// The warning a point carries (noise_warning() of its CV and the machine around its run, which
+// may be null), or nullopt; a point of fewer than two samples has no spread and no warning.
+std::optional<std::string> point_noise_warning(const Point& p, const MachineNoise* machine);
+inline std::optional<std::string> point_noise_warning(const Run& run, const Point& p) {
+  return point_noise_warning(p, run.machine ? &*run.machine : nullptr);
+}
 
 }  // namespace perflab

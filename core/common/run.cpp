@@ -69,8 +69,46 @@ const Point* Run::find_point(const std::string& group_id, const std::string& s,
   return it == ser->points.end() ? nullptr : &*it;
 }
 
+void summarize_samples(Point& p) {
+  if (p.samples.empty()) {
+    p.median_ci = Estimate{p.stats.median, p.stats.median, p.stats.median};
+    p.cv = coefficient_of_variation(p.stats);
+    p.outliers = {};
+    return;
+  }
+  PointSummary s = summarize_point(p.samples);
+  p.stats = s.stats;
+  p.median_ci = s.median;
+  p.cv = s.cv;
+  p.outliers = s.outliers;
+}
+
+std::optional<RatioJudgement> Finding::judgement() const {
+  if (!ci || !verdict) return std::nullopt;
+  return RatioJudgement{*ci, *verdict, threshold, better};
+}
+
+Reproduction Finding::reproduction() const {
+  if (!article || !ci) return Reproduction::NotJudged;
+  return judge_published(*article, *ci, threshold);
+}
+
+std::optional<Finding> ratio_finding(const RatioFindingSpec& spec, std::span<const double> a,
+                                     std::span<const double> b) {
+  RatioOptions opt;
+  opt.interleaved = spec.interleaved;
+  const std::optional<Estimate> r = ratio_ci(a, b, opt);
+  if (!r) return std::nullopt;
+  Finding f{spec.id, spec.text, r->value, spec.article};
+  f.ci = *r;
+  f.threshold = spec.threshold;
+  f.better = spec.better;
+  if (spec.judged) f.verdict = judge_ratio(*r, spec.better, spec.threshold);
+  return f;
+}
+
 Point& Run::add_point(const std::string& group_id, const std::string& s, Point p) {
-  p.stats = summarize(p.samples);
+  summarize_samples(p);
   auto& ser = series_for(group_id, s);
   ser.points.push_back(std::move(p));
   return ser.points.back();

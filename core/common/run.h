@@ -7,9 +7,13 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "common/confidence.h"
+#include "common/machine_noise.h"
+#include "common/significance.h"
 #include "common/stats.h"
 
 namespace perflab {
@@ -18,15 +22,34 @@ enum class RunStatus { Running, Finished, Failed, Cancelled };
 const char* to_string(RunStatus s);
 RunStatus run_status_from_string(const std::string& s);  // throws std::invalid_argument
 
+// How a point's repetitions ended when the run measured to a precision (adaptive repetitions).
+struct PointPrecision {
+  int rounds = 0;               // repetitions measured (the samples)
+  bool reached = false;         // every tracked figure's interval within ±precision
+  double worst_half_width = 0;  // the widest tracked figure's relative half-width at the end
+};
+
 struct Point {
   std::string label;            // category ("1 writer") or the x value as text
   std::optional<double> x;      // numeric x when the group is numeric
-  std::vector<double> samples;  // raw samples, in the group's unit
+  std::vector<double> samples;  // raw samples, in the group's unit, in the order measured
   Stats stats;                  // summarize(samples)
   // Further figures, e.g. "allocs", "p99". By convention "cpu" is the client's CPU time per op
   // in the group's unit (Google Benchmark export uses it as cpu_time).
   std::map<std::string, double> extra;
+  // What the samples say about the median (summarize_point(samples), with stats): its 95%
+  // interval (order statistics), the coefficient of variation and the outliers by Tukey's
+  // fences (counted; every sample stays). Computed by summarize_samples().
+  Estimate median_ci{};
+  double cv = 0;
+  Outliers outliers{};
+  // Set when the run measured to a precision (parameter `precision` > 0).
+  std::optional<PointPrecision> precision = std::nullopt;
 };
+
+// Fills p's stats, median_ci, cv and outliers from its samples (a point without samples keeps
+// its stats and gets no interval).
+void summarize_samples(Point& p);
 
 struct Series {
   std::string group;  // Group::id this series belongs to
@@ -68,7 +91,39 @@ struct Finding {
   std::string text;               // for a person
   double value = 0;               // measured
   std::optional<double> article;  // published figure, if any
+  // The figure's 95% interval (ratio_ci over the repetitions); absent for exact figures (counts)
+  // and in run files written before intervals were recorded.
+  std::optional<Estimate> ci = std::nullopt;
+  // For a comparison of two series (a / b): the verdict on the ratio, judged with this threshold
+  // of practical significance and direction of the unit (judge_ratio).
+  std::optional<Verdict> verdict = std::nullopt;
+  double threshold = 0.02;
+  Better better = Better::Lower;
+
+  // The ratio with its verdict, when the finding has both.
+  std::optional<RatioJudgement> judgement() const;
+  // The article's figure judged against the interval (NotJudged without either).
+  Reproduction reproduction() const;
 };
+
+// The finding "a / b" over two points' samples: the ratio of their medians with its interval
+// (paired bootstrap when `interleaved`: sample r of a and of b were measured in the same round)
+// and, when `judged`, the verdict with `threshold` in the direction `better`. nullopt when there
+// is no ratio (a side without samples, a zero median below).
+struct RatioFindingSpec {
+  std::string id, text;
+  Better better = Better::Lower;
+  double threshold = 0.02;
+  bool interleaved = false;
+  bool judged = true;
+  std::optional<double> article = std::nullopt;
+};
+std::optional<Finding> ratio_finding(const RatioFindingSpec& spec, std::span<const double> a,
+                                     std::span<const double> b);
+
+inline Better better_of(const Group& g) {
+  return g.lower_is_better ? Better::Lower : Better::Higher;
+}
 
 struct Run {
   static constexpr int kSchemaVersion = 1;
@@ -86,6 +141,10 @@ struct Run {
   std::vector<Group> groups;
   std::vector<Series> series;
   std::vector<Finding> findings;
+  // The threshold of practical significance the verdicts use (run parameter `threshold`).
+  double threshold = 0.02;
+  // Load and CPU steal of the machine around the run (absent in older run files).
+  std::optional<MachineNoise> machine;
 
   const Group* group(const std::string& id) const;
   Group& ensure_group(const Group& g);  // adds if absent, returns the stored one

@@ -26,6 +26,45 @@ json stats_json(const Stats& s) {
           {"p95", s.p95}, {"max", s.max}, {"stddev", s.stddev}};
 }
 
+json estimate_json(const Estimate& e) {
+  return {{"lo", e.lo},
+          {"hi", e.hi},
+          {"level", e.level},
+          {"full_level", e.full_level},
+          {"method", to_string(e.method)}};
+}
+
+json outliers_json(const Outliers& o) {
+  return {{"low_severe", o.low_severe},
+          {"low_mild", o.low_mild},
+          {"high_mild", o.high_mild},
+          {"high_severe", o.high_severe}};
+}
+
+json noise_json(const MachineNoise& m) {
+  json j = {{"loaded", m.loaded}, {"stolen", m.stolen}, {"busy", m.busy()}};
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  j["load_per_core_before"] = opt(m.load_per_core_before);
+  j["load_per_core_after"] = opt(m.load_per_core_after);
+  j["steal_share"] = opt(m.steal_share);
+  return j;
+}
+
+// A value's name among those of an enum, e.g. every CiMethod's to_string().
+template <class E, std::size_t N>
+std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
+  for (E e : all)
+    if (s == to_string(e)) return e;
+  return std::nullopt;
+}
+constexpr CiMethod kCiMethods[] = {CiMethod::None, CiMethod::OrderStatistic, CiMethod::Bootstrap,
+                                   CiMethod::PairedBootstrap};
+constexpr Verdict kVerdicts[] = {Verdict::Faster, Verdict::Slower, Verdict::WithinNoise,
+                                 Verdict::NoDifference, Verdict::TooFewSamples};
+constexpr Reproduction kReproductions[] = {Reproduction::Reproduced, Reproduction::NotReproduced,
+                                           Reproduction::Inconclusive, Reproduction::NotJudged};
+constexpr Better kBetters[] = {Better::Lower, Better::Higher};
+
 std::string iso8601(std::int64_t unix_ms) {
   const std::time_t t = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};
@@ -79,6 +118,13 @@ std::string run_to_json(const Run& run, int indent) {
                  {"stats", stats_json(p.stats)},
                  {"extra", p.extra}};
       pj["x"] = p.x ? json(*p.x) : json(nullptr);
+      if (p.median_ci.has_interval()) pj["ci"] = estimate_json(p.median_ci);
+      pj["cv"] = p.cv;
+      pj["outliers"] = outliers_json(p.outliers);
+      if (p.precision)
+        pj["precision"] = {{"rounds", p.precision->rounds},
+                           {"reached", p.precision->reached},
+                           {"worst_half_width", p.precision->worst_half_width}};
       pts.push_back(std::move(pj));
     }
     j["series"].push_back({{"group", s.group}, {"name", s.name}, {"points", std::move(pts)}});
@@ -87,8 +133,19 @@ std::string run_to_json(const Run& run, int indent) {
   for (const auto& f : run.findings) {
     json fj = {{"id", f.id}, {"text", f.text}, {"value", f.value}};
     fj["article"] = f.article ? json(*f.article) : json(nullptr);
+    if (f.ci) {
+      fj["ci"] = estimate_json(*f.ci);
+      fj["reproduction"] = to_string(f.reproduction());
+    }
+    if (f.verdict) {
+      fj["verdict"] = to_string(*f.verdict);
+      fj["threshold"] = f.threshold;
+      fj["better"] = to_string(f.better);
+    }
     j["findings"].push_back(std::move(fj));
   }
+  j["threshold"] = run.threshold;
+  if (run.machine) j["machine_noise"] = noise_json(*run.machine);
   return j.dump(indent);
 }
 
@@ -199,6 +256,24 @@ class FieldReader {
     }
     bad(field, "expected a whole number, got " + shown(*v));
   }
+
+  // An optional number member; absent or null gives nullopt.
+  static std::optional<double> optional_number(const json& obj, const std::string& parent,
+                                               const char* key) {
+    const json* v = find(obj, parent, key, false);
+    if (!v) return std::nullopt;
+    return number(*v, at(parent, key));
+  }
+
+  // A string member naming one of an enum's values (as its to_string() spells them).
+  template <class E, std::size_t N>
+  static E name_of(const json& obj, const std::string& parent, const char* key, const E (&all)[N]) {
+    const std::string s = string(obj, parent, key, true);
+    if (auto e = enum_from_string(s, all)) return *e;
+    std::string allowed;
+    for (E e : all) allowed += std::string(allowed.empty() ? "" : ", ") + to_string(e);
+    bad(at(parent, key), "unknown value \"" + s + "\" (expected one of: " + allowed + ")");
+  }
 };
 
 }  // namespace
@@ -287,6 +362,52 @@ Stats read_stats(const json& p, const std::string& ff, const std::vector<double>
   return st;
 }
 
+// An interval as run_to_json() writes it; value is the figure it belongs to.
+Estimate read_estimate(const json& obj, const std::string& parent, double value) {
+  const std::string f = R::at(parent, "ci");
+  const json& e = R::object(*R::find(obj, parent, "ci", true), f);
+  Estimate est;
+  est.value = value;
+  est.lo = R::number(e, f, "lo", true);
+  est.hi = R::number(e, f, "hi", true);
+  est.level = R::number(e, f, "level", true);
+  if (est.level < 0 || est.level > 1) R::bad(R::at(f, "level"), "is not in 0..1");
+  est.full_level = R::boolean(e, f, "full_level", false);
+  est.method = R::name_of(e, f, "method", kCiMethods);
+  if (est.lo > est.hi) R::bad(f, "lo is above hi");
+  return est;
+}
+
+// The median's interval, spread and outliers of a point: recomputed from the samples (as its
+// stats are); for a point without samples, the stored interval is kept. The stored fields are
+// checked either way.
+void read_point_summary(const json& p, const std::string& ff, Point& pt) {
+  std::optional<Estimate> stored;
+  if (R::find(p, ff, "ci", false)) stored = read_estimate(p, ff, pt.stats.median);
+  const double cv = R::number(p, ff, "cv", false);
+  if (cv < 0) R::bad(R::at(ff, "cv"), "is negative");
+  if (const json* o = R::find(p, ff, "outliers", false)) {
+    const std::string of = R::at(ff, "outliers");
+    R::object(*o, of);
+    for (const char* k : {"low_severe", "low_mild", "high_mild", "high_severe"})
+      R::integer(*o, of, k, 0, INT64_MAX, false);
+  }
+  if (const json* pr = R::find(p, ff, "precision", false)) {
+    const std::string pf = R::at(ff, "precision");
+    R::object(*pr, pf);
+    PointPrecision prec;
+    prec.rounds = static_cast<int>(R::integer(*pr, pf, "rounds", 0, INT32_MAX, true));
+    prec.reached = R::boolean(*pr, pf, "reached", false);
+    prec.worst_half_width = R::number(*pr, pf, "worst_half_width", false);
+    pt.precision = prec;
+  }
+  summarize_samples(pt);
+  if (pt.samples.empty()) {
+    pt.cv = cv;
+    if (stored) pt.median_ci = *stored;
+  }
+}
+
 Point read_point(const json& pj, const std::string& ff) {
   const json& p = R::object(pj, ff);
   Point pt;
@@ -299,6 +420,7 @@ Point read_point(const json& pj, const std::string& ff) {
     for (const auto& [key, v] : R::object(*extra, R::at(ff, "extra")).items())
       pt.extra[key] = R::number(v, R::at(ff, "extra") + "." + key);
   pt.stats = read_stats(p, ff, pt.samples);
+  read_point_summary(p, ff, pt);
   return pt;
 }
 
@@ -323,8 +445,32 @@ void read_findings(const json& j, Run& run) {
     fd.value = R::number(fj, f, "value", true);
     if (const json* a = R::find(fj, f, "article", false))
       fd.article = R::number(*a, R::at(f, "article"));
+    if (R::find(fj, f, "ci", false)) fd.ci = read_estimate(fj, f, fd.value);
+    if (R::find(fj, f, "verdict", false)) {
+      fd.verdict = R::name_of(fj, f, "verdict", kVerdicts);
+      fd.threshold = R::number(fj, f, "threshold", true);
+      if (fd.threshold < 0) R::bad(R::at(f, "threshold"), "is negative");
+      fd.better = R::name_of(fj, f, "better", kBetters);
+    }
+    if (R::find(fj, f, "reproduction", false))  // derived from article and ci; checked only
+      R::name_of(fj, f, "reproduction", kReproductions);
     run.findings.push_back(std::move(fd));
   });
+}
+
+void read_machine_noise(const json& j, Run& run) {
+  const json* m = R::find(j, "", "machine_noise", false);
+  if (!m) return;
+  const std::string f = "machine_noise";
+  R::object(*m, f);
+  MachineNoise n;
+  n.load_per_core_before = R::optional_number(*m, f, "load_per_core_before");
+  n.load_per_core_after = R::optional_number(*m, f, "load_per_core_after");
+  n.steal_share = R::optional_number(*m, f, "steal_share");
+  n.loaded = R::boolean(*m, f, "loaded", false);
+  n.stolen = R::boolean(*m, f, "stolen", false);
+  R::boolean(*m, f, "busy", false);  // derived: loaded or stolen
+  run.machine = n;
 }
 
 }  // namespace
@@ -352,6 +498,9 @@ Run run_from_json(const std::string& text) {
     read_groups(j, run);
     read_series(j, run);
     read_findings(j, run);
+    run.threshold = R::number(j, "", "threshold", false, run.threshold);
+    if (run.threshold < 0) R::bad("threshold", "is negative");
+    read_machine_noise(j, run);
     return run;
   } catch (const json::exception& e) {  // not expected: every access above is checked
     throw RunFormatError(std::string("malformed run file: ") + e.what());
@@ -529,7 +678,7 @@ std::string run_to_csv(const Run& run) {
     for (const auto& p : s.points)
       for (const auto& [k, v] : p.extra) extra_keys.insert(k);
   std::ostringstream o;
-  o << "group,series,label,x,unit,n,min,median,mean,p95,max,stddev";
+  o << "group,series,label,x,unit,n,min,median,mean,p95,max,stddev,ci_lo,ci_hi,ci_level,cv";
   for (const auto& k : extra_keys) o << "," << csv_field(k);
   o << "\n";
   for (const auto& s : run.series) {
@@ -538,7 +687,12 @@ std::string run_to_csv(const Run& run) {
       o << csv_field(s.group) << "," << csv_field(s.name) << "," << csv_field(p.label) << ","
         << (p.x ? num(*p.x) : "") << "," << csv_field(g ? g->unit : "") << "," << p.stats.n << ","
         << num(p.stats.min) << "," << num(p.stats.median) << "," << num(p.stats.mean) << ","
-        << num(p.stats.p95) << "," << num(p.stats.max) << "," << num(p.stats.stddev);
+        << num(p.stats.p95) << "," << num(p.stats.max) << "," << num(p.stats.stddev) << ",";
+      if (p.median_ci.has_interval())
+        o << num(p.median_ci.lo) << "," << num(p.median_ci.hi) << "," << num(p.median_ci.level);
+      else
+        o << ",,";
+      o << "," << num(p.cv);
       for (const auto& k : extra_keys) {
         auto it = p.extra.find(k);
         o << "," << (it == p.extra.end() ? "" : num(it->second));

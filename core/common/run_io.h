@@ -31,7 +31,8 @@ Run load_run(const std::filesystem::path& path);
 // Writes atomically: a temporary file in the same folder, flushed, then renamed over path.
 void save_run(const Run& run, const std::filesystem::path& path);
 
-// One row per point: group,series,label,x,unit,n,min,median,mean,p95,max,stddev,extra...
+// One row per point: group,series,label,x,unit,n,min,median,mean,p95,max,stddev,ci_lo,ci_hi,
+// ci_level,cv,extra... (the median's interval: empty without one).
 std::string run_to_csv(const Run& run);
 
 // Google Benchmark JSON ("context" + "benchmarks"[]): one entry per point whose unit is a

@@ -65,6 +65,10 @@ std::optional<Estimate> ratio_ci(std::span<const double> a, std::span<const doub
   return e;
 }
 
+const char* to_string(Better b) {
+  return b == Better::Lower ? "lower" : "higher";
+}
+
 const char* to_string(Verdict v) {
   switch (v) {
     case Verdict::Faster:

@@ -27,6 +27,7 @@ namespace perflab {
 
 // Which way is better for the figure's unit (Group::lower_is_better).
 enum class Better { Lower, Higher };
+const char* to_string(Better b);  // "lower", "higher"
 
 // Which figure "the ratio of a to b" is.
 enum class RatioFigure {

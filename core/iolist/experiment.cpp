@@ -207,7 +207,7 @@ class IoListExperiment final : public Experiment {
     std::vector<std::string> builders = builder_names();
     std::string all_builders;
     for (const auto& b : builders) all_builders += (all_builders.empty() ? "" : ",") + b;
-    return {
+    std::vector<ParamSpec> specs{
         {"benchmarks",
          ParamType::SubsetOf,
          "build,append,pgbench,read",
@@ -265,6 +265,8 @@ class IoListExperiment final : public Experiment {
          "drop and recreate Perflab's schema before appending (only that schema)"},
         {"seed", ParamType::Int, "42", 0, 1e15, {}, "seed for the generated events"},
     };
+    for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
+    return specs;
   }
 
   TargetNeeds needs(const Params& p) const override {
@@ -610,85 +612,85 @@ class IoListExperiment final : public Experiment {
     }
   }
 
+  // Every ratio with its interval: append and read builders were interleaved round by round
+  // (paired); the builds of one size, and pgbench against Perflab, ran one after the other.
   void finish_findings(RunContext& ctx, const std::vector<Builder>& builders,
                        const std::vector<std::int64_t>& writers,
                        const std::vector<std::int64_t>& readers, std::size_t events) {
     const Run run = ctx.snapshot();
-    auto median = [&](const char* group, const std::string& series,
-                      const std::string& label) -> std::optional<double> {
+    auto point = [&](const char* group, const std::string& series,
+                     const std::string& label) -> const Point* {
       const Point* pt = run.find_point(group, series, label);
-      if (!pt || pt->stats.n == 0) return std::nullopt;
-      return pt->stats.median;
+      return pt && pt->stats.n > 0 ? pt : nullptr;
     };
-    auto ratio = [&](const char* group, const std::string& label, const std::string& a,
-                     const std::string& b) -> std::optional<double> {
-      auto x = median(group, a, label), y = median(group, b, label);
-      if (!x || !y || *y == 0) return std::nullopt;
-      return *x / *y;
+    auto ratio = [&](RatioFindingSpec spec, const char* group, const std::string& label,
+                     const std::string& a, const std::string& b) {
+      ctx.add_ratio_finding(std::move(spec), point(group, a, label), point(group, b, label));
     };
-    if (auto r = ratio("build_time", "100", "iolist", "interpolate"))
-      ctx.add_finding({"build_100.time.iolist_vs_interpolate",
-                       "Building a 100-event statement: iolist time / interpolate time",
-                       *r,
-                       {}});
-    if (auto r = ratio("build_allocs", "100", "iolist", "interpolate"))
+    ratio({"build_100.time.iolist_vs_interpolate",
+           "Building a 100-event statement: iolist time / interpolate time"},
+          "build_time", "100", "iolist", "interpolate");
+    // One deterministic count per builder: exact, no interval.
+    if (const Point* a = point("build_allocs", "iolist", "100"),
+        *b = point("build_allocs", "interpolate", "100");
+        a && b && b->stats.median > 0)
       ctx.add_finding(
           {"build_100.allocs.iolist_vs_interpolate",
            "Building a 100-event statement: iolist allocations / interpolate allocations",
-           *r,
+           a->stats.median / b->stats.median,
            {}});
+    for (auto n : writers)
+      ratio({"append_" + std::to_string(n) + ".iolist_vs_interpolate",
+             "Append, " + writers_label(n, false) + ": iolist / interpolate", Better::Lower, 0,
+             true, true, published_ratio(false, n)},
+            "append", writers_label(n, false), "iolist", "interpolate");
     for (auto n : writers) {
-      if (auto r = ratio("append", writers_label(n, false), "iolist", "interpolate"))
-        ctx.add_finding({"append_" + std::to_string(n) + ".iolist_vs_interpolate",
-                         "Append, " + writers_label(n, false) + ": iolist / interpolate", *r,
-                         published_ratio(false, n)});
+      const std::string how = events <= kPgbenchMaxEventsPerStatement
+                                  ? "same statement"
+                                  : "same rows; pgbench sends them as " +
+                                        std::to_string(pgbench_chunks(events).size()) +
+                                        " pipelined INSERTs";
+      ratio({"append_" + std::to_string(n) + ".iolist_vs_pgbench",
+             "Append, " + writers_label(n, false) + ": Perflab iolist / pgbench, " + how},
+            "append", writers_label(n, false), "iolist", "pgbench");
     }
-    for (auto n : writers) {
-      if (auto r = ratio("append", writers_label(n, false), "iolist", "pgbench")) {
-        const std::string how = events <= kPgbenchMaxEventsPerStatement
-                                    ? "same statement"
-                                    : "same rows; pgbench sends them as " +
-                                          std::to_string(pgbench_chunks(events).size()) +
-                                          " pipelined INSERTs";
-        ctx.add_finding(
-            {"append_" + std::to_string(n) + ".iolist_vs_pgbench",
-             "Append, " + writers_label(n, false) + ": Perflab iolist / pgbench, " + how,
-             *r,
-             {}});
-      }
-    }
-    for (auto n : readers) {
-      if (auto r = ratio("read", writers_label(n, true), "iolist", "interpolate"))
-        ctx.add_finding({"read_" + std::to_string(n) + ".iolist_vs_interpolate",
-                         "Read, " + writers_label(n, true) + ": iolist / interpolate", *r,
-                         published_ratio(true, n)});
-    }
-    // The best builder's events/s against iolist's, for a single writer.
-    if (auto base = median("append", "iolist", writers_label(1, false))) {
+    for (auto n : readers)
+      ratio({"read_" + std::to_string(n) + ".iolist_vs_interpolate",
+             "Read, " + writers_label(n, true) + ": iolist / interpolate", Better::Lower, 0, true,
+             true, published_ratio(true, n)},
+            "read", writers_label(n, true), "iolist", "interpolate");
+    // The best builder's events/s against iolist's, for a single writer: time(iolist) /
+    // time(best), a ratio of events/s (higher is better).
+    const std::string one = writers_label(1, false);
+    if (point("append", "iolist", one)) {
       std::string best;
       double best_us = 0;
-      for (Builder b : builders) {
-        if (auto m = median("append", to_string(b), writers_label(1, false)))
-          if (best.empty() || *m < best_us) best = to_string(b), best_us = *m;
-      }
+      for (Builder b : builders)
+        if (const Point* m = point("append", to_string(b), one))
+          if (best.empty() || m->stats.median < best_us)
+            best = to_string(b), best_us = m->stats.median;
       if (!best.empty() && best_us > 0)
-        ctx.add_finding(
-            {"append_1.best_vs_iolist_events_per_s",
-             "Single writer: events/s of the fastest builder (" + best + ") / events/s of iolist",
-             *base / best_us,
-             {}});
+        ratio({"append_1.best_vs_iolist_events_per_s",
+               "Single writer: events/s of the fastest builder (" + best + ") / events/s of iolist",
+               Better::Higher, 0, true},
+              "append", one, "iolist", best);
     }
     // Why the builder hardly shows in appends here: the share of one single-writer append that
-    // building its statement takes (both measured in this run, same number of events).
+    // building its statement takes (both measured in this run, same number of events; not a
+    // comparison, so no verdict).
     for (const char* b : {"interpolate", "iolist"}) {
-      auto build_ns = median("build_time", b, std::to_string(events));
-      auto append_us = median("append", b, writers_label(1, false));
-      if (build_ns && append_us && *append_us > 0)
-        ctx.add_finding({std::string("append_1.build_share.") + b,
-                         "Single writer: share of one append spent building the statement (" +
-                             std::string(b) + ")",
-                         *build_ns / 1000.0 / *append_us,
-                         {}});
+      const Point* build = point("build_time", b, std::to_string(events));
+      const Point* append = point("append", b, one);
+      if (!build || !append) continue;
+      std::vector<double> build_us;
+      for (double ns : build->samples) build_us.push_back(ns / 1000.0);
+      if (auto f = ratio_finding({std::string("append_1.build_share.") + b,
+                                  "Single writer: share of one append spent building the "
+                                  "statement (" +
+                                      std::string(b) + ")",
+                                  Better::Lower, ctx.threshold(), false, false},
+                                 build_us, append->samples))
+        ctx.add_finding(std::move(*f));
     }
   }
 

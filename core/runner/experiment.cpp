@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "common/machine_noise.h"
 #include "targets/targets.h"
 
 namespace perflab {
@@ -21,6 +22,44 @@ void RunContext::check_stop() const {
 
 void RunContext::progress(double fraction, std::string_view step) {
   if (hooks_.progress) hooks_.progress(fraction, step);
+}
+
+std::vector<ParamSpec> statistics_params() {
+  return {
+      {"threshold",
+       ParamType::Double,
+       "2",
+       0,
+       50,
+       {},
+       "practical significance, %: a ratio is called faster or slower only when its whole 95% "
+       "interval lies beyond 1 ± threshold"},
+      {"precision",
+       ParamType::Double,
+       "0",
+       0,
+       50,
+       {},
+       "adaptive repetitions, %: keep measuring each point until the 95% intervals of its "
+       "figures are within ± precision (0: off, exactly `repetitions`)"},
+      {"precision_budget_s",
+       ParamType::Double,
+       "60",
+       1,
+       3600,
+       {},
+       "time budget per point when measuring to a precision"},
+  };
+}
+
+double RunContext::threshold() const {
+  return params_.values().count("threshold") ? params_.get_double("threshold") / 100.0 : 0.02;
+}
+
+void RunContext::add_ratio_finding(RatioFindingSpec spec, const Point* a, const Point* b) {
+  if (!a || !b) return;
+  spec.threshold = threshold();
+  if (auto f = ratio_finding(spec, a->samples, b->samples)) add_finding(std::move(*f));
 }
 
 void RunContext::add_group(const Group& g) {
@@ -77,7 +116,9 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
   run.params = resolved.values();
   run.host = current_host();
   run.started_unix_ms = unix_ms_now();
+  const MachineSnapshot before = read_machine_snapshot();
   RunContext ctx(targets, std::move(resolved), hooks, stop, run);
+  run.threshold = ctx.threshold();
   try {
     exp.run(ctx);
     run.status = stop.stop_requested() ? RunStatus::Cancelled : RunStatus::Finished;
@@ -93,6 +134,7 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
       run.detail = d->detail();
   }
   for (auto& t : targets.describe()) ctx.add_target(std::move(t));
+  run.machine = judge_machine(before, read_machine_snapshot());
   run.ended_unix_ms = unix_ms_now();
   if (hooks.on_update) hooks.on_update(ctx.snapshot());
   return run;

@@ -43,10 +43,16 @@ class RunContext {
   void check_stop() const;
   void progress(double fraction, std::string_view step);
 
+  // The run's threshold of practical significance (parameter `threshold`, a share: 0.02).
+  double threshold() const;
+
   // Mutations of the run, safe against concurrent snapshot().
   void add_group(const Group& g);
   void add_point(const std::string& group, const std::string& series, Point p);
   void add_finding(Finding f);
+  // The finding a / b over two points' samples (ratio_finding()) judged with the run's
+  // threshold; nothing when a point is missing or there is no ratio.
+  void add_ratio_finding(RatioFindingSpec spec, const Point* a, const Point* b);
   void add_target(TargetInfo t);
   Run snapshot() const;
 
@@ -74,6 +80,11 @@ struct Article {
   std::vector<ArticleTable> tables;
   std::vector<std::string> notes;  // remarks that derive a figure from the tables
 };
+
+// The parameters every experiment takes (appended to its own): `threshold` of practical
+// significance in percent (default 2), and the adaptive repetitions' `precision` in percent
+// (0: off, the fixed repetitions) with its time budget per point, `precision_budget_s`.
+std::vector<ParamSpec> statistics_params();
 
 class Experiment {
  public:

@@ -379,8 +379,8 @@ struct PointSamples {
   }
 };
 
-// Median req/s per "test|depth|variant", for the findings.
-using SweepRates = std::map<std::string, double>;
+// req/s samples per "test|depth|variant", in the order of the repetitions, for the findings.
+using SweepRates = std::map<std::string, std::vector<double>>;
 
 std::string rate_key(BenchTest t, std::int64_t d, const std::string& v) {
   return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
@@ -390,35 +390,35 @@ std::string rate_key(BenchTest t, std::int64_t d, const std::string& v) {
 void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const SweepRates& rps) {
   for (BenchTest t : tests) {
     const std::string test = to_lower(to_string(t));
-    auto ratio = [&](std::int64_t d, const std::string& a,
-                     const std::string& b) -> std::optional<double> {
+    // The variants of a point took turns repetition by repetition: paired ratios of req/s
+    // (higher is better).
+    auto ratio = [&](std::int64_t d, const std::string& a, const std::string& b, std::string id,
+                     std::string text, std::optional<double> article) {
       auto ia = rps.find(rate_key(t, d, a)), ib = rps.find(rate_key(t, d, b));
-      if (ia == rps.end() || ib == rps.end() || ib->second <= 0) return std::nullopt;
-      return ia->second / ib->second;
+      if (ia == rps.end() || ib == rps.end()) return;
+      if (auto f = ratio_finding({std::move(id), std::move(text), Better::Higher, ctx.threshold(),
+                                  true, true, article},
+                                 ia->second, ib->second))
+        ctx.add_finding(std::move(*f));
     };
-    if (auto r = ratio(2, "per-reply", "coalesced+nodelay"))
-      ctx.add_finding({"collapse_p2." + test,
-                       bench_title(t) +
-                           " at -P 2: per-reply without TCP_NODELAY / coalesced+nodelay "
-                           "(article: lazy / strict RedisSharding)",
-                       *r, published_collapse(t)});
-    if (auto r = ratio(2, "coalesced", "coalesced+nodelay"))
-      ctx.add_finding({"coalesced_no_nodelay_p2." + test,
-                       bench_title(t) +
-                           " at -P 2: coalesced without TCP_NODELAY / coalesced+nodelay (the "
-                           "replies of one batch come from several nodes, in several loop "
-                           "turns: the second write waits for the delayed ACK too)",
-                       *r, std::nullopt});
+    ratio(2, "per-reply", "coalesced+nodelay", "collapse_p2." + test,
+          bench_title(t) +
+              " at -P 2: per-reply without TCP_NODELAY / coalesced+nodelay "
+              "(article: lazy / strict RedisSharding)",
+          published_collapse(t));
+    ratio(2, "coalesced", "coalesced+nodelay", "coalesced_no_nodelay_p2." + test,
+          bench_title(t) +
+              " at -P 2: coalesced without TCP_NODELAY / coalesced+nodelay (the "
+              "replies of one batch come from several nodes, in several loop "
+              "turns: the second write waits for the delayed ACK too)",
+          std::nullopt);
     for (std::int64_t d : {1, 16})
-      if (auto r = ratio(d, "coalesced+nodelay", "twemproxy"))
-        ctx.add_finding({"vs_twemproxy_p" + std::to_string(d) + "." + test,
-                         bench_title(t) + " at -P " + std::to_string(d) +
-                             ": proxy coalesced+nodelay / twemproxy",
-                         *r, std::nullopt});
-    if (auto r = ratio(1, "coalesced+nodelay", "direct"))
-      ctx.add_finding({"vs_direct_p1." + test,
-                       bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", *r,
-                       std::nullopt});
+      ratio(
+          d, "coalesced+nodelay", "twemproxy", "vs_twemproxy_p" + std::to_string(d) + "." + test,
+          bench_title(t) + " at -P " + std::to_string(d) + ": proxy coalesced+nodelay / twemproxy",
+          std::nullopt);
+    ratio(1, "coalesced+nodelay", "direct", "vs_direct_p1." + test,
+          bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", std::nullopt);
   }
 }
 
@@ -472,7 +472,7 @@ class ShardingExperiment : public Experiment {
   }
 
   std::vector<ParamSpec> params() const override {
-    return {
+    std::vector<ParamSpec> specs{
         {"preset",
          ParamType::OneOf,
          "sweep",
@@ -546,6 +546,8 @@ class ShardingExperiment : public Experiment {
          {},
          "keys in the key distribution table"},
     };
+    for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
+    return specs;
   }
 
   TargetNeeds needs(const Params& p) const override {
@@ -598,7 +600,7 @@ class ShardingExperiment : public Experiment {
           samples[vi].add(once(t, d, servers.variants[vi]));
       for (std::size_t vi = 0; vi < servers.variants.size(); ++vi) {
         Point pt = samples[vi].finish(d);
-        rps[rate_key(t, d, servers.variants[vi].token)] = quantile(pt.samples, 0.5);
+        rps[rate_key(t, d, servers.variants[vi].token)] = pt.samples;
         ctx.add_point(sweep_group_id(t), servers.variants[vi].series, std::move(pt));
       }
     }

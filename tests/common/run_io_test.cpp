@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "common/figure_format.h"
 #include "common/report.h"
 #include "common/run_io.h"
 #include "sample_run.h"
@@ -204,7 +205,8 @@ TEST(RunFile, OutputPathIsCheckedBeforeAnythingIsWritten) {
 TEST(RunCsv, OneRowPerPointWithQuoting) {
   const std::string csv = run_to_csv(sample_run());
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "group,series,label,x,unit,n,min,median,mean,p95,max,stddev,cpu");
+            "group,series,label,x,unit,n,min,median,mean,p95,max,stddev,ci_lo,ci_hi,ci_level,cv,"
+            "cpu");
   EXPECT_NE(csv.find("append,interpolate,single writer,,us/op,3,100,110,110,"), std::string::npos);
   EXPECT_NE(csv.find("\"10, \"\"concurrent\"\" writers\""), std::string::npos);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
@@ -239,10 +241,150 @@ TEST(Report, ShowsTablesAndFindings) {
   const std::string t = format_run_report(sample_run());
   EXPECT_NE(t.find("Append 100 events (us/op, lower is better)"), std::string::npos);
   EXPECT_NE(t.find("interpolate"), std::string::npos);
-  EXPECT_NE(t.find("[article 0.78]"), std::string::npos);
+  // A figure without an interval says it is exact, and the article's figure stands beside it.
+  EXPECT_NE(t.find("ratio: 0.77 (exact); article 0.78"), std::string::npos) << t;
   // Small ratios keep three significant digits (a 100x collapse is not "0.01").
   perflab::Run r = sample_run();
   r.findings.push_back({"collapse", "collapse", 0.00782, 0.00754});
   const std::string u = format_run_report(r);
-  EXPECT_NE(u.find("collapse: 0.00782  [article 0.00754]"), std::string::npos) << u;
+  EXPECT_NE(u.find("collapse: 0.00782 (exact); article 0.00754"), std::string::npos) << u;
+}
+
+namespace {
+// A run whose two series were measured side by side, 12 rounds: iolist 20% faster.
+perflab::Run judged_run() {
+  perflab::Run r = sample_run();
+  std::vector<double> a, b;
+  for (int i = 0; i < 12; ++i) {
+    const double drift = 1 + 0.01 * (i % 5);
+    b.push_back(100 * drift);
+    a.push_back(80 * drift * (1 + 0.002 * (i % 3)));
+  }
+  Point pa{"12 rounds", std::nullopt, a, {}, {}};
+  Point pb{"12 rounds", std::nullopt, b, {}, {}};
+  r.add_point("append", "iolist", pa);
+  r.add_point("append", "interpolate", pb);
+  auto f = ratio_finding({"append_12.iolist_vs_interpolate", "Append: iolist / interpolate",
+                          Better::Lower, 0.02, true, true, 0.78},
+                         a, b);
+  r.findings.push_back(*f);
+  return r;
+}
+}  // namespace
+
+TEST(Report, FindingsCarryIntervalVerdictAndTheArticleJudged) {
+  const perflab::Run r = judged_run();
+  const Finding& f = r.findings.back();
+  ASSERT_TRUE(f.ci && f.verdict);
+  EXPECT_EQ(*f.verdict, Verdict::Faster);
+  EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap);
+  EXPECT_TRUE(f.ci->lo < 0.8 && 0.8 < f.ci->hi);
+  EXPECT_EQ(f.reproduction(), Reproduction::NotReproduced);  // 0.78 lies below the interval
+  const std::string t = format_run_report(r);
+  EXPECT_NE(t.find("Append: iolist / interpolate: " + format_judgement(*f.judgement(), 0.78)),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("— faster; article 0.78 not reproduced"), std::string::npos) << t;
+  // Every point's median with its interval and CV in the table.
+  const Point* p = r.find_point("append", "interpolate", "12 rounds");
+  EXPECT_NE(t.find(format_estimate(p->median_ci)), std::string::npos) << t;
+  EXPECT_NE(t.find("median [95% CI]"), std::string::npos);
+}
+
+TEST(Report, NoisyPointsAndABusyMachineAreWarned) {
+  perflab::Run r = sample_run();
+  Point noisy{"noisy", std::nullopt, {100, 150, 80, 130, 60, 170}, {}, {}};
+  r.add_point("append", "iolist", noisy);
+  std::string t = format_run_report(r);
+  EXPECT_NE(t.find("append/iolist/noisy: this figure is noisy (CV"), std::string::npos) << t;
+  EXPECT_NE(t.find("rerun, or raise repetitions"), std::string::npos);
+  EXPECT_EQ(t.find("the machine was busy"), std::string::npos);
+  MachineNoise m;
+  m.load_per_core_before = 1.8;
+  m.loaded = true;
+  r.machine = m;
+  t = format_run_report(r);
+  EXPECT_NE(t.find("warning: the machine was busy (load 1.8 per core before the run)"),
+            std::string::npos)
+      << t;
+}
+
+TEST(RunJson, IntervalsVerdictsAndNoiseRoundTrip) {
+  perflab::Run r = judged_run();
+  r.threshold = 0.03;
+  MachineNoise m;
+  m.load_per_core_before = 0.9;
+  m.load_per_core_after = 1.4;
+  m.steal_share = 0.001;
+  m.loaded = true;
+  r.machine = m;
+  r.series[0].points[0].precision = PointPrecision{17, true, 0.018};
+  const std::string text = run_to_json(r);
+  const perflab::Run back = run_from_json(text);
+  EXPECT_EQ(run_to_json(back), text);
+  const Point* p = back.find_point("append", "iolist", "12 rounds");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->median_ci.method, CiMethod::OrderStatistic);
+  EXPECT_TRUE(p->median_ci.lo < p->stats.median && p->stats.median < p->median_ci.hi);
+  EXPECT_GT(p->cv, 0);
+  ASSERT_TRUE(back.series[0].points[0].precision.has_value());
+  EXPECT_EQ(back.series[0].points[0].precision->rounds, 17);
+  const Finding& f = back.findings.back();
+  ASSERT_TRUE(f.ci && f.verdict);
+  EXPECT_EQ(*f.verdict, Verdict::Faster);
+  EXPECT_EQ(f.better, Better::Lower);
+  EXPECT_DOUBLE_EQ(f.ci->lo, r.findings.back().ci->lo);
+  EXPECT_DOUBLE_EQ(back.threshold, 0.03);
+  ASSERT_TRUE(back.machine.has_value());
+  EXPECT_TRUE(back.machine->busy());
+  EXPECT_DOUBLE_EQ(*back.machine->load_per_core_after, 1.4);
+  auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["findings"].back()["verdict"], "faster");
+  EXPECT_EQ(j["findings"].back()["reproduction"], "not reproduced");
+  EXPECT_EQ(j["series"][0]["points"][0]["ci"]["method"], "order-statistic");
+}
+
+TEST(RunJson, OldFilesWithoutIntervalsStillOpen) {
+  auto j = nlohmann::json::parse(run_to_json(judged_run()));
+  j.erase("threshold");
+  j.erase("machine_noise");
+  for (auto& s : j["series"])
+    for (auto& p : s["points"]) {
+      p.erase("ci");
+      p.erase("cv");
+      p.erase("outliers");
+    }
+  for (auto& f : j["findings"])
+    for (const char* k : {"ci", "verdict", "threshold", "better", "reproduction"}) f.erase(k);
+  const perflab::Run back = run_from_json(j.dump());
+  // The points' intervals come back from their samples; findings have none to show.
+  const Point* p = back.find_point("append", "iolist", "12 rounds");
+  EXPECT_TRUE(p->median_ci.has_interval());
+  EXPECT_FALSE(back.findings.back().ci.has_value());
+  EXPECT_FALSE(back.machine.has_value());
+  EXPECT_DOUBLE_EQ(back.threshold, 0.02);
+}
+
+TEST(RunJson, NewFieldsAreCheckedAndNamed) {
+  const auto base = nlohmann::json::parse(run_to_json(judged_run()));
+  const std::size_t last = base["findings"].size() - 1;
+  auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& field) {
+    auto j = base;
+    edit(j);
+    try {
+      run_from_json(j.dump());
+      ADD_FAILURE() << "accepted a bad " << field;
+    } catch (const RunFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find("\"" + field + "\""), std::string::npos) << e.what();
+    }
+  };
+  refused([&](auto& j) { j["findings"][last]["verdict"] = "better"; },
+          "findings[" + std::to_string(last) + "].verdict");
+  refused([&](auto& j) { j["findings"][last]["ci"]["lo"] = "x"; },
+          "findings[" + std::to_string(last) + "].ci.lo");
+  refused([&](auto& j) { j["findings"][last]["ci"]["method"] = "guess"; },
+          "findings[" + std::to_string(last) + "].ci.method");
+  refused([&](auto& j) { j["series"][0]["points"][0]["cv"] = -1; }, "series[0].points[0].cv");
+  refused([&](auto& j) { j["machine_noise"] = 3; }, "machine_noise");
+  refused([&](auto& j) { j["threshold"] = "2%"; }, "threshold");
 }
