@@ -138,7 +138,7 @@ bool ComparePage::compare(const Run& old_run, const Run& new_run) {
     return false;
   }
   error_->clear();
-  model_->setComparison(compare_runs(old_run, new_run), new_run);
+  model_->setComparison(compare_runs(old_run, new_run));
   const Comparison& cmp = model_->comparison();
   QStringList extra;
   auto join = [](const std::vector<std::string>& v) {

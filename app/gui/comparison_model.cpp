@@ -1,10 +1,10 @@
 #include "comparison_model.h"
 
 #include <cmath>
-#include <map>
 
 #include <QColor>
 
+#include "common/figure_format.h"
 #include "value_text.h"
 
 namespace perflab::gui {
@@ -22,10 +22,29 @@ double value(const ComparisonRow& r, int column) {
     case ComparisonModel::NewColumn:
       return r.new_value;
     case ComparisonModel::RatioColumn:
+    case ComparisonModel::IntervalColumn:
       return r.ratio;
+    case ComparisonModel::PValueColumn:
+      return r.utest.p_value;
     default:
       return r.percent;
   }
+}
+
+QString interval_text(const ComparisonRow& r) {
+  return r.judgement ? QString::fromStdString(format_estimate(r.judgement->ratio)) : "n/a";
+}
+
+QString p_value_text(const ComparisonRow& r) {
+  if (!r.utest.enough) return "untested";
+  QString p = QString::fromStdString(format_p_value(r.utest.p_value));
+  return r.utest.reliable ? p : p + " (unreliable)";
+}
+
+QString verdict_cell(const ComparisonRow& r) {
+  return r.judgement
+             ? QString::fromStdString(verdict_text(r.judgement->verdict, r.judgement->threshold))
+             : "n/a";
 }
 
 QString tooltip(const ComparisonRow& r, int verdict) {
@@ -34,31 +53,35 @@ QString tooltip(const ComparisonRow& r, int verdict) {
                   .arg(QString::fromStdString(r.name).toHtmlEscaped(), format_value(r.old_value), u,
                        format_value(r.new_value), QString::number(r.ratio, 'f', 3),
                        percent_text(r.percent));
-  if (verdict != 0) t += verdict > 0 ? "<br>better" : "<br>worse";
+  t += QString("<br>95% interval: %1<br>Mann–Whitney U: %2<br>verdict: %3")
+           .arg(interval_text(r).toHtmlEscaped(), p_value_text(r).toHtmlEscaped(),
+                verdict_cell(r).toHtmlEscaped());
+  if (r.utest.enough && !r.utest.reliable)
+    t += "<br>fewer than 9 repetitions a side: the p-value is unreliable";
+  if (verdict != 0)
+    t += verdict > 0 ? "<br><b>significantly better</b>" : "<br><b>significantly worse</b>";
   return t;
+}
+
+// +1: the new run is significantly better, -1 significantly worse, 0 neither.
+int significance(const ComparisonRow& r) {
+  if (!r.significant()) return 0;
+  return r.judgement->verdict == Verdict::Faster ? 1 : -1;
 }
 
 }  // namespace
 
 ComparisonModel::ComparisonModel(QObject* parent)
-    : SortedTableModel({"Benchmark", "Unit", "Old (median)", "New (median)", "New / old", "Change"},
+    : SortedTableModel({"Benchmark", "Unit", "Old (median)", "New (median)", "New / old", "Change",
+                        "New / old [95% CI]", "p-value", "Verdict"},
                        parent) {}
 
-void ComparisonModel::setComparison(Comparison cmp, const Run& new_run) {
+void ComparisonModel::setComparison(Comparison cmp) {
   beginResetModel();
   cmp_ = std::move(cmp);
-  std::map<std::string, bool, std::less<>> lower_better;  // group id -> direction
-  for (const auto& g : new_run.groups) lower_better.emplace(g.id, g.lower_is_better);
   verdict_.clear();
   verdict_.reserve(cmp_.rows.size());
-  for (const auto& r : cmp_.rows) {
-    // Better or worse depends on the group's direction (a name is group/series/label).
-    auto it = lower_better.find(std::string_view(r.name).substr(0, r.name.find('/')));
-    bool lower_is_better = it == lower_better.end() || it->second;
-    int verdict = 0;
-    if (std::abs(r.ratio - 1) > kNoise) verdict = (lower_is_better == (r.ratio < 1)) ? 1 : -1;
-    verdict_.push_back(verdict);
-  }
+  for (const auto& r : cmp_.rows) verdict_.push_back(significance(r));
   setSourceRowCount(static_cast<int>(cmp_.rows.size()));
   endResetModel();
 }
@@ -77,10 +100,14 @@ QVariant ComparisonModel::cell(int source_row, int column, int role) const {
       if (column == UnitColumn) return QString::fromStdString(r.unit);
       if (column == RatioColumn) return QString::number(r.ratio, 'f', 3);
       if (column == ChangeColumn) return percent_text(r.percent);
+      if (column == IntervalColumn) return interval_text(r);
+      if (column == PValueColumn) return p_value_text(r);
+      if (column == VerdictColumn) return verdict_cell(r);
       return format_value(value(r, column));
     case ValueRole:
       if (column == BenchmarkColumn) return QString::fromStdString(r.name);
       if (column == UnitColumn) return QString::fromStdString(r.unit);
+      if (column == VerdictColumn) return verdict_cell(r);
       return value(r, column);
     case Qt::ToolTipRole:
       return tooltip(r, verdict);
@@ -101,6 +128,7 @@ bool ComparisonModel::lessThan(int a, int b, int column) const {
   const ComparisonRow& y = cmp_.rows[static_cast<std::size_t>(b)];
   if (column == BenchmarkColumn) return natural_less(x.name, y.name);
   if (column == UnitColumn) return x.unit < y.unit;
+  if (column == VerdictColumn) return verdict_cell(x) < verdict_cell(y);
   return number_less(value(x, column), value(y, column));
 }
 

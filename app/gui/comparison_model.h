@@ -1,7 +1,9 @@
 #pragma once
 // A comparison of two runs (perflab::compare_runs) as a table: benchmark, unit, old and new
-// medians, new/old and the change in percent, coloured when the change is beyond noise in the
-// better or worse direction of its group.
+// medians, new/old and the change in percent, new/old with its 95% interval, the U test's
+// p-value and the verdict; coloured only where the change is significant (ComparisonRow::
+// significant(): the interval clears the threshold and p < 0.05), in the better or worse
+// direction of its group.
 #include <vector>
 
 #include "common/compare.h"
@@ -20,17 +22,18 @@ class ComparisonModel : public SortedTableModel {
     NewColumn,
     RatioColumn,
     ChangeColumn,
+    IntervalColumn,
+    PValueColumn,
+    VerdictColumn,
     ColumnCount
   };
-  // Every cell also answers: +1 when the new run is better beyond noise, -1 worse, 0 neither.
+  // Every cell also answers: +1 when the new run is significantly better, -1 significantly
+  // worse, 0 neither.
   enum Role { VerdictRole = FirstModelRole };
-  // A change of at most this share (3 %) is not called better or worse.
-  static constexpr double kNoise = 0.03;
 
   explicit ComparisonModel(QObject* parent = nullptr);
 
-  // `new_run` says which direction is better for each group (Group::lower_is_better).
-  void setComparison(Comparison cmp, const Run& new_run);
+  void setComparison(Comparison cmp);
   const Comparison& comparison() const { return cmp_; }
   const ComparisonRow* row(int row) const;  // at a view row; nullptr when out of range
 

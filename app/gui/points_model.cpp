@@ -1,5 +1,8 @@
 #include "points_model.h"
 
+#include <QColor>
+
+#include "common/figure_format.h"
 #include "value_text.h"
 
 namespace perflab::gui {
@@ -13,8 +16,13 @@ std::string key(const std::string& series, const std::string& label) {
   return k;
 }
 
-double stat(const Stats& s, int column) {
+double stat(const Point& p, int column) {
+  const Stats& s = p.stats;
   switch (column) {
+    case PointsModel::IntervalColumn:
+      return p.median_ci.hi - p.median_ci.lo;
+    case PointsModel::CvColumn:
+      return p.cv;
     case PointsModel::MedianColumn:
       return s.median;
     case PointsModel::P95Column:
@@ -28,14 +36,21 @@ double stat(const Stats& s, int column) {
   }
 }
 
+bool noisy(const Point& p) {  // its own spread, whatever the machine
+  return p.samples.size() >= 2 && noisy_point(p.cv);
+}
+
 bool numeric(int column) {
-  return column >= PointsModel::MedianColumn && column <= PointsModel::SamplesColumn;
+  return column != PointsModel::SeriesColumn && column != PointsModel::PointColumn &&
+         column != PointsModel::UnitColumn;
 }
 
 }  // namespace
 
 PointsModel::PointsModel(QObject* parent)
-    : SortedTableModel({"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit"}, parent),
+    : SortedTableModel(
+          {"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit", "Median [95% CI]", "CV"},
+          parent),
       run_(std::make_shared<const Run>()) {}
 
 void PointsModel::setRun(std::shared_ptr<const Run> run, const std::string& group) {
@@ -90,15 +105,23 @@ QVariant PointsModel::cell(int source_row, int column, int role) const {
       if (column == PointColumn) return QString::fromStdString(r.point->label);
       if (column == UnitColumn) return QString::fromStdString(group_info_->unit);
       if (column == SamplesColumn) return QString::number(st.n);
-      return format_value(stat(st, column));
+      if (column == IntervalColumn)
+        return QString::fromStdString(format_estimate(r.point->median_ci));
+      if (column == CvColumn)
+        return QString::fromStdString(format_percent(r.point->cv)) + (noisy(*r.point) ? " !" : "");
+      return format_value(stat(*r.point, column));
     case ValueRole:
       if (column == SeriesColumn) return QString::fromStdString(r.series->name);
       if (column == PointColumn) return QString::fromStdString(r.point->label);
       if (column == UnitColumn) return QString::fromStdString(group_info_->unit);
       if (column == SamplesColumn) return QVariant::fromValue(static_cast<qlonglong>(st.n));
-      return stat(st, column);
+      return stat(*r.point, column);
     case Qt::ToolTipRole:
-      return point_tooltip(*group_info_, r.series->name, *r.point);
+      return point_tooltip(*group_info_, r.series->name, *r.point,
+                           run_->machine ? &*run_->machine : nullptr);
+    case Qt::ForegroundRole:
+      if (column == CvColumn && noisy(*r.point)) return QColor(176, 96, 0);
+      return {};
     case Qt::TextAlignmentRole:
       return numeric(column) ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case SeriesRole:
@@ -122,7 +145,7 @@ bool PointsModel::lessThan(int a, int b, int column) const {
     case UnitColumn:
       return false;  // one unit per group
     default:
-      return number_less(stat(x.point->stats, column), stat(y.point->stats, column));
+      return number_less(stat(*x.point, column), stat(*y.point, column));
   }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The points of one group of a run as a table: series, point, median, p95, min, max, samples,
-// unit. The model keeps the run itself (shared, not copied per view) and an index of its rows,
-// so a row, a tooltip or the row of (series, label) is found without searching.
+// unit, the median's 95% interval and the coefficient of variation (a noisy point's CV cell is
+// marked, its tooltip says why). The model keeps the run itself (shared, not copied per view) and
+// an index of its rows, so a row, a tooltip or the row of (series, label) is found without
+// searching.
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -24,6 +26,8 @@ class PointsModel : public SortedTableModel {
     MaxColumn,
     SamplesColumn,
     UnitColumn,
+    IntervalColumn,
+    CvColumn,
     ColumnCount
   };
   // Every cell also answers these: the point's Series::name and Point::label.

@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include "common/figure_format.h"
 #include "registry.h"
 
 namespace perflab::gui {
@@ -61,19 +62,41 @@ QString teaching_html(const std::optional<TeachingData>& data, const Article& ar
     h += "<p>" + esc(purpose) + "</p>";
   }
 
-  // The run's findings: those the article has a figure for first, then the others.
+  // The run's findings: those the article has a figure for first, then the others. Each with
+  // its interval and verdict, and the article's figure judged against the interval.
   if (run && !run->findings.empty()) {
     h += "<h3>The article beside this run</h3>";
     h += "<table border='1' cellspacing='0' cellpadding='4'>"
-         "<tr><th>figure</th><th>article</th><th>this run</th></tr>";
+         "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
+         "<th>article's figure</th></tr>";
     for (bool with_article : {true, false})
       for (const auto& f : run->findings) {
         if (f.article.has_value() != with_article) continue;
+        const QString measured =
+            f.ci ? q(format_estimate(*f.ci)) : ratio_text(f.value) + " (exact)";
+        const QString verdict = f.verdict ? q(verdict_text(*f.verdict, f.threshold)) : "—";
+        QString judged = "—";
+        if (f.article) {
+          const Reproduction r = f.reproduction();
+          const char* colour = r == Reproduction::Reproduced      ? "#008000"
+                               : r == Reproduction::NotReproduced ? "#b00020"
+                                                                  : "#806000";
+          judged = QString("<span style='color:%1'><b>%2</b></span>")
+                       .arg(colour, esc(QString::fromLatin1(to_string(r))));
+        }
         h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" +
              (f.article ? ratio_text(*f.article) : QString("—")) + "</td><td align='right'><b>" +
-             ratio_text(f.value) + "</b></td></tr>";
+             esc(measured) + "</b></td><td>" + esc(verdict) + "</td><td>" + judged + "</td></tr>";
       }
     h += "</table>";
+    h += "<p><small>A ratio is called faster or slower only when its whole 95% interval lies "
+         "beyond 1 ± " +
+         esc(q(format_percent(run->threshold))) +
+         "; the article's figure is <i>reproduced</i> when it lies inside the interval, "
+         "<i>inconclusive</i> when the interval also holds 1 (no difference).</small></p>";
+    if (run->machine && run->machine->busy())
+      h += "<p><b>The machine was busy (" + esc(q(describe_machine(*run->machine))) +
+           "): these figures may be noisy — rerun, or raise repetitions.</b></p>";
     if (run->status != RunStatus::Finished)
       h += "<p><i>This run is " + QString::fromLatin1(to_string(run->status)) +
            ": figures are from what was measured before it stopped.</i></p>";

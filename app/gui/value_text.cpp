@@ -3,6 +3,9 @@
 #include <cctype>
 #include <cmath>
 
+#include "common/figure_format.h"
+#include "common/report.h"
+
 namespace perflab::gui {
 
 namespace {
@@ -21,7 +24,8 @@ QString format_value(double v) {
   return QString::number(v, 'f', 4);
 }
 
-QString point_tooltip(const Group& group, const std::string& series, const Point& point) {
+QString point_tooltip(const Group& group, const std::string& series, const Point& point,
+                      const MachineNoise* machine) {
   const Stats& s = point.stats;
   QString u = QString::fromStdString(group.unit);
   QString t = QString(
@@ -32,8 +36,26 @@ QString point_tooltip(const Group& group, const std::string& series, const Point
                        u.toHtmlEscaped(), format_value(s.p95), format_value(s.min),
                        format_value(s.max), format_value(s.mean), format_value(s.stddev))
                   .arg(s.n);
+  t += QString("<br>95% interval of the median: %1 (n = %2)")
+           .arg(QString::fromStdString(format_estimate(point.median_ci)).toHtmlEscaped())
+           .arg(s.n);
+  if (s.n >= 2) {
+    t += QString("<br>CV: %1").arg(QString::fromStdString(format_percent(point.cv)));
+    if (point.outliers.total() > 0)
+      t += QString("<br>outliers (Tukey): %1 low, %2 high (%3 severe; all samples kept)")
+               .arg(point.outliers.low())
+               .arg(point.outliers.high())
+               .arg(point.outliers.low_severe + point.outliers.high_severe);
+  }
+  if (point.precision)
+    t += QString("<br>%1 repetitions; precision %2 (±%3)")
+             .arg(point.precision->rounds)
+             .arg(point.precision->reached ? "reached" : "not reached")
+             .arg(QString::fromStdString(format_percent(point.precision->worst_half_width)));
   for (const auto& [k, v] : point.extra)
     t += QString("<br>%1: %2").arg(QString::fromStdString(k).toHtmlEscaped(), format_value(v));
+  if (auto w = point_noise_warning(point, machine))
+    t += QString("<br><b>%1</b>").arg(QString::fromStdString(*w).toHtmlEscaped());
   return t;
 }
 

@@ -13,9 +13,12 @@ namespace perflab::gui {
 // Numbers as a person reads them: 15787.5, 0.7812, 1.2e+07.
 QString format_value(double v);
 
-// A point's figures for a tooltip (HTML): "<b>iolist</b> — 10 writers<br>median: …", with p95,
-// min, max, mean ± stddev, the number of samples and the point's extra figures.
-QString point_tooltip(const Group& group, const std::string& series, const Point& point);
+// A point's figures for a tooltip (HTML): "<b>iolist</b> — 10 writers<br>median: …", with its
+// 95% interval and n, p95, min, max, mean ± stddev, CV, outliers, the repetitions of a run
+// measured to a precision, the point's extra figures and, when the point is noisy (its CV, or
+// `machine` busy), the warning.
+QString point_tooltip(const Group& group, const std::string& series, const Point& point,
+                      const MachineNoise* machine = nullptr);
 
 // Text order that reads numbers inside as numbers: "2 writers" < "10 writers", "P 2" < "P 16".
 bool natural_less(std::string_view a, std::string_view b);

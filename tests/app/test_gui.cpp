@@ -29,10 +29,12 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextDocument>
 #include <QValueAxis>
 #include <QtTest>
 
 #include "chart_panel.h"
+#include "common/figure_format.h"
 #include "common/run_io.h"
 #include "compare_page.h"
 #include "comparison_model.h"
@@ -80,8 +82,8 @@ QList<QBarSet*> bar_sets(QChart* chart) {
 
 int line_count(QChart* chart) {
   int n = 0;
-  for (auto* s : chart->series())
-    if (qobject_cast<QLineSeries*>(s)) ++n;
+  for (auto* s : chart->series())  // data lines, not error bars
+    if (qobject_cast<QLineSeries*>(s) && !s->property("perflab_error_bar_of").isValid()) ++n;
   return n;
 }
 
@@ -128,6 +130,44 @@ class GuiTest : public QObject {
     run.findings.push_back({"collapse", "per-reply / coalesced at -P 2", 0.00782, 0.00754});
     const QString html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
     QVERIFY2(html.contains("0.00782") && html.contains("0.00754"), qPrintable(html));
+  }
+
+  void teachingJudgesTheArticleAgainstTheInterval() {
+    Run run = test::sample_run();
+    run.findings.clear();
+    // Twelve interleaved rounds, no real difference: the article's 0.78 is not reproduced.
+    std::vector<double> a, b;
+    for (int i = 0; i < 12; ++i) {
+      b.push_back(100 * (1 + 0.03 * (i % 4)));
+      a.push_back(b.back() * (1 + 0.01 * ((i * 5) % 3 - 1)));
+    }
+    auto f =
+        ratio_finding({"append_1.iolist_vs_interpolate", "Append, 1 writer: iolist / interpolate",
+                       Better::Lower, 0.02, true, true, 0.78},
+                      a, b);
+    QVERIFY(f && f->verdict);
+    run.findings.push_back(*f);
+    QString html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
+    QTextDocument doc;
+    doc.setHtml(html);
+    const QString text = doc.toPlainText();
+    QVERIFY2(text.contains(QString::fromStdString(format_estimate(*f->ci))), qPrintable(text));
+    QVERIFY2(text.contains("no significant difference"), qPrintable(text));
+    QVERIFY2(text.contains("not reproduced"), qPrintable(text));
+    QVERIFY(html.contains("#b00020"));  // not reproduced, in red
+    // Inside the interval: reproduced, in green; a busy machine is said.
+    run.findings[0].article = f->ci->value;
+    MachineNoise busy;
+    busy.stolen = true;
+    busy.steal_share = 0.12;
+    run.machine = busy;
+    html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
+    doc.setHtml(html);
+    QVERIFY2(
+        doc.toPlainText().contains("reproduced") && !doc.toPlainText().contains("not reproduced"),
+        qPrintable(doc.toPlainText()));
+    QVERIFY(html.contains("#008000"));
+    QVERIFY(doc.toPlainText().contains("The machine was busy (CPU steal 12% during the run)"));
   }
 
   void teachingTablesComeFromTheExperiment() {
@@ -404,6 +444,14 @@ class GuiTest : public QObject {
     QString teach = w_->teachingPanel()->toPlainText();
     QVERIFY(teach.contains("The article beside this run"));
     QVERIFY(teach.contains("0.78"));
+    // ... with this run's interval and verdict, and the article's figure judged against it.
+    const Finding* f = nullptr;
+    for (const auto& x : w_->currentRun().findings)
+      if (x.id == "append_1.iolist_vs_interpolate") f = &x;
+    QVERIFY(f && f->ci && f->verdict);
+    QVERIFY2(teach.contains(QString::fromStdString(format_estimate(*f->ci))), qPrintable(teach));
+    QVERIFY(teach.contains(QString::fromStdString(verdict_text(*f->verdict, f->threshold))));
+    QVERIFY(teach.contains(QString::fromLatin1(to_string(f->reproduction()))));
   }
 
   void logToggleChangesAxisType() {

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include "common/compare.h"
+#include "common/figure_format.h"
 #include "common/run_io.h"
 #include "comparison_model.h"
 #include "history_model.h"
@@ -99,7 +100,17 @@ class ModelsTest : public QObject {
     const QString tip = point_tooltip(*run->group("append"), "iolist", p);
     QVERIFY(tip.contains("median: <b>" + format_value(p.stats.median) + " us/op"));
     QVERIFY(tip.contains("samples: 5"));
+    QVERIFY2(tip.contains("95% interval of the median: " +
+                          QString::fromStdString(format_estimate(p.median_ci)).toHtmlEscaped() +
+                          " (n = 5)"),
+             qPrintable(tip));
     QCOMPARE(text(m, 4, PointsModel::UnitColumn, Qt::ToolTipRole), tip);
+    // The median's interval and the CV have their columns; a calm point is not marked.
+    QVERIFY(p.median_ci.has_interval());
+    QCOMPARE(text(m, 4, PointsModel::IntervalColumn),
+             QString::fromStdString(format_estimate(p.median_ci)));
+    QCOMPARE(text(m, 4, PointsModel::CvColumn), QString::fromStdString(format_percent(p.cv)));
+    QVERIFY(!m.index(4, PointsModel::CvColumn).data(Qt::ForegroundRole).isValid());
     QCOMPARE(text(m, 4, PointsModel::SeriesColumn, PointsModel::SeriesRole), "iolist");
     QCOMPARE(text(m, 4, PointsModel::MinColumn, PointsModel::LabelRole), "10 writers");
     QCOMPARE(m.point(4), &p);
@@ -115,6 +126,27 @@ class ModelsTest : public QObject {
     QCOMPARE(text(m, 0, PointsModel::UnitColumn), "ns/statement");
     m.setGroup("nope");
     QCOMPARE(m.rowCount(), 0);
+  }
+
+  void pointsModelMarksNoisyPoints() {
+    PointsModel m;
+    Run run = test::sample_run();
+    run.add_point("append", "iolist",
+                  test::sample_point("noisy", {100, 150, 80, 130, 60, 170, 95}));
+    MachineNoise busy;
+    busy.load_per_core_before = 2.5;
+    busy.loaded = true;
+    run.machine = busy;
+    m.setRun(std::make_shared<const Run>(run), "append");
+    const int row = m.rowOf("iolist", "noisy");
+    QVERIFY(row >= 0);
+    QVERIFY(text(m, row, PointsModel::CvColumn).endsWith(" !"));
+    QCOMPARE(m.index(row, PointsModel::CvColumn).data(Qt::ForegroundRole).value<QColor>(),
+             QColor(176, 96, 0));
+    const QString tip = text(m, row, PointsModel::SeriesColumn, Qt::ToolTipRole);
+    QVERIFY2(tip.contains("this figure is noisy (CV") && tip.contains("the machine was busy") &&
+                 tip.contains("rerun, or raise repetitions"),
+             qPrintable(tip));
   }
 
   void pointsModelSortsByExactValues() {
@@ -276,7 +308,7 @@ class ModelsTest : public QObject {
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     Run old_run = test::sample_run(1.0);
     Run new_run = test::sample_run(0.5);  // everything twice as fast
-    m.setComparison(compare_runs(old_run, new_run), new_run);
+    m.setComparison(compare_runs(old_run, new_run));
     QCOMPARE(m.rowCount(), 16);  // 6 append + 10 build points
     QCOMPARE(m.columnCount(), int(ComparisonModel::ColumnCount));
     QCOMPARE(m.headerData(ComparisonModel::RatioColumn, Qt::Horizontal).toString(), "New / old");
@@ -293,20 +325,34 @@ class ModelsTest : public QObject {
     QCOMPARE(text(m, r, ComparisonModel::ChangeColumn), "-50.0%");
     QVERIFY(text(m, r, ComparisonModel::BenchmarkColumn, Qt::ToolTipRole)
                 .contains("old median: " + format_value(row->old_value) + " us/op"));
-    // Lower is better for appends: half the time is better, in green on the ratio columns.
+    // Lower is better for appends: half the time is better, in green on the ratio columns; the
+    // interval, p-value and verdict columns say why.
+    QCOMPARE(text(m, r, ComparisonModel::IntervalColumn),
+             QString::fromStdString(format_estimate(row->judgement->ratio)));
+    QCOMPARE(text(m, r, ComparisonModel::PValueColumn),
+             QString::fromStdString(format_p_value(row->utest.p_value)) + " (unreliable)");
+    QCOMPARE(text(m, r, ComparisonModel::VerdictColumn), "faster");
+    QVERIFY(text(m, r, ComparisonModel::BenchmarkColumn, Qt::ToolTipRole).contains("unreliable"));
     QCOMPARE(m.index(r, 0).data(ComparisonModel::VerdictRole).toInt(), 1);
     QCOMPARE(m.index(r, ComparisonModel::RatioColumn).data(Qt::ForegroundRole).value<QColor>(),
              QColor(0, 128, 0));
     QVERIFY(!m.index(r, ComparisonModel::OldColumn).data(Qt::ForegroundRole).isValid());
+    // Three repetitions a side (the build points) cannot be significant (p >= 0.1): no colour,
+    // even for a ratio of 0.5.
+    const int b = column_texts(m, ComparisonModel::BenchmarkColumn).indexOf("build/iolist/100");
+    QVERIFY(b >= 0);
+    QCOMPARE(m.index(b, 0).data(ComparisonModel::VerdictRole).toInt(), 0);
+    QVERIFY(!m.index(b, ComparisonModel::RatioColumn).data(Qt::ForegroundRole).isValid());
     // Where higher is better, the same ratio is worse, in red.
     for (auto& g : new_run.groups) g.lower_is_better = false;
-    m.setComparison(compare_runs(old_run, new_run), new_run);
-    QCOMPARE(m.index(0, 0).data(ComparisonModel::VerdictRole).toInt(), -1);
-    QCOMPARE(m.index(0, ComparisonModel::ChangeColumn).data(Qt::ForegroundRole).value<QColor>(),
+    m.setComparison(compare_runs(old_run, new_run));
+    QCOMPARE(m.index(r, 0).data(ComparisonModel::VerdictRole).toInt(), -1);
+    QCOMPARE(m.index(r, ComparisonModel::ChangeColumn).data(Qt::ForegroundRole).value<QColor>(),
              QColor(176, 0, 32));
-    // Within noise (2 %): neither.
+    QCOMPARE(text(m, r, ComparisonModel::VerdictColumn), "slower");
+    // 2% slower with 5 repetitions a side: within the noise, neither.
     Run close = test::sample_run(1.02);
-    m.setComparison(compare_runs(old_run, close), close);
+    m.setComparison(compare_runs(old_run, close));
     for (int i = 0; i < m.rowCount(); ++i) {
       QCOMPARE(m.index(i, 0).data(ComparisonModel::VerdictRole).toInt(), 0);
       QVERIFY(!m.index(i, ComparisonModel::RatioColumn).data(Qt::ForegroundRole).isValid());
@@ -324,7 +370,7 @@ class ModelsTest : public QObject {
         if (p.label == "10 writers") p.stats.median *= 2;
         if (s.group == "build" && p.label == "1000") p.stats.median *= 0.5;
       }
-    m.setComparison(compare_runs(old_run, new_run), new_run);
+    m.setComparison(compare_runs(old_run, new_run));
     // compare_runs' order: by ratio, ascending.
     for (int i = 1; i < m.rowCount(); ++i) QVERIFY(m.row(i - 1)->ratio <= m.row(i)->ratio);
     m.sort(ComparisonModel::RatioColumn, Qt::DescendingOrder);
