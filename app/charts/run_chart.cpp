@@ -174,6 +174,45 @@ void dim_marker(QLegendMarker* m, bool hidden) {
   m->setFont(f);
 }
 
+// The interval of a point worth drawing: one with an interval of some width.
+const Estimate* interval_of(const Point& p) {
+  const Estimate& e = p.median_ci;
+  return e.has_interval() && e.hi > e.lo ? &e : nullptr;
+}
+
+bool is_error_bar(const QAbstractSeries* s) {
+  return s->property("perflab_error_bar_of").isValid();
+}
+
+// Shows or hides the error bars of a series (by Series::name).
+void set_error_bars_visible(QChart& chart, const QString& series, bool visible) {
+  for (auto* s : chart.series())
+    if (is_error_bar(s) && s->property("perflab_error_bar_of").toString() == series)
+      s->setVisible(visible);
+}
+
+// An I-beam from lo to hi at x with caps from x_lo to x_hi, as one polyline (a line series
+// draws its points in order: the bottom cap, back to the middle, up, the top cap).
+struct ErrorBar {
+  double x_lo, x, x_hi, lo, hi;
+};
+void add_error_bar(QChart& chart, const QString& series, const ErrorBar& b, QAbstractAxis* xaxis,
+                   QAbstractAxis* yaxis, const ChartOptions& opts) {
+  auto* s = new QLineSeries;
+  s->append(
+      {{b.x_lo, b.lo}, {b.x_hi, b.lo}, {b.x, b.lo}, {b.x, b.hi}, {b.x_lo, b.hi}, {b.x_hi, b.hi}});
+  s->setProperty("perflab_error_bar_of", series);
+  chart.addSeries(s);
+  s->attachAxis(xaxis);
+  s->attachAxis(yaxis);
+  QPen pen(error_bar_color());
+  pen.setWidthF(opts.presentation ? 2.5 : 1.5);
+  pen.setCapStyle(Qt::FlatCap);
+  s->setPen(pen);
+  for (auto* m : chart.legend()->markers(s)) m->setVisible(false);
+  if (opts.hidden_series.count(series.toStdString())) s->setVisible(false);
+}
+
 // ---- build_chart, phase by phase ----
 
 // An empty chart with the options' theme, fonts and legend.
@@ -215,6 +254,10 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
     for (const auto& p : s->points) {
       ys.push_back(p.stats.median);
       if (!(p.stats.median > 0)) y.nonpositive = true;
+      if (const Estimate* e = opts.error_bars ? interval_of(p) : nullptr) {
+        ys.push_back(e->hi);
+        if (e->lo > 0 || !y.log) ys.push_back(e->lo);  // an end ≤ 0 stops at the log floor
+      }
     }
   if (y.log) {
     y.range = log_range(ys, y.nonpositive, true);
@@ -280,6 +323,18 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
   chart.addAxis(y.axis, Qt::AlignLeft);
   bars->attachAxis(xaxis);
   bars->attachAxis(y.axis);
+  if (opts.error_bars) {
+    const double width = bars->barWidth();
+    for (int si = 0; si < nsets; ++si)
+      for (const auto& p : series[si]->points)
+        if (const Estimate* e = interval_of(p)) {
+          const double cx = categories.indexOf(q(p.label)) - width / 2 + (si + 0.5) * width / nsets;
+          const double cap = width / nsets / 6;
+          add_error_bar(chart, q(series[si]->name),
+                        {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)}, xaxis, y.axis, opts);
+          ++f.error_bars;
+        }
+  }
   if (marks) attach(chart, marks, xaxis, y.axis);
   int color_index = 0;
   for (auto* set : bars->barSets()) {
@@ -314,6 +369,31 @@ ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
   return x;
 }
 
+// The error bars of a line's points; caps a fixed share of the x axis wide (of its decades on a
+// log axis).
+void add_line_error_bars(QChart& chart, const Series& s,
+                         const std::vector<std::pair<double, const Point*>>& pts,
+                         const ValueAxis& x, const ValueAxis& y, const ChartOptions& opts,
+                         ChartFacts& f) {
+  for (const auto& [px, p] : pts) {
+    const Estimate* e = interval_of(*p);
+    if (!e) continue;
+    const double at = x.at(px);
+    double lo_x = at, hi_x = at;
+    if (x.log) {
+      const double factor = std::pow(x.range.max / x.range.min, 0.006);
+      lo_x = at / factor, hi_x = at * factor;
+    } else {
+      auto* axis = static_cast<QValueAxis*>(x.axis);
+      const double half = (axis->max() - axis->min()) * 0.006;
+      lo_x = at - half, hi_x = at + half;
+    }
+    add_error_bar(chart, q(s.name), {lo_x, at, hi_x, y.at(e->lo), y.at(e->hi)}, x.axis, y.axis,
+                  opts);
+    ++f.error_bars;
+  }
+}
+
 // One line with markers per series, points in x order.
 void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& series,
                const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
@@ -322,6 +402,7 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
   chart.addAxis(y.axis, Qt::AlignLeft);
   QScatterSeries* marks = nullptr;
   int color_index = 0;
+  std::vector<std::pair<const Series*, std::vector<std::pair<double, const Point*>>>> lines;
   for (const auto* s : series) {
     std::vector<std::pair<double, const Point*>> pts;
     for (std::size_t i = 0; i < s->points.size(); ++i)
@@ -356,7 +437,11 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->attachAxis(x.axis);
     line->attachAxis(y.axis);
     if (opts.hidden_series.count(s->name)) line->setVisible(false);
+    lines.emplace_back(s, std::move(pts));
   }
+  // After every line, so that the legend's first markers are the lines'.
+  if (opts.error_bars)
+    for (const auto& [s, pts] : lines) add_line_error_bars(chart, *s, pts, x, y, opts, f);
   if (marks) attach(chart, marks, x.axis, y.axis);
   if (x.log && x.nonpositive) f.floor = x.range.floor;
 }
@@ -367,7 +452,7 @@ void dim_hidden_markers(QChart& chart) {
     auto* s = m->series();
     if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
       if (bm->barset()->property("perflab_hidden").toBool()) dim_marker(m, true);
-    } else if (s && !s->isVisible()) {
+    } else if (s && !s->isVisible() && !is_error_bar(s)) {
       m->setVisible(true);
       dim_marker(m, true);
     }
@@ -411,13 +496,18 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
   return chart;
 }
 
+QColor error_bar_color() {
+  return QColor(25, 25, 25);
+}
+
 void enable_legend_toggles(QChart* chart) {
   for (auto* m : chart->legend()->markers()) {
-    QObject::connect(m, &QLegendMarker::clicked, m, [m] {
+    QObject::connect(m, &QLegendMarker::clicked, m, [m, chart] {
       if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
         QBarSet* set = bm->barset();
         bool hidden = !set->property("perflab_hidden").toBool();
         set_barset_hidden(set, hidden);
+        set_error_bars_visible(*chart, set->property("perflab_series").toString(), !hidden);
         dim_marker(m, hidden);
         return;
       }
@@ -425,6 +515,7 @@ void enable_legend_toggles(QChart* chart) {
       if (!s) return;
       bool hidden = s->isVisible();
       s->setVisible(!hidden);
+      set_error_bars_visible(*chart, s->property("perflab_series").toString(), !hidden);
       m->setVisible(true);  // hiding a series hides its marker: keep it to click again
       dim_marker(m, hidden);
     });

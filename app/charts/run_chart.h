@@ -7,6 +7,11 @@
 // Values that a log axis cannot show (≤ 0) are drawn at a floor below the smallest positive
 // value and marked by an extra scatter series (property "perflab_nonpositive" = true) and a note
 // in the chart title; they are never dropped.
+//
+// Every point with an interval carries an error bar: its median's 95% confidence interval
+// (Point::median_ci) drawn as an I-beam in error_bar_color() over its bar or line marker, one
+// QLineSeries per point (property "perflab_error_bar_of" = Series::name, no legend entry),
+// hidden and shown with its series. The value axis spans the intervals too.
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -14,6 +19,7 @@
 #include <vector>
 
 #include <QChart>
+#include <QColor>
 #include <QString>
 
 #include "common/run.h"
@@ -28,7 +34,11 @@ struct ChartOptions {
   bool animations = false;              // off for exports and tests
   std::set<std::string> hidden_series;  // Series::name values to hide (legend toggles)
   QString title_suffix;                 // appended to the group title, e.g. " — compare"
+  bool error_bars = true;               // the medians' 95% intervals
 };
+
+// The colour of the error bars.
+QColor error_bar_color();
 
 // The group a run does not have.
 class ChartError : public std::runtime_error {
@@ -43,6 +53,7 @@ QString nonpositive_series_name();
 struct ChartFacts {
   int clamped_points = 0;  // values ≤ 0 drawn at the floor on a log axis
   double floor = 0;        // that floor (0 when nothing was clamped)
+  int error_bars = 0;      // intervals drawn
 };
 
 // Builds the chart of one group. Throws ChartError when the run has no such group.

@@ -32,9 +32,26 @@ namespace {
 template <class T>
 QList<T*> series_of_type(QChart& chart) {
   QList<T*> out;
-  for (auto* s : chart.series())
-    if (auto* t = qobject_cast<T*>(s)) out << t;
+  for (auto* s : chart.series())  // the data series: error bars apart (error_bars())
+    if (auto* t = qobject_cast<T*>(s); t && !s->property("perflab_error_bar_of").isValid())
+      out << t;
   return out;
+}
+
+// The error bars of a chart (one line series each).
+QList<QLineSeries*> error_bars(QChart& chart) {
+  QList<QLineSeries*> out;
+  for (auto* s : chart.series())
+    if (s->property("perflab_error_bar_of").isValid()) out << qobject_cast<QLineSeries*>(s);
+  return out;
+}
+
+// Legend markers of the data series (the error bars' are hidden).
+int visible_markers(QChart& chart) {
+  int n = 0;
+  for (auto* m : chart.legend()->markers())
+    n += m->series()->property("perflab_error_bar_of").isValid() ? 0 : 1;
+  return n;
 }
 
 QAbstractAxis* axis(QChart& chart, Qt::Orientation o) {
@@ -228,7 +245,7 @@ class ChartsTest : public QObject {
     auto chart = build_chart(run, "build", {});
     enable_legend_toggles(chart.get());
     auto markers = chart->legend()->markers();
-    QCOMPARE(markers.size(), 2);
+    QCOMPARE(visible_markers(*chart), 2);  // the error bars have none to show
     emit markers[0]->clicked();
     QVERIFY(!series_of_type<QLineSeries>(*chart)[0]->isVisible());
     QTRY_VERIFY(markers[0]->isVisible());  // still there to be clicked again
@@ -240,6 +257,89 @@ class ChartsTest : public QObject {
     enable_legend_toggles(bchart.get());
     emit bchart->legend()->markers()[1]->clicked();
     QCOMPARE(hidden_series(bchart.get()), std::set<std::string>{"iolist"});
+  }
+
+  void errorBarsShowTheIntervals() {
+    Run run = test::sample_run();
+    // Bars: one I-beam per point, at the centre of its bar, from the interval's low end to its
+    // high end; no legend entry of its own.
+    ChartFacts f;
+    auto bars = build_chart(run, "append", {}, &f);
+    QCOMPARE(f.error_bars, 6);
+    QCOMPARE(error_bars(*bars).size(), 6);
+    QCOMPARE(visible_markers(*bars), 2);
+    const Point* p = run.find_point("append", "iolist", "100 writers");
+    bool found = false;
+    for (auto* e : error_bars(*bars)) {
+      QCOMPARE(e->count(), 6);
+      QCOMPARE(e->pen().color(), error_bar_color());
+      if (e->property("perflab_error_bar_of").toString() == "iolist" && e->at(2).x() > 1.5) {
+        QCOMPARE(e->at(2).y(), p->median_ci.lo);
+        QCOMPARE(e->at(3).y(), p->median_ci.hi);
+        QCOMPARE(e->at(2).x(), e->at(3).x());  // vertical
+        QVERIFY(e->at(0).x() < e->at(1).x());  // the caps
+        found = true;
+      }
+    }
+    QVERIFY(found);
+    // The value axis spans the intervals, on a log axis too.
+    ChartOptions log;
+    log.log_y = true;
+    auto lbars = build_chart(run, "append", log);
+    QCOMPARE(error_bars(*lbars).size(), 6);
+    const double top = run.find_point("append", "interpolate", "100 writers")->median_ci.hi;
+    QVERIFY(static_cast<QLogValueAxis*>(axis(*lbars, Qt::Vertical))->max() >= top);
+    // Lines: one per point, hidden with their series and toggled with it.
+    ChartOptions hide;
+    hide.hidden_series = {"iolist"};
+    auto lines = build_chart(run, "build", hide);
+    QCOMPARE(error_bars(*lines).size(), 10);
+    for (auto* e : error_bars(*lines))
+      QCOMPARE(e->isVisible(), e->property("perflab_error_bar_of").toString() != "iolist");
+    QCOMPARE(hidden_series(lines.get()), std::set<std::string>{"iolist"});
+    auto chart = build_chart(run, "build", {});
+    enable_legend_toggles(chart.get());
+    emit chart->legend()->markers()[0]->clicked();  // interpolate
+    for (auto* e : error_bars(*chart))
+      QCOMPARE(e->isVisible(), e->property("perflab_error_bar_of").toString() != "interpolate");
+    // Off on request.
+    ChartOptions none;
+    none.error_bars = false;
+    QVERIFY(error_bars(*build_chart(run, "append", none)).isEmpty());
+  }
+
+  void errorBarsAreInTheExports() {
+    // Decoded PNG and SVG: the error bars' colour appears where the bars alone have none of it.
+    Run run = test::sample_run();
+    ChartOptions off;
+    off.error_bars = false;
+    for (bool log : {false, true}) {
+      ChartOptions on;
+      on.log_y = off.log_y = log;
+      QBuffer with, without;
+      with.open(QIODevice::WriteOnly);
+      without.open(QIODevice::WriteOnly);
+      write_png(run, {{"append"}, on, {900, 500}}, with);
+      write_png(run, {{"append"}, off, {900, 500}}, without);
+      QImage a, b;
+      QVERIFY(a.loadFromData(with.data(), "PNG") && b.loadFromData(without.data(), "PNG"));
+      const int extra = pixels_like(a, error_bar_color()) - pixels_like(b, error_bar_color());
+      QVERIFY2(extra > 40, qPrintable(QString("log %1: %2 more pixels").arg(log).arg(extra)));
+    }
+    off.log_y = false;
+    auto svg_pixels = [&](const ChartOptions& o) {
+      QBuffer buf;
+      buf.open(QIODevice::WriteOnly);
+      write_svg(run, {{"build"}, o, {800, 500}}, buf);
+      QSvgRenderer svg(buf.data());
+      QImage img(800, 500, QImage::Format_ARGB32);
+      img.fill(Qt::white);
+      QPainter p(&img);
+      svg.render(&p);
+      p.end();
+      return pixels_like(img, error_bar_color());
+    };
+    QVERIFY(svg_pixels({}) > svg_pixels(off) + 40);
   }
 
   void overlayNamesBothRuns() {
