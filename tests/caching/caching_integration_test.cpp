@@ -165,6 +165,11 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
     EXPECT_TRUE(ids.count(id)) << id;
   for (const auto& f : run.findings) {
     EXPECT_GT(f.value, 0) << f.id;
+    // Every finding with its interval (cells measured one after the other: unpaired) and verdict.
+    ASSERT_TRUE(f.ci.has_value()) << f.id;
+    EXPECT_EQ(f.ci->method, CiMethod::Bootstrap) << f.id;
+    EXPECT_TRUE(f.ci->lo <= f.value && f.value <= f.ci->hi) << f.id;
+    EXPECT_TRUE(f.verdict.has_value()) << f.id;
     if (f.id == "list.local_vs_postgres.time") {
       EXPECT_EQ(f.article, 100.0);
     }

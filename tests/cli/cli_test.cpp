@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/figure_format.h"
 #include "common/run_io.h"
 #include "servers.h"
 #include "targets/managed.h"
@@ -198,7 +199,17 @@ TEST_F(Cli, RunCompareExportChart) {
   auto r = cli(small_run(a.string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Append 10 events (us/op"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("[article 0.78]"), std::string::npos) << r.out;
+  // Medians with their intervals, ratios with interval and verdict, the article judged.
+  EXPECT_NE(r.out.find("median [95% CI]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict at ±2%"), std::string::npos) << r.out;
+  const perflab::Run first = load_run(a);
+  for (const auto& f : first.findings)
+    if (f.id == "append_1.iolist_vs_interpolate") {
+      ASSERT_TRUE(f.judgement().has_value());
+      EXPECT_NE(r.out.find(format_judgement(*f.judgement(), f.article)), std::string::npos)
+          << r.out;
+      EXPECT_NE(r.out.find("article 0.78"), std::string::npos) << r.out;
+    }
   EXPECT_NE(r.err.find("run written to"), std::string::npos);
   const perflab::Run run = load_run(a);
   EXPECT_EQ(run.status, RunStatus::Finished);
@@ -208,6 +219,12 @@ TEST_F(Cli, RunCompareExportChart) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("append/iolist/single writer"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("new/old"), std::string::npos);
+  // Each row: new/old with its interval, the U test's p-value (unreliable: 2 repetitions a
+  // side) and the verdict.
+  EXPECT_NE(r.out.find("p-value"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p = "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unreliable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verdict (new vs old)"), std::string::npos) << r.out;
   r = cli({"compare", a.string(), b.string(), "-d", "percent"});
   EXPECT_NE(r.out.find("%"), std::string::npos);
 
@@ -215,6 +232,7 @@ TEST_F(Cli, RunCompareExportChart) {
            (dir_ / "a.gbench.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(slurp(dir_ / "a.csv").rfind("group,series,label", 0), 0u);
+  EXPECT_NE(slurp(dir_ / "a.csv").find(",ci_lo,ci_hi,ci_level,cv"), std::string::npos);
   EXPECT_NE(slurp(dir_ / "a.gbench.json").find("\"benchmarks\""), std::string::npos);
 
   r = cli({"chart", a.string(), "--log", "--png", (dir_ / "a.png").string(), "--svg",

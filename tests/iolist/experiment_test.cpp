@@ -49,6 +49,26 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
       EXPECT_GT(f.value, 0);
     }
   EXPECT_TRUE(append_finding);
+  // Every finding but the exact allocation count carries its interval; every comparison of two
+  // builders its verdict at the run's threshold (append and read interleaved: paired).
+  for (const auto& f : run.findings) {
+    SCOPED_TRACE(f.id);
+    if (f.id == "build_100.allocs.iolist_vs_interpolate") {
+      EXPECT_FALSE(f.ci.has_value());
+      continue;
+    }
+    ASSERT_TRUE(f.ci.has_value());
+    EXPECT_TRUE(f.ci->has_interval());
+    EXPECT_LE(f.ci->lo, f.value);
+    EXPECT_GE(f.ci->hi, f.value);
+    EXPECT_EQ(f.verdict.has_value(), f.id.find("build_share") == std::string::npos);
+    if (f.id.rfind("append_", 0) == 0 && f.id.find("vs_interpolate") != std::string::npos) {
+      EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap);
+    }
+    EXPECT_DOUBLE_EQ(f.threshold, 0.02);
+  }
+  ASSERT_TRUE(run.machine.has_value());  // the machine's load around the run
+  EXPECT_TRUE(run.machine->load_per_core_before.has_value());
   // The share of an append spent building its statement is reported for both builders.
   for (const char* b : {"interpolate", "iolist"}) {
     bool found = false;

@@ -64,6 +64,20 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
   ASSERT_NE(finding("collapse_p2.set"), nullptr);
   EXPECT_TRUE(finding("collapse_p2.set")->article.has_value());
   EXPECT_NE(finding("vs_twemproxy_p1.set"), nullptr);
+  // Every ratio of the sweep carries its interval (variants took turns: paired) and a verdict;
+  // the moved shares are exact counts.
+  for (const auto& f : run.findings) {
+    SCOPED_TRACE(f.id);
+    if (f.id.rfind("moved.", 0) == 0) {
+      EXPECT_FALSE(f.ci.has_value());
+      continue;
+    }
+    ASSERT_TRUE(f.ci.has_value());
+    EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap);
+    EXPECT_TRUE(f.ci->lo <= f.value && f.value <= f.ci->hi);
+    ASSERT_TRUE(f.verdict.has_value());
+    EXPECT_EQ(f.better, Better::Higher);  // req/s
+  }
   ASSERT_NE(finding("moved.modula"), nullptr);
   EXPECT_GT(finding("moved.modula")->value, finding("moved.jump")->value);
 }
