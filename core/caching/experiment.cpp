@@ -16,6 +16,7 @@
 #include "caching/tiers.h"
 #include "caching/zipf.h"
 #include "common/clock.h"
+#include "runner/rounds.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
 
@@ -109,6 +110,7 @@ struct Measurement {
   std::vector<double> wall_us, cpu_us;  // per get, one per sample
   std::optional<double> server_cpu_us;
   int gets_per_sample = 1;
+  std::optional<PointPrecision> precision;  // when measured to a precision
 };
 
 // Times `get` (returns false when the tier lost the value): warm-up, then `reps` samples of
@@ -141,7 +143,9 @@ Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tie
   std::int64_t gets = 0;
   m.wall_us.reserve(static_cast<std::size_t>(reps));
   m.cpu_us.reserve(static_cast<std::size_t>(reps));
-  for (int r = 0; r < reps; ++r) {
+  // With a precision: samples until the median of the wall time is that precise.
+  PointRounds rounds(ctx, 0, reps, 1);
+  while (rounds.next()) {
     ctx.check_stop();
     Stopwatch sw;
     for (int i = 0; i < m.gets_per_sample; ++i)
@@ -151,7 +155,9 @@ Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tie
     m.wall_us.push_back(static_cast<double>(wall) / 1e3 / m.gets_per_sample);
     m.cpu_us.push_back(static_cast<double>(cpu) / 1e3 / m.gets_per_sample);
     gets += m.gets_per_sample;
+    rounds.record(std::span<const double>(&m.wall_us.back(), 1));
   }
+  m.precision = rounds.precision();
   if (s0) {
     while (wall_ns() - start < window_ns) {
       ctx.check_stop();
@@ -296,6 +302,7 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
   c.server_cpu_us = m.server_cpu_us;
 
   Point wall{tier_name, std::nullopt, m.wall_us, {}, {}};
+  wall.precision = m.precision;
   wall.extra["cpu_us"] = c.cpu_us;
   if (c.server_cpu_us) wall.extra["server_cpu_us"] = *c.server_cpu_us;
   wall.extra["bytes"] = static_cast<double>(bytes);
@@ -303,6 +310,7 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
   ctx.add_point(workload + "_wall", series, std::move(wall));
 
   Point cpu{tier_name, std::nullopt, m.cpu_us, {}, {}};
+  cpu.precision = m.precision;
   if (c.server_cpu_us) cpu.extra["server_cpu_us"] = *c.server_cpu_us;
   if (auto t = c.total_cpu_us()) cpu.extra["total_cpu_us"] = *t;
   ctx.add_point(workload + "_cpu", series, std::move(cpu));

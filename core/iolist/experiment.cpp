@@ -20,6 +20,7 @@
 #include "iolist/builders.h"
 #include "iolist/event_store.h"
 #include "iolist/pgbench.h"
+#include "runner/rounds.h"
 #include "targets/managed.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
@@ -400,6 +401,20 @@ class IoListExperiment final : public Experiment {
     if (sink == 42) ctx.progress(fraction(), "");  // keeps the builds observable
   }
 
+  // The rounds of one append or read point; a precision watches the finding's ratio iolist /
+  // interpolate when both builders run, else every builder's median.
+  static PointRounds point_rounds(const RunContext& ctx, const std::vector<Builder>& builders,
+                                  int reps, int warmup) {
+    PointRounds rounds(ctx, warmup, reps, builders.size());
+    const auto at = [&](Builder b) {
+      return static_cast<std::size_t>(std::find(builders.begin(), builders.end(), b) -
+                                      builders.begin());
+    };
+    if (at(Builder::IoList) < builders.size() && at(Builder::Interpolate) < builders.size())
+      rounds.track_ratio(at(Builder::IoList), at(Builder::Interpolate));
+    return rounds;
+  }
+
   // Measures (writers × builders) with builders interleaved in every repetition (order rotated)
   // so drifts of a shared machine hit every builder alike. Publishes what it has on stop.
   void run_append(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
@@ -414,29 +429,35 @@ class IoListExperiment final : public Experiment {
       for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(events, seed_ + w));
       std::map<Builder, Samples> samples;
       std::uint64_t uuid_state = seed_ ^ (0x9e3779b97f4a7c15ULL * (n + 1));
+      PointRounds rounds = point_rounds(ctx, builders, reps, warmup);
       auto publish = [&] {
         for (Builder b : builders)
-          if (!samples[b].wall.empty())
-            ctx.add_point("append", to_string(b),
-                          make_point(writers_label(n64, false), samples[b]));
+          if (!samples[b].wall.empty()) {
+            Point p = make_point(writers_label(n64, false), samples[b]);
+            p.precision = rounds.precision();
+            ctx.add_point("append", to_string(b), std::move(p));
+          }
       };
       try {
-        for (int r = 0; r < warmup + reps; ++r) {
+        while (rounds.next()) {
+          std::vector<double> round(builders.size());
           for (std::size_t k = 0; k < builders.size(); ++k) {
             ctx.check_stop();
-            const Builder b = builders[(k + static_cast<std::size_t>(r)) % builders.size()];
+            const std::size_t i = (k + static_cast<std::size_t>(rounds.round())) % builders.size();
+            const Builder b = builders[i];
             std::vector<std::string> uuids;
             for (std::size_t w = 0; w < n; ++w) uuids.push_back(make_uuid(uuid_state));
             auto s = pool.run([&](std::size_t w, EventStore& store) {
               store.append_to_stream(uuids[w], 0, batches[w], b);
             });
-            if (r >= warmup) {
+            if (!rounds.warmup()) {
               samples[b].wall.push_back(s.wall_us);
               samples[b].cpu.push_back(s.cpu_us);
             }
+            round[i] = s.wall_us;
           }
-          step(ctx, "append, " + writers_label(n64, false) + ": repetition " +
-                        std::to_string(r + 1) + "/" + std::to_string(warmup + reps));
+          rounds.record(round);
+          step(ctx, "append, " + writers_label(n64, false) + ": " + rounds.progress_text());
         }
       } catch (...) {
         publish();
@@ -579,16 +600,22 @@ class IoListExperiment final : public Experiment {
       ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
       ClientPool pool(n, pg, ids, ctx.stop_token());
       std::map<Builder, Samples> samples;
+      PointRounds rounds = point_rounds(ctx, builders, reps, warmup);
       auto publish = [&] {
         for (Builder b : builders)
-          if (!samples[b].wall.empty())
-            ctx.add_point("read", to_string(b), make_point(writers_label(n64, true), samples[b]));
+          if (!samples[b].wall.empty()) {
+            Point p = make_point(writers_label(n64, true), samples[b]);
+            p.precision = rounds.precision();
+            ctx.add_point("read", to_string(b), std::move(p));
+          }
       };
       try {
-        for (int r = 0; r < warmup + reps; ++r) {
+        while (rounds.next()) {
+          std::vector<double> round(builders.size());
           for (std::size_t k = 0; k < builders.size(); ++k) {
             ctx.check_stop();
-            const Builder b = builders[(k + static_cast<std::size_t>(r)) % builders.size()];
+            const std::size_t i = (k + static_cast<std::size_t>(rounds.round())) % builders.size();
+            const Builder b = builders[i];
             const auto& ids_for_b = streams[b];
             auto s = pool.run([&](std::size_t w, EventStore& store) {
               auto got = store.read_stream_forward(ids_for_b[w], 1, static_cast<int>(events));
@@ -596,13 +623,14 @@ class IoListExperiment final : public Experiment {
                 throw std::runtime_error("read " + std::to_string(got.size()) +
                                          " events, expected " + std::to_string(events));
             });
-            if (r >= warmup) {
+            if (!rounds.warmup()) {
               samples[b].wall.push_back(s.wall_us);
               samples[b].cpu.push_back(s.cpu_us);
             }
+            round[i] = s.wall_us;
           }
-          step(ctx, "read, " + writers_label(n64, true) + ": repetition " + std::to_string(r + 1) +
-                        "/" + std::to_string(warmup + reps));
+          rounds.record(round);
+          step(ctx, "read, " + writers_label(n64, true) + ": " + rounds.progress_text());
         }
       } catch (...) {
         publish();

@@ -19,6 +19,7 @@
 
 #include "common/stats.h"
 #include "common/text.h"
+#include "runner/rounds.h"
 #include "sharding/loadgen.h"
 #include "sharding/proxy.h"
 #include "sharding/routing.h"
@@ -386,7 +387,18 @@ std::string rate_key(BenchTest t, std::int64_t d, const std::string& v) {
   return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
 }
 
-// The ratios the sweep is for: the collapse, and the proxy against twemproxy and direct Redis.
+// The ratios the sweep is for: the collapse, and the proxy against twemproxy and direct Redis
+// (a / b of req/s at a depth). sweep_findings() states them; a precision watches them.
+struct SweepRatio {
+  std::int64_t depth;
+  const char *a, *b;
+};
+constexpr SweepRatio kSweepRatios[] = {{2, "per-reply", "coalesced+nodelay"},
+                                       {2, "coalesced", "coalesced+nodelay"},
+                                       {1, "coalesced+nodelay", "twemproxy"},
+                                       {16, "coalesced+nodelay", "twemproxy"},
+                                       {1, "coalesced+nodelay", "direct"}};
+
 void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const SweepRates& rps) {
   for (BenchTest t : tests) {
     const std::string test = to_lower(to_string(t));
@@ -593,13 +605,31 @@ class ShardingExperiment : public Experiment {
 
     // The variants take turns, `repeat` times, so that drifts of a busy machine hit them all;
     // then each variant's point is published.
+    // With a precision, rounds go on until the ratios the findings state at this depth (or,
+    // at a depth without any, every variant's median) are that precise.
     void measure(BenchTest t, std::int64_t d) {
-      std::vector<PointSamples> samples(servers.variants.size());
-      for (int rep = 0; rep < repeat; ++rep)
-        for (std::size_t vi = 0; vi < servers.variants.size(); ++vi)
-          samples[vi].add(once(t, d, servers.variants[vi]));
-      for (std::size_t vi = 0; vi < servers.variants.size(); ++vi) {
+      const std::size_t n = servers.variants.size();
+      std::vector<PointSamples> samples(n);
+      PointRounds rounds(ctx, 0, repeat, n);
+      const auto at = [&](const char* token) {
+        for (std::size_t vi = 0; vi < n; ++vi)
+          if (servers.variants[vi].token == token) return vi;
+        return n;
+      };
+      for (const SweepRatio& r : kSweepRatios)
+        if (r.depth == d && at(r.a) < n && at(r.b) < n) rounds.track_ratio(at(r.a), at(r.b));
+      while (rounds.next()) {
+        std::vector<double> round(n);
+        for (std::size_t vi = 0; vi < n; ++vi) {
+          const BenchResult r = once(t, d, servers.variants[vi]);
+          round[vi] = r.rps;
+          samples[vi].add(r);
+        }
+        rounds.record(round);
+      }
+      for (std::size_t vi = 0; vi < n; ++vi) {
         Point pt = samples[vi].finish(d);
+        pt.precision = rounds.precision();
         rps[rate_key(t, d, servers.variants[vi].token)] = pt.samples;
         ctx.add_point(sweep_group_id(t), servers.variants[vi].series, std::move(pt));
       }

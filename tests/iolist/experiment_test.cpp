@@ -87,6 +87,46 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   EXPECT_EQ(run_to_json(run_from_json(run_to_json(run))), run_to_json(run));
 }
 
+TEST(IoListExperiment, MeasuresToAPrecisionOrUntilTheBudgetEnds) {
+  auto exp = make_iolist_experiment();
+  Targets targets(test::isolated_pg(test::unique_name("perflab_prec")));
+  std::map<std::string, std::string> p = {
+      {"benchmarks", "append"}, {"builders", "interpolate,iolist"},
+      {"writers", "1"},         {"events", "10"},
+      {"repetitions", "6"},     {"warmup", "0"},
+      {"precision", "50"}};
+  // A loose goal: reached soon after the minimum of rounds (on a busy machine a round or two
+  // more may be needed).
+  perflab::Run run = execute(*exp, targets, p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  const Point* a = run.find_point("append", "iolist", "single writer");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->precision.has_value());
+  EXPECT_TRUE(a->precision->reached);
+  EXPECT_GE(a->precision->rounds, 6);
+  EXPECT_LE(a->precision->worst_half_width, 0.5);
+  EXPECT_EQ(a->samples.size(), static_cast<std::size_t>(a->precision->rounds));
+  // An impossible goal in a 1 s budget: the point stops on the budget, not reached, having
+  // measured at least the minimum; every builder has one sample per round.
+  p["precision"] = "0.01";
+  p["precision_budget_s"] = "1";
+  const auto t0 = std::chrono::steady_clock::now();
+  run = execute(*exp, targets, p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));  // no hang
+  a = run.find_point("append", "iolist", "single writer");
+  const Point* b = run.find_point("append", "interpolate", "single writer");
+  ASSERT_TRUE(a->precision.has_value());
+  EXPECT_FALSE(a->precision->reached);
+  EXPECT_GE(a->precision->rounds, 6);
+  EXPECT_EQ(a->samples.size(), static_cast<std::size_t>(a->precision->rounds));
+  EXPECT_EQ(b->samples.size(), a->samples.size());
+  // What is written reads back, the precision included.
+  const perflab::Run back = run_from_json(run_to_json(run));
+  EXPECT_EQ(back.find_point("append", "iolist", "single writer")->precision->rounds,
+            a->precision->rounds);
+}
+
 TEST(IoListExperiment, TouchesNothingOutsideItsSchema) {
   auto pg = test::shared_targets().postgres();
   PgConnection conn(pg.conninfo);

@@ -82,6 +82,33 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
   EXPECT_GT(finding("moved.modula")->value, finding("moved.jump")->value);
 }
 
+TEST(ShardingExperiment, MeasuresToAPrecisionWithinItsBudget) {
+  auto exp = make_sharding_experiment();
+  auto p = tiny();
+  p["tests"] = "set";
+  p["depths"] = "2";
+  p["variants"] = "coalesced+nodelay,per-reply";
+  p["distribution_keys"] = "100";
+  p["point_budget_s"] = "0.2";
+  p["precision"] = "0.01";  // not reachable in 3 s: the budget ends the point
+  p["precision_budget_s"] = "3";
+  const auto t0 = std::chrono::steady_clock::now();
+  perflab::Run run = execute(*exp, test::shared_targets(), p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  const Series* s = run.find_series("sweep_set", "coalesced+nodelay");
+  ASSERT_NE(s, nullptr);
+  const Point& pt = s->points.at(0);
+  ASSERT_TRUE(pt.precision.has_value());
+  EXPECT_FALSE(pt.precision->reached);
+  EXPECT_GE(pt.precision->rounds, 2);  // at least `repeat`
+  EXPECT_EQ(pt.samples.size(), static_cast<std::size_t>(pt.precision->rounds));
+  bool collapse = false;
+  for (const auto& f : run.findings)
+    if (f.id == "collapse_p2.set") collapse = f.ci.has_value();
+  EXPECT_TRUE(collapse);
+}
+
 TEST(ShardingExperiment, CleansUpOnlyTheKeysItWrote) {
   // An external node (the shared managed one, configured as a user's) and a prefix with a glob
   // character: cleanup must not read it as a pattern that matches the user's keys.

@@ -1,0 +1,74 @@
+#include "runner/rounds.h"
+
+#include <stdexcept>
+
+#include "common/clock.h"
+#include "common/figure_format.h"
+#include "runner/experiment.h"
+
+namespace perflab {
+
+PointRounds::PointRounds(const RunContext& ctx, int warmup, int repetitions, std::size_t variants)
+    : warmup_(warmup), repetitions_(repetitions), variants_(variants) {
+  if (variants == 0 || repetitions < 1 || warmup < 0)
+    throw std::invalid_argument("a point needs a variant and a repetition");
+  const Params& p = ctx.params();
+  if (!p.values().count("precision")) return;
+  precision_ = p.get_double("precision") / 100.0;
+  if (!(precision_ > 0)) return;
+  PrecisionGoal goal;
+  goal.precision = precision_;
+  goal.min_rounds = repetitions;
+  goal.max_rounds = std::max(repetitions, 1000);
+  goal.budget_seconds = p.get_double("precision_budget_s");
+  adaptive_ = std::make_unique<AdaptiveRepetitions>(goal, variants);
+}
+
+PointRounds::~PointRounds() = default;
+PointRounds::PointRounds(PointRounds&&) noexcept = default;
+PointRounds& PointRounds::operator=(PointRounds&&) noexcept = default;
+
+void PointRounds::track_ratio(std::size_t numerator, std::size_t denominator) {
+  if (adaptive_) adaptive_->track_ratio(numerator, denominator);
+}
+
+void PointRounds::track_median(std::size_t variant) {
+  if (adaptive_) adaptive_->track_median(variant);
+}
+
+bool PointRounds::next() const {
+  if (warmup()) return true;
+  if (adaptive_) {
+    if (adaptive_->rounds() == 0) started_ns_ = wall_ns();  // the first measured round starts
+    return !adaptive_->done();
+  }
+  return round_ < warmup_ + repetitions_;
+}
+
+void PointRounds::record(std::span<const double> round) {
+  if (round.size() != variants_) throw std::invalid_argument("a round needs one sample a variant");
+  const bool measured = !warmup();
+  ++round_;
+  if (!measured || !adaptive_) return;
+  adaptive_->add_round(round, static_cast<double>(wall_ns() - started_ns_) / 1e9);
+}
+
+std::optional<PointPrecision> PointRounds::precision() const {
+  if (!adaptive_) return std::nullopt;
+  return PointPrecision{adaptive_->rounds(), adaptive_->precision_reached(),
+                        adaptive_->worst_relative_half_width()};
+}
+
+std::string PointRounds::progress_text() const {
+  std::string out = "repetition " + std::to_string(round_);
+  if (adaptive_) {
+    out += " (to ±";
+    out += format_percent(precision_);
+    out += ")";
+  } else {
+    out += "/" + std::to_string(warmup_ + repetitions_);
+  }
+  return out;
+}
+
+}  // namespace perflab
