@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 
 #include "chart_panel.h"
+#include "common/report.h"
 #include "common/run_io.h"
 #include "compare_page.h"
 #include "history_page.h"
@@ -503,10 +504,12 @@ void MainWindow::onFinished(const Run& run) {
     case RunStatus::Finished:
       progress_->setValue(1000);
       step_ = "finished";
-      if (saved_note.isEmpty())
-        banner_->hide();
-      else
+      if (!saved_note.isEmpty())
         setBanner(saved_note.trimmed(), "#b00020");
+      else if (auto noise = run_noise_summary(run))
+        setBanner(q(*noise), "#8a6d00");
+      else
+        banner_->hide();
       break;
     case RunStatus::Cancelled:
       step_ = "stopped";

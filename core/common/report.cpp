@@ -27,6 +27,33 @@ std::optional<std::string> point_noise_warning(const Point& p, const MachineNois
   return noise_warning(p.cv, machine);
 }
 
+std::optional<std::string> run_noise_summary(const Run& run) {
+  if (run.machine && run.machine->busy()) {
+    std::string out = "The machine was busy (";
+    out += describe_machine(*run.machine);
+    out += "): every figure may be noisy — rerun, or raise repetitions.";
+    return out;
+  }
+  std::vector<std::string> noisy;
+  for (const auto& s : run.series)
+    for (const auto& p : s.points)
+      if (p.samples.size() >= 2 && noisy_point(p.cv))
+        noisy.push_back(s.group + "/" + s.name + "/" + p.label);
+  if (noisy.empty()) return std::nullopt;
+  std::string out =
+      std::to_string(noisy.size()) + (noisy.size() == 1 ? " figure is" : " figures are");
+  out += " noisy (CV above ";
+  out += format_percent(NoiseThresholds{}.cv);
+  out += "): ";
+  for (std::size_t i = 0; i < noisy.size() && i < 3; ++i) {
+    if (i) out += ", ";
+    out += noisy[i];
+  }
+  if (noisy.size() > 3) out += ", …";
+  out += " — rerun, or raise repetitions.";
+  return out;
+}
+
 std::string format_run_report(const Run& run) {
   std::ostringstream o;
   o << run.experiment << " — " << run.title << "  [" << to_string(run.status) << "]\n";

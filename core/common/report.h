@@ -13,6 +13,12 @@ namespace perflab {
 // judged, then a warning per noisy point.
 std::string format_run_report(const Run& run);
 
+// One line for a run whose figures may be noisy, nullopt for a calm one: "The machine was busy
+// (load 1.8 per core before the run): every figure may be noisy — rerun, or raise repetitions."
+// or "2 figures are noisy (CV above 10%): append/iolist/100 writers, read/copy/1 reader — rerun,
+// or raise repetitions." (at most three named).
+std::optional<std::string> run_noise_summary(const Run& run);
+
 // A finding's figure as every view shows it: "1.02 [0.97–1.06] — no significant difference;
 // article 0.78 not reproduced" for a judged ratio, "0.12 [0.11–0.13]" with an interval only,
 // "0.83 (exact)" without one (a count), each followed by the article's figure where there is one.

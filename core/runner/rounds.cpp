@@ -60,13 +60,15 @@ std::optional<PointPrecision> PointRounds::precision() const {
 }
 
 std::string PointRounds::progress_text() const {
-  std::string out = "repetition " + std::to_string(round_);
+  std::string out = "repetition ";
+  out += std::to_string(round_);
   if (adaptive_) {
     out += " (to ±";
     out += format_percent(precision_);
     out += ")";
   } else {
-    out += "/" + std::to_string(warmup_ + repetitions_);
+    out += "/";
+    out += std::to_string(warmup_ + repetitions_);
   }
   return out;
 }

@@ -309,6 +309,21 @@ TEST(Report, NoisyPointsAndABusyMachineAreWarned) {
       << t;
 }
 
+TEST(Report, NoiseSummaryForTheWindowsBanner) {
+  perflab::Run r = sample_run();
+  EXPECT_FALSE(run_noise_summary(r).has_value());
+  r.add_point("append", "iolist", Point{"noisy", std::nullopt, {100, 150, 80, 130, 60}, {}, {}});
+  EXPECT_EQ(run_noise_summary(r),
+            "1 figure is noisy (CV above 10%): append/iolist/noisy — rerun, or raise repetitions.");
+  MachineNoise m;
+  m.steal_share = 0.07;
+  m.stolen = true;
+  r.machine = m;
+  EXPECT_EQ(run_noise_summary(r),
+            "The machine was busy (CPU steal 7% during the run): every "
+            "figure may be noisy — rerun, or raise repetitions.");
+}
+
 TEST(RunJson, IntervalsVerdictsAndNoiseRoundTrip) {
   perflab::Run r = judged_run();
   r.threshold = 0.03;
