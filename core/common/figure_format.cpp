@@ -46,7 +46,11 @@ std::string format_estimate(const Estimate& e) {
   // Appended piece by piece: GCC 12 at -O3 flags "literal" + std::string&& as -Wrestrict.
   const bool huge = std::abs(e.value) >= 1e7;
   const int d = huge ? 0 : interval_decimals(e);
-  auto number = [&](double v) { return huge ? format_figure(v) : printf_double("%.*f", d, v); };
+  // A huge value: every number in exponent notation with three significant digits, the ends
+  // too (an end below 1e7 would otherwise be written in full beside "1.75e+07").
+  auto number = [&](double v) {
+    return huge ? printf_double("%.*e", 2, v) : printf_double("%.*f", d, v);
+  };
   out += number(e.value);
   out += " [";
   out += number(e.lo);

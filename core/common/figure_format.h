@@ -16,7 +16,8 @@ namespace perflab {
 std::string format_figure(double v);
 
 // An estimate with its interval: "1.02 [0.97–1.06]", "1.20 [0.78–1.45]",
-// "0.0078 [0.0071–0.0085]", "12345 [12001–12702]". The value and both ends get the same
+// "0.0078 [0.0071–0.0085]", "12345 [12001–12702]"; from 1e7 on all three numbers in exponent
+// notation, "1.75e+07 [5.57e+06–2.55e+07]". Below that, the value and both ends get the same
 // decimals: enough for the value to keep two significant digits (and two decimals from 0.1 to
 // 10, as ratios are written) and for the ends to differ by at least 5 in the last one shown.
 // An interval short of the level asked for says how sure it is: "… (93.8% CI)", or for a

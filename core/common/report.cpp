@@ -118,8 +118,10 @@ std::string format_run_report(const Run& run) {
             o << "      " << p.precision->rounds << " repetitions; precision "
               << (p.precision->reached ? "reached" : "not reached") << " (±"
               << format_percent(p.precision->worst_half_width) << ")\n";
+          // The machine's share is said once, above; each noisy point gives its own CV.
           if (warning && noisy_point(p.cv))
-            warnings.push_back(g.id + "/" + s.name + "/" + p.label + ": " + *warning);
+            warnings.push_back(g.id + "/" + s.name + "/" + p.label + ": " +
+                               *noise_warning(p.cv, nullptr));
         }
       }
     }

@@ -29,6 +29,8 @@ TEST(FigureFormat, EstimatesWithTheirIntervals) {
   EXPECT_EQ(format_estimate(interval(0.00781, 0.00712, 0.00853)), "0.0078 [0.0071–0.0085]");
   EXPECT_EQ(format_estimate(interval(0.7812, 0.7751, 0.7893)), "0.781 [0.775–0.789]");
   EXPECT_EQ(format_estimate(interval(12345, 12001, 12702)), "12345 [12001–12702]");
+  // A huge value: its ends in the same notation, also an end below 1e7.
+  EXPECT_EQ(format_estimate(interval(1.75e7, 5567554, 2.55e7)), "1.75e+07 [5.57e+06–2.55e+07]");
   EXPECT_EQ(format_estimate(interval(0.5, 0.5, 0.5)), "0.500 [0.500–0.500]");
 
   auto few = interval(3, 1, 5, CiMethod::OrderStatistic);
