@@ -750,23 +750,32 @@ std::string run_to_gbench_json(const Run& run) {
               cpu_it != p.extra.end() ? cpu_it->second : p.samples[static_cast<std::size_t>(i)]},
              {"time_unit", *tu}});
       }
-      const std::pair<const char*, double> aggs[] = {
-          {"mean", p.stats.mean}, {"median", p.stats.median}, {"stddev", p.stats.stddev}};
-      for (const auto& [agg, value] : aggs) {
-        benches.push_back(
-            {{"name", name + "_" + agg},
-             {"family_index", 0},
-             {"per_family_instance_index", 0},
-             {"run_name", name},
-             {"run_type", "aggregate"},
-             {"repetitions", reps},
-             {"threads", 1},
-             {"aggregate_name", agg},
-             {"iterations", reps},
-             {"real_time", value},
-             {"cpu_time",
-              cpu_it != p.extra.end() && std::string(agg) != "stddev" ? cpu_it->second : value},
-             {"time_unit", *tu}});
+      // Google Benchmark's aggregates, its cv (a fraction, aggregate_unit "percentage") and the
+      // median's 95% interval as two more aggregates (compare.py reads the ones it knows).
+      auto aggregate = [&](const std::string& agg, double value, double cpu) {
+        json e = {{"name", name + "_" + agg},
+                  {"family_index", 0},
+                  {"per_family_instance_index", 0},
+                  {"run_name", name},
+                  {"run_type", "aggregate"},
+                  {"repetitions", reps},
+                  {"threads", 1},
+                  {"aggregate_name", agg},
+                  {"iterations", reps},
+                  {"real_time", value},
+                  {"cpu_time", cpu},
+                  {"time_unit", *tu}};
+        if (agg == "cv") e["aggregate_unit"] = "percentage";
+        benches.push_back(std::move(e));
+      };
+      const bool has_cpu = cpu_it != p.extra.end();
+      aggregate("mean", p.stats.mean, has_cpu ? cpu_it->second : p.stats.mean);
+      aggregate("median", p.stats.median, has_cpu ? cpu_it->second : p.stats.median);
+      aggregate("stddev", p.stats.stddev, p.stats.stddev);
+      if (reps > 1) aggregate("cv", p.cv, p.cv);
+      if (p.median_ci.has_interval()) {
+        aggregate("median_ci_lo", p.median_ci.lo, p.median_ci.lo);
+        aggregate("median_ci_hi", p.median_ci.hi, p.median_ci.hi);
       }
     }
   }

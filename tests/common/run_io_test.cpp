@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <map>
 
 #include <filesystem>
 #include <fstream>
@@ -216,8 +218,9 @@ TEST(RunGbench, CompatibleWithCompareScript) {
   auto j = nlohmann::json::parse(run_to_gbench_json(sample_run()));
   ASSERT_TRUE(j.contains("context"));
   const auto& b = j["benchmarks"];
-  // Time units only: 3 points; per point its samples as iterations + mean/median/stddev.
-  ASSERT_EQ(b.size(), (3u + 3u) + (3u + 3u) + (1u + 3u));
+  // Time units only: 3 points; per point its samples as iterations + mean/median/stddev, and
+  // where there are several samples their cv and the median's interval (lo, hi).
+  ASSERT_EQ(b.size(), (3u + 6u) + (3u + 6u) + (1u + 3u));
   for (const auto& e : b) {
     for (const char* k :
          {"name", "run_type", "repetitions", "iterations", "real_time", "cpu_time", "time_unit"})
@@ -235,6 +238,20 @@ TEST(RunGbench, CompatibleWithCompareScript) {
       median_found = true;
     }
   EXPECT_TRUE(median_found);
+  // The interval and cv are the run's own (the point's median_ci and cv), beside the median.
+  const perflab::Run run = sample_run();
+  const Point& pt = run.series.at(1).points.at(0);
+  std::map<std::string, double> agg;
+  for (const auto& e : b)
+    if (e["run_type"] == "aggregate" && e["run_name"] == "append/iolist/single writer")
+      agg[e["aggregate_name"].get<std::string>()] = e["real_time"].get<double>();
+  ASSERT_TRUE(pt.median_ci.has_interval());
+  EXPECT_DOUBLE_EQ(agg.at("median_ci_lo"), pt.median_ci.lo);
+  EXPECT_DOUBLE_EQ(agg.at("median_ci_hi"), pt.median_ci.hi);
+  EXPECT_LE(agg.at("median_ci_lo"), agg.at("median"));
+  EXPECT_GE(agg.at("median_ci_hi"), agg.at("median"));
+  EXPECT_DOUBLE_EQ(agg.at("cv"), pt.cv);
+  EXPECT_GT(agg.at("cv"), 0);
 }
 
 TEST(Report, ShowsTablesAndFindings) {
