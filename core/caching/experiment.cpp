@@ -508,23 +508,20 @@ class CachingExperiment : public Experiment {
                  1,
                  65536,
                  {},
-                 "byte budget of the local LRU cache in the tier matrix (App Engine: 50 MB)"});
+                 "byte budget of the local LRU cache in the tier matrix (App Engine: 50 MB)",
+                 "Local cache budget"});
     v.push_back(
         {"list_size", ParamType::Int, "1000", 1, 100000, {}, "comments in the list workload"});
-    v.push_back({"document_kb",
-                 ParamType::Int,
-                 "60",
-                 1,
-                 16384,
-                 {},
-                 "text size of the document workload, KB"});
+    v.push_back(
+        {"document_kb", ParamType::Int, "60", 1, 16384, {}, "text size of the document workload"});
     v.push_back({"zipf_s",
                  ParamType::Double,
                  "1.0",
                  0,
                  4,
                  {},
-                 "Zipf exponent of the cache-aside reads (0 = uniform)"});
+                 "Zipf exponent of the cache-aside reads (0 = uniform)",
+                 "Zipf exponent"});
     v.push_back({"aside_keys",
                  ParamType::Int,
                  "500",
@@ -546,7 +543,7 @@ class CachingExperiment : public Experiment {
                  0,
                  65536,
                  {},
-                 "local cache budgets swept in the cache-aside scenario, MB"});
+                 "local cache budgets swept in the cache-aside scenario"});
     v.push_back({"seed",
                  ParamType::Int,
                  "42",

@@ -38,10 +38,55 @@ std::string format_bound(double v) {
   return ec == std::errc() ? std::string(buf, end) : std::to_string(v);
 }
 
+namespace {
+
+constexpr double kNoBound = 9007199254740992.0;  // 2^53
+
+struct UnitSuffix {
+  const char* suffix;
+  const char* unit;
+};
+constexpr UnitSuffix kUnitSuffixes[] = {{"_ms", "ms"}, {"_us", "µs"}, {"_kb", "KB"}, {"_mb", "MB"}};
+
+}  // namespace
+
+std::string param_unit(const ParamSpec& spec) {
+  if (!spec.unit.empty()) return spec.unit;
+  for (const auto& u : kUnitSuffixes)
+    if (spec.name.ends_with(u.suffix)) return u.unit;
+  return {};
+}
+
+std::string param_label(const ParamSpec& spec) {
+  if (!spec.label.empty()) return spec.label;
+  std::string name = spec.name;
+  for (const auto& u : kUnitSuffixes)
+    if (name.ends_with(u.suffix) && name.size() > std::string_view(u.suffix).size())
+      name.resize(name.size() - std::string_view(u.suffix).size());
+  static const char* kAcronyms[] = {"cpu", "lru", "tcp", "id"};
+  std::string out;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    std::size_t end = name.find('_', start);
+    if (end == std::string::npos) end = name.size();
+    std::string word = name.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    bool acronym = false;
+    for (const char* a : kAcronyms) acronym |= word == a;
+    if (!out.empty()) out += ' ';
+    out += acronym ? to_upper(word) : word;
+  }
+  if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  return out;
+}
+
 std::string param_range_text(const ParamSpec& spec) {
-  if (spec.min && spec.max) return format_bound(*spec.min) + ".." + format_bound(*spec.max);
-  if (spec.min) return ">= " + format_bound(*spec.min);
-  if (spec.max) return "<= " + format_bound(*spec.max);
+  const auto min = spec.min && *spec.min > -kNoBound ? spec.min : std::nullopt;
+  const auto max = spec.max && *spec.max < kNoBound ? spec.max : std::nullopt;
+  if (min && max) return format_bound(*min) + ".." + format_bound(*max);
+  if (min) return ">= " + format_bound(*min);
+  if (max) return "<= " + format_bound(*max);
   return {};
 }
 

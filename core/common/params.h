@@ -30,6 +30,10 @@ struct ParamSpec {
   std::optional<double> max;
   std::vector<std::string> choices;  // for OneOf and SubsetOf
   std::string help;                  // one line for a person
+  // For a form: a human label and the unit of the value. Empty: derived from the name (see
+  // param_label and param_unit).
+  std::string label{};
+  std::string unit{};
 };
 
 // A parameter value that did not pass its spec, or an unknown parameter name.
@@ -70,10 +74,18 @@ class Params {
 // order given and drops repeats.
 std::string validate_param(const ParamSpec& spec, const std::string& text);
 
+// The label a form shows: ParamSpec::label, else the name read as words without its unit
+// suffix ("build_sample_ms" -> "Build sample", "server_cpu_window_ms" -> "Server CPU window").
+std::string param_label(const ParamSpec& spec);
+// The unit of the value: ParamSpec::unit, else the name's suffix ("_ms" -> "ms", "_us" -> "µs",
+// "_kb" -> "KB", "_mb" -> "MB"), else "".
+std::string param_unit(const ParamSpec& spec);
+
 // A bound as a person reads it: whole numbers in full (9007199254740992, not 9.00719925474099e+15),
 // others in the shortest form that reads back the same (0.2).
 std::string format_bound(double v);
-// The allowed range: "1..8191", ">= 0", "<= 5", or "" without bounds.
+// The allowed range: "1..8191", ">= 0", "<= 5", or "" without bounds. A bound beyond 2^53 (past
+// which doubles do not count whole numbers) reads as no bound.
 std::string param_range_text(const ParamSpec& spec);
 // What a value may be, for `perflab-cli list` and tooltips: "int, 1..8191", "one of: sweep | seed",
 // "subset of: build, append, pgbench, read", "int-list, each 1..200", "bool".

@@ -256,7 +256,8 @@ class IoListExperiment final : public Experiment {
          600000,
          {},
          "target duration of one pgbench invocation (one sample); at least 10 transactions per "
-         "client"},
+         "client",
+         "pgbench duration"},
         {"reset",
          ParamType::Bool,
          "true",
@@ -323,10 +324,16 @@ class IoListExperiment final : public Experiment {
     }
     EventIdAllocator ids(EventIdAllocator::last_used(admin, pg.schema));
 
-    if (has("append"))
-      run_append(ctx, pg, ids, builders, writers, events, reps, warmup, has("pgbench"));
-    if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, reps, warmup);
-    if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
+    try {
+      if (has("append"))
+        run_append(ctx, pg, ids, builders, writers, events, reps, warmup, has("pgbench"));
+      if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, reps, warmup);
+      if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
+    } catch (...) {
+      // A stopped run keeps the figures of what it completed (the ratios need both points).
+      if (ctx.stop_requested()) finish_findings(ctx, builders, writers, readers, events);
+      throw;
+    }
     finish_findings(ctx, builders, writers, readers, events);
   }
 

@@ -498,7 +498,8 @@ class ShardingExperiment : public Experiment {
          1,
          1024,
          {},
-         "pipeline depths (-P) of the sweep"},
+         "pipeline depths (-P) of the sweep",
+         "Pipeline depths"},
         {"clients", ParamType::Int, "10", 1, 1000, {}, "parallel connections (-c)"},
         {"requests",
          ParamType::Int,
@@ -521,7 +522,15 @@ class ShardingExperiment : public Experiment {
          1000000000000.0,
          {},
          "random keys from this many (-r); 0: one key, as redis-benchmark without -r"},
-        {"data_size", ParamType::Int, "3", 1, 1048576, {}, "value size in bytes (-d)"},
+        {"data_size",
+         ParamType::Int,
+         "3",
+         1,
+         1048576,
+         {},
+         "value size (-d)",
+         "Value size",
+         "bytes"},
         {"nodes",
          ParamType::Int,
          "4",
@@ -549,7 +558,9 @@ class ShardingExperiment : public Experiment {
          0.2,
          600,
          {},
-         "time budget per point: slow variants stop early and report what completed"},
+         "time budget per point: slow variants stop early and report what completed",
+         "Time budget per point",
+         "s"},
         {"distribution_keys",
          ParamType::Int,
          "100000",
@@ -584,8 +595,14 @@ class ShardingExperiment : public Experiment {
                 static_cast<int>(p.get_int("repeat")));
     sweep.total = plan.tests.size() * plan.depths.size() * servers.variants.size() *
                   static_cast<std::size_t>(sweep.repeat);
-    for (BenchTest t : plan.tests)
-      for (std::int64_t d : plan.depths) sweep.measure(t, d);
+    try {
+      for (BenchTest t : plan.tests)
+        for (std::int64_t d : plan.depths) sweep.measure(t, d);
+    } catch (...) {
+      // A stopped run keeps the figures of the depths it completed.
+      if (ctx.stop_requested()) sweep_findings(ctx, plan.tests, sweep.rps);
+      throw;
+    }
     sweep_findings(ctx, plan.tests, sweep.rps);
     ctx.progress(1.0, "done");
   }

@@ -100,10 +100,24 @@ TEST(Params, DescribedForAPerson) {
   ParamSpec budget{"point_budget_s", ParamType::Double, "1.5", 0.2, 600, {}, ""};
   EXPECT_EQ(param_range_text(budget), "0.2..600");  // the real minimum, not 0
   ParamSpec seed{"seed", ParamType::Int, "42", 0, 9007199254740992.0, {}, ""};
-  EXPECT_EQ(param_range_text(seed), "0..9007199254740992");  // not 9.00719925474099e+15
+  EXPECT_EQ(param_range_text(seed), ">= 0");  // not 0..9.00719925474099e+15: no real bound
   ParamSpec low{"x", ParamType::Int, "1", 1, {}, {}, ""};
   EXPECT_EQ(param_range_text(low), ">= 1");
   EXPECT_EQ(format_bound(-0.125), "-0.125");
+  // Labels and units for a form: derived from the name, unless the spec says.
+  ParamSpec sample{"build_sample_ms", ParamType::Int, "5", 1, 100, {}, ""};
+  EXPECT_EQ(param_label(sample), "Build sample");
+  EXPECT_EQ(param_unit(sample), "ms");
+  ParamSpec window{"server_cpu_window_ms", ParamType::Int, "5", 0, 100, {}, ""};
+  EXPECT_EQ(param_label(window), "Server CPU window");
+  EXPECT_EQ(param_label(seed), "Seed");
+  EXPECT_EQ(param_unit(seed), "");
+  EXPECT_EQ(param_unit(ParamSpec{"document_kb", ParamType::Int, "1", 1, 2, {}, ""}), "KB");
+  EXPECT_EQ(param_label(budget), "Point budget s");
+  budget.label = "Time budget per point";
+  budget.unit = "s";
+  EXPECT_EQ(param_label(budget), "Time budget per point");
+  EXPECT_EQ(param_unit(budget), "s");
   try {
     Params::resolve({seed}, {{"seed", "-1"}});
     FAIL();

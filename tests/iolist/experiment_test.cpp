@@ -194,3 +194,24 @@ TEST(IoListExperiment, UnreachableServerFailsWithAClearMessage) {
   EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
   EXPECT_EQ(run_to_json(run).find("hunter2"), std::string::npos);
 }
+
+TEST(IoListExperiment, StoppedRunKeepsTheFiguresOfWhatItCompleted) {
+  // Appends complete, then a stop while the read streams are written: the append ratios are
+  // derived from what was measured (the run does not say "no derived figures").
+  auto exp = make_iolist_experiment();
+  Targets targets(test::isolated_pg(test::unique_name("perflab_stopfig")));
+  std::stop_source stop;
+  RunHooks hooks;
+  hooks.progress = [&](double, std::string_view step) {
+    if (step.find("streams to read") != std::string_view::npos) stop.request_stop();
+  };
+  auto params = kSmall;
+  params["benchmarks"] = "append,read";
+  params["writers"] = "1";
+  perflab::Run run = execute(*exp, targets, params, hooks, stop.get_token());
+  ASSERT_EQ(run.status, RunStatus::Cancelled) << run.message;
+  EXPECT_EQ(run.find_series("read", "iolist"), nullptr);
+  bool append_finding = false;
+  for (const auto& f : run.findings) append_finding |= f.id == "append_1.iolist_vs_interpolate";
+  EXPECT_TRUE(append_finding);
+}
