@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ctime>
 #include <limits>
+#include <map>
 
 #include <QBarCategoryAxis>
 #include <QBarLegendMarker>
@@ -162,6 +163,38 @@ QColor series_color(int i) {
                                   0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
   return QColor(kPalette[static_cast<unsigned>(i) % std::size(kPalette)]);
 }
+
+// How a series is drawn: its colour, and whether it is the old side of an overlay (lighter,
+// dashed). The two sides of an overlaid series share the hue of the series' own name.
+class SeriesStyles {
+ public:
+  explicit SeriesStyles(const ChartOptions& o) : opts_(o) {}
+  struct Style {
+    QColor color;
+    bool old_side = false;
+  };
+  Style of(const std::string& name) {
+    std::string base = name;
+    bool old_side = false;
+    auto strip = [&](const std::string& label) {
+      const std::string prefix = label + ": ";
+      if (label.empty() || base.rfind(prefix, 0) != 0) return false;
+      base = base.substr(prefix.size());
+      return true;
+    };
+    if (strip(opts_.overlay_old))
+      old_side = true;
+    else
+      strip(opts_.overlay_new);
+    auto [it, added] = index_.emplace(base, static_cast<int>(index_.size()));
+    QColor c = series_color(it->second);
+    return {old_side ? c.lighter(145) : c, old_side};
+  }
+
+ private:
+  const ChartOptions& opts_;
+  std::map<std::string, int> index_;
+};
 
 void dim_marker(QLegendMarker* m, bool hidden) {
   QBrush b = m->labelBrush();
@@ -336,10 +369,11 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
         }
   }
   if (marks) attach(chart, marks, xaxis, y.axis);
-  int color_index = 0;
+  SeriesStyles styles(opts);
   for (auto* set : bars->barSets()) {
-    set->setColor(series_color(color_index++));
-    set->setBorderColor(set->color());
+    const auto style = styles.of(set->label().toStdString());
+    set->setColor(style.color);
+    set->setBorderColor(style.old_side ? style.color.darker(130) : style.color);
     remember_brush(set);
     if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
   }
@@ -401,8 +435,8 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
   chart.addAxis(x.axis, Qt::AlignBottom);
   chart.addAxis(y.axis, Qt::AlignLeft);
   QScatterSeries* marks = nullptr;
-  int color_index = 0;
   std::vector<std::pair<const Series*, std::vector<std::pair<double, const Point*>>>> lines;
+  SeriesStyles styles(opts);
   for (const auto* s : series) {
     std::vector<std::pair<double, const Point*>> pts;
     for (std::size_t i = 0; i < s->points.size(); ++i)
@@ -431,8 +465,10 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->setMarkerSize(opts.presentation ? 11 : 7);
     chart.addSeries(line);
     QPen pen = line->pen();
-    pen.setColor(series_color(color_index++));
+    const auto style = styles.of(s->name);
+    pen.setColor(style.color);
     pen.setWidthF(opts.presentation ? 3.5 : 2);
+    if (style.old_side) pen.setStyle(Qt::DashLine);
     line->setPen(pen);
     line->attachAxis(x.axis);
     line->attachAxis(y.axis);

@@ -35,6 +35,9 @@ struct ChartOptions {
   std::set<std::string> hidden_series;  // Series::name values to hide (legend toggles)
   QString title_suffix;                 // appended to the group title, e.g. " — compare"
   bool error_bars = true;               // the medians' 95% intervals
+  // Labels of an overlay (overlay_runs): "<old>: X" and "<new>: X" share X's hue, the new solid,
+  // the old lighter (and dashed for lines). Empty: every series its own colour.
+  std::string overlay_old, overlay_new;
 };
 
 // The colour of the error bars.

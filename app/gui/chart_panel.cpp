@@ -2,7 +2,6 @@
 
 #include <memory>
 
-#include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
 #include <QBarSet>
@@ -132,18 +131,14 @@ bool ChartPanel::logX() const {
   return log_x_->isChecked();
 }
 
-void ChartPanel::setPresentation(bool on) {
-  presentation_ = on;
-  QFont f = QApplication::font();
-  if (on) f.setPointSizeF(f.pointSizeF() * 1.6);
-  table_->setFont(f);
-  table_->horizontalHeader()->setFont(f);
-  description_->setFont(f);
+void ChartPanel::setTheme(QChart::ChartTheme theme) {
+  theme_ = theme;
   rebuild();
 }
 
-void ChartPanel::setTheme(QChart::ChartTheme theme) {
-  theme_ = theme;
+void ChartPanel::setOverlayLabels(const std::string& old_label, const std::string& new_label) {
+  overlay_old_ = old_label;
+  overlay_new_ = new_label;
   rebuild();
 }
 
@@ -151,8 +146,9 @@ charts::ChartOptions ChartPanel::options() const {
   charts::ChartOptions o;
   o.log_y = logY();
   o.log_x = logX();
-  o.presentation = presentation_;
   o.theme = theme_;
+  o.overlay_old = overlay_old_;
+  o.overlay_new = overlay_new_;
   o.hidden_series = chart() ? charts::hidden_series(chart()) : hidden_;
   return o;
 }
@@ -166,11 +162,7 @@ void ChartPanel::rebuild() {
   description_->setText(g ? q(g->description) : QString());
   QChart* chart = nullptr;
   if (g) {
-    charts::ChartOptions o;
-    o.log_y = logY();
-    o.log_x = logX();
-    o.presentation = presentation_;
-    o.theme = theme_;
+    charts::ChartOptions o = options();
     o.hidden_series = hidden_;
     chart = charts::build_chart(run(), id, o).release();
     chart->setProperty("perflab_built", true);

@@ -39,8 +39,10 @@ class ChartPanel : public QWidget {
   void setLogX(bool on);
   bool logY() const;
   bool logX() const;
-  void setPresentation(bool on);
   void setTheme(QChart::ChartTheme theme);
+  // The run shown is an overlay (charts::overlay_runs) with these labels: old and new of a
+  // series share a hue.
+  void setOverlayLabels(const std::string& old_label, const std::string& new_label);
   // The options the chart is drawn with now (including series hidden from the legend).
   charts::ChartOptions options() const;
 
@@ -66,8 +68,8 @@ class ChartPanel : public QWidget {
   void connectTooltips(QChart* chart);
 
   std::set<std::string> hidden_;
-  bool presentation_ = false;
   QChart::ChartTheme theme_ = QChart::ChartThemeLight;
+  std::string overlay_old_, overlay_new_;
   QComboBox* groups_;
   QCheckBox *log_y_, *log_x_;
   QLabel* description_;

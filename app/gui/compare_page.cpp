@@ -1,9 +1,9 @@
 #include "compare_page.h"
 
-#include <QApplication>
 #include <QButtonGroup>
 #include <QClipboard>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -80,6 +80,7 @@ ComparePage::ComparePage(RunHistory* history, const HistoryModel* runs, QWidget*
   tv->addWidget(unmatched_);
   split->addWidget(top);
   chart_ = new ChartPanel;
+  chart_->setOverlayLabels("old", "new");
   split->addWidget(chart_);
   v->addWidget(split, 1);
 
@@ -117,11 +118,24 @@ bool ComparePage::compareFiles(const QString& old_path, const QString& new_path)
     error_->setText("Pick two runs from the history.");
     return false;
   }
+  // Both pickers show the runs compared, also when the list is not up to date yet.
   auto show = [](QComboBox* box, const QString& path) {
-    if (int i = box->findData(path); i >= 0) box->setCurrentIndex(i);
+    int i = box->findData(path);
+    if (i < 0) {
+      box->addItem(QFileInfo(path).completeBaseName(), path);
+      i = box->count() - 1;
+    }
+    box->setCurrentIndex(i);
   };
   show(old_box_, old_path);
   show(new_box_, new_path);
+  if (QFileInfo(old_path) == QFileInfo(new_path)) {
+    error_->setText("Old and new are the same run: pick two different runs to compare.");
+    model_->setComparison({}, Run{});
+    unmatched_->clear();
+    chart_->clear();
+    return false;
+  }
   try {
     return compare(history_->load(old_path), history_->load(new_path));
   } catch (const std::exception& e) {
@@ -169,13 +183,6 @@ QString ComparePage::error() const {
 void ComparePage::showFormat() {
   table_->setColumnHidden(ComparisonModel::RatioColumn, !ratio_->isChecked());
   table_->setColumnHidden(ComparisonModel::ChangeColumn, ratio_->isChecked());
-}
-
-void ComparePage::setPresentation(bool on) {
-  QFont f = QApplication::font();
-  if (on) f.setPointSizeF(f.pointSizeF() * 1.6);
-  table_->setFont(f);
-  chart_->setPresentation(on);
 }
 
 }  // namespace perflab::gui

@@ -38,7 +38,6 @@ class ComparePage : public QWidget {
   ChartPanel* chartPanel() const { return chart_; }
   ComparisonModel* model() const { return model_; }
   QTableView* table() const { return table_; }
-  void setPresentation(bool on);
 
  private:
   void showFormat();

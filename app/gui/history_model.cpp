@@ -23,6 +23,10 @@ QString cell_text(const HistoryEntry& e, int column) {
       return e.experiment;
     case HistoryModel::StatusColumn:
       return e.status;
+    case HistoryModel::DurationColumn:
+      return e.duration_ms < 0 ? QString() : format_duration(e.duration_ms);
+    case HistoryModel::ParamsColumn:
+      return e.params;
     case HistoryModel::TargetsColumn:
       return e.targets;
     default:
@@ -33,7 +37,9 @@ QString cell_text(const HistoryEntry& e, int column) {
 }  // namespace
 
 HistoryModel::HistoryModel(QObject* parent)
-    : SortedTableModel({"Name", "Date", "Experiment", "Status", "Targets", "Note"}, parent) {}
+    : SortedTableModel(
+          {"Name", "Date", "Experiment", "Status", "Duration", "Parameters", "Targets", "Note"},
+          parent) {}
 
 void HistoryModel::setEntries(std::vector<HistoryEntry> entries) {
   beginResetModel();
@@ -62,6 +68,7 @@ QVariant HistoryModel::cell(int source_row, int column, int role) const {
     case Qt::ToolTipRole:  // long targets and notes are cut in the view
       return cell_text(e, column);
     case ValueRole:
+      if (column == DurationColumn) return QVariant::fromValue(e.duration_ms);
       return column == DateColumn ? QVariant(e.started) : QVariant(cell_text(e, column));
     case PathRole:
       return e.path;
@@ -74,6 +81,7 @@ bool HistoryModel::lessThan(int a, int b, int column) const {
   const HistoryEntry& x = entries_[static_cast<std::size_t>(a)];
   const HistoryEntry& y = entries_[static_cast<std::size_t>(b)];
   if (column == DateColumn) return x.started < y.started;
+  if (column == DurationColumn) return x.duration_ms < y.duration_ms;
   return natural_less(cell_text(x, column).toStdString(), cell_text(y, column).toStdString());
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The runs of the history as a table: name, date, experiment, status, targets, note. It holds
+// The runs of the history as a table: name, date, experiment, status, duration, the parameters
+// changed from the defaults, targets, note. It holds
 // the entries as RunHistory lists them (newest first) and finds the row of a file by a hash.
 #include <vector>
 
@@ -18,6 +19,8 @@ class HistoryModel : public SortedTableModel {
     DateColumn,
     ExperimentColumn,
     StatusColumn,
+    DurationColumn,
+    ParamsColumn,
     TargetsColumn,
     NoteColumn,
     ColumnCount

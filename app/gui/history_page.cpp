@@ -5,17 +5,22 @@
 #include <tuple>
 
 #include <QDesktopServices>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QShortcut>
 #include <QTableView>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "history_model.h"
 
@@ -47,7 +52,12 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   });
   add("Compare the two selected", "historyCompare", [this] { compareSelected(); });
   add("Rename…", "historyRename", [this] { askRename(); });
-  add("Delete…", "historyDelete", [this] { askDelete(); });
+  add("Delete", "historyDelete", [this] {
+    QString error;
+    if (!deleteSelected(&error) && !error.isEmpty())
+      QMessageBox::warning(this, "Delete runs", error);
+  });
+  add("Trash…", "historyTrash", [this] { showTrash(); });
   add("Import…", "historyImport", [this] { askImport(); });
   add("Reveal folder", "historyReveal", [this] { reveal(); });
   add("Refresh", "historyRefresh", [this] { refresh(); });
@@ -56,17 +66,52 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     if (const HistoryEntry* e = model_->entry(index.row())) emit openRequested(e->path);
   });
-  refresh();
+  auto* del = new QShortcut(QKeySequence::Delete, table_);
+  del->setContext(Qt::WidgetShortcut);
+  connect(del, &QShortcut::activated, this, [this] { deleteSelected(); });
+  auto* undo = new QShortcut(QKeySequence::Undo, this);
+  undo->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(undo, &QShortcut::activated, this, [this] { undoDelete(); });
+  connect(&watcher_, &QFutureWatcher<Listing>::finished, this, [this] {
+    if (watcher_.property("generation").toInt() == generation_) {
+      Listing l = watcher_.result();
+      showEntries(std::move(l.entries), l.skipped);
+    }
+    emit loaded();
+  });
+  info_->setText("Loading the run history…");
+  loadInBackground();
+}
+
+void HistoryPage::showEntries(std::vector<HistoryEntry> entries, const QStringList& skipped) {
+  QString keep = selectedPath();
+  model_->setEntries(std::move(entries));
+  QString text = QString("%1 run(s) in %2").arg(model_->rowCount()).arg(history_->dir());
+  if (!skipped.isEmpty()) text += "\nNot runs (skipped): " + skipped.join(", ");
+  if (!last_deleted_.isEmpty())
+    text += QString(
+                "\nDeleted %1 run(s) to the trash: Ctrl+Z brings them back, Trash… lists "
+                "every deleted run.")
+                .arg(last_deleted_.size());
+  info_->setText(text);
+  if (!keep.isEmpty()) selectPath(keep);
 }
 
 void HistoryPage::refresh() {
+  ++generation_;
   QStringList skipped;
-  QString keep = selectedPath();
-  model_->setEntries(history_->list(&skipped));
-  QString text = QString("%1 run(s) in %2").arg(model_->rowCount()).arg(history_->dir());
-  if (!skipped.isEmpty()) text += "\nNot runs (skipped): " + skipped.join(", ");
-  info_->setText(text);
-  if (!keep.isEmpty()) selectPath(keep);
+  auto entries = history_->list(&skipped);
+  showEntries(std::move(entries), skipped);
+}
+
+void HistoryPage::loadInBackground() {
+  watcher_.setProperty("generation", ++generation_);
+  RunHistory* history = history_;
+  watcher_.setFuture(QtConcurrent::run([history] {
+    Listing l;
+    l.entries = history->list(&l.skipped);
+    return l;
+  }));
 }
 
 const std::vector<HistoryEntry>& HistoryPage::entries() const {
@@ -76,8 +121,11 @@ const std::vector<HistoryEntry>& HistoryPage::entries() const {
 void HistoryPage::selectPath(const QString& path) {
   int row = model_->rowOfPath(path);
   if (row < 0) return;
-  table_->selectRow(row);
-  table_->scrollTo(model_->index(row, 0));
+  // Exactly this row, whatever keys are held (selectRow toggles with Ctrl).
+  const QModelIndex index = model_->index(row, 0);
+  table_->selectionModel()->setCurrentIndex(
+      index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  table_->scrollTo(index);
 }
 
 QStringList HistoryPage::selectedPaths() const {
@@ -129,12 +177,32 @@ bool HistoryPage::renameSelected(const QString& new_name, QString* error) {
 bool HistoryPage::deleteSelected(QString* error) {
   QStringList paths = selectedPaths();
   if (paths.isEmpty()) return false;
+  last_deleted_.clear();
   return change(
       [&] {
-        for (const auto& p : paths) history_->remove(p);
+        for (const auto& p : paths) last_deleted_ << history_->remove(p);
         return QString();
       },
       error);
+}
+
+bool HistoryPage::restore(const QStringList& trash_paths, QString* error) {
+  if (trash_paths.isEmpty()) return false;
+  return change(
+      [&] {
+        QString first;
+        for (const auto& p : trash_paths) {
+          QString back = history_->restore(p);
+          last_deleted_.removeAll(p);
+          if (first.isEmpty()) first = back;
+        }
+        return first;
+      },
+      error);
+}
+
+bool HistoryPage::undoDelete(QString* error) {
+  return restore(QStringList(last_deleted_), error);
 }
 
 bool HistoryPage::importFile(const QString& path, QString* error) {
@@ -152,16 +220,41 @@ void HistoryPage::askRename() {
   if (!renameSelected(name, &error)) QMessageBox::warning(this, "Rename run", error);
 }
 
-void HistoryPage::askDelete() {
-  QStringList paths = selectedPaths();
-  if (paths.isEmpty()) return;
-  if (QMessageBox::question(
-          this, "Delete runs",
-          QString("Delete %1 run file(s)? This cannot be undone.").arg(paths.size())) !=
-      QMessageBox::Yes)
-    return;
+void HistoryPage::showTrash() {
+  QDialog dialog(this);
+  dialog.setWindowTitle("Deleted runs");
+  auto* v = new QVBoxLayout(&dialog);
+  v->addWidget(
+      new QLabel("Runs deleted from the history, most recent first. Restore puts them "
+                 "back under their name."));
+  auto* list = new QListWidget;
+  list->setObjectName("trashList");
+  list->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  for (const auto& e : history_->trashed()) {
+    auto* item = new QListWidgetItem(
+        QString("%1 — %2 — %3 (%4)")
+            .arg(e.name, e.experiment, e.started.toString("yyyy-MM-dd HH:mm"), e.status));
+    item->setData(Qt::UserRole, e.path);
+    list->addItem(item);
+  }
+  if (list->count() == 0) list->addItem("The trash is empty.");
+  v->addWidget(list, 1);
+  auto* bb = new QDialogButtonBox(QDialogButtonBox::Close);
+  auto* restore_button = bb->addButton("Restore", QDialogButtonBox::AcceptRole);
+  restore_button->setEnabled(false);
+  connect(list, &QListWidget::itemSelectionChanged, &dialog, [list, restore_button] {
+    restore_button->setEnabled(!list->selectedItems().isEmpty() &&
+                               list->selectedItems().front()->data(Qt::UserRole).isValid());
+  });
+  connect(bb, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(bb, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  v->addWidget(bb);
+  dialog.resize(640, 360);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QStringList paths;
+  for (auto* item : list->selectedItems()) paths << item->data(Qt::UserRole).toString();
   QString error;
-  if (!deleteSelected(&error) && !error.isEmpty()) QMessageBox::warning(this, "Delete runs", error);
+  if (!restore(paths, &error)) QMessageBox::warning(this, "Restore runs", error);
 }
 
 void HistoryPage::askImport() {

@@ -1,7 +1,9 @@
 // perflab: the desktop application.
-//   perflab [--history-dir DIR] [--settings FILE]
+//   perflab [--history-dir DIR] [--settings FILE] [RUN.json]   (opens a saved run)
 //   perflab --screenshot FILE [--experiment ID] [--param K=V]... [--group ID] [--log]
 //           [--size WxH]   runs the experiment, then saves a picture of the window and quits
+//   perflab RUN.json --screenshot FILE [--group ID] [--size WxH]   opens the run, saves a
+//           picture of the window once it is painted and quits (times opening a large run)
 #include <cstdio>
 #include <iostream>
 
@@ -59,13 +61,40 @@ bool apply_options(const QCommandLineParser& p, const Options& o, perflab::gui::
   return true;
 }
 
+void resize_for_screenshot(perflab::gui::MainWindow& w, const QString& size) {
+  QStringList wh = size.split('x');
+  w.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
+           wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
+}
+
+// Saves a picture of the window to `out`; false after a one-line message.
+bool save_window(perflab::gui::MainWindow& w, const QString& out) {
+  if (w.grab().save(out)) return true;
+  std::cerr << "perflab: cannot write " << out.toStdString() << "\n";
+  return false;
+}
+
+// Screenshot of an opened run: shown, painted once, saved, quit. Returns the exit code.
+int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const QString& out,
+                           const QString& group, const QString& size) {
+  resize_for_screenshot(w, size);
+  if (!group.isEmpty()) w.resultsPanel()->setGroup(group.toStdString());
+  w.show();
+  int code = 0;
+  // Queued behind the show: the window's first paint has happened when this runs.
+  QTimer::singleShot(0, &app, [&] {
+    if (!save_window(w, out)) code = 1;
+    app.quit();
+  });
+  app.exec();
+  return code;
+}
+
 // Screenshot mode: runs the selected experiment, shows `group`, saves a picture of the window
 // to `out` and quits. Returns the exit code.
 int screenshot(QApplication& app, perflab::gui::MainWindow& w, const QString& out,
                const QString& group, const QString& size) {
-  QStringList wh = size.split('x');
-  w.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1500,
-           wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 900);
+  resize_for_screenshot(w, size);
   w.show();
   int code = 0;
   QObject::connect(&w, &perflab::gui::MainWindow::runFinished, &app, [&](const perflab::Run& run) {
@@ -75,10 +104,7 @@ int screenshot(QApplication& app, perflab::gui::MainWindow& w, const QString& ou
     }
     if (!group.isEmpty()) w.resultsPanel()->setGroup(group.toStdString());
     QTimer::singleShot(500, &app, [&] {
-      if (!w.grab().save(out)) {
-        std::cerr << "perflab: cannot write " << out.toStdString() << "\n";
-        code = 1;
-      }
+      if (!save_window(w, out)) code = 1;
       app.quit();
     });
   });
@@ -107,13 +133,27 @@ int main(int argc, char** argv) {
   p.addHelpOption();
   const Options o;
   p.addOptions({o.history, o.settings, o.shot, o.exp, o.param, o.group, o.log, o.size});
+  p.addPositionalArgument("run", "A Perflab run file to open.", "[RUN.json]");
   p.process(app);
+  if (p.positionalArguments().size() > 1) {
+    std::cerr << "perflab: one run file at a time\n";
+    return 2;
+  }
 
   perflab::gui::WindowOptions opts;
   opts.history_dir = p.value(o.history);
   opts.settings_file = p.value(o.settings);
   perflab::gui::MainWindow w(opts);
   if (!apply_options(p, o, w)) return 2;
+  if (!p.positionalArguments().isEmpty()) {
+    QString error;
+    if (!w.openRun(p.positionalArguments().front(), &error)) {
+      std::cerr << "perflab: " << error.toStdString() << "\n";
+      return 2;
+    }
+    if (p.isSet(o.shot))
+      return screenshot_of_open_run(app, w, p.value(o.shot), p.value(o.group), p.value(o.size));
+  }
   if (p.isSet(o.shot))
     return screenshot(app, w, p.value(o.shot), p.value(o.group), p.value(o.size));
   w.show();

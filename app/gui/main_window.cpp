@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
@@ -18,8 +19,10 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShowEvent>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -27,6 +30,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include "chart_panel.h"
@@ -35,10 +39,12 @@
 #include "compare_page.h"
 #include "history_page.h"
 #include "param_form.h"
+#include "presentation_view.h"
 #include "registry.h"
 #include "run_controller.h"
 #include "targets_page.h"
 #include "teaching.h"
+#include "value_text.h"
 
 void perflab_init_gui_resources();
 
@@ -48,13 +54,6 @@ namespace {
 
 QString q(const std::string& s) {
   return QString::fromStdString(s);
-}
-
-QString duration(qint64 ms) {
-  qint64 s = ms / 1000;
-  if (s < 60) return QString("%1.%2 s").arg(s).arg((ms % 1000) / 100);
-  if (s < 3600) return QString("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
-  return QString("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
 }
 
 }  // namespace
@@ -67,7 +66,6 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
                     : std::make_unique<QSettings>(opts_.settings_file, QSettings::IniFormat)),
       history_(opts_.history_dir.isEmpty() ? RunHistory::default_dir() : opts_.history_dir) {
   perflab_init_gui_resources();
-  setWindowTitle("Perflab");
   setWindowIcon(QIcon(":/icons/perflab.svg"));
   for (const auto& e : all_experiments())
     experiments_.push_back({e->id(), e->title(), e->purpose(), e->params()});
@@ -79,6 +77,7 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
   buildUi();
   buildMenus();
   loadSettings();
+  updateTitle();
 }
 
 MainWindow::~MainWindow() {
@@ -104,11 +103,11 @@ void MainWindow::buildUi() {
   tabs_->addTab(tscroll, "Targets");
 
   teaching_ = new TeachingPanel;
+  teaching_->setMinimumWidth(240);  // never a column of single letters
   auto* dock = new QDockWidget("About this experiment");
   dock->setObjectName("teachingDock");
   dock->setWidget(teaching_);
   addDockWidget(Qt::RightDockWidgetArea, dock);
-  resizeDocks({dock}, {380}, Qt::Horizontal);
 
   tick_ = new QTimer(this);
   tick_->setInterval(250);
@@ -163,7 +162,7 @@ QWidget* MainWindow::buildRunControls() {
   auto* scroll = new QScrollArea;
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   lv->addWidget(scroll, 1);
   auto* buttons = new QHBoxLayout;
   run_button_ = new QPushButton("▶ Run");
@@ -258,7 +257,10 @@ void MainWindow::buildMenus() {
   stop_action_->setEnabled(false);
 
   auto* view = menuBar()->addMenu("&View");
-  presentation_action_ = view->addAction("&Presentation mode (larger fonts)");
+  presentation_action_ = view->addAction("&Presentation view");
+  presentation_action_->setToolTip(
+      "The chart full screen for a room: arrow keys or PageUp/PageDown step through the charts, "
+      "Esc leaves");
   presentation_action_->setCheckable(true);
   presentation_action_->setShortcut(QKeySequence("F11"));
   connect(presentation_action_, &QAction::toggled, this, &MainWindow::setPresentation);
@@ -272,12 +274,8 @@ void MainWindow::buildMenus() {
   view->addAction(findChild<QDockWidget*>("teachingDock")->toggleViewAction());
 
   auto* help = menuBar()->addMenu("&Help");
-  help->addAction("&About Perflab", this, [this] {
-    QMessageBox::about(this, "About Perflab",
-                       "<b>Perflab</b><p>Re-runs published performance experiments against real "
-                       "PostgreSQL and Redis servers, with linear and log charts, comparison, "
-                       "export and the articles' figures beside the measured ones.</p>");
-  });
+  help->addAction("&About Perflab", this, &MainWindow::showAbout);
+  help->addAction("About &Qt", qApp, &QApplication::aboutQt);
 
   auto* tb = addToolBar("Main");
   tb->setObjectName("mainToolbar");
@@ -298,9 +296,15 @@ void MainWindow::loadSettings() {
   results_->setLogY(s.value("view/log_y", false).toBool());
   results_->setLogX(s.value("view/log_x", false).toBool());
   dark_action_->setChecked(s.value("view/dark", false).toBool());
-  presentation_action_->setChecked(s.value("view/presentation", false).toBool());
-  restoreGeometry(s.value("window/geometry").toByteArray());
-  restoreState(s.value("window/state").toByteArray());
+  if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
+    // First start: most of the screen, the side panel a share of it (set once shown).
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+      const QRect avail = screen->availableGeometry();
+      resize(avail.size() * 0.9);
+      move(avail.center() - rect().center());
+    }
+  }
+  first_layout_ = !restoreState(s.value("window/state").toByteArray());
   if (!selectExperiment(s.value("run/experiment").toString()) && !experiments_.empty())
     experiment_list_->setCurrentRow(0);
 }
@@ -338,6 +342,7 @@ void MainWindow::onExperimentChanged() {
   settings_->endGroup();
   form_->setValues(saved);
   settings_->setValue("run/experiment", q(e.id));
+  if (!running() && !current_.experiment.empty() && current_.experiment != e.id) clearResults();
   purpose_->setText(q(e.purpose));
   teaching_->setExperiment(q(e.id), q(e.title), q(e.purpose));
   if (current_.experiment == e.id) teaching_->setRun(&current_);
@@ -436,6 +441,7 @@ bool MainWindow::startRun(QString* error) {
   setRunControls(true);
   tick_->start();
   updateStatus();
+  updateTitle();
   emit runStarted();
   return true;
 }
@@ -528,6 +534,7 @@ void MainWindow::onFinished(const Run& run) {
       break;
   }
   updateStatus();
+  updateTitle();
   history_page_->refresh();
   history_page_->selectPath(current_path_);  // the pickers of Compare follow its model
   targets_page_->refreshManagedState();
@@ -552,10 +559,11 @@ void MainWindow::setBanner(const QString& text, const QString& colour) {
 void MainWindow::updateStatus() {
   if (!elapsed_.isValid()) return;
   qint64 ms = finished_ms_ >= 0 ? finished_ms_ : elapsed_.elapsed();
-  QString text = QString("Step: %1\nElapsed: %2").arg(step_, duration(ms));
+  QString text = QString("Step: %1\nElapsed: %2").arg(step_, format_duration(ms));
   if (finished_ms_ < 0) {
     if (fraction_ > 0.02 && fraction_ < 1)
-      text += QString(" — about %1 left").arg(duration(qint64(ms * (1 - fraction_) / fraction_)));
+      text += QString(" — about %1 left")
+                  .arg(format_duration(qint64(ms * (1 - fraction_) / fraction_)));
     else
       text += " — estimating time left…";
   }
@@ -591,6 +599,7 @@ bool MainWindow::openRun(const QString& path, QString* error) {
   else
     banner_->hide();
   tabs_->setCurrentIndex(0);
+  updateTitle();
   return true;
 }
 
@@ -619,21 +628,83 @@ void MainWindow::copyChart() {
 }
 
 void MainWindow::setPresentation(bool on) {
-  results_->setPresentation(on);
-  compare_->setPresentation(on);
-  teaching_->setPresentation(on);
-  QFont f = QApplication::font();
-  if (on) f.setPointSizeF(f.pointSizeF() * 1.4);
-  experiment_list_->setFont(f);
-  purpose_->setFont(f);
-  status_->setFont(f);
-  banner_->setFont(f);
-  if (presentation_action_->isChecked() != on) presentation_action_->setChecked(on);
-  settings_->setValue("view/presentation", on);
+  if (presentation_action_->isChecked() != on) {
+    presentation_action_->setChecked(on);  // toggled() comes back here
+    return;
+  }
+  if (!on) {
+    if (presentation_view_) presentation_view_->close();
+    return;
+  }
+  ChartPanel* panel = tabs_->currentWidget() == compare_ && compare_->chartPanel()->hasRun()
+                          ? compare_->chartPanel()
+                          : results_;
+  if (!presentation_view_) {
+    presentation_view_ = new PresentationView(this);
+    connect(presentation_view_, &PresentationView::closed, this,
+            [this] { presentation_action_->setChecked(false); });
+  }
+  disconnect(presentation_follow_);  // the panel shown follows the view's steps
+  presentation_follow_ = connect(presentation_view_, &PresentationView::groupChanged, panel,
+                                 [panel](const std::string& g) { panel->setGroup(g); });
+  presentation_view_->setRun(panel->run(), panel->group(), panel->options().hidden_series);
+  presentation_view_->showFullScreen();
+  presentation_view_->activateWindow();
+  presentation_view_->setFocus();
 }
 
 bool MainWindow::presentation() const {
-  return presentation_action_->isChecked();
+  return presentation_view_ && presentation_view_->isVisible();
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (!first_layout_) return;
+  first_layout_ = false;
+  // A sensible share of the width for the side panel: its text reads as paragraphs.
+  if (auto* dock = findChild<QDockWidget*>("teachingDock"))
+    resizeDocks({dock}, {std::clamp(width() / 4, 280, 520)}, Qt::Horizontal);
+}
+
+void MainWindow::clearResults() {
+  current_ = Run{};
+  current_path_.clear();
+  results_->clear();
+  teaching_->setRun(nullptr);
+  banner_->hide();
+  elapsed_.invalidate();
+  finished_ms_ = -1;
+  fraction_ = 0;
+  progress_->setValue(0);
+  status_->setText("Ready.");
+  updateTitle();
+}
+
+void MainWindow::updateTitle() {
+  QStringList parts;
+  if (!current_path_.isEmpty())
+    parts << QFileInfo(current_path_).completeBaseName();
+  else if (running())
+    parts << "running";
+  if (!current_.experiment.empty()) parts << experimentTitle(current_.experiment);
+  parts << "Perflab";
+  setWindowTitle(parts.join(" — "));
+}
+
+void MainWindow::showAbout() {
+  const QString dir = QUrl::fromLocalFile(history_.dir()).toString();
+  QMessageBox::about(
+      this, "About Perflab",
+      QString("<b>Perflab %1</b> (Qt %2)"
+              "<p>Re-runs published performance experiments against real PostgreSQL and Redis "
+              "servers, with linear and log charts, comparison, export and the articles' figures "
+              "beside the measured ones.</p>"
+              "<p>Run history: <a href='%3'>%4</a><br>"
+              "Settings: %5<br>"
+              "Command line: <tt>perflab-cli --help</tt>; the sharding proxy: "
+              "<tt>perflab-proxy --help</tt></p>")
+          .arg(QString::fromLatin1(perflab_version()), QString::fromLatin1(qVersion()), dir,
+               history_.dir().toHtmlEscaped(), settings_->fileName().toHtmlEscaped()));
 }
 
 void MainWindow::exportChartDialog() {

@@ -27,6 +27,7 @@ class ChartPanel;
 class ComparePage;
 class HistoryPage;
 class ParamForm;
+class PresentationView;
 class RunController;
 class TargetsPage;
 class TeachingPanel;
@@ -60,8 +61,11 @@ class MainWindow : public QMainWindow {
   void exportChart(const QString& path, QSize size, bool all_groups = false);  // throws
   void exportData(const QString& path);  // .csv, .json, .gbench.json; throws
   void copyChart();
+  // The presentation view (F11): the chart on show (Run tab, or Compare when it is the current
+  // tab) full screen; false closes it.
   void setPresentation(bool on);
   bool presentation() const;
+  PresentationView* presentationView() const { return presentation_view_; }
 
   TargetsPage* targetsPage() const { return targets_page_; }
   ParamForm* paramForm() const { return form_; }
@@ -80,6 +84,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
 
  private:
   struct ExperimentInfo {
@@ -105,6 +110,9 @@ class MainWindow : public QMainWindow {
   void exportChartDialog();
   void exportDataDialog();
   void openRunDialog();
+  void clearResults();  // no run on show: chart, banner, progress and elapsed time reset
+  void updateTitle();   // "<run> — <experiment> — Perflab"
+  void showAbout();
   QString experimentTitle(const std::string& id) const;
 
   WindowOptions opts_;
@@ -120,6 +128,7 @@ class MainWindow : public QMainWindow {
   double fraction_ = 0;
   QElapsedTimer elapsed_;
   qint64 finished_ms_ = -1;
+  bool first_layout_ = false;  // no saved window state: size the side panel on the first show
 
   QTabWidget* tabs_;
   QListWidget* experiment_list_;
@@ -130,6 +139,8 @@ class MainWindow : public QMainWindow {
   ChartPanel* results_;
   HistoryPage* history_page_;
   ComparePage* compare_;
+  PresentationView* presentation_view_ = nullptr;
+  QMetaObject::Connection presentation_follow_;
   TargetsPage* targets_page_;
   TeachingPanel* teaching_;
   QTimer *tick_, *refresh_;

@@ -29,6 +29,19 @@ bool fits_int(const ParamSpec& s) {
   return s.min && s.max && *s.min >= INT_MIN && *s.max <= INT_MAX;
 }
 
+// Decimals a double field shows: as many as its default and its bounds need (1 to 4).
+int decimals_of(const ParamSpec& s) {
+  int d = 1;
+  auto need = [&](const std::string& text) {
+    const auto dot = text.find('.');
+    if (dot != std::string::npos) d = std::max(d, static_cast<int>(text.size() - dot - 1));
+  };
+  need(s.default_value);
+  if (s.min) need(format_bound(*s.min));
+  if (s.max) need(format_bound(*s.max));
+  return std::min(d, 4);
+}
+
 }  // namespace
 
 ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
@@ -51,14 +64,16 @@ QWidget* ParamForm::makeEditor(const ParamSpec& spec) {
         auto* sb = new QSpinBox;
         sb->setRange(static_cast<int>(*spec.min), static_cast<int>(*spec.max));
         sb->setAccelerated(true);
+        if (const std::string unit = param_unit(spec); !unit.empty()) sb->setSuffix(q(" " + unit));
         connect(sb, &QSpinBox::valueChanged, this, &ParamForm::changed);
         return sb;
       }
       break;
     case ParamType::Double: {
       auto* sb = new QDoubleSpinBox;
-      sb->setDecimals(4);
+      sb->setDecimals(decimals_of(spec));
       sb->setRange(spec.min.value_or(-1e12), spec.max.value_or(1e12));
+      if (const std::string unit = param_unit(spec); !unit.empty()) sb->setSuffix(q(" " + unit));
       connect(sb, &QDoubleSpinBox::valueChanged, this, &ParamForm::changed);
       return sb;
     }
@@ -71,12 +86,16 @@ QWidget* ParamForm::makeEditor(const ParamSpec& spec) {
       auto* box = new QWidget;
       auto* grid = new QGridLayout(box);
       grid->setContentsMargins(0, 0, 0, 0);
+      // Long choices two to a row, so the form fits a narrow side.
+      std::size_t longest = 0;
+      for (const auto& c : spec.choices) longest = std::max(longest, c.size());
+      const int per_row = longest > 12 ? 2 : 3;
       int i = 0;
       for (const auto& c : spec.choices) {
         auto* cb = new QCheckBox(q(c));
         cb->setObjectName(q("choice_" + c));
         connect(cb, &QCheckBox::toggled, this, &ParamForm::changed);
-        grid->addWidget(cb, i / 3, i % 3);
+        grid->addWidget(cb, i / per_row, i % per_row);
         ++i;
       }
       return box;
@@ -102,23 +121,41 @@ QWidget* ParamForm::makeEditor(const ParamSpec& spec) {
 }
 
 void ParamForm::addRow(const ParamSpec& spec, QWidget* editor) {
+  // The unit once: in a spin box's suffix, else beside the field.
+  const QString unit = q(param_unit(spec));
+  const bool unit_in_editor = qobject_cast<QAbstractSpinBox*>(editor) != nullptr;
   QString help = q(spec.help);
   if (const std::string range = param_range_text(spec); !range.empty())
-    help += " [" + q(range) + "]";
+    help += QString(" [%1%2%3]")
+                .arg(spec.type == ParamType::IntList ? "each " : "", q(range),
+                     unit.isEmpty() ? QString() : " " + unit);
+  // The parameter's id (what perflab-cli --param and the run file use) is in the tooltip.
+  const QString tip = QString("<b>%1</b> (%2): %3")
+                          .arg(q(spec.name), q(describe_param(spec)), help.toHtmlEscaped());
   editor->setObjectName(q("param_" + spec.name));
-  editor->setToolTip(help);
+  editor->setToolTip(tip);
 
   auto* cell = new QWidget;
   auto* cv = new QVBoxLayout(cell);
   cv->setContentsMargins(0, 0, 0, 0);
   cv->setSpacing(1);
-  cv->addWidget(editor);
+  if (unit.isEmpty() || unit_in_editor) {
+    cv->addWidget(editor);
+  } else {
+    auto* row = new QHBoxLayout;
+    row->addWidget(editor, 1);
+    row->addWidget(new QLabel(unit));
+    cv->addLayout(row);
+  }
   auto* hl = new QLabel(help);
   hl->setWordWrap(true);
   hl->setStyleSheet("color: palette(mid); font-size: small;");
   cv->addWidget(hl);
-  auto* label = new QLabel(q(spec.name) + ":");
-  label->setToolTip(help);
+  auto* label = new QLabel(q(param_label(spec)) + ":");
+  label->setObjectName(q("label_" + spec.name));
+  label->setToolTip(tip);
+  label->setWordWrap(true);
+  label->setBuddy(editor);
   layout_->addRow(label, cell);
 }
 
@@ -183,7 +220,7 @@ void ParamForm::check(Field& f) {
   try {
     validate_param(f.spec, le->text().trimmed().toStdString());
     le->setStyleSheet({});
-    le->setToolTip(q(f.spec.help));
+    le->setToolTip(q(f.spec.name + " (" + describe_param(f.spec) + "): " + f.spec.help));
   } catch (const ParamError& e) {
     le->setStyleSheet("background: #ffe0e0;");
     le->setToolTip(QString::fromStdString(e.what()));

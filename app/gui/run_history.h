@@ -1,7 +1,15 @@
 #pragma once
 // Run history, the store: every run saved atomically (perflab::save_run) as a JSON file in one
-// folder (by default QStandardPaths::AppDataLocation/runs), listed with date, experiment, status
-// and targets; load, rename, delete, import. The page that shows it is HistoryPage.
+// folder (by default QStandardPaths::AppDataLocation/runs), listed with date, experiment, status,
+// duration, key parameters and targets; load, rename, delete to a trash and restore, import.
+//
+// Listing does not read every run: a small summary index (".index.json" beside the runs) keeps
+// each file's summary with its size and modification time; only files that are new or changed
+// since are read (and the index is rebuilt when it is missing or unreadable). Saving, importing,
+// renaming and deleting update the index from what they already know. Safe to use from a
+// background thread and the UI thread at once. The page that shows it is HistoryPage.
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include <QDateTime>
@@ -16,13 +24,18 @@ struct HistoryEntry {
   QString name;  // file name without .json: what rename changes
   QDateTime started;
   QString experiment, title, status, targets, message;
+  qint64 duration_ms = -1;  // -1: unknown (not ended)
+  QString params;           // the parameters that differ from the experiment's defaults
 };
 
 class RunHistory {
  public:
   explicit RunHistory(QString dir);
+  ~RunHistory();
   const QString& dir() const { return dir_; }
+  QString trashDir() const;
   static QString default_dir();
+  static constexpr const char* kIndexName = ".index.json";
 
   // Newest first. Files that are not readable runs are skipped; their names go to `skipped`.
   std::vector<HistoryEntry> list(QStringList* skipped = nullptr) const;
@@ -32,13 +45,26 @@ class RunHistory {
   // New name: letters, digits, space, '.', '_' and '-'; not taken. Returns the new path.
   // Throws std::runtime_error with the reason.
   QString rename(const QString& path, const QString& new_name) const;
-  void remove(const QString& path) const;  // throws std::runtime_error
-  // Validates the file as a run, then saves a copy into the history. Throws RunFormatError.
+  // Moves the run to the trash (restorable); returns its path there. Throws std::runtime_error.
+  QString remove(const QString& path) const;
+  // Runs in the trash, most recently deleted first.
+  std::vector<HistoryEntry> trashed() const;
+  // Moves a run from the trash back (under its name, or a free one); returns its path.
+  QString restore(const QString& trash_path) const;
+  // Validates the file as a run, then copies it into the history byte for byte, under its own
+  // name (or a free one like it). Throws RunFormatError.
   QString import_file(const QString& path) const;
 
+  // The summary of a run as the history lists it (path and name from `path`).
+  static HistoryEntry summarize(const Run& run, const QString& path);
+
  private:
-  QString unique_path(const QString& base) const;
+  struct Index;
+  QString unique_path(const QString& dir, const QString& base) const;
+  void remember(const QString& path, const HistoryEntry& e) const;  // into the index
+  void forget(const QString& path) const;
   QString dir_;
+  mutable std::mutex mu_;  // the index file
 };
 
 }  // namespace perflab::gui

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include <QApplication>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -52,6 +51,53 @@ std::optional<TeachingData> load_teaching(const QString& experiment_id) {
   return parse_teaching(f.readAll());
 }
 
+QString findings_html(const Run& run) {
+  // The run's findings: those the article has a figure for first, then the others. Each with
+  // its interval and verdict, and the article's figure judged against the interval.
+  if (run.findings.empty()) {
+    if (run.status == RunStatus::Finished || run.groups.empty())
+      return "<p><i>This run has no derived figures.</i></p>";
+    return "<p><i>This run is " + QString::fromLatin1(to_string(run.status)) +
+           " before any figure could be derived from what it measured: the charts show its "
+           "points.</i></p>";
+  }
+  QString h = "<h3>The article beside this run</h3>";
+  h += "<table border='1' cellspacing='0' cellpadding='4'>"
+       "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
+       "<th>article's figure</th></tr>";
+  for (bool with_article : {true, false})
+    for (const auto& f : run.findings) {
+      if (f.article.has_value() != with_article) continue;
+      const QString measured = f.ci ? q(format_estimate(*f.ci)) : ratio_text(f.value) + " (exact)";
+      const QString verdict = f.verdict ? q(verdict_text(*f.verdict, f.threshold)) : "—";
+      QString judged = "—";
+      if (f.article) {
+        const Reproduction r = f.reproduction();
+        const char* colour = r == Reproduction::Reproduced      ? "#008000"
+                             : r == Reproduction::NotReproduced ? "#b00020"
+                                                                : "#806000";
+        judged = QString("<span style='color:%1'><b>%2</b></span>")
+                     .arg(colour, esc(QString::fromLatin1(to_string(r))));
+      }
+      h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" +
+           (f.article ? ratio_text(*f.article) : QString("—")) + "</td><td align='right'><b>" +
+           esc(measured) + "</b></td><td>" + esc(verdict) + "</td><td>" + judged + "</td></tr>";
+    }
+  h += "</table>";
+  h += "<p><small>A ratio is called faster or slower only when its whole 95% interval lies "
+       "beyond 1 ± " +
+       esc(q(format_percent(run.threshold))) +
+       "; the article's figure is <i>reproduced</i> when it lies inside the interval, "
+       "<i>inconclusive</i> when the interval also holds 1 (no difference).</small></p>";
+  if (run.machine && run.machine->busy())
+    h += "<p><b>The machine was busy (" + esc(q(describe_machine(*run.machine))) +
+         "): these figures may be noisy — rerun, or raise repetitions.</b></p>";
+  if (run.status != RunStatus::Finished)
+    h += "<p><i>This run is " + QString::fromLatin1(to_string(run.status)) +
+         ": figures are from what was measured before it stopped.</i></p>";
+  return h;
+}
+
 QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
                       const QString& title, const QString& purpose, const Run* run) {
   QString h;
@@ -62,47 +108,7 @@ QString teaching_html(const std::optional<TeachingData>& data, const Article& ar
     h += "<p>" + esc(purpose) + "</p>";
   }
 
-  // The run's findings: those the article has a figure for first, then the others. Each with
-  // its interval and verdict, and the article's figure judged against the interval.
-  if (run && !run->findings.empty()) {
-    h += "<h3>The article beside this run</h3>";
-    h += "<table border='1' cellspacing='0' cellpadding='4'>"
-         "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
-         "<th>article's figure</th></tr>";
-    for (bool with_article : {true, false})
-      for (const auto& f : run->findings) {
-        if (f.article.has_value() != with_article) continue;
-        const QString measured =
-            f.ci ? q(format_estimate(*f.ci)) : ratio_text(f.value) + " (exact)";
-        const QString verdict = f.verdict ? q(verdict_text(*f.verdict, f.threshold)) : "—";
-        QString judged = "—";
-        if (f.article) {
-          const Reproduction r = f.reproduction();
-          const char* colour = r == Reproduction::Reproduced      ? "#008000"
-                               : r == Reproduction::NotReproduced ? "#b00020"
-                                                                  : "#806000";
-          judged = QString("<span style='color:%1'><b>%2</b></span>")
-                       .arg(colour, esc(QString::fromLatin1(to_string(r))));
-        }
-        h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" +
-             (f.article ? ratio_text(*f.article) : QString("—")) + "</td><td align='right'><b>" +
-             esc(measured) + "</b></td><td>" + esc(verdict) + "</td><td>" + judged + "</td></tr>";
-      }
-    h += "</table>";
-    h += "<p><small>A ratio is called faster or slower only when its whole 95% interval lies "
-         "beyond 1 ± " +
-         esc(q(format_percent(run->threshold))) +
-         "; the article's figure is <i>reproduced</i> when it lies inside the interval, "
-         "<i>inconclusive</i> when the interval also holds 1 (no difference).</small></p>";
-    if (run->machine && run->machine->busy())
-      h += "<p><b>The machine was busy (" + esc(q(describe_machine(*run->machine))) +
-           "): these figures may be noisy — rerun, or raise repetitions.</b></p>";
-    if (run->status != RunStatus::Finished)
-      h += "<p><i>This run is " + QString::fromLatin1(to_string(run->status)) +
-           ": figures are from what was measured before it stopped.</i></p>";
-  } else if (run) {
-    h += "<p><i>This run has no derived figures yet.</i></p>";
-  }
+  if (run) h += findings_html(*run);
 
   if (data) {
     h += "<h3>How Perflab measures it</h3><ul>";
@@ -157,13 +163,6 @@ void TeachingPanel::setRun(const Run* run) {
     run_ = *run;
   else
     run_.reset();
-  render();
-}
-
-void TeachingPanel::setPresentation(bool on) {
-  QFont f = QApplication::font();
-  if (on) f.setPointSizeF(f.pointSizeF() * 1.6);
-  document()->setDefaultFont(f);
   render();
 }
 

@@ -25,6 +25,10 @@ struct TeachingData {
 std::optional<TeachingData> load_teaching(const QString& experiment_id);
 std::optional<TeachingData> parse_teaching(const QByteArray& json);
 
+// The run's findings beside the article's figures they carry, as an HTML table (or a line saying
+// why there are none): the panel's, the presentation view's and the report's.
+QString findings_html(const Run& run);
+
 // The panel's HTML: the teaching prose (or the experiment's own title/purpose when there is
 // none), the run's findings beside the article's figures they carry (`run` may be null), and
 // the article's published tables.
@@ -37,7 +41,6 @@ class TeachingPanel : public QTextBrowser {
   explicit TeachingPanel(QWidget* parent = nullptr);
   void setExperiment(const QString& id, const QString& title, const QString& purpose);
   void setRun(const Run* run);  // nullptr: no run yet
-  void setPresentation(bool on);
   const std::optional<TeachingData>& data() const { return data_; }
   const Article& article() const { return article_; }
 

@@ -59,6 +59,13 @@ QString point_tooltip(const Group& group, const std::string& series, const Point
   return t;
 }
 
+QString format_duration(qint64 ms) {
+  qint64 s = ms / 1000;
+  if (s < 60) return QString("%1.%2 s").arg(s).arg((ms % 1000) / 100);
+  if (s < 3600) return QString("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+  return QString("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QChar('0'));
+}
+
 bool natural_less(std::string_view a, std::string_view b) {
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {

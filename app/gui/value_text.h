@@ -20,6 +20,9 @@ QString format_value(double v);
 QString point_tooltip(const Group& group, const std::string& series, const Point& point,
                       const MachineNoise* machine = nullptr);
 
+// A duration as a person reads it: "4.2 s", "3 min 05 s", "1 h 02 min".
+QString format_duration(qint64 ms);
+
 // Text order that reads numbers inside as numbers: "2 writers" < "10 writers", "P 2" < "P 16".
 bool natural_less(std::string_view a, std::string_view b);
 

@@ -706,18 +706,6 @@ class GuiTest : public QObject {
     QVERIFY(cmp->error().contains("different experiments"));
   }
 
-  void presentationModeEnlargesFonts() {
-    ChartPanel* panel = w_->resultsPanel();
-    panel->setGroup("append");
-    qreal normal = panel->chart()->titleFont().pointSizeF();
-    qreal table = panel->table()->font().pointSizeF();
-    w_->setPresentation(true);
-    QVERIFY(panel->chart()->titleFont().pointSizeF() > normal * 1.4);
-    QVERIFY(panel->table()->font().pointSizeF() > table * 1.4);
-    w_->setPresentation(false);
-    QCOMPARE(panel->chart()->titleFont().pointSizeF(), normal);
-  }
-
   void settingsRestoreInANewWindow() {
     QVERIFY(w_->selectExperiment("iolist"));
     w_->paramForm()->setValues({{"events", "33"}});

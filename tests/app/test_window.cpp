@@ -1,0 +1,353 @@
+// The perflab window with saved runs (no server needed), on the offscreen platform: first-start
+// layout, title, choosing another experiment, history (Delete key, trash, columns, import),
+// compare from History, the presentation view, the parameter form, `perflab RUN.json`.
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChartView>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineSeries>
+#include <QProcess>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest>
+
+#include "chart_panel.h"
+#include "common/run_io.h"
+#include "compare_page.h"
+#include "history_model.h"
+#include "history_page.h"
+#include "main_window.h"
+#include "param_form.h"
+#include "presentation_view.h"
+#include "sample_runs.h"
+#include "teaching.h"
+
+using namespace perflab;
+using namespace perflab::gui;
+
+namespace {
+
+// A sharding-like run: a numeric pipeline sweep whose series names differ only at their ends
+// (what a truncating legend cuts), and a categorical chart.
+Run sweep_run() {
+  Run run;
+  run.experiment = "sharding";
+  run.title = "Sharding";
+  run.status = RunStatus::Finished;
+  run.started_unix_ms = 1796000000000;
+  run.ended_unix_ms = 1796000083000;
+  run.params = {{"clients", "10"}, {"depths", "1,2,4,8,16"}};
+  run.ensure_group({"sweep_set", "SET through the proxy, by pipeline depth", "req/s",
+                    "pipeline depth (-P)", true, false, "Requests per second."});
+  run.ensure_group({"keys", "Keys per node", "keys", "", false, false, "How keys spread."});
+  const char* names[] = {"direct redis",      "coalesced+nodelay",     "coalesced",
+                         "per-reply+nodelay", "per-reply, no nodelay", "twemproxy"};
+  int i = 0;
+  for (const char* n : names) {
+    ++i;
+    for (double d : {1.0, 2.0, 4.0, 8.0, 16.0}) {
+      const double v = 10000.0 * i * d;
+      run.add_point("sweep_set", n,
+                    test::sample_point(std::to_string(int(d)), {v, v * 1.01, v * 0.99}, d));
+    }
+  }
+  for (const char* node : {"node 1", "node 2", "node 3", "node 4"})
+    run.add_point("keys", "modula", test::sample_point(node, {2500, 2500, 2500}));
+  run.findings.push_back({"collapse_p2.set", "SET at -P 2: per-reply / coalesced", 0.0081, 0.0075});
+  return run;
+}
+
+}  // namespace
+
+class WindowTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  int window_count_ = 0;
+
+  // A fresh window: its own history folder and settings, as on a first start.
+  std::unique_ptr<MainWindow> freshWindow(QSize size = {1280, 800}) {
+    const QString n = QString::number(++window_count_);
+    auto w = std::make_unique<MainWindow>(
+        WindowOptions{dir_.filePath("history" + n), dir_.filePath("settings" + n + ".ini")});
+    w->resize(size);
+    w->show();
+    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+    if (!QTest::qWaitFor([&] { return !w->historyPage()->loading(); }, 10000)) return nullptr;
+    return w;
+  }
+
+  QString saveRun(MainWindow& w, const Run& run) {
+    const QString path = w.history().save(run);
+    w.historyPage()->refresh();
+    return path;
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  void firstStartGivesTheSidePanelAShareOfTheWidth() {
+    for (QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+      auto w = freshWindow(size);
+      QVERIFY(w);
+      auto* dock = w->findChild<QDockWidget*>("teachingDock");
+      QVERIFY(dock && dock->isVisible());
+      QTRY_VERIFY(dock->width() >= w->width() / 5);  // not a column of single letters
+      QVERIFY(dock->width() <= w->width() / 2);      // and the chart keeps the most
+      QVERIFY(w->resultsPanel()->chartView()->width() >= w->width() * 2 / 5);
+    }
+  }
+
+  void titleNamesTheRunAndAnotherExperimentClearsIt() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    QCOMPARE(w->windowTitle(), QString("Perflab"));
+    const QString path = saveRun(*w, test::sample_run());
+    QVERIFY(w->openRun(path));
+    QVERIFY(w->windowTitle().startsWith(QFileInfo(path).completeBaseName() + " — "));
+    QVERIFY(w->windowTitle().endsWith("Perflab"));
+    QVERIFY(w->resultsPanel()->hasRun());
+    QVERIFY(!w->statusText().isEmpty());
+    // Another experiment: the previous run's chart, banner, progress and time go.
+    QVERIFY(w->selectExperiment("sharding"));
+    QVERIFY(!w->resultsPanel()->hasRun());
+    QVERIFY(w->bannerText().isEmpty());
+    QCOMPARE(w->statusText(), QString("Ready."));
+    QCOMPARE(w->progressBar()->value(), 0);
+    QCOMPARE(w->windowTitle(), QString("Perflab"));
+  }
+
+  void deleteKeyMovesToTheTrashAndUndoRestores() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    HistoryPage* page = w->historyPage();
+    const QString path = saveRun(*w, test::sample_run());
+    Run later = test::sample_run(2);
+    later.started_unix_ms += 60000;
+    later.ended_unix_ms += 60000;
+    saveRun(*w, later);
+    QCOMPARE(page->entries().size(), std::size_t(2));
+    w->findChild<QTabWidget*>()->setCurrentWidget(page);
+    page->selectPath(path);
+    page->table()->setFocus();
+    QTest::keyClick(page->table(), Qt::Key_Delete);
+    QCOMPARE(page->entries().size(), std::size_t(1));
+    QVERIFY(!QFile::exists(path));
+    QCOMPARE(w->history().trashed().size(), std::size_t(1));
+    QTest::keyClick(page->table(), Qt::Key_Z, Qt::ControlModifier);  // undo
+    QCOMPARE(page->entries().size(), std::size_t(2));
+    QVERIFY(QFile::exists(path));
+    QVERIFY(w->history().trashed().empty());
+    // From the trash, later.
+    page->selectPath(path);
+    QVERIFY(page->deleteSelected());
+    const auto trashed = w->history().trashed();
+    QCOMPARE(trashed.size(), std::size_t(1));
+    QVERIFY(page->restore({trashed.front().path}));
+    QVERIFY(QFile::exists(path));
+  }
+
+  void historyShowsStatusDurationAndChangedParameters() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    Run run = test::sample_run();  // 60 s long; events=100 is the default, repetitions=5 is not
+    saveRun(*w, run);
+    HistoryModel* m = w->historyPage()->model();
+    QCOMPARE(m->rowCount(), 1);
+    auto cell = [&](int column) { return m->index(0, column).data().toString(); };
+    QCOMPARE(cell(HistoryModel::StatusColumn), QString("finished"));
+    QCOMPARE(cell(HistoryModel::DurationColumn), QString("1 min 00 s"));
+    QVERIFY2(cell(HistoryModel::ParamsColumn).contains("repetitions=5"),
+             qPrintable(cell(HistoryModel::ParamsColumn)));
+    QVERIFY(!cell(HistoryModel::ParamsColumn).contains("events="));
+  }
+
+  void historyIsListedFromItsIndexAndRebuiltWithoutIt() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    const QString a = saveRun(*w, test::sample_run());
+    const QString index = QDir(w->history().dir()).filePath(RunHistory::kIndexName);
+    QVERIFY(QFile::exists(index));
+    // The listing comes from the index: a run file whose size and time are unchanged is not
+    // read again (here: its summary in the index says another experiment).
+    QFile f(index);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QByteArray text = f.readAll();
+    f.close();
+    QVERIFY(text.contains("\"iolist\""));
+    text.replace("\"iolist\"", "\"from-the-index\"");
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text);
+    f.close();
+    QCOMPARE(w->history().list().front().experiment, QString("from-the-index"));
+    // Without the index, every run is read and the index written again.
+    QVERIFY(QFile::remove(index));
+    QCOMPARE(w->history().list().front().experiment, QString("iolist"));
+    QVERIFY(QFile::exists(index));
+    QCOMPARE(w->history().list().front().path, a);
+  }
+
+  void importKeepsTheNameAndTheBytes() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    const QString file = dir_.filePath("lecture baseline.json");
+    write_file_atomically(file.toStdString(), run_to_json(test::sample_run(), -1));  // compact
+    QString error;
+    QVERIFY2(w->historyPage()->importFile(file, &error), qPrintable(error));
+    const QString imported = w->historyPage()->selectedPath();
+    QCOMPARE(QFileInfo(imported).fileName(), QString("lecture baseline.json"));
+    QCOMPARE(QFileInfo(imported).size(), QFileInfo(file).size());  // stored at its own size
+    QVERIFY(w->historyPage()->importFile(file, &error));           // again: a free name
+    QCOMPARE(QFileInfo(w->historyPage()->selectedPath()).fileName(),
+             QString("lecture baseline-2.json"));
+  }
+
+  void compareFromHistoryShowsBothRunsAndRefusesARunWithItself() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    const QString old_path = saveRun(*w, test::sample_run(1.0));
+    Run faster = test::sample_run(0.5);
+    faster.started_unix_ms += 60000;
+    const QString new_path = saveRun(*w, faster);
+    HistoryPage* page = w->historyPage();
+    page->table()->clearSelection();
+    for (const QString& p : {old_path, new_path})
+      page->table()->selectionModel()->select(
+          page->model()->index(page->model()->rowOfPath(p), 0),
+          QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QTest::mouseClick(page->findChild<QPushButton*>("historyCompare"), Qt::LeftButton);
+    ComparePage* cmp = w->comparePage();
+    auto* old_box = cmp->findChild<QComboBox*>("compareOld");
+    auto* new_box = cmp->findChild<QComboBox*>("compareNew");
+    QCOMPARE(old_box->currentData().toString(), old_path);
+    QCOMPARE(new_box->currentData().toString(), new_path);
+    QVERIFY(!cmp->comparison().rows.empty());
+    QCOMPARE(cmp->comparison().rows.front().ratio, 0.5);
+    // Old and new of one series share a hue: new solid, old lighter.
+    ChartPanel* chart = cmp->chartPanel();
+    chart->setGroup("append");
+    QColor old_c, new_c;
+    for (auto* s : chart->chart()->series())
+      if (auto* bars = qobject_cast<QBarSeries*>(s))
+        for (auto* set : bars->barSets()) {
+          if (set->label() == "old: iolist") old_c = set->color();
+          if (set->label() == "new: iolist") new_c = set->color();
+        }
+    QVERIFY(old_c.isValid() && new_c.isValid());
+    QCOMPARE(old_c.hue(), new_c.hue());
+    QVERIFY(old_c.lightness() > new_c.lightness());
+    // The same run twice: refused with a message, nothing compared.
+    new_box->setCurrentIndex(new_box->findData(old_path));
+    QTest::mouseClick(cmp->findChild<QPushButton*>("compareButton"), Qt::LeftButton);
+    QVERIFY(cmp->error().contains("same run"));
+    QVERIFY(cmp->comparison().rows.empty());
+  }
+
+  void presentationViewFillsTheScreenAndStepsThroughTheCharts() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    const QString path = saveRun(*w, sweep_run());
+    QVERIFY(w->openRun(path));
+    w->resultsPanel()->setGroup("sweep_set");
+    QTest::keyClick(w.get(), Qt::Key_F11);
+    PresentationView* view = w->presentationView();
+    QVERIFY(view);
+    QTRY_VERIFY(view->isVisible());
+    QVERIFY(w->presentation());
+    QVERIFY(view->isFullScreen());
+    QCOMPARE(view->group(), std::string("sweep_set"));
+    // The title and the legend wrap outside the chart: every series' whole name is there.
+    QVERIFY(view->titleLabel()->text().contains("by pipeline depth"));
+    QVERIFY(view->titleLabel()->wordWrap() && view->legendLabel()->wordWrap());
+    for (const char* n : {"coalesced+nodelay", "per-reply+nodelay", "per-reply, no nodelay"})
+      QVERIFY2(view->legendLabel()->text().contains(QString(n).toHtmlEscaped()), n);
+    QVERIFY(!view->chartView()->chart()->legend()->isVisible());
+    QVERIFY(view->findingsView()->toPlainText().contains("per-reply / coalesced"));
+    // Fonts for the back row, and the chart takes most of the screen.
+    QVERIFY(view->titleLabel()->font().pointSizeF() >= 24);
+    QVERIFY(view->chartView()->width() > view->width() / 2);
+    // A clicker's PageDown / arrow keys step; the window's chart follows.
+    QTest::keyClick(view, Qt::Key_PageDown);
+    QCOMPARE(view->group(), std::string("keys"));
+    QCOMPARE(w->resultsPanel()->group(), std::string("keys"));
+    QTest::keyClick(view, Qt::Key_Right);  // at the end: stays
+    QCOMPARE(view->group(), std::string("keys"));
+    QTest::keyClick(view, Qt::Key_Left);
+    QCOMPARE(view->group(), std::string("sweep_set"));
+    QTest::keyClick(view, Qt::Key_Escape);
+    QTRY_VERIFY(!view->isVisible());
+    QVERIFY(!w->presentation());
+  }
+
+  void parameterFormReadsAsWordsAndFitsNarrowWindows() {
+    auto w = freshWindow({1024, 700});
+    QVERIFY(w);
+    for (const char* id : {"iolist", "sharding", "caching"}) {
+      QVERIFY(w->selectExperiment(id));
+      QApplication::processEvents();
+      auto* scroll = w->findChild<QScrollArea*>();
+      for (auto* s : w->findChildren<QScrollArea*>())
+        if (s->widget() == w->paramForm()) scroll = s;
+      QVERIFY(scroll->widget() == w->paramForm());
+      QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);  // nothing cut on the right
+    }
+    QVERIFY(w->selectExperiment("iolist"));
+    auto* label = w->paramForm()->findChild<QLabel*>("label_build_sample_ms");
+    QVERIFY(label);
+    QCOMPARE(label->text(), QString("Build sample:"));
+    QVERIFY(label->toolTip().contains("build_sample_ms"));  // the id, for perflab-cli --param
+    auto* spin = qobject_cast<QSpinBox*>(w->paramForm()->field("build_sample_ms"));
+    QVERIFY(spin);
+    QCOMPARE(spin->suffix(), QString(" ms"));  // the unit once, beside the value
+    QVERIFY(w->selectExperiment("caching"));
+    for (auto* l : w->paramForm()->findChildren<QLabel*>())
+      QVERIFY2(!l->text().contains("e+15"), qPrintable(l->text()));
+  }
+
+  void stoppedRunWithoutFiguresSaysWhy() {
+    Run run = test::sample_run();
+    run.status = RunStatus::Cancelled;
+    run.findings.clear();
+    const QString html = findings_html(run);
+    QVERIFY(!html.contains("no derived figures yet"));
+    QVERIFY(html.contains("cancelled"));
+  }
+
+  void perflabOpensARunFileAndSavesAScreenshot() {
+    const QString run = dir_.filePath("open-me.json");
+    save_run(sweep_run(), run.toStdString());
+    const QString png = dir_.filePath("open-me.png");
+    QProcess p;
+    p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+    p.start(PERFLAB_GUI,
+            {"--history-dir", dir_.filePath("cli-history"), "--settings", dir_.filePath("cli.ini"),
+             run, "--screenshot", png, "--size", "1280x800", "--group", "keys"});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    QImage img(png);
+    QCOMPARE(img.size(), QSize(1280, 800));
+    // A file that is not a run: one line, exit 2, no picture.
+    const QString junk = dir_.filePath("junk.json");
+    write_file_atomically(junk.toStdString(), "{}");
+    p.start(PERFLAB_GUI, {"--settings", dir_.filePath("cli.ini"), junk, "--screenshot",
+                          dir_.filePath("junk.png")});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(!QFile::exists(dir_.filePath("junk.png")));
+    const QString err = QString::fromLocal8Bit(p.readAllStandardError());
+    QCOMPARE(err.count("perflab:"), 1);  // one line saying why
+  }
+};
+
+QTEST_MAIN(WindowTest)
+#include "test_window.moc"
