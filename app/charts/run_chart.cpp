@@ -17,6 +17,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPen>
+#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <QXYLegendMarker>
@@ -121,9 +122,9 @@ void linear_range(const std::vector<double>& values, double& lo, double& hi) {
   if (lo < 0) lo -= pad;
 }
 
-QString axis_title(const std::string& text, bool log, const char* extra = nullptr) {
+QString axis_title(const QString& text, bool log, const char* extra = nullptr) {
   QStringList parts;
-  if (!text.empty()) parts << q(text);
+  if (!text.isEmpty()) parts << text;
   if (log) parts << QStringLiteral("log scale");
   if (extra && *extra) parts << QString::fromUtf8(extra);
   return parts.join(QStringLiteral(", "));
@@ -300,8 +301,8 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
     linear_range(ys, lo, hi);
     y.axis = make_value_axis(false, lo, hi, opts);
   }
-  y.axis->setTitleText(
-      axis_title(g.unit, y.log, g.lower_is_better ? "lower is better" : "higher is better"));
+  y.axis->setTitleText(axis_title(unit_text(g.unit), y.log,
+                                  g.lower_is_better ? "lower is better" : "higher is better"));
   return y;
 }
 
@@ -399,7 +400,7 @@ ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
     if (hi == lo) hi = lo + 1;
     x.axis = make_value_axis(false, lo, hi, opts);
   }
-  x.axis->setTitleText(axis_title(g.x_label, x.log));
+  x.axis->setTitleText(axis_title(q(g.x_label), x.log));
   return x;
 }
 
@@ -496,6 +497,11 @@ void dim_hidden_markers(QChart& chart) {
 }
 
 }  // namespace
+
+QString unit_text(const std::string& unit) {
+  static const QRegularExpression micro(QStringLiteral("\\bus\\b"));
+  return QString::fromStdString(unit).replace(micro, QStringLiteral("µs"));
+}
 
 QString nonpositive_series_name() {
   return QStringLiteral("values ≤ 0");

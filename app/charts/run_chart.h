@@ -76,6 +76,9 @@ Run overlay_runs(const Run& a, const std::string& label_a, const Run& b,
 // "Perflab iolist — builders=iolist,interpolate; events=100 — finished 2026-11-30 02:50 UTC".
 QString run_description(const Run& run);
 
+// A unit as a person reads it: "us/op" -> "µs/op", "us" -> "µs" (run files keep ASCII units).
+QString unit_text(const std::string& unit);
+
 // Clicking a legend marker hides/shows its series (the marker stays, dimmed). For views.
 void enable_legend_toggles(QChart* chart);
 

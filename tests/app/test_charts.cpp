@@ -121,7 +121,7 @@ class ChartsTest : public QObject {
     QCOMPARE(x->categories(), QStringList({"1 writer", "10 writers", "100 writers"}));
     auto* y = qobject_cast<QValueAxis*>(axis(*chart, Qt::Vertical));
     QVERIFY(y);
-    QVERIFY(y->titleText().contains("us/op"));
+    QVERIFY(y->titleText().contains("µs/op"));
     QVERIFY(y->max() >= 1400000 * 1.0);
     QVERIFY(series_of_type<QLineSeries>(*chart).isEmpty());
   }

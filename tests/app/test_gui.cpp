@@ -481,7 +481,7 @@ class GuiTest : public QObject {
     QString tip = panel->pointText("iolist", p.label);
     QVERIFY(tip.contains(format_value(p.stats.median)));
     QVERIFY(tip.contains(format_value(p.stats.p95)));
-    QVERIFY(tip.contains("us/op"));
+    QVERIFY(tip.contains("µs/op"));
     // The table the view shows has the same exact figures, and the same tooltip.
     QAbstractItemModel* table = panel->table()->model();
     bool found = false;

@@ -92,13 +92,13 @@ class ModelsTest : public QObject {
     QCOMPARE(m.index(4, PointsModel::MaxColumn).data(PointsModel::ValueRole).toDouble(),
              p.stats.max);
     QCOMPARE(text(m, 4, PointsModel::SamplesColumn), "5");
-    QCOMPARE(text(m, 4, PointsModel::UnitColumn), "us/op");
+    QCOMPARE(text(m, 4, PointsModel::UnitColumn), "µs/op");
     QCOMPARE(m.index(4, PointsModel::P95Column).data(Qt::TextAlignmentRole).toInt(),
              int(Qt::AlignRight | Qt::AlignVCenter));
     QVERIFY(!m.index(4, PointsModel::SeriesColumn).data(Qt::TextAlignmentRole).isValid());
     // Every cell of a row answers the point's tooltip with its exact figures.
     const QString tip = point_tooltip(*run->group("append"), "iolist", p);
-    QVERIFY(tip.contains("median: <b>" + format_value(p.stats.median) + " us/op"));
+    QVERIFY(tip.contains("median: <b>" + format_value(p.stats.median) + " µs/op"));
     QVERIFY(tip.contains("samples: 5"));
     QVERIFY2(tip.contains("95% interval of the median: " +
                           QString::fromStdString(format_estimate(p.median_ci)).toHtmlEscaped() +
@@ -317,14 +317,14 @@ class ModelsTest : public QObject {
     QVERIFY(r >= 0);
     const ComparisonRow* row = m.row(r);
     QCOMPARE(row->name, std::string("append/iolist/10 writers"));
-    QCOMPARE(text(m, r, ComparisonModel::UnitColumn), "us/op");
+    QCOMPARE(text(m, r, ComparisonModel::UnitColumn), "µs/op");
     QCOMPARE(text(m, r, ComparisonModel::OldColumn), format_value(row->old_value));
     QCOMPARE(m.index(r, ComparisonModel::NewColumn).data(ComparisonModel::ValueRole).toDouble(),
              row->new_value);
     QCOMPARE(text(m, r, ComparisonModel::RatioColumn), "0.500");
     QCOMPARE(text(m, r, ComparisonModel::ChangeColumn), "-50.0%");
     QVERIFY(text(m, r, ComparisonModel::BenchmarkColumn, Qt::ToolTipRole)
-                .contains("old median: " + format_value(row->old_value) + " us/op"));
+                .contains("old median: " + format_value(row->old_value) + " µs/op"));
     // Lower is better for appends: half the time is better, in green on the ratio columns; the
     // interval, p-value and verdict columns say why.
     QCOMPARE(text(m, r, ComparisonModel::IntervalColumn),
