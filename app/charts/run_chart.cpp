@@ -12,6 +12,7 @@
 #include <QBarSet>
 #include <QDateTime>
 #include <QFont>
+#include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -19,6 +20,7 @@
 #include <QPen>
 #include <QRegularExpression>
 #include <QScatterSeries>
+#include <QSet>
 #include <QValueAxis>
 #include <QXYLegendMarker>
 
@@ -316,9 +318,13 @@ void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
 void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& series,
               const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
   QStringList categories;
+  QSet<QString> seen;
   for (const auto* s : series)
     for (const auto& p : s->points)
-      if (!categories.contains(q(p.label))) categories << q(p.label);
+      if (!seen.contains(q(p.label))) {
+        seen.insert(q(p.label));
+        categories << q(p.label);
+      }
   auto* bars = new QBarSeries;
   bars->setProperty("perflab_group", q(g.id));
   QScatterSeries* marks = nullptr;
@@ -328,10 +334,10 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
     auto* set = new QBarSet(q(s->name));
     set->setProperty("perflab_group", q(g.id));
     set->setProperty("perflab_series", q(s->name));
+    QHash<QString, const Point*> by_label;  // the last point of a label, as drawn before
+    for (const auto& pt : s->points) by_label.insert(q(pt.label), &pt);
     for (int ci = 0; ci < categories.size(); ++ci) {
-      const Point* p = nullptr;
-      for (const auto& pt : s->points)
-        if (q(pt.label) == categories[ci]) p = &pt;
+      const Point* p = by_label.value(categories[ci], nullptr);
       if (!p) {  // no point in this category: an empty bar
         set->append(y.log ? y.range.min : 0.0);
         continue;

@@ -13,6 +13,7 @@
 #include "charts/chart_export.h"
 #include "cli11/command_line.h"
 #include "common/run_io.h"
+#include "qt_app.h"
 
 namespace perflab {
 
@@ -36,38 +37,6 @@ const std::map<std::string, QChart::ChartTheme>& themes() {
   };
   return t;
 }
-
-QtMessageHandler g_qt_handler = nullptr;
-
-// Qt's complaint about a missing runtime folder (XDG_RUNTIME_DIR: no desktop session, as in a
-// terminal over ssh or in CI) is noise for a command that needs none; everything else passes.
-void quiet_qt_messages(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
-  if (type == QtWarningMsg && msg.startsWith("QStandardPaths:") &&
-      (msg.contains("XDG_RUNTIME_DIR") || msg.contains("runtime directory")))
-    return;
-  if (g_qt_handler)
-    g_qt_handler(type, context, msg);
-  else
-    std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, msg)));
-}
-
-// A QApplication for the duration of the command, on the offscreen platform unless the user
-// chose one: the CLI never needs a display.
-class AppGuard {
- public:
-  AppGuard() {
-    if (QCoreApplication::instance()) return;
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    g_qt_handler = qInstallMessageHandler(quiet_qt_messages);
-    app_ = std::make_unique<QApplication>(argc_, argv_);
-  }
-
- private:
-  int argc_ = 1;
-  char name_[12] = "perflab-cli";
-  char* argv_[2] = {name_, nullptr};
-  std::unique_ptr<QApplication> app_;
-};
 
 }  // namespace
 

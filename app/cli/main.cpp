@@ -1,4 +1,4 @@
-// perflab-cli: the experiments without a window — list, run, compare, export, chart, bench.
+// perflab-cli: the experiments without a window — list, run, compare, export, chart, report, bench.
 // One command line (CLI11, app/cli11): `--opt value` and `--opt=value`, --help for every
 // command, --version, a usage error as one line with exit code 2.
 #include <unistd.h>
@@ -25,6 +25,7 @@
 #include "common/text.h"
 #include "interrupt.h"
 #include "registry.h"
+#include "report_command.h"
 #include "runner/experiment.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
@@ -341,6 +342,9 @@ int main(int argc, char** argv) {
   ExportCommand export_cmd(*exp);
   CLI::App* chart = app.add_subcommand("chart", "render a run's charts to PNG, SVG, PDF");
   ChartCommand chart_cmd(*chart);
+  CLI::App* report = app.add_subcommand(
+      "report", "a run's report: charts, teaching text, the article beside it, as PDF and HTML");
+  ReportCommand report_cmd(*report);
   CLI::App* bench = app.add_subcommand("bench", "a load generator like redis-benchmark");
   bench->set_help_flag("--help", "print this help and exit");  // -h is the host
   BenchCommand bench_cmd(*bench);
@@ -361,6 +365,7 @@ int main(int argc, char** argv) {
     if (compare->parsed()) return compare_cmd.run();
     if (exp->parsed()) return export_cmd.run();
     if (chart->parsed()) return chart_cmd.run(*chart);
+    if (report->parsed()) return report_cmd.run(*report);
     return bench_cmd.run(*bench);
   } catch (const std::exception& e) {
     return cli::fail(app, kExitFailed, e.what());

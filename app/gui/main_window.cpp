@@ -41,6 +41,7 @@
 #include "param_form.h"
 #include "presentation_view.h"
 #include "registry.h"
+#include "report.h"
 #include "run_controller.h"
 #include "targets_page.h"
 #include "teaching.h"
@@ -242,6 +243,7 @@ void MainWindow::buildMenus() {
   auto* export_chart =
       act(file, "Export &chart…", &MainWindow::exportChartDialog, QKeySequence("Ctrl+E"));
   auto* export_data = act(file, "Export &data…", &MainWindow::exportDataDialog);
+  act(file, "Export &report (PDF + HTML)…", &MainWindow::exportReportDialog);
   auto* copy = act(file, "Cop&y chart", &MainWindow::copyChart, QKeySequence::Copy);
   file->addSeparator();
   act(file, "&Quit", &QWidget::close, QKeySequence::Quit);
@@ -769,6 +771,24 @@ void MainWindow::exportDataDialog() {
     statusBar()->showMessage("Data written to " + path, 5000);
   } catch (const std::exception& e) {
     QMessageBox::warning(this, "Export data", e.what());
+  }
+}
+
+void MainWindow::exportReportDialog() {
+  if (current_.groups.empty()) return;
+  QString dir = settings_->value("export/dir", QDir::homePath()).toString();
+  QString path = QFileDialog::getSaveFileName(this, "Export report",
+                                              dir + "/" + q(current_.experiment) + "-report.pdf",
+                                              "PDF document, with an HTML page beside it (*.pdf)");
+  if (path.isEmpty()) return;
+  if (!path.endsWith(".pdf", Qt::CaseInsensitive)) path += ".pdf";
+  const QString html = path.left(path.size() - 4) + ".html";
+  settings_->setValue("export/dir", QFileInfo(path).absolutePath());
+  try {
+    write_report(current_, path, html);
+    statusBar()->showMessage("Report written to " + path + " and " + html, 8000);
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, "Export report", e.what());
   }
 }
 

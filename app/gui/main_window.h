@@ -109,6 +109,7 @@ class MainWindow : public QMainWindow {
   void setBanner(const QString& text, const QString& colour);
   void exportChartDialog();
   void exportDataDialog();
+  void exportReportDialog();
   void openRunDialog();
   void clearResults();  // no run on show: chart, banner, progress and elapsed time reset
   void updateTitle();   // "<run> — <experiment> — Perflab"

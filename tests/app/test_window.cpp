@@ -30,6 +30,7 @@
 #include "main_window.h"
 #include "param_form.h"
 #include "presentation_view.h"
+#include "report.h"
 #include "sample_runs.h"
 #include "teaching.h"
 
@@ -312,6 +313,25 @@ class WindowTest : public QObject {
     QVERIFY(w->selectExperiment("caching"));
     for (auto* l : w->paramForm()->findChildren<QLabel*>())
       QVERIFY2(!l->text().contains("e+15"), qPrintable(l->text()));
+  }
+
+  void reportHoldsEveryChartTheArticleTableAndTheFacts() {
+    Run run = sweep_run();
+    run.host.cpu_model = "Test CPU 9000";
+    std::vector<ReportImage> images;
+    const QString html = report_html(run, &images);
+    QCOMPARE(images.size(), std::size_t(2));  // every chart of the run
+    for (const auto& im : images) {
+      QVERIFY(!im.image.isNull());
+      QVERIFY(html.contains("src='" + im.name + "'"));
+    }
+    QVERIFY(html.contains("What it demonstrates"));         // the teaching text
+    QVERIFY(html.contains("The article beside this run"));  // the findings with the article's
+    QVERIFY(html.contains("SET at -P 2: per-reply / coalesced"));
+    QVERIFY(html.contains("depths") && html.contains("1,2,4,8,16"));  // the parameters
+    QVERIFY(html.contains("Test CPU 9000"));                          // the host
+    QVERIFY(report_pdf(run).startsWith("%PDF-"));
+    QVERIFY(report_html_page(run).contains("data:image/png;base64,"));
   }
 
   void stoppedRunWithoutFiguresSaysWhy() {

@@ -1,0 +1,174 @@
+#include "report.h"
+
+#include <memory>
+#include <stdexcept>
+
+#include <QBuffer>
+#include <QDateTime>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QTextDocument>
+#include <QUrl>
+
+#include "charts/chart_export.h"
+#include "registry.h"
+#include "teaching.h"
+
+void perflab_init_gui_resources();
+
+namespace perflab::gui {
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+QString esc(const QString& s) {
+  return s.toHtmlEscaped();
+}
+
+QString row(const QString& k, const QString& v) {
+  return "<tr><td><b>" + esc(k) + "</b></td><td>" + esc(v) + "</td></tr>";
+}
+
+QString when(std::int64_t unix_ms) {
+  return unix_ms > 0 ? QDateTime::fromMSecsSinceEpoch(unix_ms, Qt::UTC)
+                           .toString("yyyy-MM-dd HH:mm:ss 'UTC'")
+                     : QString("—");
+}
+
+QByteArray png(const QImage& image) {
+  QByteArray bytes;
+  QBuffer buf(&bytes);
+  buf.open(QIODevice::WriteOnly);
+  image.save(&buf, "PNG");
+  return bytes;
+}
+
+// Chart pictures: wide enough to read on A4 and on a screen.
+constexpr int kChartWidth = 1400, kChartHeight = 800;
+
+}  // namespace
+
+QString report_html(const Run& run, std::vector<ReportImage>* images) {
+  perflab_init_gui_resources();  // the teaching texts
+  const auto exp = make_experiment(run.experiment);
+  const Article article = exp ? exp->article() : Article{};
+  QString h;
+  h += "<h1>" + esc(q(run.title.empty() ? run.experiment : run.title)) + "</h1>";
+  h += "<p>" + esc(charts::run_description(run)) + "</p>";
+  if (!run.message.empty() && run.status != RunStatus::Finished)
+    h += "<p><i>" + esc(q(run.message)) + "</i></p>";
+  // The teaching text, the article beside this run, the article's tables.
+  h += teaching_html(load_teaching(q(run.experiment)), article, q(run.title),
+                     exp ? q(exp->purpose()) : QString(), &run);
+
+  h += "<h2>The charts</h2>";
+  for (const auto& id : charts::chart_groups(run)) {
+    const Group* g = run.group(id);
+    charts::ExportSpec spec;
+    spec.groups = {id};
+    spec.size = QSize(kChartWidth, kChartHeight);
+    spec.options.presentation = true;  // fonts that stay readable on a printed page
+    const QString name = "chart-" + q(id) + ".png";
+    images->push_back({name, charts::render_image(run, spec)});
+    h += "<h3>" + esc(q(g->title)) + "</h3>";
+    if (!g->description.empty()) h += "<p>" + esc(q(g->description)) + "</p>";
+    h += "<p><img src='" + esc(name) + "' width='640'></p>";
+  }
+
+  h += "<h2>Parameters</h2><table border='1' cellspacing='0' cellpadding='4'>";
+  for (const auto& [k, v] : run.params) h += row(q(k), q(v));
+  h += "</table>";
+  h += "<h2>Where it ran</h2><table border='1' cellspacing='0' cellpadding='4'>";
+  h += row("started", when(run.started_unix_ms));
+  h += row("ended", when(run.ended_unix_ms));
+  h += row("status", QString::fromLatin1(to_string(run.status)));
+  h += row("CPU", q(run.host.cpu_model) + QString(" (%1 cores)").arg(run.host.cores));
+  h += row("kernel", q(run.host.kernel));
+  h += row("host", q(run.host.hostname));
+  h += row("Perflab", q(run.host.perflab_version) + " " + q(run.host.build_type));
+  for (const auto& t : run.targets)
+    h += row(q(t.kind), q(t.address) + (t.managed ? " (managed)" : "") +
+                            (t.version.empty() ? QString() : ", version " + q(t.version)));
+  h += "</table>";
+  return h;
+}
+
+QByteArray report_html_page(const Run& run) {
+  std::vector<ReportImage> images;
+  QString body = report_html(run, &images);
+  for (const auto& im : images)
+    body.replace(
+        "src='" + esc(im.name) + "'",
+        "src='data:image/png;base64," + QString::fromLatin1(png(im.image).toBase64()) + "'");
+  const QString page =
+      "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" +
+      esc(q(run.title.empty() ? run.experiment : run.title)) + " — Perflab report</title>" +
+      "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
+      "table{border-collapse:collapse}img{max-width:100%;height:auto}</style></head><body>" +
+      body + "</body></html>\n";
+  return page.toUtf8();
+}
+
+namespace {
+
+// A document whose pictures are the report's charts.
+class ReportDocument : public QTextDocument {
+ public:
+  explicit ReportDocument(std::vector<ReportImage> images) : images_(std::move(images)) {}
+
+ protected:
+  QVariant loadResource(int type, const QUrl& name) override {
+    if (type == QTextDocument::ImageResource)
+      for (const auto& im : images_)
+        if (im.name == name.toString()) return im.image;
+    return QTextDocument::loadResource(type, name);
+  }
+
+ private:
+  std::vector<ReportImage> images_;
+};
+
+}  // namespace
+
+QByteArray report_pdf(const Run& run) {
+  std::vector<ReportImage> images;
+  const QString html = report_html(run, &images);
+  ReportDocument doc(std::move(images));
+  doc.setHtml(html);
+  QByteArray bytes;
+  QBuffer buf(&bytes);
+  buf.open(QIODevice::WriteOnly);
+  QPdfWriter pdf(&buf);
+  pdf.setPageSize(QPageSize(QPageSize::A4));
+  pdf.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
+  pdf.setTitle(charts::run_description(run));
+  pdf.setCreator("Perflab");
+  doc.print(&pdf);
+  return bytes;
+}
+
+void write_report(const Run& run, const QString& pdf_path, const QString& html_path) {
+  if (run.groups.empty()) throw std::runtime_error("the run has no results to report");
+  std::vector<std::pair<QString, QByteArray>> out;
+  if (!pdf_path.isEmpty()) out.emplace_back(pdf_path, report_pdf(run));
+  if (!html_path.isEmpty()) out.emplace_back(html_path, report_html_page(run));
+  // Every temporary filled first; renamed only when all are complete.
+  std::vector<std::unique_ptr<QSaveFile>> files;
+  for (const auto& [path, bytes] : out) {
+    auto f = std::make_unique<QSaveFile>(path);
+    if (!f->open(QIODevice::WriteOnly) || f->write(bytes) != bytes.size())
+      throw std::runtime_error("cannot write '" + path.toStdString() +
+                               "': " + f->errorString().toStdString());
+    files.push_back(std::move(f));
+  }
+  for (auto& f : files)
+    if (!f->commit())
+      throw std::runtime_error("cannot write '" + f->fileName().toStdString() +
+                               "': " + f->errorString().toStdString());
+}
+
+}  // namespace perflab::gui

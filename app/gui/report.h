@@ -1,0 +1,33 @@
+#pragma once
+// A run's report, something a teacher hands out after class: every chart of the run, the
+// teaching text with the article-vs-this-run table, the parameters, the host and the targets.
+// Written as a PDF (A4 pages) and as one self-contained HTML page (charts embedded as PNG data),
+// by File → Export report… and by `perflab-cli report RUN.json --pdf F --html F`.
+// A QApplication must exist (charts are drawn with Qt Charts).
+#include <QByteArray>
+#include <QImage>
+#include <QString>
+#include <vector>
+
+#include "common/run.h"
+
+namespace perflab::gui {
+
+struct ReportImage {
+  QString name;  // "chart-<group>.png"
+  QImage image;
+};
+
+// The report as HTML whose <img> sources are the images' names; the images are returned in
+// `images` (every chart of the run, in its order).
+QString report_html(const Run& run, std::vector<ReportImage>* images);
+
+// The self-contained HTML page (images inlined as data: URLs) and the PDF document.
+QByteArray report_html_page(const Run& run);
+QByteArray report_pdf(const Run& run);
+
+// Writes the requested files (an empty path: not that one), every one or none, atomically.
+// Throws std::runtime_error naming the file and the reason.
+void write_report(const Run& run, const QString& pdf_path, const QString& html_path);
+
+}  // namespace perflab::gui
