@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -10,13 +11,13 @@
 #include <QBarLegendMarker>
 #include <QBarSeries>
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QDateTime>
 #include <QFont>
 #include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QPen>
 #include <QRegularExpression>
 #include <QScatterSeries>
@@ -47,13 +48,13 @@ double x_of(const Point& p, std::size_t index) {
   return ok ? v : static_cast<double>(index);
 }
 
-// A log axis range and the floor where values ≤ 0 are drawn.
+// A log axis range (tight around the data, with room so no point is cut at the edge) and the
+// floor where values ≤ 0 are drawn.
 struct LogRange {
   double min = 1, max = 10, floor = 0;
 };
 
-// room_below: bars need the axis to start below the smallest value to have any height.
-LogRange log_range(const std::vector<double>& values, bool has_nonpositive, bool room_below) {
+LogRange log_range(const std::vector<double>& values, bool has_nonpositive, double room) {
   double minpos = std::numeric_limits<double>::infinity();
   double maxv = 0;
   for (double v : values) {
@@ -68,16 +69,70 @@ LogRange log_range(const std::vector<double>& values, bool has_nonpositive, bool
     r.max = 10;
     return r;
   }
-  double decade = std::pow(10.0, std::floor(std::log10(minpos)));
+  double lo = minpos;
   if (has_nonpositive) {
-    r.min = decade / 10;  // one decade below the smallest positive value
-    r.floor = r.min * 2;  // drawn above the axis minimum so a bar has height
-  } else {
-    r.min = decade < minpos * 0.999 || !room_below ? decade : decade / 10;
+    r.floor = minpos / 2;  // below every positive value, marked as "≤ 0"
+    lo = r.floor;
   }
-  r.max = std::pow(10.0, std::ceil(std::log10(maxv)));
-  if (r.max <= r.min * 1.0001) r.max = r.min * 10;
+  r.min = lo / room;
+  r.max = maxv * room;
+  if (r.max <= r.min * 1.5) r.min /= 2, r.max *= 2;  // one value: a readable span around it
   return r;
+}
+
+// One number format for every label of an axis: plain numbers with the decimals the smallest
+// needs, or, when the values reach a million or go below 0.01, SI prefixes (20k, 1.5M, 500µ).
+std::function<QString(double)> axis_format(const std::vector<double>& ticks) {
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  int decimals = 0;
+  for (double t : ticks) {
+    lo = std::min(lo, std::abs(t));
+    hi = std::max(hi, std::abs(t));
+    for (int d = 0; d <= 2; ++d)
+      if (std::abs(t * std::pow(10, d) - std::round(t * std::pow(10, d))) <
+          1e-9 * std::max(1.0, t)) {
+        decimals = std::max(decimals, d);
+        break;
+      } else if (d == 2) {
+        decimals = 2;
+      }
+  }
+  if (hi < 1e6 && lo >= 0.01)
+    return [decimals](double v) { return QString::number(v, 'f', decimals); };
+  return [](double v) {
+    static const std::pair<double, const char*> kPrefixes[] = {
+        {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
+    for (const auto& [scale, prefix] : kPrefixes)
+      if (std::abs(v) >= scale * 0.9999 || scale == 1e-9)
+        return QString::number(v / scale, 'g', 3) + QString::fromUtf8(prefix);
+    return QString::number(v, 'g', 3);
+  };
+}
+
+// Ticks of a log axis over [lo, hi]: the given values when there are few (a sweep's x values:
+// 1, 2, 4 … 64), else 1-2-5 per decade (or 1 per decade when there are many decades).
+std::vector<double> log_ticks(double lo, double hi, std::vector<double> at_values) {
+  std::sort(at_values.begin(), at_values.end());
+  at_values.erase(std::unique(at_values.begin(), at_values.end()), at_values.end());
+  std::erase_if(at_values, [&](double v) { return !(v > 0) || v < lo || v > hi; });
+  if (!at_values.empty() && at_values.size() <= 12) return at_values;
+  std::vector<double> out;
+  const int d0 = static_cast<int>(std::floor(std::log10(lo)));
+  const int d1 = static_cast<int>(std::ceil(std::log10(hi)));
+  for (std::vector<double> steps : {std::vector<double>{1, 2, 5}, {1}}) {
+    out.clear();
+    for (int d = d0; d <= d1; ++d)
+      for (double m : steps) {
+        const double v = m * std::pow(10.0, d);
+        if (v >= lo && v <= hi) out.push_back(v);
+      }
+    if (out.size() <= 10) break;
+  }
+  if (out.size() < 2) {  // less than a decade: the ends and between
+    out.clear();
+    for (int i = 0; i <= 4; ++i) out.push_back(lo * std::pow(hi / lo, (i + 0.5) / 5.0));
+  }
+  return out;
 }
 
 void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {
@@ -90,16 +145,21 @@ void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {
   axis->setTitleFont(title);
 }
 
-QAbstractAxis* make_value_axis(bool log, double lo, double hi, const ChartOptions& opts) {
-  if (log) {
-    auto* a = new QLogValueAxis;
-    a->setBase(10);
-    a->setLabelFormat("%g");
-    a->setMinorTickCount(-1);
-    a->setRange(lo, hi);
-    style_axis(a, opts);
-    return a;
-  }
+// A log axis: values are drawn at log10(v) on a linear axis whose labels sit at the ticks and
+// read as the values (Qt's own log axis labels whole decades only).
+QAbstractAxis* make_log_axis(double lo, double hi, const std::vector<double>& ticks,
+                             const ChartOptions& opts) {
+  auto* a = new QCategoryAxis;
+  a->setRange(std::log10(lo), std::log10(hi));
+  a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  const auto format = axis_format(ticks);
+  for (double t : ticks) a->append(format(t), std::log10(t));
+  a->setProperty("perflab_log", true);
+  style_axis(a, opts);
+  return a;
+}
+
+QAbstractAxis* make_linear_axis(double lo, double hi, const ChartOptions& opts) {
   auto* a = new QValueAxis;
   a->setRange(lo, hi);
   a->applyNiceNumbers();
@@ -271,13 +331,14 @@ std::unique_ptr<QChart> new_chart(const ChartOptions& opts) {
 }
 
 // An axis of values, linear or log; on a log axis values ≤ 0 are drawn at a floor.
+// On a log axis values are drawn at log10(v) (see make_log_axis).
 struct ValueAxis {
   QAbstractAxis* axis = nullptr;
   bool log = false;
   bool nonpositive = false;  // some value ≤ 0
   LogRange range;            // when log
   bool clamps(double v) const { return log && !(v > 0); }
-  double at(double v) const { return clamps(v) ? range.floor : v; }
+  double at(double v) const { return log ? std::log10(clamps(v) ? range.floor : v) : v; }
 };
 
 // The y axis of a group: the points' medians.
@@ -285,7 +346,7 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
                       const ChartOptions& opts) {
   std::vector<double> ys;
   ValueAxis y;
-  y.log = opts.log_y;
+  y.log = opts.log_y.value_or(g.log_y);
   for (const auto* s : series)
     for (const auto& p : s->points) {
       ys.push_back(p.stats.median);
@@ -296,12 +357,14 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
       }
     }
   if (y.log) {
-    y.range = log_range(ys, y.nonpositive, true);
-    y.axis = make_value_axis(true, y.range.min, y.range.max, opts);
+    y.range = log_range(ys, y.nonpositive, 1.25);
+    y.axis = make_log_axis(y.range.min, y.range.max, log_ticks(y.range.min, y.range.max, {}), opts);
+  } else if (g.unit == "%") {
+    y.axis = make_linear_axis(0, 100, opts);  // a share reads against the whole
   } else {
     double lo, hi;
     linear_range(ys, lo, hi);
-    y.axis = make_value_axis(false, lo, hi, opts);
+    y.axis = make_linear_axis(lo, hi, opts);
   }
   y.axis->setTitleText(axis_title(unit_text(g.unit), y.log,
                                   g.lower_is_better ? "lower is better" : "higher is better"));
@@ -312,6 +375,68 @@ void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
   chart.addSeries(s);
   s->attachAxis(x);
   s->attachAxis(y);
+}
+
+// A category axis for labels (first-seen order).
+QBarCategoryAxis* category_axis(const Group& g, const QStringList& categories,
+                                const ChartOptions& opts) {
+  auto* xaxis = new QBarCategoryAxis;
+  xaxis->append(categories);
+  xaxis->setTruncateLabels(false);  // "10 concurrent writers" fits its category
+  if (!g.x_label.empty()) xaxis->setTitleText(q(g.x_label));
+  style_axis(xaxis, opts);
+  return xaxis;
+}
+
+// On a log axis a bar's length would start from an arbitrary floor: each series is a row of
+// points instead, side by side inside each category as bars would be.
+void add_category_points(QChart& chart, const Group& g, const std::vector<const Series*>& series,
+                         const QStringList& categories, const ValueAxis& y,
+                         const ChartOptions& opts, ChartFacts& f) {
+  auto* xaxis = category_axis(g, categories, opts);
+  chart.addAxis(xaxis, Qt::AlignBottom);
+  chart.addAxis(y.axis, Qt::AlignLeft);
+  QHash<QString, int> index;
+  for (int ci = 0; ci < categories.size(); ++ci) index.insert(categories[ci], ci);
+  QScatterSeries* marks = nullptr;
+  SeriesStyles styles(opts);
+  const int n = static_cast<int>(series.size());
+  const double width = 0.6;  // of a category
+  for (int si = 0; si < n; ++si) {
+    const Series* s = series[si];
+    auto* dots = new QScatterSeries;
+    dots->setName(q(s->name));
+    dots->setProperty("perflab_group", q(g.id));
+    dots->setProperty("perflab_series", q(s->name));
+    dots->setMarkerSize(opts.presentation ? 18 : 12);
+    const auto style = styles.of(s->name);
+    dots->setColor(style.color);
+    dots->setBorderColor(style.old_side ? style.color.darker(130) : style.color);
+    QStringList labels;
+    for (const auto& p : s->points) {
+      const double at_x = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / n;
+      dots->append(at_x, y.at(p.stats.median));
+      labels << q(p.label);
+      if (y.clamps(p.stats.median)) {
+        if (!marks) marks = make_nonpositive_series(opts, y.range.floor);
+        marks->append(at_x, y.at(p.stats.median));
+        ++f.clamped_points;
+      }
+    }
+    dots->setProperty("perflab_labels", labels);
+    attach(chart, dots, xaxis, y.axis);
+    if (opts.error_bars)
+      for (const auto& p : s->points)
+        if (const Estimate* e = interval_of(p)) {
+          const double cx = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / n;
+          const double cap = width / n / 6;
+          add_error_bar(chart, q(s->name), {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)},
+                        xaxis, y.axis, opts);
+          ++f.error_bars;
+        }
+    if (opts.hidden_series.count(s->name)) dots->setVisible(false);
+  }
+  if (marks) attach(chart, marks, xaxis, y.axis);
 }
 
 // Grouped bars: categories = point labels in first-seen order, one bar set per series.
@@ -325,12 +450,10 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
         seen.insert(q(p.label));
         categories << q(p.label);
       }
+  if (y.log) return add_category_points(chart, g, series, categories, y, opts, f);
   auto* bars = new QBarSeries;
   bars->setProperty("perflab_group", q(g.id));
-  QScatterSeries* marks = nullptr;
-  const int nsets = static_cast<int>(series.size());
-  for (int si = 0; si < nsets; ++si) {
-    const Series* s = series[si];
+  for (const Series* s : series) {
     auto* set = new QBarSet(q(s->name));
     set->setProperty("perflab_group", q(g.id));
     set->setProperty("perflab_series", q(s->name));
@@ -338,44 +461,31 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
     for (const auto& pt : s->points) by_label.insert(q(pt.label), &pt);
     for (int ci = 0; ci < categories.size(); ++ci) {
       const Point* p = by_label.value(categories[ci], nullptr);
-      if (!p) {  // no point in this category: an empty bar
-        set->append(y.log ? y.range.min : 0.0);
-        continue;
-      }
-      set->append(y.at(p->stats.median));
-      if (y.clamps(p->stats.median)) {
-        if (!marks) marks = make_nonpositive_series(opts, y.range.floor);
-        // Centre of this set's bar inside the category (bar width 0.5 of the category).
-        double width = bars->barWidth();
-        marks->append(ci - width / 2 + (si + 0.5) * width / nsets, y.range.floor);
-        ++f.clamped_points;
-      }
+      set->append(p ? p->stats.median : 0.0);  // no point in this category: no bar
     }
     bars->append(set);
   }
   chart.addSeries(bars);
-  auto* xaxis = new QBarCategoryAxis;
-  xaxis->append(categories);
-  xaxis->setTruncateLabels(false);  // "10 concurrent writers" fits its category
-  if (!g.x_label.empty()) xaxis->setTitleText(q(g.x_label));
-  style_axis(xaxis, opts);
+  auto* xaxis = category_axis(g, categories, opts);
   chart.addAxis(xaxis, Qt::AlignBottom);
   chart.addAxis(y.axis, Qt::AlignLeft);
   bars->attachAxis(xaxis);
   bars->attachAxis(y.axis);
   if (opts.error_bars) {
+    const int nsets = static_cast<int>(series.size());
     const double width = bars->barWidth();
+    QHash<QString, int> index;
+    for (int ci = 0; ci < categories.size(); ++ci) index.insert(categories[ci], ci);
     for (int si = 0; si < nsets; ++si)
       for (const auto& p : series[si]->points)
         if (const Estimate* e = interval_of(p)) {
-          const double cx = categories.indexOf(q(p.label)) - width / 2 + (si + 0.5) * width / nsets;
+          const double cx = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / nsets;
           const double cap = width / nsets / 6;
           add_error_bar(chart, q(series[si]->name),
                         {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)}, xaxis, y.axis, opts);
           ++f.error_bars;
         }
   }
-  if (marks) attach(chart, marks, xaxis, y.axis);
   SeriesStyles styles(opts);
   for (auto* set : bars->barSets()) {
     const auto style = styles.of(set->label().toStdString());
@@ -391,20 +501,21 @@ ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
                       const ChartOptions& opts) {
   std::vector<double> xs;
   ValueAxis x;
-  x.log = opts.log_x;
+  x.log = opts.log_x.value_or(g.log_x);
   for (const auto* s : series)
     for (std::size_t i = 0; i < s->points.size(); ++i) {
       xs.push_back(x_of(s->points[i], i));
       if (!(xs.back() > 0)) x.nonpositive = true;
     }
   if (x.log) {
-    x.range = log_range(xs, x.nonpositive, false);
-    x.axis = make_value_axis(true, x.range.min, x.range.max, opts);
+    x.range = log_range(xs, x.nonpositive, 1.12);
+    x.axis = make_log_axis(x.range.min, x.range.max, log_ticks(x.range.min, x.range.max, xs), opts);
   } else {
     double lo = *std::min_element(xs.begin(), xs.end());
     double hi = *std::max_element(xs.begin(), xs.end());
     if (hi == lo) hi = lo + 1;
-    x.axis = make_value_axis(false, lo, hi, opts);
+    const double pad = (hi - lo) * 0.03;  // the first and last points whole, not cut in half
+    x.axis = make_linear_axis(lo - pad, hi + pad, opts);
   }
   x.axis->setTitleText(axis_title(q(g.x_label), x.log));
   return x;
@@ -420,15 +531,10 @@ void add_line_error_bars(QChart& chart, const Series& s,
     const Estimate* e = interval_of(*p);
     if (!e) continue;
     const double at = x.at(px);
-    double lo_x = at, hi_x = at;
-    if (x.log) {
-      const double factor = std::pow(x.range.max / x.range.min, 0.006);
-      lo_x = at / factor, hi_x = at * factor;
-    } else {
-      auto* axis = static_cast<QValueAxis*>(x.axis);
-      const double half = (axis->max() - axis->min()) * 0.006;
-      lo_x = at - half, hi_x = at + half;
-    }
+    // Drawn coordinates are linear on either scale (a log axis draws log10 of the values).
+    auto* axis = static_cast<QValueAxis*>(x.axis);
+    const double half = (axis->max() - axis->min()) * 0.006;
+    const double lo_x = at - half, hi_x = at + half;
     add_error_bar(chart, q(s.name), {lo_x, at, hi_x, y.at(e->lo), y.at(e->hi)}, x.axis, y.axis,
                   opts);
     ++f.error_bars;
@@ -518,6 +624,13 @@ std::vector<std::string> chart_groups(const Run& run) {
   for (const auto& g : run.groups)
     if (!series_of(run, g.id).empty()) out.push_back(g.id);
   return out;
+}
+
+std::string headline_group(const Run& run) {
+  const auto ids = chart_groups(run);
+  for (const auto& id : ids)
+    if (run.group(id)->headline) return id;
+  return ids.empty() ? std::string() : ids.front();
 }
 
 std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,

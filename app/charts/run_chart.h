@@ -13,6 +13,7 @@
 // QLineSeries per point (property "perflab_error_bar_of" = Series::name, no legend entry),
 // hidden and shown with its series. The value axis spans the intervals too.
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -27,8 +28,10 @@
 namespace perflab::charts {
 
 struct ChartOptions {
-  bool log_y = false;
-  bool log_x = false;         // only for numeric-x groups; ignored for bars
+  // Log scales; unset: the group's own (Group::log_y, Group::log_x). On a log y axis a
+  // categorical group is drawn as points, never as bars.
+  std::optional<bool> log_y;
+  std::optional<bool> log_x;  // only for numeric-x groups; ignored for categories
   bool presentation = false;  // larger fonts, thicker lines: for a room
   QChart::ChartTheme theme = QChart::ChartThemeLight;
   bool animations = false;              // off for exports and tests
@@ -65,6 +68,9 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
 
 // Group ids of a run in their order (groups without any point are skipped).
 std::vector<std::string> chart_groups(const Run& run);
+// The chart a run opens on: its experiment's headline chart (Group::headline) when it has
+// points, else the first; empty when there is no chart.
+std::string headline_group(const Run& run);
 
 // Overlays two runs of the same experiment for comparison: every series of `a` is renamed
 // "<label_a>: <name>", every series of `b` "<label_b>: <name>"; groups, findings and the rest

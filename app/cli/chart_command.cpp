@@ -48,9 +48,10 @@ ChartCommand::ChartCommand(CLI::App& cmd) {
   cmd.add_option("--group", spec_.groups, "a group to chart (repeat for several; default: all)")
       ->allow_extra_args(false)
       ->default_str("");
-  cmd.add_flag("--log", log_, "log scale on y, and on x where x is numeric");
-  cmd.add_flag("--log-y", spec_.options.log_y, "log scale on y only");
-  cmd.add_flag("--log-x", spec_.options.log_x, "log scale on x only");
+  cmd.add_flag("--log", log_,
+               "log scale on y, and on x where x is numeric (default: each chart's own scale)");
+  cmd.add_flag("--log-y", log_y_, "log scale on y");
+  cmd.add_flag("--log-x", log_x_, "log scale on x");
   cmd.add_flag("--presentation", spec_.options.presentation, "larger fonts and lines, for slides");
   std::vector<std::string> names;
   for (const auto& [name, theme] : themes()) names.push_back(name);
@@ -83,7 +84,8 @@ int ChartCommand::run(const CLI::App& cmd) {
     return cli::fail(
         cmd, cli::kExitUsage,
         "nothing to write: give --png, --svg or --pdf (see " + cli::command_name(cmd) + " --help)");
-  if (log_) spec_.options.log_y = spec_.options.log_x = true;
+  if (log_ || log_y_) spec_.options.log_y = true;
+  if (log_ || log_x_) spec_.options.log_x = true;
   spec_.options.theme = themes().at(theme_);
   spec_.size = QSize(width_, height_);
   std::vector<Output> outputs;

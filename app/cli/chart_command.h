@@ -24,7 +24,7 @@ class ChartCommand {
  private:
   std::string input_;
   charts::ExportSpec spec_;
-  bool log_ = false;
+  bool log_ = false, log_y_ = false, log_x_ = false;  // unset: each group's own scale
   std::string theme_ = "light";
   int width_ = 1000, height_ = 600;
   std::vector<std::string> png_, svg_, pdf_;

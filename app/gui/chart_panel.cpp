@@ -71,8 +71,16 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
     points_->setGroup(group());
     rebuild();
   });
-  connect(log_y_, &QCheckBox::toggled, this, &ChartPanel::rebuild);
-  connect(log_x_, &QCheckBox::toggled, this, &ChartPanel::rebuild);
+  // A scale chosen is remembered for that chart (of that experiment) only.
+  auto choose = [this] {
+    const std::string key = scaleKey();
+    if (key.empty()) return;
+    scales_[key] = {log_y_->isChecked(), log_x_->isChecked()};
+    emit scaleChosen(QString::fromStdString(key), log_y_->isChecked(), log_x_->isChecked());
+    rebuild();
+  };
+  connect(log_y_, &QCheckBox::toggled, this, choose);
+  connect(log_x_, &QCheckBox::toggled, this, choose);
   clear();
 }
 
@@ -95,7 +103,9 @@ void ChartPanel::clear() {
 }
 
 void ChartPanel::setRun(const Run& run) {
-  std::string keep = group();
+  // The chart on show stays (a live run, the same experiment); another run opens on its
+  // experiment's headline chart.
+  std::string keep = run.experiment == this->run().experiment ? group() : std::string();
   auto shared = std::make_shared<const Run>(run);
   {
     QSignalBlocker b(groups_);
@@ -103,6 +113,7 @@ void ChartPanel::setRun(const Run& run) {
     for (const auto& id : charts::chart_groups(*shared))
       groups_->addItem(q(shared->group(id)->title), q(id));
     int i = groups_->findData(q(keep));
+    if (i < 0) i = groups_->findData(q(charts::headline_group(*shared)));
     groups_->setCurrentIndex(i >= 0 ? i : 0);
   }
   points_->setRun(std::move(shared), group());
@@ -142,6 +153,15 @@ void ChartPanel::setOverlayLabels(const std::string& old_label, const std::strin
   rebuild();
 }
 
+std::string ChartPanel::scaleKey() const {
+  return group().empty() ? std::string() : run().experiment + "/" + group();
+}
+
+void ChartPanel::setScaleChoice(const QString& key, bool log_y, bool log_x) {
+  scales_[key.toStdString()] = {log_y, log_x};
+  if (key.toStdString() == scaleKey()) rebuild();
+}
+
 charts::ChartOptions ChartPanel::options() const {
   charts::ChartOptions o;
   o.log_y = logY();
@@ -159,6 +179,12 @@ void ChartPanel::rebuild() {
   std::string id = group();
   const Group* g = run().group(id);
   log_x_->setEnabled(g && g->numeric_x);
+  if (g) {  // the boxes show this chart's scale: the person's choice, else the group's own
+    auto it = scales_.find(scaleKey());
+    QSignalBlocker by(log_y_), bx(log_x_);
+    log_y_->setChecked(it != scales_.end() ? it->second.first : g->log_y);
+    log_x_->setChecked(it != scales_.end() ? it->second.second : g->log_x);
+  }
   description_->setText(g ? q(g->description) : QString());
   QChart* chart = nullptr;
   if (g) {

@@ -2,6 +2,7 @@
 // A run's results: a chart (app/charts) with a group selector, linear/log toggles for y (and x
 // where numeric), tooltips with the exact figures, legend clicks that hide series, and a
 // sortable table of the group's points (a PointsModel: median, p95, min, max, samples).
+#include <map>
 #include <set>
 #include <string>
 
@@ -35,6 +36,7 @@ class ChartPanel : public QWidget {
 
   void setGroup(const std::string& id);
   std::string group() const;
+  // The scales of the chart on show (a choice remembered for that chart: see scaleChosen).
   void setLogY(bool on);
   void setLogX(bool on);
   bool logY() const;
@@ -43,6 +45,8 @@ class ChartPanel : public QWidget {
   // The run shown is an overlay (charts::overlay_runs) with these labels: old and new of a
   // series share a hue.
   void setOverlayLabels(const std::string& old_label, const std::string& new_label);
+  // A remembered choice of scales for the chart "<experiment>/<group>" (from the settings).
+  void setScaleChoice(const QString& key, bool log_y, bool log_x);
   // The options the chart is drawn with now (including series hidden from the legend).
   charts::ChartOptions options() const;
 
@@ -62,12 +66,16 @@ class ChartPanel : public QWidget {
 
  signals:
   void chartRebuilt();
+  // The person chose the scales of a chart ("<experiment>/<group>").
+  void scaleChosen(const QString& key, bool log_y, bool log_x);
 
  private:
   void rebuild();
+  std::string scaleKey() const;
   void connectTooltips(QChart* chart);
 
   std::set<std::string> hidden_;
+  std::map<std::string, std::pair<bool, bool>> scales_;  // key -> log y, log x
   QChart::ChartTheme theme_ = QChart::ChartThemeLight;
   std::string overlay_old_, overlay_new_;
   QComboBox* groups_;

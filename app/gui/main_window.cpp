@@ -217,10 +217,11 @@ void MainWindow::connectUi() {
   });
   connect(targets_page_, &TargetsPage::revertRequested, this,
           [this] { targets_page_->setForm(applied_); });
-  connect(results_, &ChartPanel::chartRebuilt, this, [this] {
-    settings_->setValue("view/log_y", results_->logY());
-    settings_->setValue("view/log_x", results_->logX());
-  });
+  connect(results_, &ChartPanel::scaleChosen, this,
+          [this](const QString& key, bool log_y, bool log_x) {
+            settings_->setValue("scales/" + key,
+                                QStringList{log_y ? "log" : "linear", log_x ? "log" : "linear"});
+          });
 }
 
 void MainWindow::buildMenus() {
@@ -295,8 +296,12 @@ void MainWindow::loadSettings() {
   QSettings& s = *settings_;
   applied_ = load_targets_form(s);
   targets_page_->setForm(applied_);
-  results_->setLogY(s.value("view/log_y", false).toBool());
-  results_->setLogX(s.value("view/log_x", false).toBool());
+  s.beginGroup("scales");
+  for (const QString& key : s.allKeys()) {
+    const QStringList v = s.value(key).toStringList();
+    results_->setScaleChoice(key, v.value(0) == "log", v.value(1) == "log");
+  }
+  s.endGroup();
   dark_action_->setChecked(s.value("view/dark", false).toBool());
   if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
     // First start: most of the screen, the side panel a share of it (set once shown).

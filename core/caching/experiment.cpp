@@ -246,7 +246,8 @@ void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
                         : "a list of " + std::to_string(plan.list_size) + " comments";
     ctx.add_group({W + "_wall", "Wall time per get: " + what, "us/get", "", false, true,
                    "Median wall time of one get returning a ready object; bars per tier, one per "
-                   "encoding."});
+                   "encoding.",
+                   false, false, W == kWorkloads[0]});
     ctx.add_group({W + "_cpu", "Client CPU per get: " + what, "us/get", "", false, true,
                    "CPU time of the client thread per get (fetch, copy, decode)."});
     ctx.add_group({W + "_server_cpu", "Server CPU per get: " + what, "us/get", "", false, true,
@@ -332,11 +333,13 @@ void add_aside_groups(RunContext& ctx) {
                  "local cache budget (MB)", true, false,
                  "Share of Zipf-distributed document reads answered by the in-process cache "
                  "(local → redis → postgres) in steady state, per encoding of the cached value: "
-                 "compressed values fit more documents into the same budget."});
+                 "compressed values fit more documents into the same budget.",
+                 false, true});
   ctx.add_group({"aside_latency", "Cache-aside: mean read latency vs local budget", "us/read",
                  "local cache budget (MB)", true, true,
                  "Mean wall time of a read through local → redis → postgres (samples: means of "
-                 "consecutive chunks of reads)."});
+                 "consecutive chunks of reads).",
+                 false, true});
 }
 
 // The cache-aside documents, in PostgreSQL (the source of truth); their keys.

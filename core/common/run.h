@@ -65,6 +65,11 @@ struct Group {
   bool numeric_x = false;
   bool lower_is_better = true;
   std::string description;  // one or two sentences: what this chart shows
+  // How the chart opens (the person may change it): log scales for values spanning decades (a
+  // pipeline sweep), linear for counts and shares (keys per node, percentages).
+  bool log_y = false;
+  bool log_x = false;     // numeric x only
+  bool headline = false;  // the experiment's headline chart: a run opens on it
 };
 
 // A target as recorded in a run: never a password.

@@ -108,6 +108,9 @@ std::string run_to_json(const Run& run, int indent) {
                            {"x_label", g.x_label},
                            {"numeric_x", g.numeric_x},
                            {"lower_is_better", g.lower_is_better},
+                           {"log_y", g.log_y},
+                           {"log_x", g.log_x},
+                           {"headline", g.headline},
                            {"description", g.description}});
   j["series"] = json::array();
   for (const auto& s : run.series) {
@@ -340,7 +343,8 @@ void read_groups(const json& j, Run& run) {
                           R::string(g, f, "unit", false), R::string(g, f, "x_label", false),
                           R::boolean(g, f, "numeric_x", false),
                           R::boolean(g, f, "lower_is_better", true),
-                          R::string(g, f, "description", false)});
+                          R::string(g, f, "description", false), R::boolean(g, f, "log_y", false),
+                          R::boolean(g, f, "log_x", false), R::boolean(g, f, "headline", false)});
   });
 }
 

@@ -162,7 +162,9 @@ Group append_group(std::size_t events, bool with_pgbench) {
            " INSERTs (each the builder's text for its size) in one pipeline";
     d += ".";
   }
-  return {"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
+  Group g{"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
+  g.headline = true;  // the article's table
+  return g;
 }
 
 Point make_point(std::string label, const Samples& s) {
@@ -349,13 +351,14 @@ class IoListExperiment final : public Experiment {
   void run_build(RunContext& ctx, const std::vector<std::int64_t>& sizes, int reps) {
     ctx.add_group({"build_time", "Build one INSERT statement (no server)", "ns/statement",
                    "events per statement", true, true,
-                   "Time to build the statement text for N events; log-log shows the growth."});
+                   "Time to build the statement text for N events; log-log shows the growth.", true,
+                   true});
     ctx.add_group({"build_allocs", "Allocations per statement", "allocations/statement",
                    "events per statement", true, true,
-                   "Heap allocations made while building one statement."});
+                   "Heap allocations made while building one statement.", true, true});
     ctx.add_group({"build_bytes", "Bytes allocated per statement", "bytes/statement",
                    "events per statement", true, true,
-                   "Bytes requested from the heap while building one statement."});
+                   "Bytes requested from the heap while building one statement.", true, true});
     const std::string head = insert_head("\"perflab\".events");
     const auto sample_ns = ctx.params().get_int("build_sample_ms") * 1'000'000;
     std::size_t sink = 0;

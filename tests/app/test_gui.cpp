@@ -18,7 +18,6 @@
 #include <QLegendMarker>
 #include <QLineEdit>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
@@ -78,6 +77,10 @@ QList<QBarSet*> bar_sets(QChart* chart) {
   for (auto* s : chart->series())
     if (auto* b = qobject_cast<QBarSeries*>(s)) return b->barSets();
   return {};
+}
+
+bool is_log(QAbstractAxis* a) {
+  return a && a->property("perflab_log").toBool();
 }
 
 int line_count(QChart* chart) {
@@ -459,16 +462,24 @@ class GuiTest : public QObject {
     panel->setGroup("append");
     QTest::mouseClick(panel->logYBox(), Qt::LeftButton);
     QVERIFY(panel->logY());
-    QVERIFY(qobject_cast<QLogValueAxis*>(axis(panel->chart(), Qt::Vertical)));
-    QVERIFY(!panel->logXBox()->isEnabled());  // categorical x
+    QVERIFY(is_log(axis(panel->chart(), Qt::Vertical)));
+    QVERIFY(bar_sets(panel->chart()).isEmpty());  // points, never bars, on a log axis
+    QVERIFY(!panel->logXBox()->isEnabled());      // categorical x
     QTest::mouseClick(panel->logYBox(), Qt::LeftButton);
-    QVERIFY(qobject_cast<QValueAxis*>(axis(panel->chart(), Qt::Vertical)));
-    panel->setGroup("build_time");
+    QVERIFY(!is_log(axis(panel->chart(), Qt::Vertical)));
+    panel->setGroup("build_time");  // declared log-log by the experiment
     QVERIFY(panel->logXBox()->isEnabled());
+    QVERIFY(panel->logXBox()->isChecked() && panel->logYBox()->isChecked());
+    QVERIFY(is_log(axis(panel->chart(), Qt::Horizontal)));
     QTest::mouseClick(panel->logXBox(), Qt::LeftButton);
-    QVERIFY(qobject_cast<QLogValueAxis*>(axis(panel->chart(), Qt::Horizontal)));
+    QVERIFY(!is_log(axis(panel->chart(), Qt::Horizontal)));
+    // The choice is this chart's: another keeps its own scale, and coming back finds it.
+    panel->setGroup("append");
+    QVERIFY(!panel->logYBox()->isChecked());
+    panel->setGroup("build_time");
+    QVERIFY(!panel->logXBox()->isChecked());
     QTest::mouseClick(panel->logXBox(), Qt::LeftButton);
-    QVERIFY(qobject_cast<QValueAxis*>(axis(panel->chart(), Qt::Horizontal)));
+    QVERIFY(is_log(axis(panel->chart(), Qt::Horizontal)));
   }
 
   void tooltipsAndLegend() {
@@ -709,10 +720,14 @@ class GuiTest : public QObject {
   void settingsRestoreInANewWindow() {
     QVERIFY(w_->selectExperiment("iolist"));
     w_->paramForm()->setValues({{"events", "33"}});
-    w_->resultsPanel()->setLogY(true);
+    QVERIFY(w_->openRun(first_run_));
+    w_->resultsPanel()->setGroup("append");
+    w_->resultsPanel()->setLogY(true);  // remembered for this chart of this experiment
     MainWindow again(options());
     QCOMPARE(again.currentExperiment(), QString("iolist"));
     QCOMPARE(QString::fromStdString(again.paramForm()->values()["events"]), QString("33"));
+    QVERIFY(again.openRun(first_run_));
+    again.resultsPanel()->setGroup("append");
     QVERIFY(again.resultsPanel()->logY());
     QVERIFY(again.targetsPage()->form().pg_managed);
     w_->resultsPanel()->setLogY(false);

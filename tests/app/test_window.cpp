@@ -4,6 +4,7 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
@@ -20,6 +21,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QToolTip>
 #include <QtTest>
 
 #include "chart_panel.h"
@@ -33,6 +35,7 @@
 #include "report.h"
 #include "sample_runs.h"
 #include "teaching.h"
+#include "value_text.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -52,6 +55,8 @@ Run sweep_run() {
   run.ensure_group({"sweep_set", "SET through the proxy, by pipeline depth", "req/s",
                     "pipeline depth (-P)", true, false, "Requests per second."});
   run.ensure_group({"keys", "Keys per node", "keys", "", false, false, "How keys spread."});
+  run.groups[0].log_x = run.groups[0].log_y = true;  // as the sharding experiment declares
+  run.groups[0].headline = true;
   const char* names[] = {"direct redis",      "coalesced+nodelay",     "coalesced",
                          "per-reply+nodelay", "per-reply, no nodelay", "twemproxy"};
   int i = 0;
@@ -313,6 +318,40 @@ class WindowTest : public QObject {
     QVERIFY(w->selectExperiment("caching"));
     for (auto* l : w->paramForm()->findChildren<QLabel*>())
       QVERIFY2(!l->text().contains("e+15"), qPrintable(l->text()));
+  }
+
+  void runOpensOnItsHeadlineChartAndHoverShowsTheExactFigures() {
+    auto w = freshWindow();
+    QVERIFY(w);
+    Run run = sweep_run();
+    std::swap(run.groups[0], run.groups[1]);  // the headline is not the first chart
+    const QString path = saveRun(*w, run);
+    QVERIFY(w->openRun(path));
+    ChartPanel* panel = w->resultsPanel();
+    QCOMPARE(panel->group(), std::string("sweep_set"));
+    QVERIFY(panel->logXBox()->isChecked() && panel->logYBox()->isChecked());
+    // The mouse over a point of "coalesced" at -P 4: its tooltip has the exact figures.
+    QLineSeries* line = nullptr;
+    for (auto* s : panel->chart()->series())
+      if (s->property("perflab_series").toString() == "coalesced")
+        line = qobject_cast<QLineSeries*>(s);
+    QVERIFY(line);
+    const QStringList labels = line->property("perflab_labels").toStringList();
+    const int i = static_cast<int>(labels.indexOf("4"));
+    QVERIFY(i >= 0);
+    QChartView* view = panel->chartView();
+    QTRY_VERIFY(view->isVisible());
+    const QPointF scene = panel->chart()->mapToPosition(line->at(i), line);
+    const QPoint at = view->mapFromScene(scene);
+    QTest::mouseMove(view->viewport(), at + QPoint(1, 0));
+    QTest::mouseMove(view->viewport(), at);
+    const Point* p = run.find_point("sweep_set", "coalesced", "4");
+    QTRY_VERIFY(QToolTip::isVisible());
+    const QString tip = QToolTip::text();
+    QVERIFY2(tip.contains("coalesced") && tip.contains(format_value(p->stats.median)),
+             qPrintable(tip));
+    QVERIFY(tip.contains("samples: 3"));  // n
+    QVERIFY(tip.contains(format_value(p->stats.p95)));
   }
 
   void reportHoldsEveryChartTheArticleTableAndTheFacts() {
