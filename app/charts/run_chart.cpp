@@ -425,17 +425,19 @@ void add_category_points(QChart& chart, const Group& g, const std::vector<const 
     }
     dots->setProperty("perflab_labels", labels);
     attach(chart, dots, xaxis, y.axis);
-    if (opts.error_bars)
-      for (const auto& p : s->points)
+    if (opts.hidden_series.count(s->name)) dots->setVisible(false);
+  }
+  // After every row of points, so that the legend's first markers are the series'.
+  if (opts.error_bars)
+    for (int si = 0; si < n; ++si)
+      for (const auto& p : series[si]->points)
         if (const Estimate* e = interval_of(p)) {
           const double cx = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / n;
           const double cap = width / n / 6;
-          add_error_bar(chart, q(s->name), {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)},
-                        xaxis, y.axis, opts);
+          add_error_bar(chart, q(series[si]->name),
+                        {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)}, xaxis, y.axis, opts);
           ++f.error_bars;
         }
-    if (opts.hidden_series.count(s->name)) dots->setVisible(false);
-  }
   if (marks) attach(chart, marks, xaxis, y.axis);
 }
 

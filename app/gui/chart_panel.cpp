@@ -11,7 +11,10 @@
 #include <QCursor>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolTip>
@@ -21,6 +24,29 @@
 #include "points_model.h"
 
 namespace perflab::gui {
+
+QString legend_html(const QChart* chart, bool links) {
+  QStringList entries;
+  const auto markers = chart->legend()->markers();
+  for (int i = 0; i < markers.size(); ++i) {
+    QLegendMarker* m = markers[i];
+    if (m->series() && m->series()->property("perflab_error_bar_of").isValid()) continue;
+    const bool hidden = m->font().strikeOut();  // hidden by a legend click
+    if (hidden && !links) continue;
+    const QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();
+    QString name = m->label().toHtmlEscaped();
+    if (hidden) name = "<s style='color:gray'>" + name + "</s>";
+    if (links)
+      name = QString("<a href='%1' style='text-decoration:none; color:palette(text)'>%2</a>")
+                 .arg(i)
+                 .arg(name);
+    entries << QString(
+                   "<span style='white-space:nowrap'><span style='color:%1'>■</span>&nbsp;%2"
+                   "</span>")
+                   .arg(c.name(), name);
+  }
+  return entries.join("&nbsp;&nbsp;&nbsp; ");
+}
 
 namespace {
 QString q(const std::string& s) {
@@ -52,11 +78,39 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   v->addWidget(description_);
 
   auto* split = new QSplitter(Qt::Vertical);
+  // The chart's title and legend wrap in labels around it (the chart's own cut long names).
+  auto* chart_box = new QWidget;
+  auto* cv = new QVBoxLayout(chart_box);
+  cv->setContentsMargins(0, 0, 0, 0);
+  cv->setSpacing(2);
+  title_ = new QLabel;
+  title_->setObjectName("chartTitle");
+  title_->setWordWrap(true);
+  title_->setAlignment(Qt::AlignHCenter);
+  QFont tf = title_->font();
+  tf.setPointSizeF(tf.pointSizeF() * 1.3);
+  tf.setBold(true);
+  title_->setFont(tf);
+  cv->addWidget(title_);
   view_ = new QChartView;
   view_->setRenderHint(QPainter::Antialiasing);
   view_->setMinimumHeight(260);
   view_->setObjectName("chartView");
-  split->addWidget(view_);
+  view_->viewport()->installEventFilter(this);  // tooltips: see eventFilter
+  cv->addWidget(view_, 1);
+  legend_ = new QLabel;
+  legend_->setObjectName("chartLegend");
+  legend_->setWordWrap(true);
+  legend_->setAlignment(Qt::AlignHCenter);
+  legend_->setTextFormat(Qt::RichText);
+  legend_->setToolTip("Click a name to hide or show its series");
+  cv->addWidget(legend_);
+  connect(legend_, &QLabel::linkActivated, this, [this](const QString& link) {
+    const auto markers = chart()->legend()->markers();
+    const int i = link.toInt();
+    if (i >= 0 && i < markers.size()) emit markers[i]->clicked();
+  });
+  split->addWidget(chart_box);
   points_ = new PointsModel(this);
   table_ = new QTableView;
   table_->setObjectName("pointsTable");
@@ -193,12 +247,21 @@ void ChartPanel::rebuild() {
     chart = charts::build_chart(run(), id, o).release();
     chart->setProperty("perflab_built", true);
     charts::enable_legend_toggles(chart);
-    connectTooltips(chart);
+    title_->setText(chart->title());
+    chart->setTitle({});
+    chart->legend()->hide();
+    // After the toggle itself (connected first): the legend shows the new state.
+    for (auto* m : chart->legend()->markers())
+      connect(m, &QLegendMarker::clicked, legend_,
+              [this, chart] { legend_->setText(legend_html(chart, true)); });
+    legend_->setText(legend_html(chart, true));
   } else {
     chart = new QChart;
     chart->setTheme(theme_);
     chart->setTitle(run().experiment.empty() ? "No results yet: run an experiment or open one"
                                              : "No points measured yet");
+    title_->clear();
+    legend_->clear();
   }
   view_->setChart(chart);  // the view releases (does not delete) the previous chart
   delete old;
@@ -210,42 +273,61 @@ QString ChartPanel::pointText(const std::string& series, const std::string& labe
   return row < 0 ? QString() : points_->index(row, 0).data(Qt::ToolTipRole).toString();
 }
 
-void ChartPanel::connectTooltips(QChart* chart) {
-  for (auto* s : chart->series()) {
-    if (auto* bars = qobject_cast<QBarSeries*>(s)) {
-      for (QBarSet* set : bars->barSets()) {
-        connect(set, &QBarSet::hovered, view_, [this, set](bool status, int index) {
-          if (!status) return QToolTip::hideText();
-          auto axes = this->chart()->axes(Qt::Horizontal);
-          auto* cats = axes.isEmpty() ? nullptr : qobject_cast<QBarCategoryAxis*>(axes.front());
-          if (!cats || index < 0 || index >= cats->count()) return;
-          QString text = pointText(set->property("perflab_series").toString().toStdString(),
-                                   cats->at(index).toStdString());
-          if (!text.isEmpty()) QToolTip::showText(QCursor::pos(), text, view_);
-        });
-      }
-    } else if (auto* xy = qobject_cast<QXYSeries*>(s);
-               xy && s->property("perflab_labels").isValid()) {
-      connect(xy, &QXYSeries::hovered, view_, [this, xy](const QPointF& at, bool state) {
-        if (!state) return QToolTip::hideText();
-        // The point under the cursor: nearest on screen.
-        QPointF screen = this->chart()->mapToPosition(at, xy);
-        int best = -1;
-        double best_d = 1e300;
-        const auto pts = xy->points();
-        for (int i = 0; i < pts.size(); ++i) {
-          QPointF d = this->chart()->mapToPosition(pts[i], xy) - screen;
-          double dd = d.x() * d.x() + d.y() * d.y();
-          if (dd < best_d) best_d = dd, best = i;
+QString ChartPanel::tooltipAt(QPoint viewport_pos) const {
+  QChart* c = chart();
+  if (!c) return {};
+  const QPointF at = view_->mapToScene(viewport_pos);
+  // Points: the nearest on screen within a marker's reach.
+  QString best_text;
+  double best = 14 * 14;
+  for (auto* s : c->series()) {
+    if (!s->isVisible()) continue;
+    const QString series = s->property("perflab_series").toString();
+    if (auto* xy = qobject_cast<QXYSeries*>(s); xy && s->property("perflab_labels").isValid()) {
+      const QStringList labels = s->property("perflab_labels").toStringList();
+      const auto pts = xy->points();
+      for (int i = 0; i < pts.size() && i < labels.size(); ++i) {
+        const QPointF d = c->mapToPosition(pts[i], xy) - at;
+        const double dd = d.x() * d.x() + d.y() * d.y();
+        if (dd < best) {
+          best = dd;
+          best_text = pointText(series.toStdString(), labels[i].toStdString());
         }
-        QStringList labels = xy->property("perflab_labels").toStringList();
-        if (best < 0 || best >= labels.size()) return;
-        QString text = pointText(xy->property("perflab_series").toString().toStdString(),
-                                 labels[best].toStdString());
-        if (!text.isEmpty()) QToolTip::showText(QCursor::pos(), text, view_);
-      });
+      }
+    } else if (auto* bars = qobject_cast<QBarSeries*>(s)) {
+      // Bars: the one whose rectangle holds the cursor.
+      auto axes = c->axes(Qt::Horizontal, bars);
+      auto* cats = axes.isEmpty() ? nullptr : qobject_cast<QBarCategoryAxis*>(axes.front());
+      const auto sets = bars->barSets();
+      const double width = bars->barWidth();
+      for (int si = 0; cats && si < sets.size(); ++si)
+        for (int ci = 0; ci < sets[si]->count() && ci < cats->count(); ++ci) {
+          const double x0 = ci - width / 2 + si * width / sets.size();
+          const QRectF r = QRectF(c->mapToPosition({x0, sets[si]->at(ci)}, bars),
+                                  c->mapToPosition({x0 + width / sets.size(), 0}, bars))
+                               .normalized();
+          if (r.contains(at))
+            return pointText(sets[si]->property("perflab_series").toString().toStdString(),
+                             cats->at(ci).toStdString());
+        }
     }
   }
+  return best_text;
+}
+
+bool ChartPanel::eventFilter(QObject* watched, QEvent* e) {
+  // Qt asks for a tooltip when the mouse rests over the chart: the exact figures of the bar
+  // or point under it.
+  if (watched == view_->viewport() && e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = tooltipAt(help->pos());
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), text, view_->viewport());
+    return true;
+  }
+  return QWidget::eventFilter(watched, e);
 }
 
 void ChartPanel::exportChart(const QString& path, QSize size, bool all_groups) const {

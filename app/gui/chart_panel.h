@@ -23,6 +23,11 @@ namespace perflab::gui {
 
 class PointsModel;
 
+// The legend of a built chart as wrapping rich text (a chart's own legend cuts long names): a
+// coloured square and the series' whole name per entry. With `links`, each entry is a link
+// "<marker index>" and hidden series are struck out; without, hidden series are left out.
+QString legend_html(const QChart* chart, bool links);
+
 class ChartPanel : public QWidget {
   Q_OBJECT
  public:
@@ -57,9 +62,14 @@ class ChartPanel : public QWidget {
   QComboBox* groupBox() const { return groups_; }
   QCheckBox* logYBox() const { return log_y_; }
   QCheckBox* logXBox() const { return log_x_; }
+  QLabel* titleLabel() const { return title_; }
+  QLabel* legendLabel() const { return legend_; }
 
   // The tooltip text for a point of the current group ("iolist — 10 writers: median …").
   QString pointText(const std::string& series, const std::string& label) const;
+  // The tooltip of the bar or point under a position of the chart view's viewport (empty:
+  // none there).
+  QString tooltipAt(QPoint viewport_pos) const;
   // Exports the current chart (or every group) at `size`; throws charts::ChartError.
   void exportChart(const QString& path, QSize size, bool all_groups = false) const;
   QImage chartImage(QSize size) const;
@@ -72,7 +82,7 @@ class ChartPanel : public QWidget {
  private:
   void rebuild();
   std::string scaleKey() const;
-  void connectTooltips(QChart* chart);
+  bool eventFilter(QObject* watched, QEvent* e) override;
 
   std::set<std::string> hidden_;
   std::map<std::string, std::pair<bool, bool>> scales_;  // key -> log y, log x
@@ -80,7 +90,7 @@ class ChartPanel : public QWidget {
   std::string overlay_old_, overlay_new_;
   QComboBox* groups_;
   QCheckBox *log_y_, *log_x_;
-  QLabel* description_;
+  QLabel *description_, *title_, *legend_;
   QChartView* view_;
   PointsModel* points_;
   QTableView* table_;

@@ -131,7 +131,7 @@ bool ComparePage::compareFiles(const QString& old_path, const QString& new_path)
   show(new_box_, new_path);
   if (QFileInfo(old_path) == QFileInfo(new_path)) {
     error_->setText("Old and new are the same run: pick two different runs to compare.");
-    model_->setComparison({}, Run{});
+    model_->setComparison({});
     unmatched_->clear();
     chart_->clear();
     return false;

@@ -83,6 +83,10 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   loadInBackground();
 }
 
+HistoryPage::~HistoryPage() {
+  waitForBackground();
+}
+
 void HistoryPage::showEntries(std::vector<HistoryEntry> entries, const QStringList& skipped) {
   QString keep = selectedPath();
   model_->setEntries(std::move(entries));

@@ -21,6 +21,9 @@ class HistoryPage : public QWidget {
   Q_OBJECT
  public:
   HistoryPage(RunHistory* history, QWidget* parent = nullptr);
+  ~HistoryPage() override;
+  // Waits for a background listing (it uses the store): before the store goes.
+  void waitForBackground() { watcher_.waitForFinished(); }
 
   // Lists the runs again now (cheap: the store reads only new or changed files).
   void refresh();

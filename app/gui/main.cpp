@@ -54,11 +54,22 @@ bool apply_options(const QCommandLineParser& p, const Options& o, perflab::gui::
     }
     w.paramForm()->setValues(values);
   }
-  if (p.isSet(o.log)) {
+  return true;
+}
+
+// The chart a screenshot shows: a group (or the run's headline), log scales if asked (once the
+// chart is on show: a scale is chosen per chart).
+struct ShotChart {
+  QString group;
+  bool log = false;
+};
+
+void show_chart(perflab::gui::MainWindow& w, const ShotChart& c) {
+  if (!c.group.isEmpty()) w.resultsPanel()->setGroup(c.group.toStdString());
+  if (c.log) {
     w.resultsPanel()->setLogY(true);
     w.resultsPanel()->setLogX(true);
   }
-  return true;
 }
 
 void resize_for_screenshot(perflab::gui::MainWindow& w, const QString& size) {
@@ -76,9 +87,9 @@ bool save_window(perflab::gui::MainWindow& w, const QString& out) {
 
 // Screenshot of an opened run: shown, painted once, saved, quit. Returns the exit code.
 int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const QString& out,
-                           const QString& group, const QString& size) {
+                           const ShotChart& chart, const QString& size) {
   resize_for_screenshot(w, size);
-  if (!group.isEmpty()) w.resultsPanel()->setGroup(group.toStdString());
+  show_chart(w, chart);
   w.show();
   int code = 0;
   // Queued behind the show: the window's first paint has happened when this runs.
@@ -93,7 +104,7 @@ int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const
 // Screenshot mode: runs the selected experiment, shows `group`, saves a picture of the window
 // to `out` and quits. Returns the exit code.
 int screenshot(QApplication& app, perflab::gui::MainWindow& w, const QString& out,
-               const QString& group, const QString& size) {
+               const ShotChart& chart, const QString& size) {
   resize_for_screenshot(w, size);
   w.show();
   int code = 0;
@@ -102,7 +113,7 @@ int screenshot(QApplication& app, perflab::gui::MainWindow& w, const QString& ou
       std::cerr << "perflab: the run did not finish: " << run.message << "\n";
       code = 1;
     }
-    if (!group.isEmpty()) w.resultsPanel()->setGroup(group.toStdString());
+    show_chart(w, chart);
     QTimer::singleShot(500, &app, [&] {
       if (!save_window(w, out)) code = 1;
       app.quit();
@@ -145,6 +156,7 @@ int main(int argc, char** argv) {
   opts.settings_file = p.value(o.settings);
   perflab::gui::MainWindow w(opts);
   if (!apply_options(p, o, w)) return 2;
+  const ShotChart chart{p.value(o.group), p.isSet(o.log)};
   if (!p.positionalArguments().isEmpty()) {
     QString error;
     if (!w.openRun(p.positionalArguments().front(), &error)) {
@@ -152,10 +164,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (p.isSet(o.shot))
-      return screenshot_of_open_run(app, w, p.value(o.shot), p.value(o.group), p.value(o.size));
+      return screenshot_of_open_run(app, w, p.value(o.shot), chart, p.value(o.size));
   }
-  if (p.isSet(o.shot))
-    return screenshot(app, w, p.value(o.shot), p.value(o.group), p.value(o.size));
+  if (p.isSet(o.shot)) return screenshot(app, w, p.value(o.shot), chart, p.value(o.size));
   w.show();
   return app.exec();
 }

@@ -86,6 +86,7 @@ MainWindow::~MainWindow() {
   delete controller_;
   controller_ = nullptr;
   targets_page_->waitForBackground();
+  history_page_->waitForBackground();  // it lists history_, a member that goes first
 }
 
 void MainWindow::buildUi() {

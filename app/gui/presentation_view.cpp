@@ -11,6 +11,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "chart_panel.h"
 #include "charts/run_chart.h"
 #include "teaching.h"
 
@@ -33,19 +34,6 @@ QFont sized(double pt, bool bold = false) {
 }
 
 }  // namespace
-
-QString legend_html(const QChart* chart) {
-  QStringList entries;
-  for (auto* m : chart->legend()->markers()) {
-    if (m->font().strikeOut()) continue;  // a series hidden by a legend click
-    QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();
-    entries << QString(
-                   "<span style='white-space:nowrap'><span style='color:%1'>■</span>&nbsp;%2"
-                   "</span>")
-                   .arg(c.name(), m->label().toHtmlEscaped());
-  }
-  return entries.join("&nbsp;&nbsp;&nbsp; ");
-}
 
 PresentationView::PresentationView(QWidget* parent) : QWidget(parent, Qt::Window) {
   setObjectName("presentationView");
@@ -133,7 +121,7 @@ void PresentationView::rebuild() {
     chart = charts::build_chart(run_, g->id, o).release();
     title_->setText(chart->title());  // wraps here, where the chart would cut it
     chart->setTitle({});
-    legend_->setText(legend_html(chart));
+    legend_->setText(legend_html(chart, false));
     chart->legend()->hide();
     description_->setText(q(g->description));
     position_->setText(QString("Chart %1 of %2 — ←/→ or PageUp/PageDown for the others, Esc "

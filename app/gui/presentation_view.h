@@ -56,8 +56,4 @@ class PresentationView : public QWidget {
   QTextBrowser* findings_;
 };
 
-// The legend of a built chart as wrapping rich text: a coloured square and the series' full
-// name per entry (markers of hidden series left out).
-QString legend_html(const QChart* chart);
-
 }  // namespace perflab::gui

@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLineSeries>
 #include <QProcess>
@@ -330,6 +331,17 @@ class WindowTest : public QObject {
     ChartPanel* panel = w->resultsPanel();
     QCOMPARE(panel->group(), std::string("sweep_set"));
     QVERIFY(panel->logXBox()->isChecked() && panel->logYBox()->isChecked());
+    // Title and legend wrap beside the chart: whole names, never "coalesced+n…".
+    QVERIFY(panel->titleLabel()->text().contains("by pipeline depth"));
+    QVERIFY(panel->titleLabel()->wordWrap() && panel->legendLabel()->wordWrap());
+    for (const char* n : {"coalesced+nodelay", "per-reply+nodelay", "per-reply, no nodelay"})
+      QVERIFY2(panel->legendLabel()->text().contains(QString(n).toHtmlEscaped()), n);
+    // A click on a name hides its series (and strikes it out), a second shows it again.
+    emit panel->legendLabel()->linkActivated("1");
+    QCOMPARE(panel->options().hidden_series, std::set<std::string>{"coalesced+nodelay"});
+    QVERIFY(panel->legendLabel()->text().contains("<s style='color:gray'>coalesced+nodelay"));
+    emit panel->legendLabel()->linkActivated("1");
+    QVERIFY(panel->options().hidden_series.empty());
     // The mouse over a point of "coalesced" at -P 4: its tooltip has the exact figures.
     QLineSeries* line = nullptr;
     for (auto* s : panel->chart()->series())
@@ -345,6 +357,9 @@ class WindowTest : public QObject {
     const QPoint at = view->mapFromScene(scene);
     QTest::mouseMove(view->viewport(), at + QPoint(1, 0));
     QTest::mouseMove(view->viewport(), at);
+    // What Qt sends once the mouse rests there (a real X server does; offscreen, sent here).
+    QHelpEvent rest(QEvent::ToolTip, at, view->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(view->viewport(), &rest);
     const Point* p = run.find_point("sweep_set", "coalesced", "4");
     QTRY_VERIFY(QToolTip::isVisible());
     const QString tip = QToolTip::text();
@@ -352,6 +367,16 @@ class WindowTest : public QObject {
              qPrintable(tip));
     QVERIFY(tip.contains("samples: 3"));  // n
     QVERIFY(tip.contains(format_value(p->stats.p95)));
+    // A bar: the middle of "node 2"'s bar answers with its figures; the empty corner nothing.
+    panel->setGroup("keys");
+    QBarSeries* bars = nullptr;
+    for (auto* s : panel->chart()->series())
+      if (auto* b = qobject_cast<QBarSeries*>(s)) bars = b;
+    QVERIFY(bars);
+    const QPointF middle = panel->chart()->mapToPosition({1.0, 1250.0}, bars);
+    QVERIFY2(panel->tooltipAt(view->mapFromScene(middle)).contains("node 2"),
+             qPrintable(panel->tooltipAt(view->mapFromScene(middle))));
+    QVERIFY(panel->tooltipAt(QPoint(2, 2)).isEmpty());
   }
 
   void reportHoldsEveryChartTheArticleTableAndTheFacts() {

@@ -718,40 +718,41 @@ TEST_F(Cli, BenchPasswordNeverStaysOnTheCommandLine) {
   r = cli({"bench", "-p", port, "--password-file", (dir_ / "missing").string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+}
 
-  // The report a teacher hands out: every chart, the teaching text and the article beside the
-  // run, the parameters and the host; a PDF and one self-contained HTML page, both or neither.
-  TEST_F(Cli, ReportWritesAPdfAndASelfContainedPage) {
-    const auto run = dir_ / "r.json";
-    ASSERT_EQ(cli(build_run(run.string())).exit_code, 0);
-    const auto pdf = dir_ / "r.pdf", html = dir_ / "r.html";
-    auto r = cli({"report", run.string(), "--pdf", pdf.string(), "--html=" + html.string()});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.err, "");
-    EXPECT_EQ(slurp(pdf).substr(0, 5), "%PDF-");
-    const std::string page = slurp(html);
-    const perflab::Run loaded = load_run(run);
-    // Every chart, inline: nothing the page needs lives beside it.
-    std::size_t images = 0;
-    for (std::size_t at = 0;
-         (at = page.find("<img src='data:image/png;base64,", at)) != std::string::npos; ++at)
-      ++images;
-    EXPECT_EQ(images, loaded.groups.size());
-    EXPECT_EQ(page.find("src='chart-"), std::string::npos);
-    EXPECT_NE(page.find("What it demonstrates"), std::string::npos);  // the teaching text
-    EXPECT_NE(page.find("The article's figures"), std::string::npos);
-    EXPECT_NE(page.find("build_sample_ms"), std::string::npos);      // the parameters
-    EXPECT_NE(page.find(loaded.host.cpu_model), std::string::npos);  // the host
-    // Nothing asked for, or an unreadable run: one line, no file.
-    const auto none = dir_ / "none.pdf";
-    for (const std::vector<std::string>& bad :
-         {std::vector<std::string>{"report", run.string()},
-          {"report", (dir_ / "missing.json").string(), "--pdf", none.string()},
-          {"report", run.string(), "--pdf", none.string(), "--html",
-           (dir_ / "no" / "such" / "dir.html").string()}}) {
-      r = cli(bad);
-      EXPECT_NE(r.exit_code, 0);
-      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-      EXPECT_FALSE(fs::exists(none)) << "every file or none";
-    }
+// The report a teacher hands out: every chart, the teaching text and the article beside the
+// run, the parameters and the host; a PDF and one self-contained HTML page, both or neither.
+TEST_F(Cli, ReportWritesAPdfAndASelfContainedPage) {
+  const auto run = dir_ / "r.json";
+  ASSERT_EQ(cli(build_run(run.string())).exit_code, 0);
+  const auto pdf = dir_ / "r.pdf", html = dir_ / "r.html";
+  auto r = cli({"report", run.string(), "--pdf", pdf.string(), "--html=" + html.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(slurp(pdf).substr(0, 5), "%PDF-");
+  const std::string page = slurp(html);
+  const perflab::Run loaded = load_run(run);
+  // Every chart, inline: nothing the page needs lives beside it.
+  std::size_t images = 0;
+  for (std::size_t at = 0;
+       (at = page.find("<img src='data:image/png;base64,", at)) != std::string::npos; ++at)
+    ++images;
+  EXPECT_EQ(images, loaded.groups.size());
+  EXPECT_EQ(page.find("src='chart-"), std::string::npos);
+  EXPECT_NE(page.find("What it demonstrates"), std::string::npos);  // the teaching text
+  EXPECT_NE(page.find("The article's figures"), std::string::npos);
+  EXPECT_NE(page.find("build_sample_ms"), std::string::npos);      // the parameters
+  EXPECT_NE(page.find(loaded.host.cpu_model), std::string::npos);  // the host
+  // Nothing asked for, or an unreadable run: one line, no file.
+  const auto none = dir_ / "none.pdf";
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"report", run.string()},
+        {"report", (dir_ / "missing.json").string(), "--pdf", none.string()},
+        {"report", run.string(), "--pdf", none.string(), "--html",
+         (dir_ / "no" / "such" / "dir.html").string()}}) {
+    r = cli(bad);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(none)) << "every file or none";
   }
+}
