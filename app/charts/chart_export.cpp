@@ -80,7 +80,9 @@ void paint_chart(QPainter& painter, QChart& chart, const QRectF& target) {
   scene.addItem(&chart);
   QRectF local(QPointF(0, 0), target.size());
   chart.setGeometry(local);
-  if (chart.layout()) chart.layout()->activate();
+  // Twice: the first layout may change what the second lays out (slanted category labels).
+  for (int i = 0; i < 2; ++i)
+    if (chart.layout()) chart.layout()->activate();
   scene.setSceneRect(local);
   scene.render(&painter, target, local);
   scene.removeItem(&chart);

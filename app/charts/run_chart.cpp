@@ -14,6 +14,7 @@
 #include <QCategoryAxis>
 #include <QDateTime>
 #include <QFont>
+#include <QFontMetricsF>
 #include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
@@ -276,37 +277,29 @@ const Estimate* interval_of(const Point& p) {
   return e.has_interval() && e.hi > e.lo ? &e : nullptr;
 }
 
-bool is_error_bar(const QAbstractSeries* s) {
-  return s->property("perflab_error_bar_of").isValid();
-}
-
 // Shows or hides the error bars of a series (by Series::name).
 void set_error_bars_visible(QChart& chart, const QString& series, bool visible) {
-  for (auto* s : chart.series())
-    if (is_error_bar(s) && s->property("perflab_error_bar_of").toString() == series)
-      s->setVisible(visible);
+  for (auto* e : error_bar_items(chart))
+    if (e->series() == series) e->setVisible(visible);
 }
 
-// An I-beam from lo to hi at x with caps from x_lo to x_hi, as one polyline (a line series
-// draws its points in order: the bottom cap, back to the middle, up, the top cap).
-struct ErrorBar {
-  double x_lo, x, x_hi, lo, hi;
-};
-void add_error_bar(QChart& chart, const QString& series, const ErrorBar& b, QAbstractAxis* xaxis,
-                   QAbstractAxis* yaxis, const ChartOptions& opts) {
-  auto* s = new QLineSeries;
-  s->append(
-      {{b.x_lo, b.lo}, {b.x_hi, b.lo}, {b.x, b.lo}, {b.x, b.hi}, {b.x_lo, b.hi}, {b.x_hi, b.hi}});
-  s->setProperty("perflab_error_bar_of", series);
-  chart.addSeries(s);
-  s->attachAxis(xaxis);
-  s->attachAxis(yaxis);
+// The error bars of one series as one item over the plot area, drawn on `anchor`'s axes (none
+// when no point has an interval).
+void add_error_bars(QChart& chart, QAbstractSeries* anchor, const std::string& series,
+                    std::vector<ErrorBar> bars, const ChartOptions& opts, ChartFacts& f) {
+  if (bars.empty()) return;
+  f.error_bars += static_cast<int>(bars.size());
   QPen pen(error_bar_color());
   pen.setWidthF(opts.presentation ? 2.5 : 1.5);
   pen.setCapStyle(Qt::FlatCap);
-  s->setPen(pen);
-  for (auto* m : chart.legend()->markers(s)) m->setVisible(false);
-  if (opts.hidden_series.count(series.toStdString())) s->setVisible(false);
+  auto* item = new ErrorBars(chart, anchor, q(series), pen, std::move(bars));
+  if (opts.hidden_series.count(series)) item->setVisible(false);
+}
+
+// Where series `si` of `n` sits in category `ci`: n slots side by side across `width` of the
+// category, as grouped bars are drawn.
+double slot_x(int ci, int si, int n, double width) {
+  return ci - width / 2 + (si + 0.5) * width / n;
 }
 
 // ---- build_chart, phase by phase ----
@@ -377,15 +370,46 @@ void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
   s->attachAxis(y);
 }
 
-// A category axis for labels (first-seen order).
-QBarCategoryAxis* category_axis(const Group& g, const QStringList& categories,
+// Slants a category axis's labels when the widest no longer fits its category's width (Qt
+// would drop it: "10 concurrent writers, RTT 1 ms" vanished), level again when they fit; decided
+// each time the plot area changes size.
+void fit_category_labels(QChart& chart, QBarCategoryAxis* axis) {
+  auto fit = [&chart, axis] {
+    const int n = std::max<qsizetype>(axis->count(), 1);
+    const double room = chart.plotArea().width() / n - 8;
+    const QFontMetricsF fm(axis->labelsFont());
+    double widest = 0;
+    for (const auto& c : axis->categories()) widest = std::max(widest, fm.horizontalAdvance(c));
+    const int angle = widest > room ? -25 : 0;
+    if (axis->labelsAngle() != angle) axis->setLabelsAngle(angle);
+  };
+  QObject::connect(&chart, &QChart::plotAreaChanged, axis, fit);
+}
+
+// A category axis for labels (first-seen order), on the chart's bottom edge.
+QBarCategoryAxis* category_axis(QChart& chart, const Group& g, const QStringList& categories,
                                 const ChartOptions& opts) {
   auto* xaxis = new QBarCategoryAxis;
   xaxis->append(categories);
   xaxis->setTruncateLabels(false);  // "10 concurrent writers" fits its category
   if (!g.x_label.empty()) xaxis->setTitleText(q(g.x_label));
   style_axis(xaxis, opts);
+  chart.addAxis(xaxis, Qt::AlignBottom);
+  fit_category_labels(chart, xaxis);
   return xaxis;
+}
+
+// The I-beams of a categorical series: at the centre of its slot in each point's category.
+std::vector<ErrorBar> category_error_bars(const Series& s, int si, int n, double width,
+                                          const QHash<QString, int>& index, const ValueAxis& y) {
+  std::vector<ErrorBar> out;
+  const double cap = width / n / 6;
+  for (const auto& p : s.points)
+    if (const Estimate* e = interval_of(p)) {
+      const double cx = slot_x(index.value(q(p.label)), si, n, width);
+      out.push_back({cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)});
+    }
+  return out;
 }
 
 // On a log axis a bar's length would start from an arbitrary floor: each series is a row of
@@ -393,8 +417,7 @@ QBarCategoryAxis* category_axis(const Group& g, const QStringList& categories,
 void add_category_points(QChart& chart, const Group& g, const std::vector<const Series*>& series,
                          const QStringList& categories, const ValueAxis& y,
                          const ChartOptions& opts, ChartFacts& f) {
-  auto* xaxis = category_axis(g, categories, opts);
-  chart.addAxis(xaxis, Qt::AlignBottom);
+  auto* xaxis = category_axis(chart, g, categories, opts);
   chart.addAxis(y.axis, Qt::AlignLeft);
   QHash<QString, int> index;
   for (int ci = 0; ci < categories.size(); ++ci) index.insert(categories[ci], ci);
@@ -414,7 +437,7 @@ void add_category_points(QChart& chart, const Group& g, const std::vector<const 
     dots->setBorderColor(style.old_side ? style.color.darker(130) : style.color);
     QStringList labels;
     for (const auto& p : s->points) {
-      const double at_x = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / n;
+      const double at_x = slot_x(index.value(q(p.label)), si, n, width);
       dots->append(at_x, y.at(p.stats.median));
       labels << q(p.label);
       if (y.clamps(p.stats.median)) {
@@ -426,18 +449,10 @@ void add_category_points(QChart& chart, const Group& g, const std::vector<const 
     dots->setProperty("perflab_labels", labels);
     attach(chart, dots, xaxis, y.axis);
     if (opts.hidden_series.count(s->name)) dots->setVisible(false);
+    if (opts.error_bars)
+      add_error_bars(chart, dots, s->name, category_error_bars(*s, si, n, width, index, y), opts,
+                     f);
   }
-  // After every row of points, so that the legend's first markers are the series'.
-  if (opts.error_bars)
-    for (int si = 0; si < n; ++si)
-      for (const auto& p : series[si]->points)
-        if (const Estimate* e = interval_of(p)) {
-          const double cx = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / n;
-          const double cap = width / n / 6;
-          add_error_bar(chart, q(series[si]->name),
-                        {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)}, xaxis, y.axis, opts);
-          ++f.error_bars;
-        }
   if (marks) attach(chart, marks, xaxis, y.axis);
 }
 
@@ -468,25 +483,17 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
     bars->append(set);
   }
   chart.addSeries(bars);
-  auto* xaxis = category_axis(g, categories, opts);
-  chart.addAxis(xaxis, Qt::AlignBottom);
+  auto* xaxis = category_axis(chart, g, categories, opts);
   chart.addAxis(y.axis, Qt::AlignLeft);
   bars->attachAxis(xaxis);
   bars->attachAxis(y.axis);
   if (opts.error_bars) {
-    const int nsets = static_cast<int>(series.size());
-    const double width = bars->barWidth();
+    const int n = static_cast<int>(series.size());
     QHash<QString, int> index;
     for (int ci = 0; ci < categories.size(); ++ci) index.insert(categories[ci], ci);
-    for (int si = 0; si < nsets; ++si)
-      for (const auto& p : series[si]->points)
-        if (const Estimate* e = interval_of(p)) {
-          const double cx = index.value(q(p.label)) - width / 2 + (si + 0.5) * width / nsets;
-          const double cap = width / nsets / 6;
-          add_error_bar(chart, q(series[si]->name),
-                        {cx - cap, cx, cx + cap, y.at(e->lo), y.at(e->hi)}, xaxis, y.axis, opts);
-          ++f.error_bars;
-        }
+    for (int si = 0; si < n; ++si)
+      add_error_bars(chart, bars, series[si]->name,
+                     category_error_bars(*series[si], si, n, bars->barWidth(), index, y), opts, f);
   }
   SeriesStyles styles(opts);
   for (auto* set : bars->barSets()) {
@@ -525,22 +532,20 @@ ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
 
 // The error bars of a line's points; caps a fixed share of the x axis wide (of its decades on a
 // log axis).
-void add_line_error_bars(QChart& chart, const Series& s,
+void add_line_error_bars(QChart& chart, QAbstractSeries* line, const Series& s,
                          const std::vector<std::pair<double, const Point*>>& pts,
                          const ValueAxis& x, const ValueAxis& y, const ChartOptions& opts,
                          ChartFacts& f) {
-  for (const auto& [px, p] : pts) {
-    const Estimate* e = interval_of(*p);
-    if (!e) continue;
-    const double at = x.at(px);
-    // Drawn coordinates are linear on either scale (a log axis draws log10 of the values).
-    auto* axis = static_cast<QValueAxis*>(x.axis);
-    const double half = (axis->max() - axis->min()) * 0.006;
-    const double lo_x = at - half, hi_x = at + half;
-    add_error_bar(chart, q(s.name), {lo_x, at, hi_x, y.at(e->lo), y.at(e->hi)}, x.axis, y.axis,
-                  opts);
-    ++f.error_bars;
-  }
+  // Drawn coordinates are linear on either scale (a log axis draws log10 of the values).
+  auto* axis = static_cast<QValueAxis*>(x.axis);
+  const double half = (axis->max() - axis->min()) * 0.006;
+  std::vector<ErrorBar> bars;
+  for (const auto& [px, p] : pts)
+    if (const Estimate* e = interval_of(*p)) {
+      const double at = x.at(px);
+      bars.push_back({at - half, at, at + half, y.at(e->lo), y.at(e->hi)});
+    }
+  add_error_bars(chart, line, s.name, std::move(bars), opts, f);
 }
 
 // One line with markers per series, points in x order.
@@ -550,7 +555,6 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
   chart.addAxis(x.axis, Qt::AlignBottom);
   chart.addAxis(y.axis, Qt::AlignLeft);
   QScatterSeries* marks = nullptr;
-  std::vector<std::pair<const Series*, std::vector<std::pair<double, const Point*>>>> lines;
   SeriesStyles styles(opts);
   for (const auto* s : series) {
     std::vector<std::pair<double, const Point*>> pts;
@@ -588,11 +592,8 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->attachAxis(x.axis);
     line->attachAxis(y.axis);
     if (opts.hidden_series.count(s->name)) line->setVisible(false);
-    lines.emplace_back(s, std::move(pts));
+    if (opts.error_bars) add_line_error_bars(chart, line, *s, pts, x, y, opts, f);
   }
-  // After every line, so that the legend's first markers are the lines'.
-  if (opts.error_bars)
-    for (const auto& [s, pts] : lines) add_line_error_bars(chart, *s, pts, x, y, opts, f);
   if (marks) attach(chart, marks, x.axis, y.axis);
   if (x.log && x.nonpositive) f.floor = x.range.floor;
 }
@@ -603,7 +604,7 @@ void dim_hidden_markers(QChart& chart) {
     auto* s = m->series();
     if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
       if (bm->barset()->property("perflab_hidden").toBool()) dim_marker(m, true);
-    } else if (s && !s->isVisible() && !is_error_bar(s)) {
+    } else if (s && !s->isVisible()) {
       m->setVisible(true);
       dim_marker(m, true);
     }

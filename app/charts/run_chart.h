@@ -9,8 +9,8 @@
 // in the chart title; they are never dropped.
 //
 // Every point with an interval carries an error bar: its median's 95% confidence interval
-// (Point::median_ci) drawn as an I-beam in error_bar_color() over its bar or line marker, one
-// QLineSeries per point (property "perflab_error_bar_of" = Series::name, no legend entry),
+// (Point::median_ci) drawn as an I-beam in error_bar_color() over its bar or line marker. Each
+// series' I-beams are one ErrorBars item, a child of the chart (error_bars.h; no legend entry),
 // hidden and shown with its series. The value axis spans the intervals too.
 #include <memory>
 #include <optional>
@@ -23,6 +23,7 @@
 #include <QColor>
 #include <QString>
 
+#include "charts/error_bars.h"
 #include "common/run.h"
 
 namespace perflab::charts {

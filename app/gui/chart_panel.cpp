@@ -30,7 +30,6 @@ QString legend_html(const QChart* chart, bool links) {
   const auto markers = chart->legend()->markers();
   for (int i = 0; i < markers.size(); ++i) {
     QLegendMarker* m = markers[i];
-    if (m->series() && m->series()->property("perflab_error_bar_of").isValid()) continue;
     const bool hidden = m->font().strikeOut();  // hidden by a legend click
     if (hidden && !links) continue;
     const QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();

@@ -9,6 +9,8 @@
 #include <QCategoryAxis>
 #include <QDir>
 #include <QFile>
+#include <QGraphicsLayout>
+#include <QGraphicsScene>
 #include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
@@ -34,26 +36,26 @@ namespace {
 template <class T>
 QList<T*> series_of_type(QChart& chart) {
   QList<T*> out;
-  for (auto* s : chart.series())  // the data series: error bars apart (error_bars())
-    if (auto* t = qobject_cast<T*>(s); t && !s->property("perflab_error_bar_of").isValid())
-      out << t;
-  return out;
-}
-
-// The error bars of a chart (one line series each).
-QList<QLineSeries*> error_bars(QChart& chart) {
-  QList<QLineSeries*> out;
   for (auto* s : chart.series())
-    if (s->property("perflab_error_bar_of").isValid()) out << qobject_cast<QLineSeries*>(s);
+    if (auto* t = qobject_cast<T*>(s)) out << t;
   return out;
 }
 
-// Legend markers of the data series (the error bars' are hidden).
+// The I-beams of a chart, each with the item that draws it.
+struct Beam {
+  ErrorBars* item;
+  ErrorBar bar;
+};
+QList<Beam> beams(QChart& chart) {
+  QList<Beam> out;
+  for (auto* e : error_bar_items(chart))
+    for (const auto& b : e->bars()) out << Beam{e, b};
+  return out;
+}
+
+// Legend entries (error bars have none).
 int visible_markers(QChart& chart) {
-  int n = 0;
-  for (auto* m : chart.legend()->markers())
-    n += m->series()->property("perflab_error_bar_of").isValid() ? 0 : 1;
-  return n;
+  return static_cast<int>(chart.legend()->markers().size());
 }
 
 bool is_log(QAbstractAxis* a) {
@@ -310,18 +312,17 @@ class ChartsTest : public QObject {
     ChartFacts f;
     auto bars = build_chart(run, "append", {}, &f);
     QCOMPARE(f.error_bars, 6);
-    QCOMPARE(error_bars(*bars).size(), 6);
+    QCOMPARE(beams(*bars).size(), 6);
+    QCOMPARE(error_bar_items(*bars).size(), 2);  // one item per series, not one per point
     QCOMPARE(visible_markers(*bars), 2);
     const Point* p = run.find_point("append", "iolist", "100 writers");
     bool found = false;
-    for (auto* e : error_bars(*bars)) {
-      QCOMPARE(e->count(), 6);
-      QCOMPARE(e->pen().color(), error_bar_color());
-      if (e->property("perflab_error_bar_of").toString() == "iolist" && e->at(2).x() > 1.5) {
-        QCOMPARE(e->at(2).y(), p->median_ci.lo);
-        QCOMPARE(e->at(3).y(), p->median_ci.hi);
-        QCOMPARE(e->at(2).x(), e->at(3).x());  // vertical
-        QVERIFY(e->at(0).x() < e->at(1).x());  // the caps
+    for (const auto& [item, b] : beams(*bars)) {
+      QCOMPARE(item->pen().color(), error_bar_color());
+      if (item->series() == "iolist" && b.x > 1.5) {
+        QCOMPARE(b.lo, p->median_ci.lo);
+        QCOMPARE(b.hi, p->median_ci.hi);
+        QVERIFY(b.x_lo < b.x && b.x < b.x_hi);  // the caps
         found = true;
       }
     }
@@ -330,26 +331,57 @@ class ChartsTest : public QObject {
     ChartOptions log;
     log.log_y = true;
     auto lbars = build_chart(run, "append", log);
-    QCOMPARE(error_bars(*lbars).size(), 6);
+    QCOMPARE(beams(*lbars).size(), 6);
     const double top = run.find_point("append", "interpolate", "100 writers")->median_ci.hi;
     QVERIFY(std::pow(10, static_cast<QValueAxis*>(axis(*lbars, Qt::Vertical))->max()) >= top);
-    // Lines: one per point, hidden with their series and toggled with it.
+    // Lines: hidden with their series and toggled with it.
     ChartOptions hide;
     hide.hidden_series = {"iolist"};
     auto lines = build_chart(run, "build", hide);
-    QCOMPARE(error_bars(*lines).size(), 10);
-    for (auto* e : error_bars(*lines))
-      QCOMPARE(e->isVisible(), e->property("perflab_error_bar_of").toString() != "iolist");
+    QCOMPARE(beams(*lines).size(), 10);
+    for (auto* e : error_bar_items(*lines)) QCOMPARE(e->isVisible(), e->series() != "iolist");
     QCOMPARE(hidden_series(lines.get()), std::set<std::string>{"iolist"});
     auto chart = build_chart(run, "build", {});
     enable_legend_toggles(chart.get());
     emit chart->legend()->markers()[0]->clicked();  // interpolate
-    for (auto* e : error_bars(*chart))
-      QCOMPARE(e->isVisible(), e->property("perflab_error_bar_of").toString() != "interpolate");
+    for (auto* e : error_bar_items(*chart)) QCOMPARE(e->isVisible(), e->series() != "interpolate");
     // Off on request.
     ChartOptions none;
     none.error_bars = false;
-    QVERIFY(error_bars(*build_chart(run, "append", none)).isEmpty());
+    QVERIFY(error_bar_items(*build_chart(run, "append", none)).isEmpty());
+  }
+
+  void aLargeRunAddsOneErrorBarItemPerSeries() {
+    // 20,000 points with intervals in two series: two items and two series, whatever the count
+    // (a series per point made a 10,000-point chart take minutes to show).
+    Run run = test::sample_run();
+    Group g;
+    g.id = "big";
+    g.title = "big";
+    g.numeric_x = true;
+    run.groups.push_back(g);
+    for (const char* name : {"a", "b"}) {
+      Series s;
+      s.group = "big";
+      s.name = name;
+      for (int i = 0; i < 10000; ++i) {
+        Point pt;
+        pt.label = std::to_string(i);
+        pt.x = i + 1;
+        pt.stats.median = 10 + i % 7;
+        pt.median_ci = {
+            pt.stats.median,         pt.stats.median - 1, pt.stats.median + 1, 0.95, true,
+            CiMethod::OrderStatistic};
+        s.points.push_back(pt);
+      }
+      run.series.push_back(s);
+    }
+    ChartFacts f;
+    auto chart = build_chart(run, "big", {}, &f);
+    QCOMPARE(f.error_bars, 20000);
+    QCOMPARE(error_bar_items(*chart).size(), 2);
+    QCOMPARE(chart->series().size(), 2);
+    QCOMPARE(beams(*chart).size(), 20000);
   }
 
   void errorBarsAreInTheExports() {
@@ -384,6 +416,27 @@ class ChartsTest : public QObject {
       return pixels_like(img, error_bar_color());
     };
     QVERIFY(svg_pixels({}) > svg_pixels(off) + 40);
+  }
+
+  void categoryLabelsSlantWhenTheyDoNotFit() {
+    // A label wider than its category would be dropped by Qt: slanted when narrow, level when
+    // there is room, decided on every resize.
+    Run run = test::sample_run();
+    for (auto& s : run.series)
+      if (s.group == "append")
+        for (auto& p : s.points) p.label += ", a network round trip of 1 ms";
+    auto chart = build_chart(run, "append", {});
+    auto* x = qobject_cast<QBarCategoryAxis*>(axis(*chart, Qt::Horizontal));
+    QVERIFY(x);
+    QGraphicsScene scene;
+    scene.addItem(chart.get());
+    chart->setGeometry(QRectF(0, 0, 500, 400));
+    chart->layout()->activate();
+    QVERIFY(x->labelsAngle() != 0);
+    chart->setGeometry(QRectF(0, 0, 4000, 400));
+    chart->layout()->activate();
+    QCOMPARE(x->labelsAngle(), 0);
+    scene.removeItem(chart.get());
   }
 
   void overlayNamesBothRuns() {

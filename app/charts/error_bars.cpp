@@ -1,0 +1,74 @@
+#include "charts/error_bars.h"
+
+#include <utility>
+
+#include <QAbstractAxis>
+#include <QPainter>
+#include <QValueAxis>
+
+namespace perflab::charts {
+
+ErrorBars::ErrorBars(QChart& chart, QAbstractSeries* anchor, QString series, QPen pen,
+                     std::vector<ErrorBar> bars)
+    : QGraphicsObject(&chart),
+      chart_(chart),
+      anchor_(anchor),
+      series_(std::move(series)),
+      pen_(std::move(pen)),
+      bars_(std::move(bars)) {
+  setAcceptedMouseButtons(Qt::NoButton);  // hover and clicks reach the series below
+  setAcceptHoverEvents(false);
+  setZValue(100);  // over the series it belongs to
+  setFlag(QGraphicsItem::ItemClipsToShape, false);
+  auto stale = [this] {
+    built_for_ = QRectF();
+    update();
+  };
+  QObject::connect(&chart_, &QChart::plotAreaChanged, this, stale);
+  QObject::connect(&chart_, &QGraphicsWidget::geometryChanged, this, [this] {
+    prepareGeometryChange();
+    built_for_ = QRectF();
+  });
+  for (auto* axis : anchor_->attachedAxes())
+    if (auto* v = qobject_cast<QValueAxis*>(axis))
+      QObject::connect(v, &QValueAxis::rangeChanged, this, stale);
+}
+
+QRectF ErrorBars::boundingRect() const {
+  return QRectF(QPointF(0, 0), chart_.size());
+}
+
+void ErrorBars::rebuild() {
+  path_ = QPainterPath();
+  auto at = [this](double x, double y) { return chart_.mapToPosition({x, y}, anchor_); };
+  for (const auto& b : bars_) {
+    path_.moveTo(at(b.x_lo, b.lo));
+    path_.lineTo(at(b.x_hi, b.lo));
+    path_.moveTo(at(b.x, b.lo));
+    path_.lineTo(at(b.x, b.hi));
+    path_.moveTo(at(b.x_lo, b.hi));
+    path_.lineTo(at(b.x_hi, b.hi));
+  }
+  built_for_ = chart_.plotArea();
+}
+
+void ErrorBars::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+  const QRectF area = chart_.plotArea();
+  if (area.isEmpty() || bars_.empty()) return;
+  if (built_for_ != area) rebuild();
+  painter->save();
+  painter->setClipRect(area.adjusted(-pen_.widthF(), -pen_.widthF(), pen_.widthF(), pen_.widthF()));
+  painter->setPen(pen_);
+  painter->setBrush(Qt::NoBrush);
+  painter->drawPath(path_);
+  painter->restore();
+}
+
+QList<ErrorBars*> error_bar_items(const QChart& chart) {
+  QList<ErrorBars*> out;
+  for (auto* item : chart.childItems())
+    if (auto* e = dynamic_cast<ErrorBars*>(item)) out << e;
+  return out;
+}
+
+}  // namespace perflab::charts
