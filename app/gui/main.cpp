@@ -85,18 +85,29 @@ bool save_window(perflab::gui::MainWindow& w, const QString& out) {
   return false;
 }
 
-// Screenshot of an opened run: shown, painted once, saved, quit. Returns the exit code.
-int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const QString& out,
-                           const ShotChart& chart, const QString& size) {
+// Screenshot of a run file: the window shown at once, the run read in the background, then
+// painted, saved, quit. Returns the exit code (2 after one line when the file is not a run).
+int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const QString& path,
+                           const QString& out, const ShotChart& chart, const QString& size) {
   resize_for_screenshot(w, size);
-  show_chart(w, chart);
   w.show();
   int code = 0;
-  // Queued behind the show: the window's first paint has happened when this runs.
-  QTimer::singleShot(0, &app, [&] {
-    if (!save_window(w, out)) code = 1;
-    app.quit();
-  });
+  QObject::connect(&w, &perflab::gui::MainWindow::runOpened, &app,
+                   [&](bool ok, const QString& error) {
+                     if (!ok) {
+                       std::cerr << "perflab: " << error.toStdString() << "\n";
+                       code = 2;
+                       app.quit();
+                       return;
+                     }
+                     show_chart(w, chart);
+                     // Queued behind the run's first paint.
+                     QTimer::singleShot(0, &app, [&] {
+                       if (!save_window(w, out)) code = 1;
+                       app.quit();
+                     });
+                   });
+  w.openRunInBackground(path);
   app.exec();
   return code;
 }
@@ -158,13 +169,17 @@ int main(int argc, char** argv) {
   if (!apply_options(p, o, w)) return 2;
   const ShotChart chart{p.value(o.group), p.isSet(o.log)};
   if (!p.positionalArguments().isEmpty()) {
-    QString error;
-    if (!w.openRun(p.positionalArguments().front(), &error)) {
-      std::cerr << "perflab: " << error.toStdString() << "\n";
-      return 2;
-    }
+    const QString path = p.positionalArguments().front();
     if (p.isSet(o.shot))
-      return screenshot_of_open_run(app, w, p.value(o.shot), chart, p.value(o.size));
+      return screenshot_of_open_run(app, w, path, p.value(o.shot), chart, p.value(o.size));
+    // The window at once; the run when it is read (the reason in the banner if it cannot be).
+    QObject::connect(&w, &perflab::gui::MainWindow::runOpened, &app,
+                     [](bool ok, const QString& error) {
+                       if (!ok) std::cerr << "perflab: " << error.toStdString() << "\n";
+                     });
+    w.show();
+    w.openRunInBackground(path);
+    return app.exec();
   }
   if (p.isSet(o.shot)) return screenshot(app, w, p.value(o.shot), chart, p.value(o.size));
   w.show();

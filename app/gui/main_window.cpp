@@ -32,6 +32,7 @@
 #include <QToolBar>
 #include <QUrl>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "chart_panel.h"
 #include "common/report.h"
@@ -87,6 +88,7 @@ MainWindow::~MainWindow() {
   controller_ = nullptr;
   targets_page_->waitForBackground();
   history_page_->waitForBackground();  // it lists history_, a member that goes first
+  open_watch_->waitForFinished();      // it reads through history_ too
 }
 
 void MainWindow::buildUi() {
@@ -203,10 +205,9 @@ void MainWindow::connectUi() {
     if (!startRun(&error)) setBanner(error, "#b00020");
   });
   connect(stop_button_, &QPushButton::clicked, this, &MainWindow::stopRun);
-  connect(history_page_, &HistoryPage::openRequested, this, [this](const QString& path) {
-    QString error;
-    if (!openRun(path, &error)) QMessageBox::warning(this, "Open run", error);
-  });
+  connect(history_page_, &HistoryPage::openRequested, this, &MainWindow::openRunInBackground);
+  open_watch_ = new QFutureWatcher<Opened>(this);
+  connect(open_watch_, &QFutureWatcherBase::finished, this, &MainWindow::onRunLoaded);
   connect(history_page_, &HistoryPage::compareRequested, this,
           [this](const QString& a, const QString& b) {
             compare_->compareFiles(a, b);
@@ -584,11 +585,63 @@ bool MainWindow::openRun(const QString& path, QString* error) {
     return false;
   }
   try {
-    current_ = history_.load(path);
+    showRun(history_.load(path), path);
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;
   }
+  return true;
+}
+
+void MainWindow::openRunInBackground(const QString& path) {
+  if (running()) {
+    const QString why = "A run is going: stop it or wait before opening another.";
+    setBanner(why, "#b00020");
+    emit runOpened(false, why);
+    return;
+  }
+  if (opening()) {  // the reader cannot be interrupted: the newest request waits for it
+    next_open_path_ = path;
+    return;
+  }
+  opening_path_ = path;
+  step_ = QString("opening %1 (%2 MB)…")
+              .arg(QFileInfo(path).fileName())
+              .arg(QFileInfo(path).size() / 1e6, 0, 'f', 1);
+  status_->setText(step_);
+  open_watch_->setFuture(QtConcurrent::run([this, path]() -> Opened {
+    try {
+      return {std::make_shared<Run>(history_.load(path)), {}};
+    } catch (const std::exception& e) {
+      return {nullptr, QString::fromStdString(e.what())};
+    }
+  }));
+}
+
+void MainWindow::onRunLoaded() {
+  const QString path = opening_path_;
+  opening_path_.clear();
+  if (!next_open_path_.isEmpty()) {  // a newer request: this file is no longer wanted
+    openRunInBackground(std::exchange(next_open_path_, QString()));
+    return;
+  }
+  const Opened opened = open_watch_->result();
+  if (!opened.run || running()) {
+    const QString why =
+        opened.run ? "A run started while the file was read: it was not opened."
+                   : QString("Cannot open %1: %2").arg(QFileInfo(path).fileName(), opened.error);
+    step_.clear();
+    updateStatus();
+    setBanner(why, "#b00020");
+    emit runOpened(false, why);
+    return;
+  }
+  showRun(std::move(*opened.run), path);
+  emit runOpened(true, {});
+}
+
+void MainWindow::showRun(Run run, const QString& path) {
+  current_ = std::move(run);
   current_path_ = path;
   selectExperiment(q(current_.experiment));
   if (currentExperiment() != q(current_.experiment))
@@ -608,7 +661,6 @@ bool MainWindow::openRun(const QString& path, QString* error) {
     banner_->hide();
   tabs_->setCurrentIndex(0);
   updateTitle();
-  return true;
 }
 
 void MainWindow::exportChart(const QString& path, QSize size, bool all_groups) {
@@ -801,8 +853,7 @@ void MainWindow::exportReportDialog() {
 void MainWindow::openRunDialog() {
   QString path = QFileDialog::getOpenFileName(this, "Open a run file", history_.dir(),
                                               "Perflab runs (*.json)");
-  QString error;
-  if (!path.isEmpty() && !openRun(path, &error)) QMessageBox::warning(this, "Open run", error);
+  if (!path.isEmpty()) openRunInBackground(path);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

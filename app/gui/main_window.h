@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <QElapsedTimer>
+#include <QFutureWatcher>
 #include <QMainWindow>
 
 #include "gui_types.h"
@@ -58,6 +59,12 @@ class MainWindow : public QMainWindow {
   bool applyTargets(QString* error = nullptr);
   std::shared_ptr<Targets> targets();  // the window's Targets, created on first use
   bool openRun(const QString& path, QString* error = nullptr);
+  // Opens a run file without blocking the window: it is read and checked on a worker thread (a
+  // 100,000-point run is ~90 MB of JSON) while the status line says so; runOpened tells the
+  // outcome, and the banner the reason a file cannot be opened. A request during a load
+  // replaces it (the last one asked for is shown).
+  void openRunInBackground(const QString& path);
+  bool opening() const { return !opening_path_.isEmpty(); }
   void exportChart(const QString& path, QSize size, bool all_groups = false);  // throws
   void exportData(const QString& path);  // .csv, .json, .gbench.json; throws
   void copyChart();
@@ -81,6 +88,8 @@ class MainWindow : public QMainWindow {
   void runFinished(const perflab::Run& run);
   // The targets' check refused the run (the reason is beside the field on the Targets page).
   void runRefused(const QString& why);
+  // openRunInBackground's outcome: ok, or the reason the file could not be opened.
+  void runOpened(bool ok, const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -111,6 +120,8 @@ class MainWindow : public QMainWindow {
   void exportDataDialog();
   void exportReportDialog();
   void openRunDialog();
+  void showRun(Run run, const QString& path);  // an opened run on show
+  void onRunLoaded();                          // openRunInBackground's worker is done
   void clearResults();  // no run on show: chart, banner, progress and elapsed time reset
   void updateTitle();   // "<run> — <experiment> — Perflab"
   void showAbout();
@@ -129,7 +140,15 @@ class MainWindow : public QMainWindow {
   double fraction_ = 0;
   QElapsedTimer elapsed_;
   qint64 finished_ms_ = -1;
-  bool first_layout_ = false;  // no saved window state: size the side panel on the first show
+  bool first_layout_ = false;
+  // openRunInBackground: the file being read, the one asked for after it, the reader.
+  QString opening_path_, next_open_path_;
+  struct Opened {
+    std::shared_ptr<Run> run;  // null when it could not be read
+    QString error;
+  };
+  QFutureWatcher<Opened>*
+      open_watch_;  // no saved window state: size the side panel on the first show
 
   QTabWidget* tabs_;
   QListWidget* experiment_list_;

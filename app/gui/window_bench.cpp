@@ -5,6 +5,10 @@
 //   perflab-window-bench startup DIR                 window start with DIR as its history:
 //                                                    first paint, history listed (with its
 //                                                    index, then rebuilding it)
+//   perflab-window-bench open RUN.json               opening a run in a shown window: the
+//                                                    window's first paint, the run on show
+//                                                    (read in the background) and the worst
+//                                                    UI-thread stall meanwhile
 //   perflab-window-bench stall [EXPERIMENT]          the longest the UI thread was blocked
 //                                                    during a default run (sharding: managed
 //                                                    Redis servers), by a 5 ms watchdog timer
@@ -21,6 +25,7 @@
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -113,6 +118,66 @@ int startup(const QString& dir) {
   return 0;
 }
 
+// A 5 ms timer on the UI thread: a gap between two ticks beyond 5 ms is time the event loop
+// could not run.
+class Watchdog {
+ public:
+  Watchdog() {
+    dog_.setInterval(5);
+    QObject::connect(&dog_, &QTimer::timeout, [this] {
+      if (since_.isValid()) gaps_.push_back(ms(since_));
+      since_.start();
+    });
+    dog_.start();
+  }
+  // Sorted gaps.
+  std::vector<double> stop() {
+    dog_.stop();
+    std::sort(gaps_.begin(), gaps_.end());
+    return gaps_;
+  }
+
+ private:
+  QTimer dog_;
+  QElapsedTimer since_;
+  std::vector<double> gaps_;
+};
+
+double quantile(const std::vector<double>& sorted, double q) {
+  return sorted.empty() ? 0.0 : sorted[std::size_t(q * double(sorted.size() - 1))];
+}
+
+int open(const QString& path) {
+  QTemporaryDir tmp;
+  QElapsedTimer t;
+  t.start();
+  gui::MainWindow w({tmp.filePath("history"), tmp.filePath("s.ini")});
+  w.resize(1280, 800);
+  w.show();
+  QApplication::processEvents();  // the first paint
+  const double painted = ms(t);
+  Watchdog dog;
+  QEventLoop loop;
+  bool ok = false;
+  QObject::connect(&w, &gui::MainWindow::runOpened, &loop, [&](bool opened, const QString& why) {
+    ok = opened;
+    if (!opened) std::cerr << "perflab-window-bench: " << why.toStdString() << "\n";
+    loop.quit();
+  });
+  w.openRunInBackground(path);
+  loop.exec();
+  QApplication::processEvents();  // the run's first paint
+  const double shown = ms(t);
+  const auto gaps = dog.stop();
+  if (!ok) return 1;
+  std::printf(
+      "open %s: window painted %.0f ms, run on show %.0f ms; UI thread meanwhile: worst gap "
+      "%.0f ms (the run put on show), p99 %.1f ms, %zu ticks\n",
+      qPrintable(QFileInfo(path).fileName()), painted, shown, gaps.empty() ? 0.0 : gaps.back(),
+      quantile(gaps, 0.99), gaps.size());
+  return 0;
+}
+
 int stall(const QString& experiment) {
   QTemporaryDir tmp;
   gui::MainWindow w({tmp.filePath("history"), tmp.filePath("s.ini")});
@@ -122,16 +187,6 @@ int stall(const QString& experiment) {
     std::cerr << "perflab-window-bench: unknown experiment\n";
     return 2;
   }
-  // The watchdog: a 5 ms timer on the UI thread; a gap between two ticks beyond 5 ms is time
-  // the event loop could not run.
-  std::vector<double> gaps;
-  QElapsedTimer since;
-  QTimer dog;
-  dog.setInterval(5);
-  QObject::connect(&dog, &QTimer::timeout, [&] {
-    if (since.isValid()) gaps.push_back(ms(since));
-    since.start();
-  });
   QEventLoop loop;
   std::optional<Run> run;
   QObject::connect(&w, &gui::MainWindow::runFinished, &loop, [&](const Run& r) {
@@ -146,20 +201,18 @@ int stall(const QString& experiment) {
     std::cerr << "perflab-window-bench: " << error.toStdString() << "\n";
     return 1;
   }
-  dog.start();
+  Watchdog dog;
   loop.exec();
-  dog.stop();
+  const auto gaps = dog.stop();
   if (!run) {
     std::cerr << "perflab-window-bench: the run did not end in 30 minutes\n";
     return 1;
   }
-  std::sort(gaps.begin(), gaps.end());
-  auto at = [&](double q) { return gaps.empty() ? 0.0 : gaps[std::size_t(q * (gaps.size() - 1))]; };
   std::printf(
       "stall %s run (%s, %.0f s): %zu ticks, worst gap %.1f ms, p99 %.1f ms, median %.1f ms "
       "(timer interval 5 ms)\n",
       qPrintable(experiment), to_string(run->status), ms(total) / 1000, gaps.size(),
-      gaps.empty() ? 0.0 : gaps.back(), at(0.99), at(0.5));
+      gaps.empty() ? 0.0 : gaps.back(), quantile(gaps, 0.99), quantile(gaps, 0.5));
   return 0;
 }
 
@@ -173,8 +226,9 @@ int main(int argc, char** argv) {
   if (a.size() >= 4 && a[1] == "make-run") return make_run(a[2].toLong(), a[3]);
   if (a.size() >= 4 && a[1] == "make-history") return make_history(a[2].toInt(), a[3]);
   if (a.size() >= 3 && a[1] == "startup") return startup(a[2]);
+  if (a.size() >= 3 && a[1] == "open") return open(a[2]);
   if (a.size() >= 2 && a[1] == "stall") return stall(a.size() >= 3 ? a[2] : "sharding");
   std::cerr << "usage: perflab-window-bench make-run POINTS OUT.json | make-history RUNS DIR | "
-               "startup DIR | stall [EXPERIMENT]\n";
+               "startup DIR | open RUN.json | stall [EXPERIMENT]\n";
   return 2;
 }

@@ -22,6 +22,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QToolTip>
 #include <QtTest>
 
@@ -113,6 +114,54 @@ class WindowTest : public QObject {
       QVERIFY(dock->width() <= w->width() / 2);      // and the chart keeps the most
       QVERIFY(w->resultsPanel()->chartView()->width() >= w->width() * 2 / 5);
     }
+  }
+
+  void aRunFileOpensWithoutBlockingTheWindow() {
+    // Read on a worker thread: the window's event loop keeps turning while a large run is read,
+    // then the run is on show; a file that is not a run leaves the shown run alone and says why.
+    auto w = freshWindow();
+    QVERIFY(w);
+    Run big = test::sample_run();
+    for (int i = 0; i < 40000; ++i) {
+      Point p;
+      p.label = "extra " + std::to_string(i);
+      p.samples = {1.0 + i, 1.1 + i, 0.9 + i};
+      big.add_point("append", "bulk", std::move(p));
+    }
+    const QString path = dir_.filePath("big-open.json");
+    save_run(big, path.toStdString());
+    int ticks = 0;
+    QTimer tick;
+    QObject::connect(&tick, &QTimer::timeout, [&] { ++ticks; });
+    tick.start(1);
+    QSignalSpy opened(w.get(), &MainWindow::runOpened);
+    w->openRunInBackground(path);
+    QVERIFY(w->opening());
+    QVERIFY(w->statusText().contains("opening big-open.json"));
+    QVERIFY(opened.wait(120000));
+    QCOMPARE(opened.front().at(0).toBool(), true);
+    QVERIFY(ticks > 0);  // the loop ran while the file was read
+    QVERIFY(!w->opening());
+    QCOMPARE(w->currentRunPath(), path);
+    QVERIFY(w->currentRun().find_point("append", "bulk", "extra 39999"));
+    QVERIFY(w->windowTitle().startsWith("big-open — "));
+
+    const QString junk = dir_.filePath("not-a-run.json");
+    write_file_atomically(junk.toStdString(), "{\"experiment\": 3}");
+    opened.clear();
+    w->openRunInBackground(junk);
+    QVERIFY(opened.wait(60000));
+    QCOMPARE(opened.front().at(0).toBool(), false);
+    QVERIFY(opened.front().at(1).toString().contains("not-a-run.json"));
+    QVERIFY(w->bannerText().contains("Cannot open not-a-run.json"));
+    QCOMPARE(w->currentRunPath(), path);  // the run on show stays
+    // Two requests in a row: the last one asked for is shown.
+    const QString small = saveRun(*w, test::sample_run(0.5));
+    opened.clear();
+    w->openRunInBackground(path);
+    w->openRunInBackground(small);
+    QTRY_COMPARE_WITH_TIMEOUT(w->currentRunPath(), small, 120000);
+    QCOMPARE(opened.size(), 1);
   }
 
   void titleNamesTheRunAndAnotherExperimentClearsIt() {
