@@ -548,6 +548,8 @@ void add_line_error_bars(QChart& chart, QAbstractSeries* line, const Series& s,
   add_error_bars(chart, line, s.name, std::move(bars), opts, f);
 }
 
+constexpr std::size_t kMaxMarkedPoints = 500;
+
 // One line with markers per series, points in x order.
 void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& series,
                const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
@@ -580,7 +582,9 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
       }
     }
     line->setProperty("perflab_labels", labels);
-    line->setPointsVisible(true);
+    // A marker per point while they can be told apart; a long sweep is a line (100,000 markers
+    // are a smear that takes a second to paint).
+    line->setPointsVisible(s->points.size() <= kMaxMarkedPoints);
     line->setMarkerSize(opts.presentation ? 11 : 7);
     chart.addSeries(line);
     QPen pen = line->pen();
