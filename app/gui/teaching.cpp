@@ -6,6 +6,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QResizeEvent>
+#include <QScrollBar>
 
 #include "common/figure_format.h"
 #include "registry.h"
@@ -51,7 +53,7 @@ std::optional<TeachingData> load_teaching(const QString& experiment_id) {
   return parse_teaching(f.readAll());
 }
 
-QString findings_html(const Run& run) {
+QString findings_html(const Run& run, FindingsLayout layout) {
   // The run's findings: those the article has a figure for first, then the others. Each with
   // its interval and verdict, and the article's figure judged against the interval.
   if (run.findings.empty()) {
@@ -61,10 +63,12 @@ QString findings_html(const Run& run) {
            " before any figure could be derived from what it measured: the charts show its "
            "points.</i></p>";
   }
+  const bool table = layout == FindingsLayout::Table;
   QString h = "<h3>The article beside this run</h3>";
-  h += "<table border='1' cellspacing='0' cellpadding='4'>"
-       "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
-       "<th>article's figure</th></tr>";
+  if (table)
+    h += "<table border='1' cellspacing='0' cellpadding='4'>"
+         "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
+         "<th>article's figure</th></tr>";
   for (bool with_article : {true, false})
     for (const auto& f : run.findings) {
       if (f.article.has_value() != with_article) continue;
@@ -79,11 +83,17 @@ QString findings_html(const Run& run) {
         judged = QString("<span style='color:%1'><b>%2</b></span>")
                      .arg(colour, esc(QString::fromLatin1(to_string(r))));
       }
-      h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" +
-           (f.article ? ratio_text(*f.article) : QString("—")) + "</td><td align='right'><b>" +
-           esc(measured) + "</b></td><td>" + esc(verdict) + "</td><td>" + judged + "</td></tr>";
+      const QString article = f.article ? ratio_text(*f.article) : QString("—");
+      if (table)
+        h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" + article +
+             "</td><td align='right'><b>" + esc(measured) + "</b></td><td>" + esc(verdict) +
+             "</td><td>" + judged + "</td></tr>";
+      else
+        h += "<p><b>" + esc(q(f.text)) + "</b><br>this run [95% CI]: <b>" + esc(measured) + "</b>" +
+             (f.verdict ? " — " + esc(verdict) : QString()) +
+             (f.article ? "<br>article: " + article + " — " + judged : QString()) + "</p>";
     }
-  h += "</table>";
+  if (table) h += "</table>";
   h += "<p><small>A ratio is called faster or slower only when its whole 95% interval lies "
        "beyond 1 ± " +
        esc(q(format_percent(run.threshold))) +
@@ -99,7 +109,8 @@ QString findings_html(const Run& run) {
 }
 
 QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
-                      const QString& title, const QString& purpose, const Run* run) {
+                      const QString& title, const QString& purpose, const Run* run,
+                      FindingsLayout layout) {
   QString h;
   h += "<h2>" + esc(data && !data->title.isEmpty() ? data->title : title) + "</h2>";
   if (data) {
@@ -108,7 +119,7 @@ QString teaching_html(const std::optional<TeachingData>& data, const Article& ar
     h += "<p>" + esc(purpose) + "</p>";
   }
 
-  if (run) h += findings_html(*run);
+  if (run) h += findings_html(*run, layout);
 
   if (data) {
     h += "<h3>How Perflab measures it</h3><ul>";
@@ -166,8 +177,22 @@ void TeachingPanel::setRun(const Run* run) {
   render();
 }
 
+FindingsLayout TeachingPanel::layoutForWidth() const {
+  return viewport()->width() >= 560 ? FindingsLayout::Table : FindingsLayout::Stacked;
+}
+
+void TeachingPanel::resizeEvent(QResizeEvent* e) {
+  QTextBrowser::resizeEvent(e);
+  if (layoutForWidth() != layout_ && run_) {
+    const int at = verticalScrollBar()->value();
+    render();
+    verticalScrollBar()->setValue(at);
+  }
+}
+
 void TeachingPanel::render() {
-  setHtml(teaching_html(data_, article_, title_, purpose_, run_ ? &*run_ : nullptr));
+  layout_ = layoutForWidth();
+  setHtml(teaching_html(data_, article_, title_, purpose_, run_ ? &*run_ : nullptr, layout_));
 }
 
 }  // namespace perflab::gui

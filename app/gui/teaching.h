@@ -25,15 +25,20 @@ struct TeachingData {
 std::optional<TeachingData> load_teaching(const QString& experiment_id);
 std::optional<TeachingData> parse_teaching(const QByteArray& json);
 
-// The run's findings beside the article's figures they carry, as an HTML table (or a line saying
-// why there are none): the panel's, the presentation view's and the report's.
-QString findings_html(const Run& run);
+// How findings are laid out: a table where there is room (the report, the presentation view),
+// one block per finding in a narrow panel (five columns in 300 px wrap a letter per line).
+enum class FindingsLayout { Table, Stacked };
+
+// The run's findings beside the article's figures they carry (or a line saying why there are
+// none): the panel's, the presentation view's and the report's.
+QString findings_html(const Run& run, FindingsLayout layout = FindingsLayout::Table);
 
 // The panel's HTML: the teaching prose (or the experiment's own title/purpose when there is
 // none), the run's findings beside the article's figures they carry (`run` may be null), and
 // the article's published tables.
 QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
-                      const QString& title, const QString& purpose, const Run* run);
+                      const QString& title, const QString& purpose, const Run* run,
+                      FindingsLayout layout = FindingsLayout::Table);
 
 class TeachingPanel : public QTextBrowser {
   Q_OBJECT
@@ -44,8 +49,13 @@ class TeachingPanel : public QTextBrowser {
   const std::optional<TeachingData>& data() const { return data_; }
   const Article& article() const { return article_; }
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;  // the findings' layout follows the width
+
  private:
   void render();
+  FindingsLayout layoutForWidth() const;
+  FindingsLayout layout_ = FindingsLayout::Table;
   QString id_, title_, purpose_;
   std::optional<TeachingData> data_;
   Article article_;  // of the experiment on show (from the registry)

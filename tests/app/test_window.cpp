@@ -447,6 +447,24 @@ class WindowTest : public QObject {
     QVERIFY(report_html_page(run).contains("data:image/png;base64,"));
   }
 
+  void narrowPanelStacksTheFindings() {
+    // Five columns in a 300 px panel wrap a letter per line: there each finding is a block; with
+    // room it is the table again, decided on resize.
+    Run run = test::sample_run();
+    QVERIFY(!run.findings.empty());
+    TeachingPanel panel;
+    panel.resize(320, 700);
+    panel.show();
+    panel.setExperiment("iolist", "IO lists", "");
+    panel.setRun(&run);
+    QVERIFY(!panel.toHtml().contains("this run [95% CI]</th>") &&
+            !panel.toHtml().contains("this run [95% CI]</span></th>"));
+    QVERIFY(panel.toPlainText().contains("this run [95% CI]: "));
+    panel.resize(900, 700);
+    QTRY_VERIFY(!panel.toPlainText().contains("this run [95% CI]: "));
+    QVERIFY(panel.toPlainText().contains(QString::fromStdString(run.findings.front().text)));
+  }
+
   void stoppedRunWithoutFiguresSaysWhy() {
     Run run = test::sample_run();
     run.status = RunStatus::Cancelled;
