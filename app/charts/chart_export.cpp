@@ -1,11 +1,16 @@
 #include "charts/chart_export.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QGuiApplication>
 #include <QIODevice>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -75,17 +80,103 @@ ExportFormat format_from_path(const QString& path) {
                    "': use a .png, .svg or .pdf file name");
 }
 
+namespace {
+
+// One entry of a painted legend: the series' colour and name (greyed and struck out when the
+// series is hidden).
+struct LegendEntry {
+  QColor colour;
+  QString label;
+  bool hidden;
+};
+
+std::vector<LegendEntry> legend_entries(QChart& chart) {
+  std::vector<LegendEntry> out;
+  for (auto* m : chart.legend()->markers()) {
+    if (m->label().isEmpty()) continue;
+    const QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();
+    out.push_back({c, m->label(), m->font().strikeOut()});
+  }
+  return out;
+}
+
+// Lays the entries out in rows across `width`, wrapping as a paragraph does (Qt's own legend
+// cuts long names to "coalesced+n…" instead). Returns each entry's top-left, and the height.
+double layout_legend(const std::vector<LegendEntry>& entries, const QFontMetricsF& fm, double width,
+                     std::vector<QPointF>& at) {
+  const double swatch = fm.height() * 0.8, gap = fm.height() * 0.4, space = fm.height() * 1.2;
+  std::vector<std::vector<std::pair<std::size_t, double>>> rows(1);
+  double x = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const double w = swatch + gap + fm.horizontalAdvance(entries[i].label);
+    if (x > 0 && x + w > width) {
+      rows.emplace_back();
+      x = 0;
+    }
+    rows.back().push_back({i, w});
+    x += w + space;
+  }
+  at.assign(entries.size(), {});
+  double y = 0;
+  for (const auto& row : rows) {
+    double row_w = 0;
+    for (const auto& [i, w] : row) row_w += w + space;
+    double rx = std::max(0.0, (width - (row_w - space)) / 2);  // centred
+    for (const auto& [i, w] : row) {
+      at[i] = {rx, y};
+      rx += w + space;
+    }
+    y += fm.height() * 1.3;
+  }
+  return entries.empty() ? 0 : y + fm.height() * 0.4;
+}
+
+void paint_legend(QPainter& p, const std::vector<LegendEntry>& entries, const QFont& font,
+                  const std::vector<QPointF>& at, const QPointF& origin, const QColor& text) {
+  p.save();
+  p.setFont(font);
+  const QFontMetricsF fm(font);
+  const double swatch = fm.height() * 0.8, gap = fm.height() * 0.4;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const QPointF o = origin + at[i];
+    QColor c = entries[i].colour;
+    if (entries[i].hidden) c.setAlphaF(0.3);
+    p.fillRect(QRectF(o.x(), o.y() + (fm.height() - swatch) / 2, swatch, swatch), c);
+    QFont f = font;
+    f.setStrikeOut(entries[i].hidden);
+    p.setFont(f);
+    p.setPen(entries[i].hidden ? QColor(Qt::gray) : text);
+    p.drawText(QPointF(o.x() + swatch + gap, o.y() + fm.ascent()), entries[i].label);
+  }
+  p.restore();
+}
+
+}  // namespace
+
 void paint_chart(QPainter& painter, QChart& chart, const QRectF& target) {
+  // The legend is painted below the chart, wrapped over as many rows as it needs.
+  const auto entries = legend_entries(chart);
+  const QFont font = chart.legend()->font();
+  const QColor text = chart.legend()->labelColor();
+  chart.legend()->hide();
+  std::vector<QPointF> at;
+  const double margin = QFontMetricsF(font).height();
+  const double legend_h =
+      std::min(target.height() / 2,
+               layout_legend(entries, QFontMetricsF(font), target.width() - 2 * margin, at));
   QGraphicsScene scene;
   scene.addItem(&chart);
-  QRectF local(QPointF(0, 0), target.size());
+  const QSizeF size(target.width(), target.height() - legend_h);
+  QRectF local(QPointF(0, 0), size);
   chart.setGeometry(local);
   // Twice: the first layout may change what the second lays out (slanted category labels).
   for (int i = 0; i < 2; ++i)
     if (chart.layout()) chart.layout()->activate();
   scene.setSceneRect(local);
-  scene.render(&painter, target, local);
+  scene.render(&painter, QRectF(target.topLeft(), size), local);
   scene.removeItem(&chart);
+  paint_legend(painter, entries, font, at,
+               QPointF(target.left() + margin, target.top() + size.height()), text);
 }
 
 QString export_title(const Run& run, const ExportSpec& spec) {

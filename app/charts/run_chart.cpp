@@ -185,12 +185,19 @@ void linear_range(const std::vector<double>& values, double& lo, double& hi) {
   if (lo < 0) lo -= pad;
 }
 
-QString axis_title(const QString& text, bool log, const char* extra = nullptr) {
+// An axis title: "unit, log scale, extra". With `wrap` (large fonts) the extra goes on a line
+// of its own, so that a short axis does not cut it ("req/s, log scale, higher is …").
+QString axis_title(const QString& text, bool log, const char* extra = nullptr, bool wrap = false) {
   QStringList parts;
-  if (!text.isEmpty()) parts << text;
+  if (!text.isEmpty()) parts << text.toHtmlEscaped();
   if (log) parts << QStringLiteral("log scale");
-  if (extra && *extra) parts << QString::fromUtf8(extra);
-  return parts.join(QStringLiteral(", "));
+  QString title = parts.join(QStringLiteral(", "));
+  if (extra && *extra)
+    title += (title.isEmpty() ? QString()
+              : wrap          ? QStringLiteral("<br>")
+                              : QStringLiteral(", ")) +
+             QString::fromUtf8(extra);
+  return title;
 }
 
 QScatterSeries* make_nonpositive_series(const ChartOptions& opts, double floor) {
@@ -360,7 +367,8 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
     y.axis = make_linear_axis(lo, hi, opts);
   }
   y.axis->setTitleText(axis_title(unit_text(g.unit), y.log,
-                                  g.lower_is_better ? "lower is better" : "higher is better"));
+                                  g.lower_is_better ? "lower is better" : "higher is better",
+                                  opts.presentation));
   return y;
 }
 

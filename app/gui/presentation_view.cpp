@@ -83,7 +83,8 @@ void PresentationView::setRun(const Run& run, const std::string& group,
   index_ = 0;
   for (std::size_t i = 0; i < groups_.size(); ++i)
     if (groups_[i] == group) index_ = i;
-  findings_->setHtml(findings_html(run_));
+  // A quarter of the screen at back-row sizes: one block per finding, never a five-column table.
+  findings_->setHtml(findings_html(run_, FindingsLayout::Stacked));
   findings_->setVisible(!run_.findings.empty());
   rebuild();
 }

@@ -441,6 +441,27 @@ class ChartsTest : public QObject {
     scene.removeItem(chart.get());
   }
 
+  void exportsWrapTheLegendInsteadOfCuttingNames() {
+    // A narrow export with long series names: every name whole (Qt's legend cut them to "…").
+    Run run = test::sample_run();
+    for (auto& s : run.series)
+      if (s.group == "append") s.name += ", written per reply without TCP_NODELAY";
+    QBuffer svg;
+    svg.open(QIODevice::WriteOnly);
+    write_svg(run, {{"append"}, {}, {500, 400}}, svg);
+    const QString text = QString::fromUtf8(svg.data());
+    QVERIFY(text.contains("iolist, written per reply without TCP_NODELAY"));
+    QVERIFY(text.contains("interpolate, written per reply without TCP_NODELAY"));
+    QVERIFY(!text.contains(QChar(0x2026)));  // no name cut short
+    // The PNG still decodes, at its size.
+    QBuffer png;
+    png.open(QIODevice::WriteOnly);
+    write_png(run, {{"append"}, {}, {500, 400}}, png);
+    QImage img;
+    QVERIFY(img.loadFromData(png.data(), "PNG"));
+    QCOMPARE(img.size(), QSize(500, 400));
+  }
+
   void overlayNamesBothRuns() {
     Run a = test::sample_run(1.0), b = test::sample_run(0.5);
     Run o = overlay_runs(a, "old", b, "new");
