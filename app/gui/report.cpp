@@ -52,7 +52,7 @@ constexpr int kChartWidth = 1400, kChartHeight = 800;
 
 }  // namespace
 
-QString report_html(const Run& run, std::vector<ReportImage>* images) {
+QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_width) {
   perflab_init_gui_resources();  // the teaching texts
   const auto exp = make_experiment(run.experiment);
   const Article article = exp ? exp->article() : Article{};
@@ -76,7 +76,7 @@ QString report_html(const Run& run, std::vector<ReportImage>* images) {
     images->push_back({name, charts::render_image(run, spec)});
     h += "<h3>" + esc(q(g->title)) + "</h3>";
     if (!g->description.empty()) h += "<p>" + esc(q(g->description)) + "</p>";
-    h += "<p><img src='" + esc(name) + "' width='640'></p>";
+    h += QString("<p><img src='%1' width='%2'></p>").arg(esc(name)).arg(chart_width);
   }
 
   h += "<h2>Parameters</h2><table border='1' cellspacing='0' cellpadding='4'>";
@@ -135,16 +135,20 @@ class ReportDocument : public QTextDocument {
 }  // namespace
 
 QByteArray report_pdf(const Run& run) {
-  std::vector<ReportImage> images;
-  const QString html = report_html(run, &images);
-  ReportDocument doc(std::move(images));
-  doc.setHtml(html);
   QByteArray bytes;
   QBuffer buf(&bytes);
   buf.open(QIODevice::WriteOnly);
   QPdfWriter pdf(&buf);
   pdf.setPageSize(QPageSize(QPageSize::A4));
   pdf.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
+  // The document laid out on the page's text area, in points, and each chart as wide as that
+  // area (a wider picture is cut at the margin, whatever the screen's resolution).
+  const QSizeF area = pdf.pageLayout().paintRectPoints().size();
+  std::vector<ReportImage> images;
+  const QString html = report_html(run, &images, static_cast<int>(area.width()));
+  ReportDocument doc(std::move(images));
+  doc.setPageSize(area);
+  doc.setHtml(html);
   pdf.setTitle(charts::run_description(run));
   pdf.setCreator("Perflab");
   doc.print(&pdf);

@@ -20,7 +20,7 @@ struct ReportImage {
 
 // The report as HTML whose <img> sources are the images' names; the images are returned in
 // `images` (every chart of the run, in its order).
-QString report_html(const Run& run, std::vector<ReportImage>* images);
+QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_width = 640);
 
 // The self-contained HTML page (images inlined as data: URLs) and the PDF document.
 QByteArray report_html_page(const Run& run);
