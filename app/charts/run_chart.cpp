@@ -16,6 +16,7 @@
 #include <QFont>
 #include <QFontMetricsF>
 #include <QHash>
+#include <QHorizontalStackedBarSeries>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -346,12 +347,18 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
                       const ChartOptions& opts) {
   std::vector<double> ys;
   ValueAxis y;
-  y.log = opts.log_y.value_or(g.log_y);
+  // The parts of a stack add up on a linear axis only.
+  y.log = !g.stacked && opts.log_y.value_or(g.log_y);
+  std::map<std::string, double> stacks;  // a stacked group's axis reaches the tallest stack
   for (const auto* s : series)
     for (const auto& p : s->points) {
-      ys.push_back(p.stats.median);
+      if (g.stacked)
+        stacks[p.label] += p.stats.median;
+      else
+        ys.push_back(p.stats.median);
       if (!(p.stats.median > 0)) y.nonpositive = true;
-      if (const Estimate* e = opts.error_bars ? interval_of(p) : nullptr) {
+      // A part of a stack has no bar of its own to carry its interval: no error bars there.
+      if (const Estimate* e = opts.error_bars && !g.stacked ? interval_of(p) : nullptr) {
         ys.push_back(e->hi);
         if (e->lo > 0 || !y.log) ys.push_back(e->lo);  // an end ≤ 0 stops at the log floor
       }
@@ -361,6 +368,14 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
     y.axis = make_log_axis(y.range.min, y.range.max, log_ticks(y.range.min, y.range.max, {}), opts);
   } else if (g.unit == "%") {
     y.axis = make_linear_axis(0, 100, opts);  // a share reads against the whole
+  } else if (g.stacked) {
+    // From 0 to the tallest stack, no padding: a stack of shares ends at 100 on the axis's
+    // last line, not below an empty 100–150 (rounded to 9 digits: parts that add up to 100
+    // in floating point may overshoot it by 1e-14).
+    double top = 0;
+    for (const auto& [label, height] : stacks) top = std::max(top, height);
+    const double scale = top > 0 ? std::pow(10.0, 8 - std::floor(std::log10(top))) : 1.0;
+    y.axis = make_linear_axis(0, top > 0 ? std::round(top * scale) / scale : 1.0, opts);
   } else {
     double lo, hi;
     linear_range(ys, lo, hi);
@@ -464,6 +479,53 @@ void add_category_points(QChart& chart, const Group& g, const std::vector<const 
   if (marks) attach(chart, marks, xaxis, y.axis);
 }
 
+// The bar sets' colours (by series) and hidden state.
+void style_bar_sets(QAbstractBarSeries* bars, const ChartOptions& opts) {
+  SeriesStyles styles(opts);
+  for (auto* set : bars->barSets()) {
+    const auto style = styles.of(set->label().toStdString());
+    set->setColor(style.color);
+    set->setBorderColor(style.old_side ? style.color.darker(130) : style.color);
+    remember_brush(set);
+    if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
+  }
+}
+
+// A stacked group (the parts of a whole) lies on its side: one stack per label, its long label
+// ("interpolate, 10 writers, RTT 1 ms: build 0.17%") reading across, first stack at the top
+// (where upright or slanted labels ran off a small chart or into the legend). The value axis
+// runs along the bottom; no error bars (a part's interval is not the stack's).
+void add_stacked_bars(QChart& chart, const Group& g, const std::vector<const Series*>& series,
+                      QStringList categories, const ValueAxis& y, const ChartOptions& opts) {
+  // On its side the first category is drawn at the bottom: the first stack goes last, on top.
+  std::reverse(categories.begin(), categories.end());
+  auto* bars = new QHorizontalStackedBarSeries;
+  bars->setProperty("perflab_group", q(g.id));
+  for (const Series* s : series) {
+    auto* set = new QBarSet(q(s->name));
+    set->setProperty("perflab_group", q(g.id));
+    set->setProperty("perflab_series", q(s->name));
+    QHash<QString, const Point*> by_label;
+    for (const auto& pt : s->points) by_label.insert(q(pt.label), &pt);
+    for (const auto& c : categories) {
+      const Point* p = by_label.value(c, nullptr);
+      set->append(p ? p->stats.median : 0.0);
+    }
+    bars->append(set);
+  }
+  chart.addSeries(bars);
+  auto* cats = new QBarCategoryAxis;
+  cats->append(categories);
+  cats->setTruncateLabels(false);
+  if (!g.x_label.empty()) cats->setTitleText(q(g.x_label));
+  style_axis(cats, opts);
+  chart.addAxis(cats, Qt::AlignLeft);
+  chart.addAxis(y.axis, Qt::AlignBottom);
+  bars->attachAxis(cats);
+  bars->attachAxis(y.axis);
+  style_bar_sets(bars, opts);
+}
+
 // Grouped bars: categories = point labels in first-seen order, one bar set per series.
 void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& series,
               const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
@@ -475,6 +537,7 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
         seen.insert(q(p.label));
         categories << q(p.label);
       }
+  if (g.stacked) return add_stacked_bars(chart, g, series, categories, y, opts);
   if (y.log) return add_category_points(chart, g, series, categories, y, opts, f);
   auto* bars = new QBarSeries;
   bars->setProperty("perflab_group", q(g.id));
@@ -503,14 +566,7 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
       add_error_bars(chart, bars, series[si]->name,
                      category_error_bars(*series[si], si, n, bars->barWidth(), index, y), opts, f);
   }
-  SeriesStyles styles(opts);
-  for (auto* set : bars->barSets()) {
-    const auto style = styles.of(set->label().toStdString());
-    set->setColor(style.color);
-    set->setBorderColor(style.old_side ? style.color.darker(130) : style.color);
-    remember_brush(set);
-    if (opts.hidden_series.count(set->label().toStdString())) set_barset_hidden(set, true);
-  }
+  style_bar_sets(bars, opts);
 }
 
 // The x axis of a numeric group: Point::x of every point.
@@ -701,7 +757,7 @@ void enable_legend_toggles(QChart* chart) {
 std::set<std::string> hidden_series(const QChart* chart) {
   std::set<std::string> out;
   for (auto* s : chart->series()) {
-    if (auto* bars = qobject_cast<QBarSeries*>(s)) {
+    if (auto* bars = qobject_cast<QAbstractBarSeries*>(s)) {
       for (auto* set : bars->barSets())
         if (set->property("perflab_hidden").toBool())
           out.insert(set->property("perflab_series").toString().toStdString());

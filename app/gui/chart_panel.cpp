@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QHelpEvent>
+#include <QHorizontalStackedBarSeries>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -309,6 +310,25 @@ QString ChartPanel::tooltipAt(QPoint viewport_pos) const {
             return pointText(sets[si]->property("perflab_series").toString().toStdString(),
                              cats->at(ci).toStdString());
         }
+    } else if (auto* stack = qobject_cast<QHorizontalStackedBarSeries*>(s)) {
+      // A stack on its side: the part whose rectangle holds the cursor.
+      auto axes = c->axes(Qt::Vertical, stack);
+      auto* cats = axes.isEmpty() ? nullptr : qobject_cast<QBarCategoryAxis*>(axes.front());
+      const auto sets = stack->barSets();
+      const double half = stack->barWidth() / 2;
+      for (int ci = 0; cats && ci < cats->count(); ++ci) {
+        double from = 0;
+        for (auto* set : sets) {
+          const double to = from + (ci < set->count() ? set->at(ci) : 0.0);
+          const QRectF r = QRectF(c->mapToPosition({from, ci - half}, stack),
+                                  c->mapToPosition({to, ci + half}, stack))
+                               .normalized();
+          if (r.contains(at))
+            return pointText(set->property("perflab_series").toString().toStdString(),
+                             cats->at(ci).toStdString());
+          from = to;
+        }
+      }
     }
   }
   return best_text;

@@ -70,6 +70,9 @@ struct Group {
   bool log_y = false;
   bool log_x = false;     // numeric x only
   bool headline = false;  // the experiment's headline chart: a run opens on it
+  // The series are parts of a whole (e.g. the phases of one append): drawn as stacked bars,
+  // one stack per label. Categorical groups only.
+  bool stacked = false;
 };
 
 // A target as recorded in a run: never a password.

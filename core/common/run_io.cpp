@@ -111,7 +111,8 @@ std::string run_to_json(const Run& run, int indent) {
                            {"log_y", g.log_y},
                            {"log_x", g.log_x},
                            {"headline", g.headline},
-                           {"description", g.description}});
+                           {"description", g.description},
+                           {"stacked", g.stacked}});
   j["series"] = json::array();
   for (const auto& s : run.series) {
     json pts = json::array();
@@ -339,12 +340,13 @@ void read_host(const json& j, Run& run) {
 
 void read_groups(const json& j, Run& run) {
   for_each_object(j, "groups", [&](const json& g, const std::string& f) {
-    run.groups.push_back({R::string(g, f, "id", true), R::string(g, f, "title", false),
-                          R::string(g, f, "unit", false), R::string(g, f, "x_label", false),
-                          R::boolean(g, f, "numeric_x", false),
-                          R::boolean(g, f, "lower_is_better", true),
-                          R::string(g, f, "description", false), R::boolean(g, f, "log_y", false),
-                          R::boolean(g, f, "log_x", false), R::boolean(g, f, "headline", false)});
+    Group group{R::string(g, f, "id", true),           R::string(g, f, "title", false),
+                R::string(g, f, "unit", false),        R::string(g, f, "x_label", false),
+                R::boolean(g, f, "numeric_x", false),  R::boolean(g, f, "lower_is_better", true),
+                R::string(g, f, "description", false), R::boolean(g, f, "log_y", false),
+                R::boolean(g, f, "log_x", false),      R::boolean(g, f, "headline", false)};
+    group.stacked = R::boolean(g, f, "stacked", false);
+    run.groups.push_back(std::move(group));
   });
 }
 

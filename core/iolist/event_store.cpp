@@ -6,6 +6,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/clock.h"
 #include "common/run.h"
 #include "iolist/builders.h"
 #include "targets/ownership.h"
@@ -37,6 +38,44 @@ Builder builder_from_string(const std::string& s) {
        {Builder::Interpolate, Builder::IoList, Builder::Prepared, Builder::Unnest, Builder::Copy})
     if (s == to_string(b)) return b;
   throw std::invalid_argument("unknown builder '" + s + "'");
+}
+
+const char* to_string(Transport t) {
+  switch (t) {
+    case Transport::RoundTrips:
+      return "round_trips";
+    case Transport::Pipeline:
+      return "pipeline";
+  }
+  return "?";
+}
+
+std::vector<std::string> transport_names() {
+  return {"round_trips", "pipeline"};
+}
+
+Transport transport_from_string(const std::string& s) {
+  for (Transport t : {Transport::RoundTrips, Transport::Pipeline})
+    if (s == to_string(t)) return t;
+  throw std::invalid_argument("unknown transport '" + s + "'");
+}
+
+const char* to_string(Phase p) {
+  switch (p) {
+    case Phase::Begin:
+      return "BEGIN";
+    case Phase::Check:
+      return "check";
+    case Phase::Build:
+      return "build";
+    case Phase::Insert:
+      return "INSERT";
+    case Phase::Commit:
+      return "COMMIT";
+    case Phase::Flight:
+      return "one flight";
+  }
+  return "?";
 }
 
 void reset_schema(PgConnection& conn, const std::string& schema) {
@@ -95,6 +134,7 @@ class NumberArena {
     used_ += static_cast<std::size_t>(end - begin) + 1;
     return begin;
   }
+  std::vector<char> release() { return std::move(buf_); }
 
  private:
   std::vector<char> buf_;
@@ -180,24 +220,30 @@ std::int64_t EventStore::check_expected_version(const std::string& stream_uuid,
 // One strategy per builder; the switch has a case for every Builder and no default, so a
 // builder added without its strategy does not compile (-Wswitch), and a value outside the enum
 // is an error, never an append that inserts nothing.
-void EventStore::insert_rows(Builder builder, const NewRows& rows) {
+EventStore::BuiltInsert EventStore::build_insert(Builder builder, const NewRows& rows) {
+  BuiltInsert out;
+  out.builder = builder;
   switch (builder) {
     case Builder::Copy:
-      return insert_copy(rows);
+      build_copy(out, rows);
+      return out;
     case Builder::Unnest:
-      return insert_unnest(rows);
+      build_unnest(out, rows);
+      return out;
     case Builder::Interpolate:
     case Builder::IoList:
     case Builder::Prepared:
-      return insert_bound(builder, rows);
+      build_bound(out, rows);
+      return out;
   }
   throw std::invalid_argument("append_to_stream: unknown statement builder " +
                               std::to_string(static_cast<int>(builder)));
 }
 
 // COPY ... FROM STDIN with the rows in COPY's text format.
-void EventStore::insert_copy(const NewRows& rows) {
-  std::string payload;
+void EventStore::build_copy(BuiltInsert& out, const NewRows& rows) {
+  out.sql = "COPY " + events_table_ + " " + std::string(kEventColumns) + " FROM STDIN";
+  std::string& payload = out.copy_payload;
   payload.reserve(rows.events.size() * 256);
   for (std::size_t i = 0; i < rows.events.size(); ++i) {
     const auto& e = rows.events[i];
@@ -221,14 +267,15 @@ void EventStore::insert_copy(const NewRows& rows) {
     payload += rows.created_at;
     payload += '\n';
   }
-  conn_.copy_in("COPY " + events_table_ + " " + std::string(kEventColumns) + " FROM STDIN",
-                payload);
 }
 
 // INSERT ... SELECT * FROM unnest($1..$8): one array literal per column.
-void EventStore::insert_unnest(const NewRows& rows) {
-  std::string ids = "{", sids = "{", versions = "{", corr = "{", types = "{", data = "{",
-              meta = "{", times = "{";
+void EventStore::build_unnest(BuiltInsert& out, const NewRows& rows) {
+  out.sql = unnest_sql(events_table_);
+  out.arrays.assign(kParamsPerEvent, "{");
+  std::vector<std::string>& a = out.arrays;
+  std::string &ids = a[0], &sids = a[1], &versions = a[2], &corr = a[3], &types = a[4],
+              &data = a[5], &meta = a[6], &times = a[7];
   for (std::size_t i = 0; i < rows.events.size(); ++i) {
     const auto& e = rows.events[i];
     const char* sep = i ? "," : "";
@@ -256,20 +303,18 @@ void EventStore::insert_unnest(const NewRows& rows) {
     times += sep;
     append_array_text(times, rows.created_at);
   }
-  PgParams p;
-  for (auto* s : {&ids, &sids, &versions, &corr, &types, &data, &meta, &times}) {
-    *s += '}';
-    p.add_text(s->c_str());
+  for (auto& a : out.arrays) {
+    a += '}';
+    out.params.add_text(a.c_str());
   }
-  conn_.exec_params(unnest_sql(events_table_).c_str(), p);
 }
 
 // interpolate, iolist, prepared: the same 8 parameters per event; only the statement text (and
 // for prepared, the protocol) differs.
-void EventStore::insert_bound(Builder builder, const NewRows& rows) {
+void EventStore::build_bound(BuiltInsert& out, const NewRows& rows) {
   const std::size_t n = rows.events.size();
   NumberArena numbers(3 * n);  // the parameters point into it
-  PgParams p;
+  PgParams& p = out.params;
   p.values.reserve(n * kParamsPerEvent);
   p.lengths.reserve(n * kParamsPerEvent);
   p.formats.reserve(n * kParamsPerEvent);
@@ -285,37 +330,199 @@ void EventStore::insert_bound(Builder builder, const NewRows& rows) {
     p.add_binary(e.metadata.data(), static_cast<int>(e.metadata.size()));
     p.add_text(rows.created_at.c_str());
   }
-  if (builder == Builder::Prepared) {
+  out.numbers = numbers.release();
+  if (out.builder == Builder::Prepared) {
     auto it = prepared_.find(n);
-    if (it == prepared_.end()) {
+    if (it == prepared_.end()) {  // once per batch size and connection
       const std::string name = "perflab_append_" + std::to_string(n);
       conn_.prepare(name, build_iolist(head_, n).flatten(), static_cast<int>(n * kParamsPerEvent));
       it = prepared_.emplace(n, name).first;
     }
-    conn_.exec_prepared(it->second, p);
+    out.prepared = &it->second;
     return;
   }
-  conn_.exec_params(statement_text(builder, n).c_str(), p);
+  out.sql = statement_text(out.builder, n);
+}
+
+void EventStore::send_insert(const BuiltInsert& ins) {
+  if (ins.builder == Builder::Copy) {
+    conn_.copy_in(ins.sql, ins.copy_payload);
+  } else if (ins.prepared) {
+    conn_.exec_prepared(*ins.prepared, ins.params);
+  } else {
+    conn_.exec_params(ins.sql.c_str(), ins.params);
+  }
+}
+
+namespace {
+
+// Times the phases of one append into an AppendTiming (nothing when it is null).
+class PhaseClock {
+ public:
+  explicit PhaseClock(AppendTiming* t) : t_(t) {
+    if (t_) *t_ = {};
+  }
+  void lap(Phase p) {
+    if (!t_) return;
+    const auto i = static_cast<std::size_t>(p);
+    t_->wall_ns[i] += sw_.wall_elapsed_ns();
+    t_->cpu_ns[i] += sw_.cpu_elapsed_ns();
+    sw_.restart();
+  }
+
+ private:
+  AppendTiming* t_;
+  Stopwatch sw_;
+};
+
+std::string begin_sql(const AppendOptions& o) {
+  return o.synchronous_commit ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit = off";
+}
+
+}  // namespace
+
+std::int64_t AppendTiming::total_wall() const {
+  std::int64_t sum = 0;
+  for (auto w : wall_ns) sum += w;
+  return sum;
 }
 
 AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
                                           std::int64_t expected_version,
                                           const std::vector<EventData>& events, Builder builder) {
+  return append_to_stream(stream_uuid, expected_version, events, AppendOptions{builder});
+}
+
+AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
+                                          std::int64_t expected_version,
+                                          const std::vector<EventData>& events,
+                                          const AppendOptions& options, AppendTiming* timing) {
+  const Builder builder = options.builder;
   if (events.empty()) throw std::invalid_argument("append_to_stream: no events");
   if (events.size() > kMaxEventsPerStatement && builder != Builder::Copy &&
       builder != Builder::Unnest)
     throw std::invalid_argument("append_to_stream: " + std::to_string(events.size()) +
                                 " events need more than 65,535 bind parameters (at most " +
                                 std::to_string(kMaxEventsPerStatement) + " per statement)");
+  if (options.transport == Transport::Pipeline)
+    return append_pipelined(stream_uuid, expected_version, events, options, timing);
+  PhaseClock clock(timing);
   AppendResult res;
   res.created_at_us = unix_us_now();
   const std::string created_at = pg_timestamp_text(res.created_at_us);
-  PgTransaction tx(conn_);
+  PgTransaction tx(conn_, begin_sql(options));
+  clock.lap(Phase::Begin);
   res.stream_id = check_expected_version(stream_uuid, expected_version);
   res.first_version = expected_version + 1;
+  clock.lap(Phase::Check);
   const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
-  insert_rows(builder, {res.stream_id, res.first_version, first_id, created_at, events});
+  const BuiltInsert ins =
+      build_insert(builder, {res.stream_id, res.first_version, first_id, created_at, events});
+  clock.lap(Phase::Build);
+  send_insert(ins);
+  clock.lap(Phase::Insert);
   tx.commit();
+  clock.lap(Phase::Commit);
+  return res;
+}
+
+void EventStore::reserve_stream_ids(std::size_t count) {
+  if (stream_ids_.size() >= count) return;
+  const std::string want = std::to_string(count - stream_ids_.size());
+  const std::string seq = pg_quote_ident(schema_) + ".streams_stream_id_seq";
+  PgParams p;
+  p.add_text(seq.c_str());
+  p.add_text(want.c_str());
+  auto r = conn_.exec_params("SELECT nextval($1::regclass) FROM generate_series(1, $2::int)", p);
+  std::vector<std::int64_t> got;
+  for (int i = 0; i < r.rows(); ++i) got.push_back(to_i64(r.value(i, 0)));
+  // Used from the back: keep the ones taken first for first use.
+  stream_ids_.insert(stream_ids_.begin(), got.rbegin(), got.rend());
+}
+
+std::int64_t EventStore::take_stream_id() {
+  if (stream_ids_.empty()) reserve_stream_ids(64);
+  const std::int64_t id = stream_ids_.back();
+  stream_ids_.pop_back();
+  return id;
+}
+
+// BEGIN, the expected-version check and the INSERT and COMMIT in one flight. The check cannot
+// return the stream's id to the client in the middle of a flight, so the id is known before:
+// a new stream takes one reserved from the sequence; an existing one is looked up first (one
+// round trip more: the benchmark appends to new streams only). A wrong version must fail on the
+// server, inside the flight, so that COMMIT (skipped after an error) writes nothing: the check
+// divides by zero when the stream's version is not the expected one.
+AppendResult EventStore::append_pipelined(const std::string& stream_uuid,
+                                          std::int64_t expected_version,
+                                          const std::vector<EventData>& events,
+                                          const AppendOptions& options, AppendTiming* timing) {
+  PhaseClock clock(timing);
+  AppendResult res;
+  res.first_version = expected_version + 1;
+  PgParams check;
+  std::string sid_text, version_text;
+  std::string check_sql;
+  if (expected_version == 0) {
+    res.stream_id = take_stream_id();
+    check_sql = "INSERT INTO " + streams_table_ + " (stream_id, stream_uuid) VALUES ($1, $2)";
+  } else {
+    PgParams q;
+    q.add_text(stream_uuid.c_str());
+    auto r = conn_.exec_params(
+        ("SELECT stream_id FROM " + streams_table_ + " WHERE stream_uuid = $1").c_str(), q);
+    if (r.rows() == 0)
+      throw WrongExpectedVersion("stream " + stream_uuid + " does not exist (expected version " +
+                                 std::to_string(expected_version) + ")");
+    res.stream_id = to_i64(r.value(0, 0));
+    check_sql = "SELECT 1 / (CASE WHEN (SELECT coalesce(max(stream_version), 0) FROM " +
+                events_table_ + " WHERE stream_id = $1) = $2 THEN 1 ELSE 0 END) FROM " +
+                streams_table_ + " WHERE stream_id = $1 FOR UPDATE";
+  }
+  clock.lap(Phase::Check);  // the lookup of an existing stream, when there is one
+  res.created_at_us = unix_us_now();
+  const std::string created_at = pg_timestamp_text(res.created_at_us);
+  sid_text = std::to_string(res.stream_id);
+  check.add_text(sid_text.c_str());
+  if (expected_version == 0) {
+    check.add_text(stream_uuid.c_str());
+  } else {
+    version_text = std::to_string(expected_version);
+    check.add_text(version_text.c_str());
+  }
+  const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
+  const BuiltInsert ins = build_insert(
+      options.builder, {res.stream_id, res.first_version, first_id, created_at, events});
+  clock.lap(Phase::Build);
+  std::vector<PgStatement> flight{{"BEGIN"}};
+  if (!options.synchronous_commit) flight.push_back({"SET LOCAL synchronous_commit = off"});
+  flight.push_back({check_sql.c_str(), nullptr, &check});
+  const bool copy = ins.builder == Builder::Copy;  // libpq allows no COPY in a pipeline
+  if (!copy) {
+    flight.push_back({ins.prepared ? nullptr : ins.sql.c_str(), ins.prepared, &ins.params});
+    flight.push_back({"COMMIT"});
+  }
+  try {
+    conn_.pipeline(flight);
+    if (copy) {
+      conn_.copy_in(ins.sql, ins.copy_payload);
+      conn_.exec("COMMIT");
+    }
+  } catch (const PgError& e) {
+    if (conn_.in_transaction()) {
+      try {
+        conn_.exec("ROLLBACK");
+      } catch (...) {  // a dead connection has nothing left to roll back
+      }
+    }
+    if (e.sqlstate() == "23505" && expected_version == 0)
+      throw WrongExpectedVersion("stream " + stream_uuid + " already exists (expected version 0)");
+    if (e.sqlstate() == "22012")
+      throw WrongExpectedVersion("stream " + stream_uuid + " is not at version " +
+                                 std::to_string(expected_version));
+    throw;
+  }
+  clock.lap(Phase::Flight);
   return res;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The event store of EXPERIMENTS.md §1 in Perflab's own PostgreSQL schema: streams + events,
 // append_to_stream with the expected-version check in one transaction, read_stream_forward.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -42,6 +43,38 @@ class EventIdAllocator {
   std::atomic<std::int64_t> next_;
 };
 
+// How an append's statements travel: one round trip each (BEGIN, the expected-version check,
+// the INSERT, COMMIT: four), or all of them in one flight through libpq's pipeline mode
+// (PostgreSQL 14+). libpq allows no COPY in a pipeline: copy sends BEGIN and the check in one
+// flight, then COPY and COMMIT.
+enum class Transport { RoundTrips, Pipeline };
+const char* to_string(Transport t);
+Transport transport_from_string(const std::string& s);  // throws std::invalid_argument
+std::vector<std::string> transport_names();
+
+struct AppendOptions {
+  Builder builder = Builder::IoList;
+  Transport transport = Transport::RoundTrips;
+  // false: SET LOCAL synchronous_commit = off in the append's transaction (COMMIT does not wait
+  // for the WAL flush). Only for a server Perflab manages: the experiment never sends it to
+  // another (it is a session setting of the transaction only, but it gives up durability).
+  bool synchronous_commit = true;
+};
+
+// The phases of one append, in the order they run on the round-trip transport. Pipeline: build,
+// then Flight (BEGIN … COMMIT in one flight; for copy: BEGIN and the check in one flight, then
+// COPY and COMMIT).
+enum class Phase { Begin, Check, Build, Insert, Commit, Flight };
+inline constexpr std::size_t kPhases = 6;
+const char* to_string(Phase p);
+
+// Where one append's time went, measured on the client: wall and thread CPU time per phase (ns).
+struct AppendTiming {
+  std::array<std::int64_t, kPhases> wall_ns{}, cpu_ns{};
+  std::int64_t wall(Phase p) const { return wall_ns[static_cast<std::size_t>(p)]; }
+  std::int64_t total_wall() const;
+};
+
 struct AppendResult {
   std::int64_t stream_id = 0;
   std::int64_t first_version = 0;  // version of the first appended event
@@ -58,6 +91,15 @@ class EventStore {
   // WrongExpectedVersion, PgError, or std::invalid_argument (too many events for one statement).
   AppendResult append_to_stream(const std::string& stream_uuid, std::int64_t expected_version,
                                 const std::vector<EventData>& events, Builder builder);
+  // The same, sent the way `options` say; `timing` (may be null) receives the phases' times.
+  AppendResult append_to_stream(const std::string& stream_uuid, std::int64_t expected_version,
+                                const std::vector<EventData>& events, const AppendOptions& options,
+                                AppendTiming* timing = nullptr);
+
+  // Takes `count` stream ids from the streams' sequence ahead of time, in one round trip: the
+  // pipeline transport creates a stream with its id known before the flight, and a benchmark
+  // reserves them before measuring (else a refill is one more round trip inside an append).
+  void reserve_stream_ids(std::size_t count);
 
   // Up to `count` events of the stream from start_version (1-based) on, in version order.
   std::vector<RecordedEvent> read_stream_forward(const std::string& stream_uuid,
@@ -71,16 +113,32 @@ class EventStore {
   // its version; throws WrongExpectedVersion.
   std::int64_t check_expected_version(const std::string& stream_uuid,
                                       std::int64_t expected_version);
-  // The rows of one append, inserted the way the builder says.
+  // The rows of one append.
   struct NewRows {
     std::int64_t stream_id, first_version, first_event_id;
     const std::string& created_at;
     const std::vector<EventData>& events;
   };
-  void insert_rows(Builder builder, const NewRows& rows);
-  void insert_copy(const NewRows& rows);
-  void insert_unnest(const NewRows& rows);
-  void insert_bound(Builder builder, const NewRows& rows);  // interpolate, iolist, prepared
+  // The INSERT of one append as the builder makes it: the statement (text or prepared name) and
+  // its parameters, or COPY's payload. Building it is the append's Build phase.
+  struct BuiltInsert {
+    Builder builder = Builder::IoList;
+    std::string sql;                        // text (interpolate, iolist, unnest, COPY's command)
+    const std::string* prepared = nullptr;  // the prepared statement's name (prepared)
+    std::vector<char> numbers;              // numbers as text, the parameters point into it
+    std::vector<std::string> arrays;        // unnest's array literals
+    std::string copy_payload;               // copy: the rows in COPY's text format
+    PgParams params;
+  };
+  BuiltInsert build_insert(Builder builder, const NewRows& rows);
+  void build_bound(BuiltInsert& out, const NewRows& rows);  // interpolate, iolist, prepared
+  void build_unnest(BuiltInsert& out, const NewRows& rows);
+  void build_copy(BuiltInsert& out, const NewRows& rows);
+  void send_insert(const BuiltInsert& ins);  // one round trip (copy: two)
+  AppendResult append_pipelined(const std::string& stream_uuid, std::int64_t expected_version,
+                                const std::vector<EventData>& events, const AppendOptions& options,
+                                AppendTiming* timing);
+  std::int64_t take_stream_id();
 
   PgConnection& conn_;
   std::string schema_;
@@ -89,6 +147,7 @@ class EventStore {
   EventIdAllocator& ids_;
   std::map<std::size_t, std::string> prepared_;  // batch size -> statement name
   std::string read_sql_;
+  std::vector<std::int64_t> stream_ids_;  // reserved for new streams (pipeline), used from the back
 };
 
 }  // namespace perflab::iolist

@@ -17,7 +17,7 @@ std::string make_uuid(std::uint64_t& state) {
   return buf;
 }
 
-std::vector<EventData> make_events(std::size_t count, std::uint64_t seed) {
+std::vector<EventData> make_events(std::size_t count, std::uint64_t seed, std::size_t data_bytes) {
   static constexpr char kAlphabet[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   std::mt19937_64 rng(seed);
@@ -30,10 +30,22 @@ std::vector<EventData> make_events(std::size_t count, std::uint64_t seed) {
       std::uint64_t st = rng();
       e.correlation_id = make_uuid(st);
     }
-    std::string payload(64, ' ');
-    for (auto& c : payload) c = kAlphabet[rng() % (sizeof kAlphabet - 1)];
-    e.data = "{\"n\":" + std::to_string(i) + ",\"amount\":" + std::to_string(rng() % 100000) +
-             ",\"note\":\"" + payload + "\"}";
+    auto note = [&](std::size_t n) {
+      std::string text(n, ' ');
+      for (auto& c : text) c = kAlphabet[rng() % (sizeof kAlphabet - 1)];
+      return text;
+    };
+    if (data_bytes == 0) {
+      const std::string payload = note(64);
+      e.data = "{\"n\":" + std::to_string(i) + ",\"amount\":" + std::to_string(rng() % 100000) +
+               ",\"note\":\"" + payload + "\"}";
+    } else {  // the note fills what the fixed part leaves of data_bytes
+      e.data = "{\"n\":" + std::to_string(i) + ",\"amount\":" + std::to_string(rng() % 100000) +
+               ",\"note\":\"";
+      const std::size_t fixed = e.data.size() + 2;  // and the closing "}
+      e.data += note(data_bytes > fixed ? data_bytes - fixed : 0);
+      e.data += "\"}";
+    }
     // A byte outside ASCII and a NUL make sure bytea round-trips are exact.
     e.metadata = std::string("{\"user\":\"u") + std::to_string(rng() % 1000) + "\"}";
     e.metadata.push_back('\0');

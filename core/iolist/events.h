@@ -30,7 +30,10 @@ struct RecordedEvent {
 // `count` events generated from a seed: the same seed gives the same events. Payloads are
 // about 100 bytes of JSON, like the events the original benchmark's factory made; every
 // seventh event has no correlation id (exercises NULL).
-std::vector<EventData> make_events(std::size_t count, std::uint64_t seed);
+// With data_bytes > 0 every event's data is exactly that long (its note padded; at least the
+// JSON's fixed part, about 40 bytes): the payload sweep's events.
+std::vector<EventData> make_events(std::size_t count, std::uint64_t seed,
+                                   std::size_t data_bytes = 0);
 
 // A random version-4 UUID text from the given generator state.
 std::string make_uuid(std::uint64_t& state);

@@ -1,6 +1,7 @@
 #include "iolist/experiment.h"
 
 #include <algorithm>
+#include <array>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -16,11 +17,15 @@
 
 #include "common/alloc_counter.h"
 #include "common/clock.h"
+#include "common/figure_format.h"
+#include "common/significance.h"
 #include "common/text.h"
 #include "iolist/builders.h"
 #include "iolist/event_store.h"
 #include "iolist/pgbench.h"
+#include "iolist/pqxx_store.h"
 #include "runner/rounds.h"
+#include "targets/delay_relay.h"
 #include "targets/managed.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
@@ -62,6 +67,12 @@ std::vector<std::string> published_row(std::string benchmark, const Published& p
           format_fixed(p.ratio, 2)};
 }
 
+// One operation of a client pool: wall time from release until the last worker is done, and
+// the CPU time the workers' threads used (µs).
+struct ClientPoolSample {
+  double wall_us = 0, cpu_us = 0;
+};
+
 // N worker threads, each with its own connection, released together for one operation; the
 // sample is the wall time from release until the last one is done (Benchfella's µs/op for
 // its concurrent benches), plus the CPU time the workers' threads used.
@@ -86,9 +97,7 @@ class ClientPool {
     for (auto& t : threads_) t.join();
   }
 
-  struct Sample {
-    double wall_us = 0, cpu_us = 0;
-  };
+  using Sample = ClientPoolSample;
 
   Sample run(const Work& work) {
     work_ = &work;
@@ -105,6 +114,19 @@ class ClientPool {
   }
 
   EventStore& store(std::size_t i) { return *stores_[i]; }
+  std::size_t size() const { return conns_.size(); }
+
+  // CPU time the server's backends of these connections have used so far (schedstat clock),
+  // or -1 when it cannot be read. Meaningful only for a server on this machine.
+  std::int64_t backend_cpu_ns() const {
+    std::int64_t sum = 0;
+    for (const auto& c : conns_) {
+      const std::int64_t ns = other_process_cpu_ns(c.backend_pid());
+      if (ns < 0) return -1;
+      sum += ns;
+    }
+    return sum;
+  }
 
  private:
   void loop(std::size_t i) {
@@ -167,6 +189,113 @@ Group append_group(std::size_t events, bool with_pgbench) {
   return g;
 }
 
+// The payload sweep's events: at most this many bytes of data per append, and per event.
+constexpr std::size_t kMaxAppendPayload = 16u << 20;
+constexpr std::size_t kMaxPayloadBytes = 16u << 20;
+
+// Events per append of the payload sweep: `events`, fewer when they would carry more than
+// kMaxAppendPayload.
+std::size_t payload_events(std::size_t events, std::size_t bytes) {
+  return std::clamp<std::size_t>(kMaxAppendPayload / bytes, 1, events);
+}
+
+// "1 KiB", "64 KiB", "1 MiB", "1500 B".
+std::string format_bytes(std::size_t b) {
+  if (b >= (1u << 20) && b % (1u << 20) == 0) return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " B";
+}
+
+constexpr const char* kAsyncCommitSkipped =
+    "synchronous_commit=off was not measured: the server is not one Perflab manages, and Perflab "
+    "never changes the settings of a server it does not own.";
+
+// A network_rtt_ms choice ("0", "0.2", "1", "5") in nanoseconds.
+std::int64_t rtt_ns(const std::string& ms) {
+  return std::llround(std::stod(ms) * 1e6);
+}
+
+// ", RTT 1 ms" for a relayed point's label; nothing for the direct connection.
+std::string rtt_suffix(const std::string& ms) {
+  return rtt_ns(ms) > 0 ? ", RTT " + ms + " ms" : "";
+}
+
+// What one append variant sends: builder, transport, synchronous commit; its series' name.
+struct Variant {
+  AppendOptions options;
+  std::string series;
+};
+
+std::string variant_series(const AppendOptions& o) {
+  std::string name = to_string(o.builder);
+  if (o.transport == Transport::Pipeline) name += " pipelined";
+  if (!o.synchronous_commit) name += ", synchronous_commit off";
+  return name;
+}
+
+// The phases of the round-trip transport, in the order they run.
+constexpr Phase kRoundTripPhases[] = {Phase::Begin, Phase::Check, Phase::Build, Phase::Insert,
+                                      Phase::Commit};
+
+// One variant's appends at one writer count: the pool's samples (wall from release to the last
+// writer done, the writers' CPU) and where each writer's time went, per repetition: the
+// phases' times averaged over the writers.
+struct AppendSamples {
+  Samples total;
+  std::array<std::vector<double>, kPhases> phase_wall_us, phase_cpu_us;
+  std::vector<double> writer_wall_us;  // all phases of one writer's append, mean over writers
+  std::vector<double> server_cpu_us;   // the server's backend CPU per append (local server)
+
+  void add(const ClientPoolSample& s, const std::vector<AppendTiming>& timings, double server_us) {
+    total.wall.push_back(s.wall_us);
+    total.cpu.push_back(s.cpu_us);
+    const double n = double(timings.size());
+    double all = 0;
+    for (std::size_t ph = 0; ph < kPhases; ++ph) {
+      double wall = 0, cpu = 0;
+      for (const auto& t : timings) wall += double(t.wall_ns[ph]), cpu += double(t.cpu_ns[ph]);
+      phase_wall_us[ph].push_back(wall / n / 1000.0);
+      phase_cpu_us[ph].push_back(cpu / n / 1000.0);
+      all += wall / n / 1000.0;
+    }
+    writer_wall_us.push_back(all);
+    if (server_us >= 0) server_cpu_us.push_back(server_us / n);
+  }
+  const std::vector<double>& wall(Phase p) const {
+    return phase_wall_us[static_cast<std::size_t>(p)];
+  }
+  const std::vector<double>& cpu(Phase p) const {
+    return phase_cpu_us[static_cast<std::size_t>(p)];
+  }
+  // The median share of the writers' append time that phase p took.
+  double share(Phase p) const {
+    std::vector<double> shares;
+    for (std::size_t i = 0; i < writer_wall_us.size(); ++i)
+      if (writer_wall_us[i] > 0) shares.push_back(wall(p)[i] / writer_wall_us[i]);
+    return shares.empty() ? 0.0 : summarize(shares).median;
+  }
+};
+
+Group breakdown_group(std::size_t events) {
+  Group g{"append_breakdown",
+          "Where an append's time goes (" + std::to_string(events) + " events)",
+          "% of one append",
+          "",
+          false,
+          true,
+          "Each phase of one append as timed by the writer (wall clock, mean over the writers): "
+          "BEGIN, the expected-version check, building the INSERT (the builder's work: text and "
+          "parameters), sending the INSERT, COMMIT — each its own round trip. The label gives "
+          "the build share; a point's figures also hold each phase's µs and thread CPU."};
+  g.stacked = true;
+  return g;
+}
+
+// "iolist, single writer: build 0.91%".
+std::string breakdown_label(Builder b, const std::string& writers, double build_share) {
+  return std::string(to_string(b)) + ", " + writers + ": build " + format_percent(build_share);
+}
+
 Point make_point(std::string label, const Samples& s) {
   Point p;
   p.label = std::move(label);
@@ -213,12 +342,16 @@ class IoListExperiment final : public Experiment {
     std::vector<ParamSpec> specs{
         {"benchmarks",
          ParamType::SubsetOf,
-         "build,append,pgbench,read",
+         "build,append,pgbench,read,payload,client",
          {},
          {},
-         {"build", "append", "pgbench", "read"},
+         {"build", "append", "pgbench", "read", "payload", "client"},
          "which benchmarks to run; pgbench: PostgreSQL's own load tool "
-         "running the same append transaction, as a peer"},
+         "running the same append transaction, as a peer; payload: single-writer appends with "
+         "events of payload_bytes each, and the build's share of them; client: single-writer "
+         "appends "
+         "through libpqxx 6.4 beside libpq (interpolate, iolist, prepared), time and "
+         "allocations"},
         {"builders",
          ParamType::SubsetOf,
          all_builders,
@@ -226,6 +359,32 @@ class IoListExperiment final : public Experiment {
          {},
          builders,
          "statement builders to compare"},
+        {"transports",
+         ParamType::SubsetOf,
+         "round_trips,pipeline",
+         {},
+         {},
+         transport_names(),
+         "how an append's statements travel: round_trips (BEGIN, check, INSERT, COMMIT: one "
+         "round trip each) or pipeline (all in one flight, libpq's pipeline mode)"},
+        {"synchronous_commit",
+         ParamType::SubsetOf,
+         "on,off",
+         {},
+         {},
+         {"on", "off"},
+         "off: iolist appends also with SET LOCAL synchronous_commit = off (COMMIT does not wait "
+         "for the WAL flush: a crash may lose the last transactions). Managed servers only: "
+         "skipped on a server Perflab does not manage"},
+        {"network_rtt_ms",
+         ParamType::SubsetOf,
+         "0,1",
+         {},
+         {},
+         {"0", "0.2", "1", "5"},
+         "round trip time between Perflab and PostgreSQL for appends: 0 is the direct "
+         "connection; others go through a relay in process that delays each direction by half "
+         "(0.2 ms: a LAN, 5 ms: across a region)"},
         {"events",
          ParamType::Int,
          "100",
@@ -260,6 +419,21 @@ class IoListExperiment final : public Experiment {
          "target duration of one pgbench invocation (one sample); at least 10 transactions per "
          "client",
          "pgbench duration"},
+        {"payload_bytes",
+         ParamType::IntList,
+         "1024,65536,1048576",
+         64,
+         double(kMaxPayloadBytes),
+         {},
+         "bytes of JSON per event for the payload sweep (an append carries at most 16 MiB: "
+         "fewer events per append above 160 KiB)"},
+        {"payload_repetitions",
+         ParamType::Int,
+         "5",
+         1,
+         1000,
+         {},
+         "measured repetitions per payload size (warm-up: 1)"},
         {"reset",
          ParamType::Bool,
          "true",
@@ -288,6 +462,16 @@ class IoListExperiment final : public Experiment {
     };
     std::vector<Builder> builders;
     for (const auto& b : p.get_subset("builders")) builders.push_back(builder_from_string(b));
+    std::vector<Transport> transports;
+    for (const auto& t : p.get_subset("transports")) transports.push_back(transport_from_string(t));
+    std::vector<Variant> variants;
+    for (Transport t : transports)
+      for (Builder b : builders) {
+        const AppendOptions o{b, t};
+        variants.push_back({o, variant_series(o)});
+      }
+    const auto commits = p.get_subset("synchronous_commit");
+    const bool async_commit = std::find(commits.begin(), commits.end(), "off") != commits.end();
     const auto events = static_cast<std::size_t>(p.get_int("events"));
     const auto reps = static_cast<int>(p.get_int("repetitions"));
     const auto warmup = static_cast<int>(p.get_int("warmup"));
@@ -295,18 +479,31 @@ class IoListExperiment final : public Experiment {
     const auto readers = p.get_int_list("readers");
     const auto sizes = p.get_int_list("build_sizes");
     seed_ = static_cast<std::uint64_t>(p.get_int("seed"));
+    uuid_state_ = seed_ ^ 0x9e3779b97f4a7c15ULL;
+    measured_.clear();
+    client_allocs_.clear();
 
     // Progress: one step per measured configuration.
     total_steps_ = 0;
     done_steps_ = 0;
     if (has("build")) total_steps_ += sizes.size() * 2;
-    if (has("append")) total_steps_ += writers.size() * static_cast<std::size_t>(reps + warmup);
+    const auto rtts = p.get_subset("network_rtt_ms");
+    const bool relayed =
+        std::any_of(rtts.begin(), rtts.end(), [](auto& r) { return rtt_ns(r) > 0; });
+    if (has("append"))
+      total_steps_ += (writers.size() * rtts.size() + (relayed ? 1 : 0)) *
+                      static_cast<std::size_t>(reps + warmup);
     if (has("pgbench"))
       total_steps_ += writers.size() * static_cast<std::size_t>(reps + std::max(warmup, 1));
     if (has("read")) total_steps_ += readers.size() * static_cast<std::size_t>(reps + warmup) + 1;
+    const auto payload_sizes = p.get_int_list("payload_bytes");
+    const auto payload_reps = static_cast<int>(p.get_int("payload_repetitions"));
+    if (has("payload"))
+      total_steps_ += payload_sizes.size() * static_cast<std::size_t>(payload_reps + 1);
+    if (has("client")) total_steps_ += static_cast<std::size_t>(reps + warmup);
 
     if (has("build")) run_build(ctx, sizes, reps);
-    if (!has("append") && !has("read") && !has("pgbench")) {
+    if (!has("append") && !has("read") && !has("pgbench") && !has("payload") && !has("client")) {
       finish_findings(ctx, builders, writers, readers, events);
       return;
     }
@@ -325,12 +522,28 @@ class IoListExperiment final : public Experiment {
       admin.exec("SELECT 1 FROM " + pg_quote_ident(pg.schema) + ".events LIMIT 1");
     }
     EventIdAllocator ids(EventIdAllocator::last_used(admin, pg.schema));
+    // synchronous_commit=off only where Perflab owns the whole server: never on another's.
+    if (async_commit && !pg.managed) {
+      ctx.progress(fraction(), kAsyncCommitSkipped);
+    } else if (async_commit) {
+      const AppendOptions o{Builder::IoList, Transport::RoundTrips, false};
+      variants.push_back({o, variant_series(o)});
+    }
+    async_skipped_ = async_commit && !pg.managed;
+    server_host_ = admin.host();
+    server_port_ = admin.port();
+    if (has("append") && relayed && (server_host_.empty() || server_host_.front() == '/'))
+      throw std::invalid_argument(
+          "network_rtt_ms above 0 needs PostgreSQL over TCP; this target is a Unix socket (" +
+          server_host_ + "): set network_rtt_ms=0 or give a host");
 
     try {
       if (has("append"))
-        run_append(ctx, pg, ids, builders, writers, events, reps, warmup, has("pgbench"));
+        run_append(ctx, pg, ids, variants, writers, rtts, events, reps, warmup, has("pgbench"));
       if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, reps, warmup);
       if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
+      if (has("payload")) run_payload(ctx, pg, ids, builders, payload_sizes, events, payload_reps);
+      if (has("client")) run_client(ctx, pg, ids, builders, events, reps, warmup);
     } catch (...) {
       // A stopped run keeps the figures of what it completed (the ratios need both points).
       if (ctx.stop_requested()) finish_findings(ctx, builders, writers, readers, events);
@@ -425,56 +638,333 @@ class IoListExperiment final : public Experiment {
     return rounds;
   }
 
-  // Measures (writers × builders) with builders interleaved in every repetition (order rotated)
-  // so drifts of a shared machine hit every builder alike. Publishes what it has on stop.
+  // Measures (writers × variants) with the variants interleaved in every repetition (order
+  // rotated) so drifts of a shared machine hit every variant alike. Every append also times its
+  // phases (appendix: the breakdown group). Publishes what it has on stop.
   void run_append(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
-                  const std::vector<Builder>& builders, const std::vector<std::int64_t>& writers,
-                  std::size_t events, int reps, int warmup, bool with_pgbench) {
-    ctx.add_group(append_group(events, with_pgbench));
-    for (auto n64 : writers) {
-      const auto n = static_cast<std::size_t>(n64);
-      ctx.progress(fraction(), "opening " + std::to_string(n) + " connections");
-      ClientPool pool(n, pg, ids, ctx.stop_token());
-      std::vector<std::vector<EventData>> batches;
-      for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(events, seed_ + w));
-      std::map<Builder, Samples> samples;
-      std::uint64_t uuid_state = seed_ ^ (0x9e3779b97f4a7c15ULL * (n + 1));
-      PointRounds rounds = point_rounds(ctx, builders, reps, warmup);
-      auto publish = [&] {
-        for (Builder b : builders)
-          if (!samples[b].wall.empty()) {
-            Point p = make_point(writers_label(n64, false), samples[b]);
-            p.precision = rounds.precision();
-            ctx.add_point("append", to_string(b), std::move(p));
+                  const std::vector<Variant>& variants, const std::vector<std::int64_t>& writers,
+                  const std::vector<std::string>& rtts, std::size_t events, int reps, int warmup,
+                  bool with_pgbench) {
+    Group g = append_group(events, with_pgbench);
+    if (async_skipped_) g.description += std::string(" ") + kAsyncCommitSkipped;
+    ctx.add_group(g);
+    ctx.add_group(breakdown_group(events));
+    if (std::any_of(rtts.begin(), rtts.end(), [](const auto& r) { return rtt_ns(r) > 0; }))
+      measure_relay_overhead(ctx, pg, ids, events, reps, warmup);
+    for (const std::string& rtt : rtts) {
+      // Through a relay that delays each direction by half the round trip; 0: direct.
+      std::optional<DelayRelay> relay;
+      PgTarget target = pg;
+      if (rtt_ns(rtt) > 0) {
+        relay.emplace(server_host_, server_port_, std::chrono::nanoseconds(rtt_ns(rtt)));
+        target.conninfo = conninfo_with_address(pg.conninfo, "127.0.0.1", relay->port());
+      }
+      for (auto n64 : writers) {
+        const auto n = static_cast<std::size_t>(n64);
+        ctx.progress(fraction(), "opening " + std::to_string(n) + " connections" + rtt_suffix(rtt));
+        ClientPool pool(n, target, ids, ctx.stop_token());
+        std::vector<std::vector<EventData>> batches;
+        for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(events, seed_ + w));
+        const std::string label = writers_label(n64, false) + rtt_suffix(rtt);
+        std::vector<AppendSamples> samples(variants.size());
+        std::optional<PointPrecision> precision;
+        auto publish = [&] {
+          for (std::size_t v = 0; v < variants.size(); ++v) {
+            publish_append(ctx, variants[v], label, samples[v], precision);
+            measured_[{variants[v].series, label}] = samples[v];
           }
+        };
+        try {
+          measure_appends(ctx, pool, pg.managed, variants, batches, "append, " + label, reps,
+                          warmup, samples, precision);
+        } catch (...) {
+          publish();
+          throw;
+        }
+        publish();
+      }
+    }
+  }
+
+  // The relay's own cost: iolist, one writer, four round trips, direct and through the relay at
+  // 0 ms, interleaved repetition by repetition.
+  void measure_relay_overhead(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                              std::size_t events, int reps, int warmup) {
+    ctx.add_group({"relay_overhead", "The relay's own cost (iolist, single writer)", "us/op", "",
+                   false, true,
+                   "One append through the delaying relay set to 0 ms against the same append "
+                   "straight to the server: what the relay itself adds to every figure measured "
+                   "through it."});
+    DelayRelay relay(server_host_, server_port_, std::chrono::nanoseconds(0));
+    PgTarget via = pg;
+    via.conninfo = conninfo_with_address(pg.conninfo, "127.0.0.1", relay.port());
+    ClientPool direct(1, pg, ids, ctx.stop_token()), relayed(1, via, ids, ctx.stop_token());
+    for (ClientPool* p : {&direct, &relayed})
+      p->run([&](std::size_t, EventStore& store) {
+        store.reserve_stream_ids(std::size_t(warmup + reps));
+      });
+    const std::vector<std::vector<EventData>> batch{make_events(events, seed_)};
+    const AppendOptions iolist{Builder::IoList};
+    std::vector<AppendTiming> timings(1);
+    AppendSamples a, b;  // direct, relayed
+    PointRounds rounds(ctx, warmup, reps, 2);
+    auto publish = [&] {
+      for (const auto& [s, name] : {std::pair{&a, "direct"}, std::pair{&b, "relay at 0 ms"}}) {
+        if (s->total.wall.empty()) continue;
+        Point p = make_point(writers_label(1, false), s->total);
+        p.precision = rounds.precision();
+        ctx.add_point("relay_overhead", name, std::move(p));
+        measured_[{name, "relay"}] = *s;
+      }
+    };
+    try {
+      while (rounds.next()) {
+        std::vector<double> round(2);
+        for (int k = 0; k < 2; ++k) {
+          ctx.check_stop();
+          const int i = (k + rounds.round()) % 2;  // order rotated
+          const ClientPoolSample s = append_once(i == 0 ? direct : relayed, iolist, batch, timings);
+          if (!rounds.warmup()) (i == 0 ? a : b).add(s, timings, -1.0);
+          round[std::size_t(i)] = s.wall_us;
+        }
+        rounds.record(round);
+        step(ctx, "relay overhead: " + rounds.progress_text());
+      }
+    } catch (...) {
+      publish();
+      throw;
+    }
+    publish();
+  }
+
+  // The rounds of one append point over variants: the precision watches iolist / interpolate
+  // when both are among them, else every variant's median.
+  static PointRounds variant_rounds(const RunContext& ctx, const std::vector<Variant>& variants,
+                                    int reps, int warmup) {
+    PointRounds rounds(ctx, warmup, reps, variants.size());
+    const auto at = [&](const char* series) {
+      std::size_t i = 0;
+      while (i < variants.size() && variants[i].series != series) ++i;
+      return i;
+    };
+    if (at("iolist") < variants.size() && at("interpolate") < variants.size())
+      rounds.track_ratio(at("iolist"), at("interpolate"));
+    return rounds;
+  }
+
+  // One round-trip or pipelined append per writer of the pool, its phases into `timings`.
+  ClientPoolSample append_once(ClientPool& pool, const AppendOptions& o,
+                               const std::vector<std::vector<EventData>>& batches,
+                               std::vector<AppendTiming>& timings) {
+    std::vector<std::string> uuids;
+    for (std::size_t w = 0; w < pool.size(); ++w) uuids.push_back(make_uuid(uuid_state_));
+    return pool.run([&](std::size_t w, EventStore& store) {
+      store.append_to_stream(uuids[w], 0, batches[w], o, &timings[w]);
+    });
+  }
+
+  // The rounds of one point: every variant once per round, order rotated. The precision of the
+  // point goes to `precision` (for its published points).
+  void measure_appends(RunContext& ctx, ClientPool& pool, bool local_server,
+                       const std::vector<Variant>& variants,
+                       const std::vector<std::vector<EventData>>& batches, const std::string& label,
+                       int reps, int warmup, std::vector<AppendSamples>& samples,
+                       std::optional<PointPrecision>& precision) {
+    PointRounds rounds = variant_rounds(ctx, variants, reps, warmup);
+    // New streams of the pipeline transport take reserved ids: reserved here, unmeasured (a
+    // refill, if rounds go on to a precision, is one round trip in an append).
+    const std::size_t appends = static_cast<std::size_t>(warmup + reps) * variants.size();
+    pool.run([&](std::size_t, EventStore& store) { store.reserve_stream_ids(appends); });
+    std::vector<AppendTiming> timings(pool.size());
+    std::int64_t server0 = local_server ? pool.backend_cpu_ns() : -1;
+    while (rounds.next()) {
+      std::vector<double> round(variants.size());
+      for (std::size_t k = 0; k < variants.size(); ++k) {
+        ctx.check_stop();
+        const std::size_t vi = (k + static_cast<std::size_t>(rounds.round())) % variants.size();
+        const ClientPoolSample s = append_once(pool, variants[vi].options, batches, timings);
+        // The backends idle between appends: the difference is this append's server CPU.
+        const std::int64_t server1 = server0 >= 0 ? pool.backend_cpu_ns() : -1;
+        if (!rounds.warmup())
+          samples[vi].add(s, timings,
+                          server0 >= 0 && server1 >= 0 ? double(server1 - server0) / 1000.0 : -1.0);
+        server0 = server1;
+        round[vi] = s.wall_us;
+      }
+      rounds.record(round);
+      precision = rounds.precision();
+      step(ctx, label + ": " + rounds.progress_text());
+    }
+  }
+
+  // A variant's append point, and for the round-trip transport with synchronous commit its
+  // stack in the breakdown group: the phases' shares of one append, the build share in the label.
+  static void publish_append(RunContext& ctx, const Variant& v, const std::string& label,
+                             const AppendSamples& s,
+                             const std::optional<PointPrecision>& precision) {
+    if (s.total.wall.empty()) return;
+    Point p = make_point(label, s.total);
+    p.precision = precision;
+    if (!s.server_cpu_us.empty()) p.extra["server_cpu"] = summarize(s.server_cpu_us).median;
+    ctx.add_point("append", v.series, std::move(p));
+    if (v.options.transport != Transport::RoundTrips || !v.options.synchronous_commit) return;
+    const std::string stack = breakdown_label(v.options.builder, label, s.share(Phase::Build));
+    for (Phase ph : kRoundTripPhases) {
+      Point q;
+      q.label = stack;
+      for (std::size_t i = 0; i < s.writer_wall_us.size(); ++i)
+        q.samples.push_back(100.0 * s.wall(ph)[i] / s.writer_wall_us[i]);
+      q.extra["us"] = summarize(s.wall(ph)).median;
+      q.extra["cpu_us"] = summarize(s.cpu(ph)).median;
+      ctx.add_point("append_breakdown", to_string(ph), std::move(q));
+    }
+  }
+
+  // Where building matters: single-writer appends (four round trips, direct) of events with
+  // `sizes` bytes of JSON each, builders interleaved; the build's share of each append.
+  void run_payload(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                   const std::vector<Builder>& builders, const std::vector<std::int64_t>& sizes,
+                   std::size_t events, int reps) {
+    ctx.add_group({"payload_append", "Append by payload size (single writer)", "us/op",
+                   "bytes of JSON per event", true, true,
+                   "One append of " + std::to_string(events) +
+                       " events (fewer above 160 KiB per event: at most 16 MiB per append) with "
+                       "events of growing size, four round trips."});
+    ctx.add_group({"payload_build_share", "Build share by payload size (single writer)",
+                   "% of one append", "bytes of JSON per event", true, true,
+                   "The share of one append spent building its INSERT (text and parameters), by "
+                   "payload size. interpolate, iolist and prepared bind the data as it is (its "
+                   "size does not reach the builder); unnest and copy encode every byte as hex "
+                   "text, so their build grows with the payload."});
+    std::vector<Variant> variants;
+    for (Builder b : builders) variants.push_back({AppendOptions{b}, to_string(b)});
+    ClientPool pool(1, pg, ids, ctx.stop_token());
+    for (auto bytes64 : sizes) {
+      const auto bytes = static_cast<std::size_t>(bytes64);
+      const std::size_t n = payload_events(events, bytes);
+      const std::vector<std::vector<EventData>> batch{make_events(n, seed_, bytes)};
+      const std::string label = std::to_string(bytes);
+      std::vector<AppendSamples> samples(variants.size());
+      std::optional<PointPrecision> precision;
+      auto publish = [&] {
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+          const AppendSamples& s = samples[v];
+          if (s.total.wall.empty()) continue;
+          Point t = make_point(label, s.total);
+          t.precision = precision;
+          t.x = double(bytes);
+          t.extra["events"] = double(n);
+          ctx.add_point("payload_append", variants[v].series, std::move(t));
+          Point q;
+          q.label = label;
+          q.x = double(bytes);
+          for (std::size_t i = 0; i < s.writer_wall_us.size(); ++i)
+            q.samples.push_back(100.0 * s.wall(Phase::Build)[i] / s.writer_wall_us[i]);
+          q.extra["build_us"] = summarize(s.wall(Phase::Build)).median;
+          ctx.add_point("payload_build_share", variants[v].series, std::move(q));
+          measured_[{variants[v].series, "payload " + label}] = s;
+        }
       };
       try {
-        while (rounds.next()) {
-          std::vector<double> round(builders.size());
-          for (std::size_t k = 0; k < builders.size(); ++k) {
-            ctx.check_stop();
-            const std::size_t i = (k + static_cast<std::size_t>(rounds.round())) % builders.size();
-            const Builder b = builders[i];
-            std::vector<std::string> uuids;
-            for (std::size_t w = 0; w < n; ++w) uuids.push_back(make_uuid(uuid_state));
-            auto s = pool.run([&](std::size_t w, EventStore& store) {
-              store.append_to_stream(uuids[w], 0, batches[w], b);
-            });
-            if (!rounds.warmup()) {
-              samples[b].wall.push_back(s.wall_us);
-              samples[b].cpu.push_back(s.cpu_us);
-            }
-            round[i] = s.wall_us;
-          }
-          rounds.record(round);
-          step(ctx, "append, " + writers_label(n64, false) + ": " + rounds.progress_text());
-        }
+        measure_appends(ctx, pool, false, variants, batch,
+                        "payload " + format_bytes(bytes) + " per event", reps, 1, samples,
+                        precision);
       } catch (...) {
         publish();
         throw;
       }
       publish();
     }
+  }
+
+  // The client library as a variable: one writer appends the same events through libpq
+  // (EventStore) and through libpqxx (PqxxEventStore), builders and libraries interleaved; time
+  // and the allocations the writer's thread makes per append (operator new: libpqxx's and
+  // Perflab's; libpq's own malloc calls are not counted).
+  void run_client(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
+                  const std::vector<Builder>& builders, std::size_t events, int reps, int warmup) {
+    std::vector<Builder> bs;
+    for (Builder b : builders)
+      if (PqxxEventStore::supports(b)) bs.push_back(b);
+    if (bs.empty()) {
+      done_steps_ += static_cast<std::size_t>(reps + warmup);
+      return;
+    }
+    ctx.add_group({"client_time", "Append through libpq and libpqxx (single writer)", "us/op", "",
+                   false, true,
+                   "The same statements and rows through libpq directly (the builder's pointers, "
+                   "data in binary) and through libpqxx 6.4 (pqxx::work, exec_params / "
+                   "exec_prepared with dynamic parameters: every value converted to a string of "
+                   "its own, bytea as hex text), four round trips."});
+    ctx.add_group({"client_allocs", "Allocations per append: libpq and libpqxx",
+                   "allocations/append", "", false, true,
+                   "Heap allocations (operator new) of the writer's thread during one append: "
+                   "Perflab's and libpqxx's; libpq allocates with malloc, not counted here."});
+    ctx.progress(fraction(), "client libraries: connecting");
+    PgConnection conn = pg.connect(ctx.stop_token());
+    EventStore libpq(conn, pg.schema, ids);
+    PqxxEventStore libpqxx(pg.conninfo, pg.limits, pg.schema, ids, ctx.stop_token());
+    const auto batch = make_events(events, seed_);
+    struct Measured {
+      Samples time;
+      std::vector<double> allocs;
+    };
+    std::map<std::pair<Builder, bool>, Measured> m;  // (builder, libpqxx)
+    // Variant j: builder bs[j / 2], through libpqxx when j is odd; the precision watches
+    // libpqxx / libpq for each builder.
+    const std::size_t k = bs.size() * 2;
+    PointRounds rounds(ctx, warmup, reps, k);
+    for (std::size_t j = 0; j < k; j += 2) rounds.track_ratio(j + 1, j);
+    auto publish = [&] {
+      for (auto& [key, v] : m) {
+        if (v.time.wall.empty()) continue;
+        const char* series = key.second ? "libpqxx" : "libpq";
+        Point t = make_point(to_string(key.first), v.time);
+        t.precision = rounds.precision();
+        ctx.add_point("client_time", series, std::move(t));
+        Point a;
+        a.label = to_string(key.first);
+        a.samples = v.allocs;
+        ctx.add_point("client_allocs", series, std::move(a));
+        AppendSamples as;
+        as.total = v.time;
+        measured_[{series, std::string("client ") + to_string(key.first)}] = as;
+        client_allocs_[{series, to_string(key.first)}] = v.allocs;
+      }
+    };
+    try {
+      while (rounds.next()) {
+        std::vector<double> round(k);
+        for (std::size_t i = 0; i < k; ++i) {
+          ctx.check_stop();
+          const std::size_t j = (i + static_cast<std::size_t>(rounds.round())) % k;
+          const Builder b = bs[j / 2];
+          const bool pqxx = j % 2 == 1;
+          const std::string uuid = make_uuid(uuid_state_);
+          AllocScope scope;
+          Stopwatch sw;
+          if (pqxx)
+            libpqxx.append_to_stream(uuid, 0, batch, b);
+          else
+            libpq.append_to_stream(uuid, 0, batch, b);
+          const double wall = double(sw.wall_elapsed_ns()) / 1000.0;
+          const double cpu = double(sw.cpu_elapsed_ns()) / 1000.0;
+          const double allocs = double(scope.delta().allocations);
+          round[j] = wall;
+          if (rounds.warmup()) continue;
+          Measured& x = m[{b, pqxx}];
+          x.time.wall.push_back(wall);
+          x.time.cpu.push_back(cpu);
+          x.allocs.push_back(allocs);
+        }
+        rounds.record(round);
+        step(ctx, "client libraries: " + rounds.progress_text());
+      }
+    } catch (...) {
+      publish();
+      throw;
+    }
+    publish();
   }
 
   // The peer: pgbench running the same append transaction (iolist/pgbench.h) with N clients,
@@ -655,6 +1145,8 @@ class IoListExperiment final : public Experiment {
   void finish_findings(RunContext& ctx, const std::vector<Builder>& builders,
                        const std::vector<std::int64_t>& writers,
                        const std::vector<std::int64_t>& readers, std::size_t events) {
+    breakdown_findings(ctx, writers, ctx.params().get_subset("network_rtt_ms"));  // first: the
+                                                                                  // panel leads
     const Run run = ctx.snapshot();
     auto point = [&](const char* group, const std::string& series,
                      const std::string& label) -> const Point* {
@@ -713,26 +1205,171 @@ class IoListExperiment final : public Experiment {
                Better::Higher, 0, true},
               "append", one, "iolist", best);
     }
-    // Why the builder hardly shows in appends here: the share of one single-writer append that
-    // building its statement takes (both measured in this run, same number of events; not a
-    // comparison, so no verdict).
-    for (const char* b : {"interpolate", "iolist"}) {
-      const Point* build = point("build_time", b, std::to_string(events));
-      const Point* append = point("append", b, one);
-      if (!build || !append) continue;
-      std::vector<double> build_us;
-      for (double ns : build->samples) build_us.push_back(ns / 1000.0);
-      if (auto f = ratio_finding({std::string("append_1.build_share.") + b,
-                                  "Single writer: share of one append spent building the "
-                                  "statement (" +
-                                      std::string(b) + ")",
-                                  Better::Lower, ctx.threshold(), false, false},
-                                 build_us, append->samples))
-        ctx.add_finding(std::move(*f));
+  }
+
+  // Where an append's time goes, and what the transport changes: from the phases and samples
+  // measured side by side (appended first in the panel: the teaching panel leads with them).
+  void breakdown_findings(RunContext& ctx, const std::vector<std::int64_t>& writers,
+                          const std::vector<std::string>& rtts) {
+    if (writers.empty()) return;
+    const std::int64_t most = *std::max_element(writers.begin(), writers.end());
+    std::vector<std::int64_t> counts{1};
+    if (most != 1) counts.push_back(most);
+    for (std::int64_t n : counts) {
+      const std::string label = writers_label(n, false);
+      for (Builder b : {Builder::Interpolate, Builder::IoList}) {
+        const AppendSamples* s = measured(variant_series({b}), label);
+        if (!s) continue;
+        share_finding(ctx, "append_" + std::to_string(n) + ".build_share." + to_string(b),
+                      label_cap(label) + ": share of one append spent building the statement (" +
+                          to_string(b) + ")",
+                      s->wall(Phase::Build), s->writer_wall_us);
+        if (b != Builder::IoList) continue;
+        share_finding(ctx, "append_" + std::to_string(n) + ".commit_share.iolist",
+                      label_cap(label) + ": share of one append spent in COMMIT (iolist)",
+                      s->wall(Phase::Commit), s->writer_wall_us);
+        if (!s->server_cpu_us.empty())
+          share_finding(ctx, "append_" + std::to_string(n) + ".server_cpu_share.iolist",
+                        label_cap(label) +
+                            ": the server's CPU (its backend, schedstat clock) / one append's "
+                            "wall time (iolist)",
+                        s->server_cpu_us, s->writer_wall_us);
+      }
+      for (const std::string& rtt : rtts) {
+        const std::string at = label + rtt_suffix(rtt);
+        const std::string id = "append_" + std::to_string(n) +
+                               (rtt_ns(rtt) > 0 ? ".rtt_" + rtt + "ms" : std::string());
+        judged_finding(ctx, id + ".pipeline_vs_round_trips.iolist",
+                       label_cap(at) + ", iolist: pipelined (one flight) / four round trips",
+                       measured(variant_series({Builder::IoList, Transport::Pipeline}), at),
+                       measured(variant_series({Builder::IoList}), at));
+        if (rtt_ns(rtt) == 0) continue;
+        if (const AppendSamples* s = measured(variant_series({Builder::IoList}), at))
+          share_finding(ctx, id + ".build_share.iolist",
+                        label_cap(at) +
+                            ": share of one append spent building the statement "
+                            "(iolist)",
+                        s->wall(Phase::Build), s->writer_wall_us);
+      }
+    }
+    for (std::int64_t n : counts) {
+      const std::string label = writers_label(n, false);
+      const AppendSamples* off =
+          measured(variant_series({Builder::IoList, Transport::RoundTrips, false}), label);
+      const AppendSamples* on = measured(variant_series({Builder::IoList}), label);
+      if (!off || !on) continue;
+      // off / on, judged; and 1 - off / on: the part of an append that waits for the flush.
+      const std::string id = "append_" + std::to_string(n);
+      auto f = ratio_finding({id + ".synchronous_commit.off_vs_on.iolist",
+                              label_cap(label) + ", iolist: synchronous_commit off / on",
+                              Better::Lower, ctx.threshold(), true, true},
+                             off->total.wall, on->total.wall);
+      if (!f) continue;
+      Finding share{id + ".synchronous_commit_share.iolist",
+                    label_cap(label) +
+                        ", iolist: share of one append that waits for the WAL flush at COMMIT "
+                        "(1 − synchronous_commit off / on; off gives up the durability of the "
+                        "last transactions on a crash)",
+                    1 - f->value,
+                    {}};
+      if (f->ci) {
+        share.ci = *f->ci;
+        share.ci->value = 1 - f->ci->value;
+        share.ci->lo = 1 - f->ci->hi;
+        share.ci->hi = 1 - f->ci->lo;
+      }
+      ctx.add_finding(std::move(share));
+      ctx.add_finding(std::move(*f));
+    }
+    payload_findings(ctx);
+    for (const std::string& b : ctx.params().get_subset("builders")) {
+      judged_finding(ctx, "client.time.libpqxx_vs_libpq." + b,
+                     "Single writer, " + b + ": append time through libpqxx / through libpq",
+                     measured("libpqxx", "client " + b), measured("libpq", "client " + b));
+      auto x = client_allocs_.find({"libpqxx", b}), y = client_allocs_.find({"libpq", b});
+      if (x == client_allocs_.end() || y == client_allocs_.end()) continue;
+      const double ax = summarize(x->second).median, ay = summarize(y->second).median;
+      ctx.add_finding({"client.allocs.libpqxx_vs_libpq." + b,
+                       "Single writer, " + b + ": allocations per append through libpqxx (" +
+                           format_figure(ax) + ") / through libpq (" + format_figure(ay) + ")",
+                       ay > 0 ? ax / ay : 0.0,
+                       {}});
+    }
+    judged_finding(ctx, "relay.overhead",
+                   "The relay's own cost: an append through the relay at 0 ms / straight to the "
+                   "server (iolist, single writer, four round trips)",
+                   measured("relay at 0 ms", "relay"), measured("direct", "relay"));
+  }
+
+  // The build share at the largest payload, and the smallest payload at which it reaches the
+  // article's 20% (where building matters as much as it did in 2016), per builder.
+  void payload_findings(RunContext& ctx) {
+    auto sizes = ctx.params().get_int_list("payload_bytes");
+    if (sizes.empty()) return;
+    std::sort(sizes.begin(), sizes.end());
+    for (const std::string& b : ctx.params().get_subset("builders")) {
+      std::optional<std::int64_t> reached;
+      double most = 0;
+      for (auto bytes : sizes) {
+        const AppendSamples* s = measured(b, "payload " + std::to_string(bytes));
+        if (!s) continue;
+        const double share = s->share(Phase::Build);
+        most = std::max(most, share);
+        if (!reached && share >= 0.2) reached = bytes;
+      }
+      const AppendSamples* last = measured(b, "payload " + std::to_string(sizes.back()));
+      if (!last) continue;
+      share_finding(ctx, "payload.build_share_at_largest." + b,
+                    "Single writer, " + format_bytes(std::size_t(sizes.back())) +
+                        " per event: share of one append spent building the statement (" + b + ")",
+                    last->wall(Phase::Build), last->writer_wall_us);
+      ctx.add_finding(
+          {"payload.build_share_20pct." + b,
+           reached ? "The build's share of an append (" + b + ") reaches the article's 20% at " +
+                         format_bytes(std::size_t(*reached)) + " per event"
+                   : "The build's share of an append (" + b + ") stays below the article's 20% " +
+                         "up to " + format_bytes(std::size_t(sizes.back())) +
+                         " per event (at most " + format_percent(most) + ")",
+           reached ? double(*reached) : 0.0,
+           {}});
     }
   }
 
+  // A ratio of two variants measured side by side, with its interval and verdict.
+  static void judged_finding(RunContext& ctx, const std::string& id, const std::string& text,
+                             const AppendSamples* a, const AppendSamples* b) {
+    if (!a || !b) return;
+    if (auto f = ratio_finding({id, text, Better::Lower, ctx.threshold(), true, true},
+                               a->total.wall, b->total.wall))
+      ctx.add_finding(std::move(*f));
+  }
+
+  // A share, part / whole of the same repetitions (paired): its interval, no verdict.
+  static void share_finding(RunContext& ctx, const std::string& id, const std::string& text,
+                            const std::vector<double>& part, const std::vector<double>& whole) {
+    if (auto f =
+            ratio_finding({id, text, Better::Lower, ctx.threshold(), true, false}, part, whole))
+      ctx.add_finding(std::move(*f));
+  }
+
+  static std::string label_cap(std::string s) {
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    return s;
+  }
+
+  const AppendSamples* measured(const std::string& series, const std::string& label) const {
+    auto it = measured_.find({series, label});
+    return it == measured_.end() || it->second.total.wall.empty() ? nullptr : &it->second;
+  }
+
+  std::map<std::pair<std::string, std::string>, AppendSamples> measured_;  // (series, label)
   std::uint64_t seed_ = 42;
+  std::uint64_t uuid_state_ = 0;  // new streams' uuids, for the whole run
+  bool async_skipped_ = false;
+  std::map<std::pair<std::string, std::string>, std::vector<double>>
+      client_allocs_;        // synchronous_commit=off asked for on an external server
+  std::string server_host_;  // where the server is, for the relay
+  int server_port_ = 0;
   std::size_t total_steps_ = 0, done_steps_ = 0;
 };
 

@@ -87,6 +87,32 @@ ParsedConninfo parse_conninfo(const std::string& conninfo) {
   return out;
 }
 
+std::string conninfo_with_address(const std::string& conninfo, const std::string& host, int port) {
+  const ParsedConninfo parsed = parse_conninfo(conninfo);
+  // Later settings win in a conninfo: the address goes last.
+  std::string out = parsed.without_password;
+  if (parsed.password) out += " password=" + conninfo_value(parsed.password->c_str());
+  out += " host=" + conninfo_value(host.c_str()) + " hostaddr=" + conninfo_value(host.c_str()) +
+         " port=" + std::to_string(port);
+  return out;
+}
+
+std::string pg_bounded_conninfo(const std::string& conninfo, const PgLimits& limits) {
+  const ParsedConninfo parsed = parse_conninfo(conninfo);
+  const std::string st = std::to_string(limits.statement_timeout.count());
+  const std::string lock =
+      std::to_string(std::min<std::int64_t>(limits.statement_timeout.count(), 10000));
+  std::string out = "connect_timeout=" + std::to_string(std::max(1, limits.connect_timeout_s)) +
+                    " keepalives=1 keepalives_idle=10 keepalives_interval=5 keepalives_count=3"
+                    " tcp_user_timeout=" +
+                    std::to_string(limits.reply_timeout().count()) +
+                    " options='-c statement_timeout=" + st + " -c lock_timeout=" + lock +
+                    " -c idle_in_transaction_session_timeout=" + st + "' ";
+  out += parsed.without_password;
+  if (parsed.password) out += " password=" + conninfo_value(parsed.password->c_str());
+  return out;
+}
+
 std::string redact_conninfo(const std::string& conninfo) {
   try {
     return parse_conninfo(conninfo).without_password;
@@ -255,15 +281,24 @@ PgConnection::~PgConnection() {
 
 namespace {
 
+bool succeeded(pg_result* r) {
+  const ExecStatusType st = PQresultStatus(r);
+  return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY;
+}
+
+// The failure a result reports, with its SQLSTATE.
+PgError result_error(pg_result* r, const std::string& target) {
+  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  const char* msg = PQresultErrorMessage(r);
+  std::string why = (msg && *msg) ? one_line(msg) : std::string(PQresStatus(PQresultStatus(r)));
+  return PgError("PostgreSQL at " + target + ": " + why, state ? state : "");
+}
+
 // Takes ownership of r; throws PgError (with SQLSTATE) unless it is a success.
 PgResult checked(pg_result* r, const std::string& target) {
   PgResult res(r);
-  ExecStatusType st = PQresultStatus(r);
-  if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) return res;
-  const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
-  const char* msg = PQresultErrorMessage(r);
-  std::string why = (msg && *msg) ? one_line(msg) : std::string(PQresStatus(st));
-  throw PgError("PostgreSQL at " + target + ": " + why, state ? state : "");
+  if (succeeded(r)) return res;
+  throw result_error(r, target);
 }
 
 }  // namespace
@@ -445,6 +480,58 @@ std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view
   return rows;
 }
 
+std::vector<PgResult> PgConnection::pipeline(const std::vector<PgStatement>& statements) {
+  if (!conn_) fail_connection();
+  IoDeadline io = begin();
+  io.on_stop = [this] { request_cancel(); };
+  if (!PQenterPipelineMode(conn_)) fail_connection();
+  for (const PgStatement& st : statements) {
+    const int n = st.params ? static_cast<int>(st.params->values.size()) : 0;
+    const char* const* values = st.params ? st.params->values.data() : nullptr;
+    const int* lengths = st.params ? st.params->lengths.data() : nullptr;
+    const int* formats = st.params ? st.params->formats.data() : nullptr;
+    const int sent =
+        st.prepared
+            ? PQsendQueryPrepared(conn_, st.prepared->c_str(), n, values, lengths, formats, 0)
+            : PQsendQueryParams(conn_, st.sql, n, nullptr, values, lengths, formats, 0);
+    if (!sent) fail_connection();
+  }
+  if (!PQpipelineSync(conn_)) fail_connection();
+  flush(io);
+  std::vector<PgResult> out;
+  out.reserve(statements.size());
+  std::optional<PgError> first_error;
+  for (std::size_t i = 0; i < statements.size(); ++i) {
+    PgResult holder;  // the statement's last result (owned, also when a wait throws)
+    pg_result* last = nullptr;
+    while (pg_result* r = next_result(io)) holder = PgResult(last = r);
+    if (!last) fail_connection();
+    // After a failure the rest come back PGRES_PIPELINE_ABORTED: the first failure is the news.
+    if (!succeeded(last) && !first_error) first_error = result_error(last, target_);
+    out.push_back(std::move(holder));
+  }
+  for (int nulls = 0;;) {  // the sync's result ends the pipeline
+    pg_result* r = next_result(io);
+    if (!r) {
+      if (++nulls > 2) fail_connection();  // libpq lost track of the pipeline
+      continue;
+    }
+    const bool sync = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+    PQclear(r);
+    if (sync) break;
+  }
+  if (!PQexitPipelineMode(conn_)) fail_connection();
+  if (io.interrupted() && conn_) PQfinish(std::exchange(conn_, nullptr));  // as in await()
+  if (first_error) throw *first_error;
+  return out;
+}
+
+bool PgConnection::in_transaction() const {
+  if (!conn_) return false;
+  const PGTransactionStatusType t = PQtransactionStatus(conn_);
+  return t == PQTRANS_INTRANS || t == PQTRANS_INERROR;
+}
+
 int PgConnection::server_version() const {
   return conn_ ? PQserverVersion(conn_) : 0;
 }
@@ -456,6 +543,16 @@ std::string PgConnection::server_version_string() {
 
 int PgConnection::backend_pid() const {
   return conn_ ? PQbackendPID(conn_) : 0;
+}
+
+std::string PgConnection::host() const {
+  const char* h = conn_ ? PQhost(conn_) : nullptr;
+  return h ? h : "";
+}
+
+int PgConnection::port() const {
+  const char* p = conn_ ? PQport(conn_) : nullptr;
+  return p ? std::atoi(p) : 0;
 }
 
 std::string PgConnection::describe() const {
@@ -526,8 +623,8 @@ std::string pg_timestamp_text(std::int64_t unix_us) {
   return buf;
 }
 
-PgTransaction::PgTransaction(PgConnection& conn) : conn_(conn) {
-  conn_.exec("BEGIN");
+PgTransaction::PgTransaction(PgConnection& conn, const std::string& begin_sql) : conn_(conn) {
+  conn_.exec(begin_sql);
 }
 
 PgTransaction::~PgTransaction() {

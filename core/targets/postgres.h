@@ -62,6 +62,13 @@ struct PgParams {
   void clear() { values.clear(), lengths.clear(), formats.clear(); }
 };
 
+// One statement of a pipeline: text with parameters, or a prepared statement's name.
+struct PgStatement {
+  const char* sql = nullptr;              // when not prepared
+  const std::string* prepared = nullptr;  // the name of a statement prepare() made
+  const PgParams* params = nullptr;       // may be null: no parameters
+};
+
 class IoDeadline;  // targets/io_wait.h
 
 // The client waits this much longer than the statement timeout before it gives up on a server.
@@ -106,10 +113,21 @@ class PgConnection {
                          bool binary_results = false);
   // COPY ... FROM STDIN: sends the whole text-format payload, then ends the copy. Throws PgError.
   std::int64_t copy_in(const std::string& copy_sql, std::string_view payload);
+  // Sends every statement in one flight (libpq's pipeline mode, extended protocol) followed by
+  // a sync, then reads every result, within one reply timeout. After a statement fails the
+  // server skips the rest up to the sync; throws the first failure's PgError (with SQLSTATE).
+  // An explicit transaction a failed pipeline leaves open is the caller's to roll back
+  // (in_transaction()).
+  std::vector<PgResult> pipeline(const std::vector<PgStatement>& statements);
+  // Inside a transaction block (open or failed).
+  bool in_transaction() const;
 
   int server_version() const;           // e.g. 150018
   std::string server_version_string();  // SHOW server_version
   int backend_pid() const;
+  // The server's host (name, address, or a Unix socket's folder) and port as connected.
+  std::string host() const;
+  int port() const;
   std::string describe() const;  // host:port/db user=... (no password)
   const PgLimits& limits() const { return limits_; }
 
@@ -134,7 +152,7 @@ class PgConnection {
 // an early return) it is rolled back, so the connection is never left in an aborted transaction.
 class PgTransaction {
  public:
-  explicit PgTransaction(PgConnection& conn);
+  explicit PgTransaction(PgConnection& conn, const std::string& begin_sql = "BEGIN");
   ~PgTransaction();
   PgTransaction(const PgTransaction&) = delete;
   PgTransaction& operator=(const PgTransaction&) = delete;
@@ -154,6 +172,16 @@ struct ParsedConninfo {
   std::optional<std::string> password;
 };
 ParsedConninfo parse_conninfo(const std::string& conninfo);
+
+// conninfo (key=value or URI) with the server's address replaced by a numeric IP and a port,
+// everything else (password included) kept; for routing a connection through a relay.
+std::string conninfo_with_address(const std::string& conninfo, const std::string& host, int port);
+
+// A key=value conninfo for a client library that takes only a string (libpqxx): Perflab's
+// bounds (connect_timeout, keepalives, tcp_user_timeout, and statement_timeout, lock_timeout and
+// idle_in_transaction_session_timeout as the session's options) first, then the conninfo's own
+// settings, which win where they are given.
+std::string pg_bounded_conninfo(const std::string& conninfo, const PgLimits& limits);
 
 // conninfo with any password removed, for messages, logs and results: parse_conninfo()'s
 // settings, or a placeholder when libpq cannot parse it (nothing of it is shown then).

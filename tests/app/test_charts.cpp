@@ -17,6 +17,7 @@
 #include <QLineSeries>
 #include <QPainter>
 #include <QScatterSeries>
+#include <QStackedBarSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -132,6 +133,34 @@ class ChartsTest : public QObject {
     QVERIFY(y->titleText().contains("µs/op"));
     QVERIFY(y->max() >= 1400000 * 1.0);
     QVERIFY(series_of_type<QLineSeries>(*chart).isEmpty());
+  }
+
+  // A stacked group (the phases of one append): one stack per label, the axis reaching the
+  // tallest stack, and linear even when log y is asked for (parts add up on a linear axis).
+  void stackedGroupIsStackedBars() {
+    Run run = test::sample_run();
+    Group g{"breakdown", "Where an append's time goes", "% of an append", "", false, true, ""};
+    g.stacked = true;
+    run.ensure_group(g);
+    run.add_point("breakdown", "build", test::sample_point("iolist", {1, 1, 1}));
+    run.add_point("breakdown", "INSERT", test::sample_point("iolist", {59, 60, 61}));
+    run.add_point("breakdown", "build", test::sample_point("interpolate", {2, 2, 2}));
+    run.add_point("breakdown", "INSERT", test::sample_point("interpolate", {88, 90, 92}));
+    ChartOptions o;
+    o.log_y = true;
+    auto chart = build_chart(run, "breakdown", o);
+    auto stacks = series_of_type<QStackedBarSeries>(*chart);
+    QCOMPARE(stacks.size(), 1);
+    QVERIFY(series_of_type<QBarSeries>(*chart).isEmpty());
+    auto sets = stacks.front()->barSets();
+    QCOMPARE(sets.size(), 2);
+    QCOMPARE(sets[0]->label(), QString("build"));
+    QCOMPARE(sets[1]->at(1), 90.0);
+    auto* y = qobject_cast<QValueAxis*>(axis(*chart, Qt::Vertical));
+    QVERIFY(y);  // linear, not QLogValueAxis
+    QVERIFY(y->max() >= 92.0);
+    // An ordinary group of the same run stays grouped.
+    QCOMPARE(series_of_type<QBarSeries>(*build_chart(run, "append", {})).size(), 1);
   }
 
   void numericGroupIsLines() {

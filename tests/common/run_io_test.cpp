@@ -420,3 +420,14 @@ TEST(RunJson, NewFieldsAreCheckedAndNamed) {
   refused([&](auto& j) { j["machine_noise"] = 3; }, "machine_noise");
   refused([&](auto& j) { j["threshold"] = "2%"; }, "threshold");
 }
+
+TEST(RunJson, AStackedGroupStaysStacked) {
+  perflab::Run r = sample_run();
+  Group g{"append_breakdown", "Where an append's time goes", "% of an append", "", false, true, ""};
+  g.stacked = true;
+  r.groups.push_back(g);
+  const perflab::Run back = run_from_json(run_to_json(r));
+  ASSERT_NE(back.group("append_breakdown"), nullptr);
+  EXPECT_TRUE(back.group("append_breakdown")->stacked);
+  EXPECT_FALSE(back.group("append")->stacked);
+}

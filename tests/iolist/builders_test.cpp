@@ -54,3 +54,15 @@ TEST(Events, GeneratedFromASeed) {
   EXPECT_EQ(u[14], '4');
   EXPECT_NE(make_uuid(st), u);
 }
+
+TEST(Events, PayloadOfAGivenSize) {
+  for (std::size_t bytes : {std::size_t{64}, std::size_t{1024}, std::size_t{1} << 20}) {
+    const auto events = make_events(3, 9, bytes);
+    for (const auto& e : events) {
+      EXPECT_EQ(e.data.size(), bytes);
+      EXPECT_EQ(e.data.front(), '{');
+      EXPECT_EQ(e.data.substr(e.data.size() - 2), "\"}");
+    }
+  }
+  EXPECT_EQ(make_events(2, 9, 1024)[1].data, make_events(2, 9, 1024)[1].data);  // seeded
+}

@@ -11,8 +11,11 @@ using namespace perflab;
 using namespace perflab::iolist;
 
 namespace {
-class EventStoreTest : public ::testing::TestWithParam<Builder> {
+// Every builder on every transport.
+class EventStoreTest : public ::testing::TestWithParam<std::tuple<Builder, Transport>> {
  protected:
+  static AppendOptions opts() { return {std::get<0>(GetParam()), std::get<1>(GetParam())}; }
+
   void SetUp() override {
     pg_ = test::shared_targets().postgres();
     schema_ = test::unique_name("perflab_es");
@@ -33,9 +36,9 @@ class EventStoreTest : public ::testing::TestWithParam<Builder> {
 }  // namespace
 
 TEST_P(EventStoreTest, EventsReadBackEqualToWhatWasWritten) {
-  const Builder b = GetParam();
   const auto events = make_events(100, 3);
-  auto res = store_->append_to_stream("stream-a", 0, events, b);
+  AppendTiming timing;
+  auto res = store_->append_to_stream("stream-a", 0, events, opts(), &timing);
   EXPECT_EQ(res.first_version, 1);
   auto got = store_->read_stream_forward("stream-a", 1, 1000);
   ASSERT_EQ(got.size(), events.size());
@@ -54,15 +57,29 @@ TEST_P(EventStoreTest, EventsReadBackEqualToWhatWasWritten) {
   auto part = store_->read_stream_forward("stream-a", 51, 10);
   ASSERT_EQ(part.size(), 10u);
   EXPECT_EQ(part.front().stream_version, 51);
+  // Where the append's time went: the builder's phase and the transport's.
+  EXPECT_GT(timing.wall(Phase::Build), 0);
+  if (opts().transport == Transport::Pipeline) {
+    EXPECT_GT(timing.wall(Phase::Flight), 0);
+    EXPECT_EQ(timing.wall(Phase::Begin) + timing.wall(Phase::Insert) + timing.wall(Phase::Commit),
+              0);
+  } else {
+    for (Phase p : {Phase::Begin, Phase::Check, Phase::Insert, Phase::Commit})
+      EXPECT_GT(timing.wall(p), 0) << to_string(p);
+    EXPECT_EQ(timing.wall(Phase::Flight), 0);
+  }
+  EXPECT_GE(timing.total_wall(), timing.wall(Phase::Build));
 }
 
 TEST_P(EventStoreTest, ExpectedVersionIsChecked) {
-  const Builder b = GetParam();
+  const AppendOptions b = opts();
   const auto events = make_events(10, 4);
   store_->append_to_stream("stream-b", 0, events, b);
   EXPECT_THROW(store_->append_to_stream("stream-b", 0, events, b), WrongExpectedVersion);
   EXPECT_THROW(store_->append_to_stream("stream-b", 5, events, b), WrongExpectedVersion);
+  EXPECT_THROW(store_->append_to_stream("stream-b", 15, events, b), WrongExpectedVersion);
   EXPECT_THROW(store_->append_to_stream("stream-none", 3, events, b), WrongExpectedVersion);
+  EXPECT_EQ(store_->read_stream_forward("stream-b", 1, 100).size(), 10u);  // nothing written
   auto res = store_->append_to_stream("stream-b", 10, events, b);
   EXPECT_EQ(res.first_version, 11);
   EXPECT_EQ(store_->read_stream_forward("stream-b", 1, 100).size(), 20u);
@@ -71,13 +88,14 @@ TEST_P(EventStoreTest, ExpectedVersionIsChecked) {
 }
 
 TEST_P(EventStoreTest, LargestStatementFitsTheParameterLimit) {
-  const Builder b = GetParam();
+  const AppendOptions o = opts();
+  const Builder b = o.builder;
   const auto events = make_events(kMaxEventsPerStatement, 5);
-  store_->append_to_stream("stream-max", 0, events, b);
+  store_->append_to_stream("stream-max", 0, events, o);
   EXPECT_EQ(store_->read_stream_forward("stream-max", 1, 100000).size(), kMaxEventsPerStatement);
   if (b != Builder::Copy && b != Builder::Unnest) {
     const auto too_many = make_events(kMaxEventsPerStatement + 1, 5);
-    EXPECT_THROW(store_->append_to_stream("stream-over", 0, too_many, b), std::invalid_argument);
+    EXPECT_THROW(store_->append_to_stream("stream-over", 0, too_many, o), std::invalid_argument);
   }
 }
 
@@ -85,17 +103,35 @@ TEST_P(EventStoreTest, LargestStatementFitsTheParameterLimit) {
 // silently inserts nothing.
 TEST_P(EventStoreTest, UnknownBuilderIsAnErrorAndChangesNothing) {
   const auto events = make_events(3, 5);
-  EXPECT_THROW(store_->append_to_stream("stream-x", 0, events, static_cast<Builder>(99)),
-               std::invalid_argument);
+  AppendOptions unknown = opts();
+  unknown.builder = static_cast<Builder>(99);
+  EXPECT_THROW(store_->append_to_stream("stream-x", 0, events, unknown), std::invalid_argument);
   EXPECT_TRUE(store_->read_stream_forward("stream-x", 1, 10).empty());
   // The stream was not created: version 0 is still what it expects.
-  EXPECT_EQ(store_->append_to_stream("stream-x", 0, events, GetParam()).first_version, 1);
+  EXPECT_EQ(store_->append_to_stream("stream-x", 0, events, opts()).first_version, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBuilders, EventStoreTest,
-                         ::testing::Values(Builder::Interpolate, Builder::IoList, Builder::Prepared,
-                                           Builder::Unnest, Builder::Copy),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+// Synchronous commit off (SET LOCAL: this transaction only) still writes the events, on both
+// transports, and leaves the session's setting as it was.
+TEST_P(EventStoreTest, SynchronousCommitOffIsLocalToTheAppend) {
+  const std::string before(conn_->exec("SHOW synchronous_commit").value(0, 0));
+  AppendOptions o = opts();
+  o.synchronous_commit = false;
+  const auto events = make_events(5, 6);
+  store_->append_to_stream("stream-async", 0, events, o);
+  EXPECT_EQ(store_->read_stream_forward("stream-async", 1, 10).size(), 5u);
+  EXPECT_EQ(conn_->exec("SHOW synchronous_commit").value(0, 0), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllBuildersAndTransports, EventStoreTest,
+    ::testing::Combine(::testing::Values(Builder::Interpolate, Builder::IoList, Builder::Prepared,
+                                         Builder::Unnest, Builder::Copy),
+                       ::testing::Values(Transport::RoundTrips, Transport::Pipeline)),
+    [](const auto& info) {
+      return std::string(to_string(std::get<0>(info.param))) + "_" +
+             to_string(std::get<1>(info.param));
+    });
 
 TEST(EventStoreSchema, StatementTextIsTheSameForInterpolateAndIoList) {
   auto pg = test::shared_targets().postgres();

@@ -14,10 +14,16 @@ using namespace perflab;
 
 namespace {
 
-const std::map<std::string, std::string> kSmall = {
-    {"writers", "1,3"}, {"readers", "1,2"},          {"repetitions", "2"},
-    {"warmup", "0"},    {"build_sizes", "1,20,100"}, {"build_sample_ms", "1"},
-    {"events", "20"},   {"pgbench_ms", "50"}};
+const std::map<std::string, std::string> kSmall = {{"writers", "1,3"},
+                                                   {"readers", "1,2"},
+                                                   {"repetitions", "2"},
+                                                   {"warmup", "0"},
+                                                   {"build_sizes", "1,20,100"},
+                                                   {"build_sample_ms", "1"},
+                                                   {"events", "20"},
+                                                   {"pgbench_ms", "50"},
+                                                   {"payload_bytes", "256,4096"},
+                                                   {"payload_repetitions", "2"}};
 }  // namespace
 
 TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
@@ -49,11 +55,12 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
       EXPECT_GT(f.value, 0);
     }
   EXPECT_TRUE(append_finding);
-  // Every finding but the exact allocation count carries its interval; every comparison of two
-  // builders its verdict at the run's threshold (append and read interleaved: paired).
+  // Every finding but the exact ones (allocation counts, the payload at which a share reaches
+  // 20%) carries its interval; every comparison its verdict at the run's threshold (append and
+  // read interleaved: paired), a share none.
   for (const auto& f : run.findings) {
     SCOPED_TRACE(f.id);
-    if (f.id == "build_100.allocs.iolist_vs_interpolate") {
+    if (f.id.find("allocs") != std::string::npos || f.id.find("20pct") != std::string::npos) {
       EXPECT_FALSE(f.ci.has_value());
       continue;
     }
@@ -61,7 +68,7 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
     EXPECT_TRUE(f.ci->has_interval());
     EXPECT_LE(f.ci->lo, f.value);
     EXPECT_GE(f.ci->hi, f.value);
-    EXPECT_EQ(f.verdict.has_value(), f.id.find("build_share") == std::string::npos);
+    EXPECT_EQ(f.verdict.has_value(), f.id.find("_share") == std::string::npos);
     if (f.id.rfind("append_", 0) == 0 && f.id.find("vs_interpolate") != std::string::npos) {
       EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap);
     }
@@ -80,6 +87,87 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
       }
     EXPECT_TRUE(found) << b;
   }
+  // Where an append's time goes: a stacked group, one stack per builder and writer count, whose
+  // phases add up to the whole append; the build share in its label.
+  const Group* breakdown = run.group("append_breakdown");
+  ASSERT_NE(breakdown, nullptr);
+  EXPECT_TRUE(breakdown->stacked);
+  const Series* build = run.find_series("append_breakdown", "build");
+  ASSERT_NE(build, nullptr);
+  EXPECT_EQ(build->points.size(), 20u);  // 5 builders × 2 writer counts × 2 round trip times
+  for (const auto& pt : build->points) {
+    EXPECT_NE(pt.label.find(": build "), std::string::npos) << pt.label;
+    double sum = 0;
+    for (const char* phase : {"BEGIN", "check", "build", "INSERT", "COMMIT"}) {
+      const Point* q = run.find_point("append_breakdown", phase, pt.label);
+      ASSERT_NE(q, nullptr) << phase << " " << pt.label;
+      EXPECT_GT(q->stats.median, 0) << phase;
+      EXPECT_GT(q->extra.at("us"), 0) << phase;
+      sum += q->samples[0];
+    }
+    EXPECT_NEAR(sum, 100.0, 1e-6) << pt.label;  // the shares of one repetition add up
+  }
+  // Pipelined appends are their own series, judged against four round trips.
+  EXPECT_NE(run.find_point("append", "iolist pipelined", "single writer"), nullptr);
+  bool pipeline_finding = false;
+  for (const auto& f : run.findings)
+    if (f.id == "append_1.pipeline_vs_round_trips.iolist") {
+      pipeline_finding = true;
+      EXPECT_GT(f.value, 0);
+      EXPECT_TRUE(f.ci.has_value());  // with its interval and verdict
+      EXPECT_TRUE(f.verdict.has_value());
+    }
+  EXPECT_TRUE(pipeline_finding);
+  // The payload sweep: appends and the build's share by bytes per event, for every builder, and
+  // where (if anywhere) the share reaches the article's 20%.
+  for (const char* b : {"interpolate", "iolist", "prepared", "unnest", "copy"}) {
+    const Point* big = run.find_point("payload_append", b, "4096");
+    ASSERT_NE(big, nullptr) << b;
+    EXPECT_EQ(*big->x, 4096.0);
+    const Point* share = run.find_point("payload_build_share", b, "4096");
+    ASSERT_NE(share, nullptr) << b;
+    EXPECT_GT(share->stats.median, 0);
+    EXPECT_LT(share->stats.median, 100);
+    bool found = false;
+    for (const auto& f : run.findings)
+      found = found || f.id == std::string("payload.build_share_20pct.") + b;
+    EXPECT_TRUE(found) << b;
+  }
+  // The client library as a variable: libpq and libpqxx side by side, time and allocations.
+  for (const char* b : {"interpolate", "iolist", "prepared"}) {
+    for (const char* lib : {"libpq", "libpqxx"}) {
+      EXPECT_NE(run.find_point("client_time", lib, b), nullptr) << lib << " " << b;
+      const Point* a = run.find_point("client_allocs", lib, b);
+      ASSERT_NE(a, nullptr) << lib << " " << b;
+      EXPECT_GT(a->stats.median, 0);
+    }
+    // libpqxx copies every parameter into a string of its own: more allocations than libpq.
+    EXPECT_GT(run.find_point("client_allocs", "libpqxx", b)->stats.median,
+              run.find_point("client_allocs", "libpq", b)->stats.median);
+    for (const std::string& id : {std::string("client.time.libpqxx_vs_libpq.") + b,
+                                  std::string("client.allocs.libpqxx_vs_libpq.") + b}) {
+      bool found = false;
+      for (const auto& f : run.findings) found = found || f.id == id;
+      EXPECT_TRUE(found) << id;
+    }
+  }
+  EXPECT_EQ(run.find_series("client_time", "unnest"), nullptr);
+  // network_rtt_ms=0,1 (the default): the appends again through the relay at 1 ms, judged the
+  // same way, and the relay's own cost at 0 ms against the direct connection.
+  const Point* far = run.find_point("append", "iolist", "single writer, RTT 1 ms");
+  ASSERT_NE(far, nullptr);
+  const Point* near = run.find_point("append", "iolist", "single writer");
+  // Four round trips of at least 1 ms each (a loose check that the relay delays at all).
+  EXPECT_GT(far->stats.median, near->stats.median + 3000);
+  EXPECT_NE(run.find_point("relay_overhead", "relay at 0 ms", "single writer"), nullptr);
+  EXPECT_NE(run.find_point("relay_overhead", "direct", "single writer"), nullptr);
+  for (const char* id : {"append_1.rtt_1ms.pipeline_vs_round_trips.iolist", "relay.overhead",
+                         "append_1.rtt_1ms.build_share.iolist"}) {
+    bool found = false;
+    for (const auto& f : run.findings) found = found || f.id == id;
+    EXPECT_TRUE(found) << id;
+  }
+  EXPECT_EQ(run.findings.front().id, "append_1.build_share.interpolate");  // the panel leads
   ASSERT_FALSE(run.targets.empty());
   EXPECT_EQ(run.targets[0].kind, "postgres");
   EXPECT_EQ(run.targets[0].address.find("password"), std::string::npos);
@@ -164,6 +252,7 @@ TEST(IoListExperiment, StopEndsTheRunQuicklyAndKeepsWhatWasMeasured) {
   params["benchmarks"] = "append";
   params["writers"] = "1";
   params["repetitions"] = "1000";
+  params["network_rtt_ms"] = "0";  // stop in the appends, not in the relay's overhead
   perflab::Run run = execute(*exp, targets, params, hooks, stop.get_token());
   const auto took = std::chrono::steady_clock::now() - asked;
   EXPECT_EQ(run.status, RunStatus::Cancelled);
@@ -214,4 +303,53 @@ TEST(IoListExperiment, StoppedRunKeepsTheFiguresOfWhatItCompleted) {
   bool append_finding = false;
   for (const auto& f : run.findings) append_finding |= f.id == "append_1.iolist_vs_interpolate";
   EXPECT_TRUE(append_finding);
+}
+
+namespace {
+const std::map<std::string, std::string> kCommit = {
+    {"benchmarks", "append"}, {"builders", "iolist"},  {"transports", "round_trips"},
+    {"writers", "1"},         {"repetitions", "3"},    {"warmup", "0"},
+    {"events", "10"},         {"network_rtt_ms", "0"}, {"synchronous_commit", "on,off"}};
+}  // namespace
+
+// On a server Perflab manages (its own, started here: durable, so COMMIT waits for a real WAL
+// flush) synchronous_commit=off is measured beside on, with the flush's share as a finding, and
+// the backend's CPU is read.
+TEST(IoListExperiment, SynchronousCommitOffOnAManagedServer) {
+  auto exp = make_iolist_experiment();
+  Targets targets;  // managed
+  perflab::Run run = execute(*exp, targets, kCommit, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  const Point* off = run.find_point("append", "iolist, synchronous_commit off", "single writer");
+  ASSERT_NE(off, nullptr);
+  EXPECT_EQ(off->stats.n, 3u);
+  const Point* on = run.find_point("append", "iolist", "single writer");
+  ASSERT_NE(on, nullptr);
+  EXPECT_GT(on->extra.at("server_cpu"), 0);  // the backend's CPU, from schedstat
+  bool share = false;
+  for (const auto& f : run.findings)
+    if (f.id == "append_1.synchronous_commit_share.iolist") {
+      share = true;
+      EXPECT_NE(f.text.find("durability"), std::string::npos) << f.text;
+    }
+  EXPECT_TRUE(share);
+}
+
+// On a server Perflab does not manage, synchronous_commit is never sent: the variant is skipped
+// and the run says why.
+TEST(IoListExperiment, SynchronousCommitIsNeverSentToAnExternalServer) {
+  auto exp = make_iolist_experiment();
+  Targets targets(test::isolated_pg(test::unique_name("perflab_commit")));
+  std::string said;
+  RunHooks hooks;
+  hooks.progress = [&](double, std::string_view step) {
+    if (step.find("synchronous_commit") != std::string_view::npos) said = step;
+  };
+  perflab::Run run = execute(*exp, targets, kCommit, hooks, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_EQ(run.find_series("append", "iolist, synchronous_commit off"), nullptr);
+  EXPECT_NE(run.find_point("append", "iolist", "single writer"), nullptr);
+  EXPECT_NE(said.find("not measured"), std::string::npos) << said;
+  EXPECT_NE(run.group("append")->description.find("synchronous_commit=off was not measured"),
+            std::string::npos);
 }

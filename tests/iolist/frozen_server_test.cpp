@@ -36,27 +36,40 @@ class FrozenPostgres : public ::testing::Test {
     return cfg;
   }
 
-  // Appends until stopped; the server freezes at the third repetition.
-  const std::map<std::string, std::string> params_ = {
+  // Appends until stopped (both transports, direct); the server freezes at the third repetition.
+  std::map<std::string, std::string> params_ = {
       {"benchmarks", "append"}, {"builders", "interpolate,iolist"},
       {"writers", "2"},         {"repetitions", "1000"},
-      {"warmup", "0"},          {"events", "10"}};
+      {"warmup", "0"},          {"events", "10"},
+      {"network_rtt_ms", "0"}};
 
   std::unique_ptr<ManagedPostgres> pg_;
   std::unique_ptr<test::Freeze> freeze_;  // thawed in TearDown at the latest
   Clock::time_point frozen_at_;
   std::atomic<bool> frozen_{false};  // read by the thread that presses Stop
 
-  RunHooks freeze_at_third_repetition() {
+  // Freezes the server when a progress step contains `when`.
+  RunHooks freeze_at_third_repetition(std::string when = "repetition 3/") {
     RunHooks hooks;
-    hooks.progress = [this](double, std::string_view step) {
-      if (!freeze_ && step.find("repetition 3/") != std::string_view::npos) {
+    hooks.progress = [this, when](double, std::string_view step) {
+      if (!freeze_ && step.find(when) != std::string_view::npos) {
         freeze_ = std::make_unique<test::Freeze>(pg_->pid());
         frozen_at_ = Clock::now();
         frozen_ = true;
       }
     };
     return hooks;
+  }
+
+  // The run failed within the bound after the freeze, saying why.
+  void expect_failed_within_the_bound(const perflab::Run& run, const char* what) {
+    const double took = seconds_since(frozen_at_);
+    ASSERT_TRUE(freeze_) << run.message;
+    const double bound = std::chrono::duration<double>(config().pg_limits.reply_timeout()).count();
+    std::printf("%s ended %.2f s after the freeze (bound %.0f s)\n", what, took, bound);
+    EXPECT_EQ(run.status, RunStatus::Failed);
+    EXPECT_NE(run.message.find("no answer within 6 s (timeout"), std::string::npos) << run.message;
+    EXPECT_LT(took, bound + 4.0);  // does not hang; slack for a loaded machine
   }
 
   void TearDown() override { freeze_.reset(); }
@@ -68,13 +81,7 @@ TEST_F(FrozenPostgres, RunEndsFailedWithinTheBoundAndKeepsItsPoints) {
   auto exp = make_iolist_experiment();
   Targets targets(config());
   perflab::Run run = execute(*exp, targets, params_, freeze_at_third_repetition(), {});
-  const double took = seconds_since(frozen_at_);
-  ASSERT_TRUE(freeze_) << run.message;
-  const double bound = std::chrono::duration<double>(config().pg_limits.reply_timeout()).count();
-  std::printf("run ended %.2f s after the freeze (bound %.0f s)\n", took, bound);
-  EXPECT_EQ(run.status, RunStatus::Failed);
-  EXPECT_NE(run.message.find("no answer within 6 s (timeout"), std::string::npos) << run.message;
-  EXPECT_LT(took, bound + 4.0);  // does not hang; slack for a loaded machine
+  expect_failed_within_the_bound(run, "run");
   const Point* p = run.find_point("append", "iolist", "2 concurrent writers");
   ASSERT_NE(p, nullptr);
   EXPECT_GE(p->samples.size(), 2u);
@@ -97,4 +104,48 @@ TEST_F(FrozenPostgres, StopDuringTheFreezeReturnsWithinASecond) {
   const Point* p = run.find_point("append", "iolist", "2 concurrent writers");
   ASSERT_NE(p, nullptr);
   EXPECT_GE(p->samples.size(), 2u);
+}
+
+// Through the delaying relay, pipelined: the freeze still ends the run within the bound, and the
+// relay goes with it.
+TEST_F(FrozenPostgres, ThroughTheRelayThePipelinedRunEndsWithinTheBound) {
+  params_["network_rtt_ms"] = "1";
+  params_["transports"] = "pipeline";
+  auto exp = make_iolist_experiment();
+  Targets targets(config());
+  perflab::Run run =
+      execute(*exp, targets, params_, freeze_at_third_repetition("RTT 1 ms: repetition 3/"), {});
+  expect_failed_within_the_bound(run, "relayed, pipelined run");
+}
+
+// The libpqxx path waits inside libpq's blocking calls: its watchdog still ends the run within
+// the bound when the server freezes, and Stop during the freeze within a second.
+TEST_F(FrozenPostgres, TheLibpqxxPathEndsWithinTheBound) {
+  params_["benchmarks"] = "client";
+  params_["builders"] = "iolist";
+  auto exp = make_iolist_experiment();
+  Targets targets(config());
+  perflab::Run run = execute(*exp, targets, params_,
+                             freeze_at_third_repetition("client libraries: repetition 3/"), {});
+  expect_failed_within_the_bound(run, "libpqxx run");
+  EXPECT_NE(run.find_point("client_time", "libpqxx", "iolist"), nullptr);
+}
+
+TEST_F(FrozenPostgres, StopDuringAFreezeEndsTheLibpqxxPathWithinASecond) {
+  params_["benchmarks"] = "client";
+  params_["builders"] = "iolist";
+  auto exp = make_iolist_experiment();
+  Targets targets(config());
+  std::stop_source stop;
+  test::StopLater stopper(
+      stop, [this] { return frozen_.load(); }, 500ms);
+  perflab::Run run =
+      execute(*exp, targets, params_, freeze_at_third_repetition("client libraries: repetition 3/"),
+              stop.get_token());
+  const double took = stopper.seconds_since_stop();
+  ASSERT_TRUE(freeze_) << run.message;
+  ASSERT_TRUE(stopper.requested());
+  std::printf("libpqxx run ended %.3f s after Stop during the freeze\n", took);
+  EXPECT_LT(took, 1.5);
+  EXPECT_EQ(run.status, RunStatus::Cancelled) << run.message;
 }

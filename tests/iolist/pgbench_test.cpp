@@ -43,7 +43,9 @@ TEST(PgbenchPeer, RunsTheSameAppendAndItsRowsLand) {
                                                      {"repetitions", "2"},
                                                      {"warmup", "1"},
                                                      {"events", "40"},
-                                                     {"pgbench_ms", "100"}};
+                                                     {"pgbench_ms", "100"},
+                                                     {"transports", "round_trips"},
+                                                     {"network_rtt_ms", "0"}};
   perflab::Run run = execute(*exp, targets, params, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   std::int64_t pgbench_tx = 0;

@@ -1,0 +1,76 @@
+// The append through libpqxx against a real PostgreSQL (managed by the project): the same rows
+// as through libpq, and the same expected-version semantics.
+#include <gtest/gtest.h>
+
+#include "iolist/event_store.h"
+#include "iolist/pqxx_store.h"
+#include "servers.h"
+#include "targets/postgres.h"
+
+using namespace perflab;
+using namespace perflab::iolist;
+
+namespace {
+class PqxxStoreTest : public ::testing::TestWithParam<Builder> {
+ protected:
+  void SetUp() override {
+    pg_ = test::shared_targets().postgres();
+    schema_ = test::unique_name("perflab_pqxx");
+    conn_ = std::make_unique<PgConnection>(pg_.conninfo);
+    reset_schema(*conn_, schema_);
+    ids_ = std::make_unique<EventIdAllocator>(EventIdAllocator::last_used(*conn_, schema_));
+    libpq_ = std::make_unique<EventStore>(*conn_, schema_, *ids_);
+    libpqxx_ = std::make_unique<PqxxEventStore>(pg_.conninfo, pg_.limits, schema_, *ids_);
+  }
+  void TearDown() override {
+    libpqxx_.reset();
+    if (conn_) conn_->exec("DROP SCHEMA IF EXISTS " + pg_quote_ident(schema_) + " CASCADE");
+  }
+  PgTarget pg_;
+  std::string schema_;
+  std::unique_ptr<PgConnection> conn_;
+  std::unique_ptr<EventIdAllocator> ids_;
+  std::unique_ptr<EventStore> libpq_;
+  std::unique_ptr<PqxxEventStore> libpqxx_;
+};
+}  // namespace
+
+TEST_P(PqxxStoreTest, LibpqxxAndLibpqWriteIdenticalRows) {
+  const auto events = make_events(50, 11);  // NULL correlation ids, NUL and 0xff bytes
+  libpq_->append_to_stream("via-libpq", 0, events, GetParam());
+  const auto res = libpqxx_->append_to_stream("via-libpqxx", 0, events, GetParam());
+  EXPECT_EQ(res.first_version, 1);
+  const auto a = libpq_->read_stream_forward("via-libpq", 1, 100);
+  const auto b = libpq_->read_stream_forward("via-libpqxx", 1, 100);
+  ASSERT_EQ(a.size(), events.size());
+  ASSERT_EQ(b.size(), events.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(b[i].stream_version, a[i].stream_version);
+    EXPECT_EQ(b[i].event_type, a[i].event_type);
+    EXPECT_EQ(b[i].correlation_id, a[i].correlation_id);
+    EXPECT_EQ(b[i].data, a[i].data);
+    EXPECT_EQ(b[i].metadata, a[i].metadata);
+    EXPECT_EQ(b[i].stream_id, res.stream_id);
+    EXPECT_EQ(b[i].created_at_us, res.created_at_us);
+  }
+}
+
+TEST_P(PqxxStoreTest, ExpectedVersionIsChecked) {
+  const auto events = make_events(10, 12);
+  libpqxx_->append_to_stream("s", 0, events, GetParam());
+  EXPECT_THROW(libpqxx_->append_to_stream("s", 0, events, GetParam()), WrongExpectedVersion);
+  EXPECT_THROW(libpqxx_->append_to_stream("s", 5, events, GetParam()), WrongExpectedVersion);
+  EXPECT_THROW(libpqxx_->append_to_stream("none", 1, events, GetParam()), WrongExpectedVersion);
+  EXPECT_EQ(libpqxx_->append_to_stream("s", 10, events, GetParam()).first_version, 11);
+  EXPECT_EQ(libpq_->read_stream_forward("s", 1, 100).size(), 20u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Builders, PqxxStoreTest,
+                         ::testing::Values(Builder::Interpolate, Builder::IoList,
+                                           Builder::Prepared),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(PqxxStore, ABuilderItDoesNotHaveIsRefused) {
+  EXPECT_FALSE(PqxxEventStore::supports(Builder::Copy));
+  EXPECT_FALSE(PqxxEventStore::supports(Builder::Unnest));
+}
