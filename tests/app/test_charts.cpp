@@ -159,6 +159,11 @@ class ChartsTest : public QObject {
     auto* y = qobject_cast<QValueAxis*>(axis(*chart, Qt::Vertical));
     QVERIFY(y);  // linear, not QLogValueAxis
     QVERIFY(y->max() >= 92.0);
+    // A part of a stack carries no error bar (it would stand at the part's height, not the
+    // stack's), and the long stack labels are slanted.
+    QVERIFY(std::none_of(chart->series().begin(), chart->series().end(),
+                         [](auto* s) { return s->property("perflab_error_bar_of").isValid(); }));
+    QCOMPARE(qobject_cast<QBarCategoryAxis*>(axis(*chart, Qt::Horizontal))->labelsAngle(), -60);
     // An ordinary group of the same run stays grouped.
     QCOMPARE(series_of_type<QBarSeries>(*build_chart(run, "append", {})).size(), 1);
   }
