@@ -65,7 +65,10 @@ std::map<std::string, std::string> small_iolist() {
           {"repetitions", "2"},
           {"warmup", "0"},
           {"build_sizes", "1,10,100"},
-          {"build_sample_ms", "2"}};
+          {"build_sample_ms", "2"},
+          {"transports", "round_trips"},  // one set per builder, direct
+          {"network_rtt_ms", "0"},
+          {"synchronous_commit", "on"}};
 }
 
 QAbstractAxis* axis(QChart* chart, Qt::Orientation o) {
