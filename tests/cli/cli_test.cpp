@@ -490,7 +490,7 @@ TEST_F(Cli, CtrlCDuringAFrozenServerReturnsAndKeepsTheRun) {
   const pid_t pid =
       spawn({"run", "iolist", "--pg", frozen.conninfo(), "--param", "benchmarks=append", "--param",
              "writers=1", "--param", "repetitions=1000", "--param", "warmup=0", "--param",
-             "events=10", "--out", out.string()});
+             "events=10", "--param", "network_rtt_ms=0", "--out", out.string()});
   ASSERT_TRUE(wait_for_stderr("repetition 3/"));
   test::Freeze freeze(frozen.pid());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -513,7 +513,8 @@ TEST_F(Cli, ListDescribesParameterTypesAndRanges) {
   EXPECT_NE(r.out.find("--param preset=sweep  (one of: sweep | seed)"), std::string::npos);
   EXPECT_NE(r.out.find("--param tests=set,get,mset  (subset of: set, get, mset, mget)"),
             std::string::npos);
-  EXPECT_NE(r.out.find("(subset of: build, append, pgbench, read)"), std::string::npos);
+  EXPECT_NE(r.out.find("(subset of: build, append, pgbench, read, payload, client)"),
+            std::string::npos);
   EXPECT_NE(r.out.find("--param seed=42  (int, >= 0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
   // One of means one: a preset is the article's or the sweep, never a list of both.
