@@ -125,23 +125,30 @@ TEST(DelayRelay, PassesBytesUnchangedBothWays) {
 }
 
 TEST(DelayRelay, ARoundTripTakesTheConfiguredDelay) {
+  // A loose sanity check of the relay, not a performance test. A loaded machine can only add
+  // time to a round trip, never take any away: the fastest of several round trips is the one
+  // closest to what the relay itself adds, so it is the one held to the configured delay ±20%
+  // (+ 2 ms for the loopback and the scheduler). A relay that added no delay (min ~0 ms) or
+  // twice the delay (min >= 80 ms) fails.
   EchoServer echo;
   const auto rtt = 40ms;
   DelayRelay relay("127.0.0.1", echo.port(), rtt);
   const int c = connect_loopback(relay.port());
   ASSERT_GE(c, 0);
   std::vector<double> ms;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 7; ++i) {
+    const std::string msg = "ping" + std::to_string(i);
     const auto t0 = Clock::now();
-    ASSERT_EQ(send(c, "ping", 4, MSG_NOSIGNAL), 4);
-    ASSERT_EQ(read_exactly(c, 4), "ping");
+    ASSERT_EQ(send(c, msg.data(), msg.size(), MSG_NOSIGNAL), ssize_t(msg.size()));
+    ASSERT_EQ(read_exactly(c, msg.size()), msg);  // bytes unchanged
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
   close(c);
-  std::sort(ms.begin(), ms.end());
-  std::printf("round trip through the relay at 40 ms: median %.2f ms\n", ms[2]);
-  EXPECT_GT(ms[2], 40 * 0.8);  // the configured delay, within ±20%
-  EXPECT_LT(ms[2], 40 * 1.2);
+  const double fastest = *std::min_element(ms.begin(), ms.end());
+  std::printf("round trip through the relay at 40 ms: fastest of %zu %.2f ms\n", ms.size(),
+              fastest);
+  EXPECT_GE(fastest, 40 * 0.8);  // the configured delay, within ±20%
+  EXPECT_LE(fastest, 40 * 1.2 + 2);
 }
 
 TEST(DelayRelay, DestroyingItClosesItsConnections) {
