@@ -1,5 +1,8 @@
 #include "iolist/pqxx_store.h"
 
+#include <algorithm>
+#include <chrono>
+
 #include <pqxx/pqxx>
 
 #include "common/run.h"
@@ -12,7 +15,8 @@ struct PqxxEventStore::Impl {
   Impl(const std::string& conninfo, const PgLimits& l, std::string s, EventIdAllocator& i,
        std::stop_token stop)
       : limits(l),
-        conn(pg_bounded_conninfo(conninfo, l)),
+        target(redact_conninfo(conninfo)),
+        conn(pg_bounded_conninfo(conninfo, l)),  // starts connecting, does not wait
         watchdog(std::move(stop)),
         schema(std::move(s)),
         ids(i) {
@@ -20,25 +24,31 @@ struct PqxxEventStore::Impl {
     events_table = q + ".events";
     streams_table = q + ".streams";
     head = insert_head(events_table);
-    target = redact_conninfo(conninfo);
+    // Completes the connection under the watchdog: a stop ends it within kStopGrace, the
+    // connect_timeout bounds it (libpq leaves that bound to the caller of an asynchronous
+    // connect). libpqxx completes a connection on its first use (activate() is deprecated in
+    // 6.4): a statement of no consequence here, so that no append pays for the connect.
+    const std::chrono::seconds connect_limit(
+        pg_connect_timeout_s(pg_bounded_conninfo(conninfo, l), std::max(1, l.connect_timeout_s)));
+    guarded([&] { pqxx::nontransaction(conn).exec1("SELECT 1"); }, connect_limit, "connecting");
   }
 
-  // Runs f (libpqxx calls) within the bounds; a broken connection the watchdog caused becomes
-  // a PgError that says so.
+  // Runs f (libpqxx calls) within `limit` (by default the reply timeout); a broken connection
+  // the watchdog caused becomes a PgError that says so (stopped while `doing`, or timed out).
   template <class F>
-  auto guarded(F&& f) -> decltype(f()) {
+  auto guarded(F&& f, std::chrono::milliseconds limit = {},
+               const char* doing = "waiting for the server") -> decltype(f()) {
+    if (limit <= std::chrono::milliseconds::zero()) limit = limits.reply_timeout();
     try {
-      SocketWatchdog::Guard g(watchdog, conn.sock(), limits.reply_timeout());
+      SocketWatchdog::Guard g(watchdog, conn.sock(), limit);
       return f();
     } catch (const pqxx::broken_connection& e) {
       switch (watchdog.tripped()) {
         case SocketWatchdog::Trip::Stopped:
-          throw PgError("PostgreSQL at " + target +
-                        " (libpqxx): stopped while waiting for the "
-                        "server");
+          throw PgError("PostgreSQL at " + target + " (libpqxx): stopped while " + doing);
         case SocketWatchdog::Trip::TimedOut:
           throw PgError("PostgreSQL at " + target + " (libpqxx): no answer within " +
-                        std::to_string(limits.reply_timeout().count() / 1000) +
+                        std::to_string(limit.count() / 1000) +
                         " s (timeout: the server is frozen, overloaded or unreachable); the "
                         "connection was closed");
         case SocketWatchdog::Trip::None:
@@ -51,9 +61,12 @@ struct PqxxEventStore::Impl {
   }
 
   PgLimits limits;
-  pqxx::connection conn;
+  std::string target;
+  // libpqxx 6.4's asynchronous connection: it starts connecting on construction and completes
+  // on first use, so that completion can be bounded and stopped like every other wait.
+  pqxx::asyncconnection conn;
   SocketWatchdog watchdog;
-  std::string schema, events_table, streams_table, head, target;
+  std::string schema, events_table, streams_table, head;
   EventIdAllocator& ids;
   std::map<std::size_t, std::string> prepared;  // batch size -> statement name
 };

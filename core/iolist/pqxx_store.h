@@ -10,7 +10,8 @@
 // keepalives and tcp_user_timeout come with the conninfo (pg_bounded_conninfo) and a
 // SocketWatchdog ends an operation that overruns PgLimits::reply_timeout() — or, after a stop,
 // kStopGrace — by shutting the socket down: libpqxx then throws broken_connection, reported as a
-// PgError that says which. Connecting is bounded by connect_timeout (not by a stop).
+// PgError that says which. Connecting is asynchronous (pqxx::asyncconnection) and completed under
+// the same watchdog: bounded by connect_timeout, ended by a stop within kStopGrace.
 #include <map>
 #include <memory>
 #include <stop_token>

@@ -189,10 +189,10 @@ void send_cancel(PGcancel* cancel) {
   });
 }
 
-// The connection's own connect_timeout when it sets one, else `fallback`.
-int effective_connect_timeout(pg_conn* c, int fallback) {
+// The connect_timeout among libpq's options (freed here) when they set one, else `fallback`.
+int connect_timeout_of(PQconninfoOption* opts, int fallback) {
   int out = fallback;
-  if (PQconninfoOption* opts = PQconninfo(c)) {
+  if (opts) {
     for (PQconninfoOption* o = opts; o->keyword; ++o)
       if (std::strcmp(o->keyword, "connect_timeout") == 0 && o->val) {
         const int v = std::atoi(o->val);
@@ -203,7 +203,19 @@ int effective_connect_timeout(pg_conn* c, int fallback) {
   return out;
 }
 
+// The connection's own connect_timeout when it sets one, else `fallback`.
+int effective_connect_timeout(pg_conn* c, int fallback) {
+  return connect_timeout_of(PQconninfo(c), fallback);
+}
+
 }  // namespace
+
+int pg_connect_timeout_s(const std::string& conninfo, int fallback) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
+  if (err) PQfreemem(err);
+  return connect_timeout_of(opts, fallback);
+}
 
 PgConnection::PgConnection(const std::string& conninfo, int connect_timeout_s)
     : PgConnection(conninfo, PgLimits{connect_timeout_s}) {}

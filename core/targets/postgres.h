@@ -183,6 +183,11 @@ std::string conninfo_with_address(const std::string& conninfo, const std::string
 // settings, which win where they are given.
 std::string pg_bounded_conninfo(const std::string& conninfo, const PgLimits& limits);
 
+// The connect_timeout (s) libpq takes from conninfo (the last one given; at least 2, libpq's
+// minimum), or `fallback` when it sets none: the bound of a connection made asynchronously,
+// where libpq leaves the timeout to its caller.
+int pg_connect_timeout_s(const std::string& conninfo, int fallback);
+
 // conninfo with any password removed, for messages, logs and results: parse_conninfo()'s
 // settings, or a placeholder when libpq cannot parse it (nothing of it is shown then).
 std::string redact_conninfo(const std::string& conninfo);

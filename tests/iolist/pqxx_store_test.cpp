@@ -1,6 +1,12 @@
 // The append through libpqxx against a real PostgreSQL (managed by the project): the same rows
 // as through libpq, and the same expected-version semantics.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stop_token>
+#include <thread>
 
 #include "iolist/event_store.h"
 #include "iolist/pqxx_store.h"
@@ -73,4 +79,58 @@ INSTANTIATE_TEST_SUITE_P(Builders, PqxxStoreTest,
 TEST(PqxxStore, ABuilderItDoesNotHaveIsRefused) {
   EXPECT_FALSE(PqxxEventStore::supports(Builder::Copy));
   EXPECT_FALSE(PqxxEventStore::supports(Builder::Unnest));
+}
+
+// A server that takes the connection and never answers its startup packet (a listening socket of
+// the test's own that never accepts: the kernel completes the handshake): libpqxx's connect
+// waits for it. A stop ends that wait within a second, as every wait of Perflab's; without a
+// stop, the connect_timeout bounds it (libpq leaves that bound to the caller of an asynchronous
+// connect, so Perflab keeps it).
+TEST(PqxxStore, StopDuringTheConnectEndsItWithinASecond) {
+  int port = 0;
+  const int fd = test::listen_on_loopback(port);
+  ASSERT_GE(fd, 0);
+  const std::string conninfo =
+      "host=127.0.0.1 port=" + std::to_string(port) +
+      " dbname=x user=x password=hunter2 connect_timeout=30 sslmode=disable";
+  EventIdAllocator ids(0);
+  std::stop_source stop;
+  std::jthread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.request_stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    PqxxEventStore store(conninfo, PgLimits{}, "perflab", ids, stop.get_token());
+  } catch (const PgError& e) {
+    message = e.what();
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  close(fd);
+  std::printf("libpqxx connect ended %.3f s after it began (Stop at 0.3 s)\n", took);
+  EXPECT_NE(message.find("stopped while connecting"), std::string::npos) << message;
+  EXPECT_EQ(message.find("hunter2"), std::string::npos) << message;
+  EXPECT_LT(took, 0.3 + 1.5);  // a contract (Stop within a second), loose for a loaded machine
+}
+
+TEST(PqxxStore, AConnectThatGetsNoAnswerEndsAtTheConnectTimeout) {
+  int port = 0;
+  const int fd = test::listen_on_loopback(port);
+  ASSERT_GE(fd, 0);
+  const std::string conninfo = "host=127.0.0.1 port=" + std::to_string(port) +
+                               " dbname=x user=x connect_timeout=2 sslmode=disable";
+  EventIdAllocator ids(0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string message;
+  try {
+    PqxxEventStore store(conninfo, PgLimits{}, "perflab", ids);
+  } catch (const PgError& e) {
+    message = e.what();
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  close(fd);
+  EXPECT_NE(message.find("no answer within 2 s"), std::string::npos) << message;
+  EXPECT_GE(took, 1.5);
+  EXPECT_LT(took, 10);  // does not hang
 }
