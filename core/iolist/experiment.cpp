@@ -189,8 +189,10 @@ Group append_group(std::size_t events, bool with_pgbench) {
   return g;
 }
 
-// The payload sweep's events: at most this many bytes of data per append, and per event.
-constexpr std::size_t kMaxAppendPayload = 16u << 20;
+// The payload sweep's events: at most this many bytes of data per append (fewer events per
+// append above 40 KiB: the share of a large append is set by its bytes, not by its events, and
+// 4 MiB keeps the default sweep to seconds), and per event.
+constexpr std::size_t kMaxAppendPayload = 4u << 20;
 constexpr std::size_t kMaxPayloadBytes = 16u << 20;
 
 // Events per append of the payload sweep: `events`, fewer when they would carry more than
@@ -274,6 +276,14 @@ struct AppendSamples {
       if (writer_wall_us[i] > 0) shares.push_back(wall(p)[i] / writer_wall_us[i]);
     return shares.empty() ? 0.0 : summarize(shares).median;
   }
+  // The sum of the medians of `phases`' times (µs): the height of the breakdown's stack.
+  template <std::size_t N>
+  double median_sum(const Phase (&phases)[N]) const {
+    double sum = 0;
+    for (Phase ph : phases)
+      if (!wall(ph).empty()) sum += summarize(wall(ph)).median;
+    return sum;
+  }
 };
 
 Group breakdown_group(std::size_t events) {
@@ -285,8 +295,11 @@ Group breakdown_group(std::size_t events) {
           true,
           "Each phase of one append as timed by the writer (wall clock, mean over the writers): "
           "BEGIN, the expected-version check, building the INSERT (the builder's work: text and "
-          "parameters), sending the INSERT, COMMIT — each its own round trip. The label gives "
-          "the build share; a point's figures also hold each phase's µs and thread CPU."};
+          "parameters), sending the INSERT, COMMIT — each its own round trip. A part is its "
+          "phase's median time; the stack (100%) is the sum of the five medians, which is close "
+          "to the median append (the append group). The label gives the build's part; a point's "
+          "figures also hold each phase's µs and thread CPU. The findings' shares are ratios of "
+          "medians over the same repetitions, with their intervals."};
   g.stacked = true;
   return g;
 }
@@ -385,6 +398,14 @@ class IoListExperiment final : public Experiment {
          "round trip time between Perflab and PostgreSQL for appends: 0 is the direct "
          "connection; others go through a relay in process that delays each direction by half "
          "(0.2 ms: a LAN, 5 ms: across a region)"},
+        {"rtt_writers",
+         ParamType::IntList,
+         "1",
+         1,
+         200,
+         {},
+         "concurrent writers measured through the relay (network_rtt_ms above 0), each a run; "
+         "e.g. 1,10,100 to see many writers across a network (slow)"},
         {"events",
          ParamType::Int,
          "100",
@@ -394,8 +415,14 @@ class IoListExperiment final : public Experiment {
          "events per append and per read"},
         {"writers", ParamType::IntList, "1,10,100", 1, 200, {}, "concurrent writers, each a run"},
         {"readers", ParamType::IntList, "1,10,100", 1, 200, {}, "concurrent readers, each a run"},
-        {"repetitions", ParamType::Int, "15", 1, 1000, {}, "measured repetitions per point"},
-        {"warmup", ParamType::Int, "2", 0, 100, {}, "unmeasured repetitions before measuring"},
+        {"repetitions",
+         ParamType::Int,
+         "10",
+         1,
+         1000,
+         {},
+         "measured repetitions per point (at least 6 for a 95% interval)"},
+        {"warmup", ParamType::Int, "1", 0, 100, {}, "unmeasured repetitions before measuring"},
         {"build_sizes",
          ParamType::IntList,
          "1,10,100,1000,8191",
@@ -425,15 +452,17 @@ class IoListExperiment final : public Experiment {
          64,
          double(kMaxPayloadBytes),
          {},
-         "bytes of JSON per event for the payload sweep (an append carries at most 16 MiB: "
-         "fewer events per append above 160 KiB)"},
+         "bytes of JSON per event for the payload sweep (an append carries at most 4 MiB: "
+         "fewer events per append above 40 KiB); e.g. 256,1024,4096,16384,65536,262144,1048576,"
+         "4194304 for a finer sweep (slow)"},
         {"payload_repetitions",
          ParamType::Int,
-         "5",
+         "6",
          1,
          1000,
          {},
-         "measured repetitions per payload size (warm-up: 1)"},
+         "measured repetitions per payload size (warm-up: 1); 6 is the fewest whose median can "
+         "have a 95% interval"},
         {"reset",
          ParamType::Bool,
          "true",
@@ -490,9 +519,12 @@ class IoListExperiment final : public Experiment {
     const auto rtts = p.get_subset("network_rtt_ms");
     const bool relayed =
         std::any_of(rtts.begin(), rtts.end(), [](auto& r) { return rtt_ns(r) > 0; });
+    const auto rtt_writers = p.get_int_list("rtt_writers");
     if (has("append"))
-      total_steps_ += (writers.size() * rtts.size() + (relayed ? 1 : 0)) *
-                      static_cast<std::size_t>(reps + warmup);
+      for (const auto& rtt : rtts)
+        total_steps_ += (rtt_ns(rtt) > 0 ? rtt_writers.size() : writers.size()) *
+                        static_cast<std::size_t>(reps + warmup);
+    if (has("append") && relayed) total_steps_ += static_cast<std::size_t>(reps + warmup);
     if (has("pgbench"))
       total_steps_ += writers.size() * static_cast<std::size_t>(reps + std::max(warmup, 1));
     if (has("read")) total_steps_ += readers.size() * static_cast<std::size_t>(reps + warmup) + 1;
@@ -539,7 +571,8 @@ class IoListExperiment final : public Experiment {
 
     try {
       if (has("append"))
-        run_append(ctx, pg, ids, variants, writers, rtts, events, reps, warmup, has("pgbench"));
+        run_append(ctx, pg, ids, variants, writers, rtt_writers, rtts, events, reps, warmup,
+                   has("pgbench"));
       if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, reps, warmup);
       if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
       if (has("payload")) run_payload(ctx, pg, ids, builders, payload_sizes, events, payload_reps);
@@ -643,6 +676,7 @@ class IoListExperiment final : public Experiment {
   // phases (appendix: the breakdown group). Publishes what it has on stop.
   void run_append(RunContext& ctx, const PgTarget& pg, EventIdAllocator& ids,
                   const std::vector<Variant>& variants, const std::vector<std::int64_t>& writers,
+                  const std::vector<std::int64_t>& rtt_writers,
                   const std::vector<std::string>& rtts, std::size_t events, int reps, int warmup,
                   bool with_pgbench) {
     Group g = append_group(events, with_pgbench);
@@ -659,7 +693,9 @@ class IoListExperiment final : public Experiment {
         relay.emplace(server_host_, server_port_, std::chrono::nanoseconds(rtt_ns(rtt)));
         target.conninfo = conninfo_with_address(pg.conninfo, "127.0.0.1", relay->port());
       }
-      for (auto n64 : writers) {
+      // Many writers across a network are opt-in (rtt_writers): slow, and what they add is
+      // what one writer shows, multiplied.
+      for (auto n64 : relay ? rtt_writers : writers) {
         const auto n = static_cast<std::size_t>(n64);
         ctx.progress(fraction(), "opening " + std::to_string(n) + " connections" + rtt_suffix(rtt));
         ClientPool pool(n, target, ids, ctx.stop_token());
@@ -808,12 +844,16 @@ class IoListExperiment final : public Experiment {
     if (!s.server_cpu_us.empty()) p.extra["server_cpu"] = summarize(s.server_cpu_us).median;
     ctx.add_point("append", v.series, std::move(p));
     if (v.options.transport != Transport::RoundTrips || !v.options.synchronous_commit) return;
-    const std::string stack = breakdown_label(v.options.builder, label, s.share(Phase::Build));
+    // Each repetition's phase time in % of the sum of the phases' medians: a part's median is
+    // its phase's median time in % of that sum, so the parts add up to exactly 100%.
+    const double whole = s.median_sum(kRoundTripPhases);
+    if (!(whole > 0)) return;
+    const std::string stack =
+        breakdown_label(v.options.builder, label, summarize(s.wall(Phase::Build)).median / whole);
     for (Phase ph : kRoundTripPhases) {
       Point q;
       q.label = stack;
-      for (std::size_t i = 0; i < s.writer_wall_us.size(); ++i)
-        q.samples.push_back(100.0 * s.wall(ph)[i] / s.writer_wall_us[i]);
+      for (double us : s.wall(ph)) q.samples.push_back(100.0 * us / whole);
       q.extra["us"] = summarize(s.wall(ph)).median;
       q.extra["cpu_us"] = summarize(s.cpu(ph)).median;
       ctx.add_point("append_breakdown", to_string(ph), std::move(q));
@@ -828,7 +868,7 @@ class IoListExperiment final : public Experiment {
     ctx.add_group({"payload_append", "Append by payload size (single writer)", "us/op",
                    "bytes of JSON per event", true, true,
                    "One append of " + std::to_string(events) +
-                       " events (fewer above 160 KiB per event: at most 16 MiB per append) with "
+                       " events (fewer above 40 KiB per event: at most 4 MiB per append) with "
                        "events of growing size, four round trips."});
     ctx.add_group({"payload_build_share", "Build share by payload size (single writer)",
                    "% of one append", "bytes of JSON per event", true, true,

@@ -87,14 +87,15 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
       }
     EXPECT_TRUE(found) << b;
   }
-  // Where an append's time goes: a stacked group, one stack per builder and writer count, whose
-  // phases add up to the whole append; the build share in its label.
+  // Where an append's time goes: a stacked group, one stack per builder and writer count (and
+  // one writer at RTT 1 ms), whose parts (each phase's median) add up to exactly 100%: the sum
+  // of the phases' medians; the build's part in its label.
   const Group* breakdown = run.group("append_breakdown");
   ASSERT_NE(breakdown, nullptr);
   EXPECT_TRUE(breakdown->stacked);
   const Series* build = run.find_series("append_breakdown", "build");
   ASSERT_NE(build, nullptr);
-  EXPECT_EQ(build->points.size(), 20u);  // 5 builders × 2 writer counts × 2 round trip times
+  EXPECT_EQ(build->points.size(), 15u);  // 5 builders × (2 writer counts + 1 writer at 1 ms)
   for (const auto& pt : build->points) {
     EXPECT_NE(pt.label.find(": build "), std::string::npos) << pt.label;
     double sum = 0;
@@ -103,9 +104,9 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
       ASSERT_NE(q, nullptr) << phase << " " << pt.label;
       EXPECT_GT(q->stats.median, 0) << phase;
       EXPECT_GT(q->extra.at("us"), 0) << phase;
-      sum += q->samples[0];
+      sum += q->stats.median;
     }
-    EXPECT_NEAR(sum, 100.0, 1e-6) << pt.label;  // the shares of one repetition add up
+    EXPECT_NEAR(sum, 100.0, 1e-6) << pt.label;  // the stack is exactly 100%
   }
   // Pipelined appends are their own series, judged against four round trips.
   EXPECT_NE(run.find_point("append", "iolist pipelined", "single writer"), nullptr);
@@ -157,6 +158,8 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   const Point* far = run.find_point("append", "iolist", "single writer, RTT 1 ms");
   ASSERT_NE(far, nullptr);
   const Point* near = run.find_point("append", "iolist", "single writer");
+  // Many writers through the relay are opt-in (rtt_writers, default 1).
+  EXPECT_EQ(run.find_point("append", "iolist", "3 concurrent writers, RTT 1 ms"), nullptr);
   // Four round trips of at least 1 ms each (a loose check that the relay delays at all).
   EXPECT_GT(far->stats.median, near->stats.median + 3000);
   EXPECT_NE(run.find_point("relay_overhead", "relay at 0 ms", "single writer"), nullptr);
@@ -213,6 +216,28 @@ TEST(IoListExperiment, MeasuresToAPrecisionOrUntilTheBudgetEnds) {
   const perflab::Run back = run_from_json(run_to_json(run));
   EXPECT_EQ(back.find_point("append", "iolist", "single writer")->precision->rounds,
             a->precision->rounds);
+}
+
+// rtt_writers chooses the writer counts measured through the relay, apart from `writers`.
+TEST(IoListExperiment, WritersThroughTheRelayAreTheirOwnParameter) {
+  auto exp = make_iolist_experiment();
+  Targets targets(test::isolated_pg(test::unique_name("perflab_rttw")));
+  perflab::Run run = execute(*exp, targets,
+                             {{"benchmarks", "append"},
+                              {"builders", "iolist"},
+                              {"transports", "round_trips"},
+                              {"writers", "1"},
+                              {"rtt_writers", "2"},
+                              {"network_rtt_ms", "0,1"},
+                              {"repetitions", "2"},
+                              {"warmup", "0"},
+                              {"events", "10"}},
+                             {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_NE(run.find_point("append", "iolist", "single writer"), nullptr);
+  EXPECT_NE(run.find_point("append", "iolist", "2 concurrent writers, RTT 1 ms"), nullptr);
+  EXPECT_EQ(run.find_point("append", "iolist", "single writer, RTT 1 ms"), nullptr);
+  EXPECT_EQ(run.find_point("append", "iolist", "2 concurrent writers"), nullptr);
 }
 
 TEST(IoListExperiment, TouchesNothingOutsideItsSchema) {
