@@ -84,7 +84,9 @@ void PresentationView::setRun(const Run& run, const std::string& group,
   for (std::size_t i = 0; i < groups_.size(); ++i)
     if (groups_[i] == group) index_ = i;
   // A quarter of the screen at back-row sizes: one block per finding, never a five-column table.
-  findings_->setHtml(findings_html(run_, FindingsLayout::Stacked));
+  const auto teaching = load_teaching(QString::fromStdString(run_.experiment));
+  findings_->setHtml(
+      findings_html(run_, FindingsLayout::Stacked, teaching ? teaching->leads : QStringList{}));
   findings_->setVisible(!run_.findings.empty());
   rebuild();
 }

@@ -43,6 +43,7 @@ std::optional<TeachingData> parse_teaching(const QByteArray& json) {
   d.demonstrates = o["demonstrates"].toString();
   for (const auto& v : o["how_measured"].toArray()) d.how_measured << v.toString();
   for (const auto& v : o["notes"].toArray()) d.notes << v.toString();
+  for (const auto& v : o["leads"].toArray()) d.leads << v.toString();
   if (d.experiment.isEmpty()) return std::nullopt;
   return d;
 }
@@ -53,9 +54,10 @@ std::optional<TeachingData> load_teaching(const QString& experiment_id) {
   return parse_teaching(f.readAll());
 }
 
-QString findings_html(const Run& run, FindingsLayout layout) {
-  // The run's findings: those the article has a figure for first, then the others. Each with
-  // its interval and verdict, and the article's figure judged against the interval.
+QString findings_html(const Run& run, FindingsLayout layout, const QStringList& leads) {
+  // The run's findings: those the teaching prose leads with first (TeachingData::leads), then
+  // those the article has a figure for, then the others. Each with its interval and verdict,
+  // and the article's figure judged against the interval.
   if (run.findings.empty()) {
     if (run.status == RunStatus::Finished || run.groups.empty())
       return "<p><i>This run has no derived figures.</i></p>";
@@ -69,9 +71,14 @@ QString findings_html(const Run& run, FindingsLayout layout) {
     h += "<table border='1' cellspacing='0' cellpadding='4'>"
          "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
          "<th>article's figure</th></tr>";
-  for (bool with_article : {true, false})
+  auto rank = [&](const Finding& f) {
+    for (const auto& lead : leads)
+      if (q(f.id).contains(lead)) return 0;
+    return f.article ? 1 : 2;
+  };
+  for (int pass : {0, 1, 2})
     for (const auto& f : run.findings) {
-      if (f.article.has_value() != with_article) continue;
+      if (rank(f) != pass) continue;
       const QString measured = f.ci ? q(format_estimate(*f.ci)) : ratio_text(f.value) + " (exact)";
       const QString verdict = f.verdict ? q(verdict_text(*f.verdict, f.threshold)) : "—";
       QString judged = "—";
@@ -119,7 +126,7 @@ QString teaching_html(const std::optional<TeachingData>& data, const Article& ar
     h += "<p>" + esc(purpose) + "</p>";
   }
 
-  if (run) h += findings_html(*run, layout);
+  if (run) h += findings_html(*run, layout, data ? data->leads : QStringList{});
 
   if (data) {
     h += "<h3>How Perflab measures it</h3><ul>";

@@ -19,6 +19,9 @@ namespace perflab::gui {
 struct TeachingData {
   QString experiment, title, demonstrates;
   QStringList how_measured, notes;
+  // Parts of finding ids ("leads" in the JSON): the run's findings whose id contains one lead
+  // the table, in the run's order, before those the article has a figure for.
+  QStringList leads;
 };
 
 // Reads ":/teaching/<id>.json" (or a file path); nullopt when there is none or it is malformed.
@@ -30,8 +33,10 @@ std::optional<TeachingData> parse_teaching(const QByteArray& json);
 enum class FindingsLayout { Table, Stacked };
 
 // The run's findings beside the article's figures they carry (or a line saying why there are
-// none): the panel's, the presentation view's and the report's.
-QString findings_html(const Run& run, FindingsLayout layout = FindingsLayout::Table);
+// none): the panel's, the presentation view's and the report's. Findings whose id contains one
+// of `leads` (TeachingData::leads) come first.
+QString findings_html(const Run& run, FindingsLayout layout = FindingsLayout::Table,
+                      const QStringList& leads = {});
 
 // The panel's HTML: the teaching prose (or the experiment's own title/purpose when there is
 // none), the run's findings beside the article's figures they carry (`run` may be null), and

@@ -194,6 +194,28 @@ class GuiTest : public QObject {
     QVERIFY(!o.contains("tables") && !o.contains("figures") && !o.contains("source"));
   }
 
+  void iolistTeachingLeadsWithWhereAnAppendsTimeGoes() {
+    // The iolist panel's table starts with the breakdown's findings (the prose's "leads"), then
+    // those with the article's figure, whatever order the run holds them in.
+    const auto data = gui::load_teaching("iolist");
+    QVERIFY(data && !data->leads.isEmpty());
+    Run run = test::sample_run();
+    run.findings.clear();
+    run.findings.push_back({"append_1.iolist_vs_interpolate", "ARTICLE ROW", 1.0, 0.78});
+    run.findings.push_back({"relay.overhead", "OTHER ROW", 1.01, std::nullopt});
+    run.findings.push_back({"append_1.build_share.iolist", "BUILD SHARE ROW", 0.01, std::nullopt});
+    run.findings.push_back(
+        {"append_1.pipeline_vs_round_trips.iolist", "PIPELINE ROW", 0.6, std::nullopt});
+    QTextDocument doc;
+    doc.setHtml(gui::teaching_html(data, {}, "t", "p", &run));
+    const QString text = doc.toPlainText();
+    const auto at = [&](const char* row) { return text.indexOf(row); };
+    QVERIFY2(at("BUILD SHARE ROW") >= 0 && at("BUILD SHARE ROW") < at("PIPELINE ROW"),
+             qPrintable(text));
+    QVERIFY(at("PIPELINE ROW") < at("ARTICLE ROW"));
+    QVERIFY(at("ARTICLE ROW") < at("OTHER ROW"));
+  }
+
   void targetsFormBuildsConnectionSettings() {
     TargetsForm f;
     QVERIFY(!to_config(f).pg_conninfo);  // managed by default
