@@ -304,9 +304,13 @@ Group breakdown_group(std::size_t events) {
   return g;
 }
 
-// "iolist, single writer: build 0.91%".
-std::string breakdown_label(Builder b, const std::string& writers, double build_share) {
-  return std::string(to_string(b)) + ", " + writers + ": build " + format_percent(build_share);
+// "iolist, 10 writers, RTT 1 ms: build 0.91%": short, as a stack's label stands upright under
+// it.
+std::string breakdown_label(Builder b, std::int64_t writers, const std::string& rtt,
+                            double build_share) {
+  return std::string(to_string(b)) + ", " + std::to_string(writers) +
+         (writers == 1 ? " writer" : " writers") + rtt_suffix(rtt) + ": build " +
+         format_percent(build_share);
 }
 
 Point make_point(std::string label, const Samples& s) {
@@ -446,6 +450,14 @@ class IoListExperiment final : public Experiment {
          "target duration of one pgbench invocation (one sample); at least 10 transactions per "
          "client",
          "pgbench duration"},
+        {"pgbench_repetitions",
+         ParamType::Int,
+         "6",
+         1,
+         1000,
+         {},
+         "measured pgbench invocations per writer count, each the average of many transactions "
+         "(at least 6 for a 95% interval); warm-up as for appends"},
         {"payload_bytes",
          ParamType::IntList,
          "1024,65536,1048576",
@@ -525,8 +537,9 @@ class IoListExperiment final : public Experiment {
         total_steps_ += (rtt_ns(rtt) > 0 ? rtt_writers.size() : writers.size()) *
                         static_cast<std::size_t>(reps + warmup);
     if (has("append") && relayed) total_steps_ += static_cast<std::size_t>(reps + warmup);
+    const auto pgbench_reps = static_cast<int>(p.get_int("pgbench_repetitions"));
     if (has("pgbench"))
-      total_steps_ += writers.size() * static_cast<std::size_t>(reps + std::max(warmup, 1));
+      total_steps_ += writers.size() * static_cast<std::size_t>(pgbench_reps + std::max(warmup, 1));
     if (has("read")) total_steps_ += readers.size() * static_cast<std::size_t>(reps + warmup) + 1;
     const auto payload_sizes = p.get_int_list("payload_bytes");
     const auto payload_reps = static_cast<int>(p.get_int("payload_repetitions"));
@@ -573,7 +586,7 @@ class IoListExperiment final : public Experiment {
       if (has("append"))
         run_append(ctx, pg, ids, variants, writers, rtt_writers, rtts, events, reps, warmup,
                    has("pgbench"));
-      if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, reps, warmup);
+      if (has("pgbench")) run_pgbench_peer(ctx, pg, ids, writers, events, pgbench_reps, warmup);
       if (has("read")) run_read(ctx, pg, ids, builders, readers, events, reps, warmup);
       if (has("payload")) run_payload(ctx, pg, ids, builders, payload_sizes, events, payload_reps);
       if (has("client")) run_client(ctx, pg, ids, builders, events, reps, warmup);
@@ -706,7 +719,7 @@ class IoListExperiment final : public Experiment {
         std::optional<PointPrecision> precision;
         auto publish = [&] {
           for (std::size_t v = 0; v < variants.size(); ++v) {
-            publish_append(ctx, variants[v], label, samples[v], precision);
+            publish_append(ctx, variants[v], label, n64, rtt, samples[v], precision);
             measured_[{variants[v].series, label}] = samples[v];
           }
         };
@@ -836,7 +849,7 @@ class IoListExperiment final : public Experiment {
   // A variant's append point, and for the round-trip transport with synchronous commit its
   // stack in the breakdown group: the phases' shares of one append, the build share in the label.
   static void publish_append(RunContext& ctx, const Variant& v, const std::string& label,
-                             const AppendSamples& s,
+                             std::int64_t writers, const std::string& rtt, const AppendSamples& s,
                              const std::optional<PointPrecision>& precision) {
     if (s.total.wall.empty()) return;
     Point p = make_point(label, s.total);
@@ -848,8 +861,8 @@ class IoListExperiment final : public Experiment {
     // its phase's median time in % of that sum, so the parts add up to exactly 100%.
     const double whole = s.median_sum(kRoundTripPhases);
     if (!(whole > 0)) return;
-    const std::string stack =
-        breakdown_label(v.options.builder, label, summarize(s.wall(Phase::Build)).median / whole);
+    const std::string stack = breakdown_label(v.options.builder, writers, rtt,
+                                              summarize(s.wall(Phase::Build)).median / whole);
     for (Phase ph : kRoundTripPhases) {
       Point q;
       q.label = stack;

@@ -11,13 +11,13 @@
 #include <QFile>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
+#include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
 #include <QScatterSeries>
-#include <QStackedBarSeries>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QValueAxis>
@@ -149,21 +149,34 @@ class ChartsTest : public QObject {
     ChartOptions o;
     o.log_y = true;
     auto chart = build_chart(run, "breakdown", o);
-    auto stacks = series_of_type<QStackedBarSeries>(*chart);
+    auto stacks = series_of_type<QHorizontalStackedBarSeries>(*chart);
     QCOMPARE(stacks.size(), 1);
     QVERIFY(series_of_type<QBarSeries>(*chart).isEmpty());
     auto sets = stacks.front()->barSets();
     QCOMPARE(sets.size(), 2);
     QCOMPARE(sets[0]->label(), QString("build"));
-    QCOMPARE(sets[1]->at(1), 90.0);
-    auto* y = qobject_cast<QValueAxis*>(axis(*chart, Qt::Vertical));
+    QCOMPARE(sets[1]->at(0), 90.0);  // interpolate, the second stack: below
+    // On its side: the values run across, the stacks' labels down the left, first at the top.
+    auto* y = qobject_cast<QValueAxis*>(axis(*chart, Qt::Horizontal));
     QVERIFY(y);  // linear, not QLogValueAxis
     QVERIFY(y->max() >= 92.0);
+    auto* labels = qobject_cast<QBarCategoryAxis*>(axis(*chart, Qt::Vertical));
+    QVERIFY(labels);
+    QCOMPARE(labels->at(labels->count() - 1), QString("iolist"));  // drawn at the top
     // A part of a stack carries no error bar (it would stand at the part's height, not the
-    // stack's), and the long stack labels are slanted.
+    // stack's).
     QVERIFY(std::none_of(chart->series().begin(), chart->series().end(),
                          [](auto* s) { return s->property("perflab_error_bar_of").isValid(); }));
-    QCOMPARE(qobject_cast<QBarCategoryAxis*>(axis(*chart, Qt::Horizontal))->labelsAngle(), -60);
+    // Stacks of shares that add up to 100 (in floating point, a hair over): the axis ends at
+    // 100, not at a padded 150.
+    Run shares = test::sample_run();
+    shares.ensure_group(g);
+    shares.add_point("breakdown", "build", test::sample_point("iolist", {0.1 + 0.2}));
+    shares.add_point("breakdown", "INSERT", test::sample_point("iolist", {100 - 0.3 + 1e-13}));
+    auto stacked = build_chart(shares, "breakdown", {});
+    auto* top = qobject_cast<QValueAxis*>(axis(*stacked, Qt::Horizontal));
+    QVERIFY(top);
+    QCOMPARE(top->max(), 100.0);
     // An ordinary group of the same run stays grouped.
     QCOMPARE(series_of_type<QBarSeries>(*build_chart(run, "append", {})).size(), 1);
   }

@@ -137,6 +137,7 @@ class Cli : public ::testing::Test {
             "--param",  "readers=1",
             "--param",  "repetitions=2",
             "--param",  "warmup=0",
+            "--param",  "pgbench_repetitions=2",
             "--param",  "events=10",
             "--param",  "build_sizes=1,10",
             "--param",  "build_sample_ms=1",
@@ -435,6 +436,10 @@ TEST_F(Cli, ListShowsTheRealBounds) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--param point_budget_s=1.5  (double, 0.2..600)"), std::string::npos)
       << r.out;
+  // The iolist sweeps beyond the default plan are listed with their defaults.
+  EXPECT_NE(r.out.find("--param rtt_writers=1  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--param pgbench_repetitions=6  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--param network_rtt_ms=0,1  "), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, ChartPrintsNothingButWhatItWrote) {

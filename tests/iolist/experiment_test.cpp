@@ -22,6 +22,7 @@ const std::map<std::string, std::string> kSmall = {{"writers", "1,3"},
                                                    {"build_sample_ms", "1"},
                                                    {"events", "20"},
                                                    {"pgbench_ms", "50"},
+                                                   {"pgbench_repetitions", "2"},
                                                    {"payload_bytes", "256,4096"},
                                                    {"payload_repetitions", "2"}};
 }  // namespace
