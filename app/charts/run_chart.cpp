@@ -231,8 +231,11 @@ void set_barset_hidden(QBarSet* set, bool hidden) {
 // Ten distinct colours (Tableau 10): a theme's five repeat after five series, and two lines of
 // one colour (e.g. "direct redis" and "twemproxy") would be read as one.
 QColor series_color(int i) {
+  // Tableau 10, then three more: the iolist append group has twelve series (five builders,
+  // pipelined, synchronous_commit off, pgbench), which should not share a colour.
   static const QRgb kPalette[] = {0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2,
-                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac};
+                                  0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac,
+                                  0x17becf, 0x3d3d3d, 0xbcbd22};
   return QColor(kPalette[static_cast<unsigned>(i) % std::size(kPalette)]);
 }
 

@@ -18,12 +18,12 @@
 #include <QLineSeries>
 #include <QPainter>
 #include <QScatterSeries>
+#include <QSet>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QValueAxis>
 #include <QtTest>
 
-#include <QSet>
 #include "charts/chart_export.h"
 #include "charts/run_chart.h"
 
@@ -179,6 +179,22 @@ class ChartsTest : public QObject {
     QCOMPARE(top->max(), 100.0);
     // An ordinary group of the same run stays grouped.
     QCOMPARE(series_of_type<QBarSeries>(*build_chart(run, "append", {})).size(), 1);
+  }
+
+  // The iolist append group has twelve series: no two of them share a colour.
+  void twelveSeriesHaveTwelveColours() {
+    Run run = test::sample_run();
+    run.ensure_group({"many", "Twelve series", "us/op", "", false, true, ""});
+    for (int i = 0; i < 12; ++i)
+      run.add_point("many", "series " + std::to_string(i),
+                    test::sample_point("single writer", {1.0 + i}));
+    auto chart = build_chart(run, "many", {});
+    auto bars = series_of_type<QBarSeries>(*chart);
+    QCOMPARE(bars.size(), 1);
+    QSet<QRgb> colours;
+    for (auto* set : bars.front()->barSets()) colours.insert(set->color().rgb());
+    QCOMPARE(bars.front()->barSets().size(), 12);
+    QCOMPARE(colours.size(), 12);
   }
 
   void numericGroupIsLines() {
