@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "servers.h"
 #include "targets/delay_relay.h"
 
 using namespace perflab;
@@ -23,23 +24,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-int listen_loopback(int& port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  listen(fd, 4);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  port = ntohs(a.sin_port);
-  return fd;
-}
-
 // Echoes every byte of one connection back until the peer closes.
 class EchoServer {
  public:
-  EchoServer() : fd_(listen_loopback(port_)) {
+  EchoServer() : fd_(test::listen_on_loopback(port_)) {
     thread_ = std::thread([this] {
       const int c = accept(fd_, nullptr, nullptr);
       if (c < 0) return;
