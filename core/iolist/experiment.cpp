@@ -465,8 +465,8 @@ class IoListExperiment final : public Experiment {
          double(kMaxPayloadBytes),
          {},
          "bytes of JSON per event for the payload sweep (an append carries at most 4 MiB: "
-         "fewer events per append above 40 KiB); e.g. 256,1024,4096,16384,65536,262144,1048576,"
-         "4194304 for a finer sweep (slow)"},
+         "fewer events per append above 40 KiB); more sizes, e.g. 256 B to 4 MiB in steps of 4, "
+         "for a finer sweep (slow)"},
         {"payload_repetitions",
          ParamType::Int,
          "6",
