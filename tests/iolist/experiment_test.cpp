@@ -1,5 +1,6 @@
 // The IO-list experiment end to end against a real PostgreSQL (managed by the project).
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <chrono>
 #include <thread>
@@ -168,8 +169,12 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   const Point* near = run.find_point("append", "iolist", "single writer");
   // Many writers through the relay are opt-in (rtt_writers, default 1).
   EXPECT_EQ(run.find_point("append", "iolist", "3 concurrent writers, RTT 1 ms"), nullptr);
-  // Four round trips of at least 1 ms each (a loose check that the relay delays at all).
-  EXPECT_GT(far->stats.median, near->stats.median + 3000);
+  // Four round trips of at least 1 ms each: no append through the relay can take less than
+  // 4 ms, however busy the machine (a lower bound that load cannot break, unlike a comparison
+  // of medians with the direct appends).
+  ASSERT_FALSE(far->samples.empty());
+  EXPECT_GE(*std::min_element(far->samples.begin(), far->samples.end()), 4000.0);
+  EXPECT_NE(near, nullptr);
   EXPECT_NE(run.find_point("relay_overhead", "relay at 0 ms", "single writer"), nullptr);
   EXPECT_NE(run.find_point("relay_overhead", "direct", "single writer"), nullptr);
   for (const char* id : {"append_1.rtt_1ms.pipeline_vs_round_trips.iolist", "relay.overhead",
