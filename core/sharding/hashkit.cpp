@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/key_slot.h"
+
 namespace perflab::sharding {
 
 std::uint32_t crc32(std::string_view data) {
@@ -138,18 +140,10 @@ std::uint32_t md5_32(std::string_view k) {
          static_cast<std::uint32_t>(d[2]) << 16 | static_cast<std::uint32_t>(d[3]) << 24;
 }
 
-// CRC-16/XMODEM (polynomial 0x1021, initial 0), with twemproxy's 32-bit accumulator: the bits
-// shifted out above 16 are kept in the result.
+// CRC-16/XMODEM (polynomial 0x1021, initial 0; Redis Cluster's table), with twemproxy's 32-bit
+// accumulator: the bits shifted out above 16 are kept in the result.
 std::uint32_t crc16(std::string_view k) {
-  static const auto table = [] {
-    std::array<std::uint16_t, 256> t{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-      std::uint32_t c = i << 8;
-      for (int b = 0; b < 8; ++b) c = (c & 0x8000) ? (c << 1) ^ 0x1021 : c << 1;
-      t[i] = static_cast<std::uint16_t>(c);
-    }
-    return t;
-  }();
+  const auto& table = crc16_xmodem_table();
   std::uint32_t crc = 0;
   for (char c : k) crc = (crc << 8) ^ table[((crc >> 8) ^ byte(c)) & 0xff];
   return crc;

@@ -55,16 +55,26 @@ class ManagedPostgres {
   std::string version_;
 };
 
+struct ManagedRedisOptions {
+  // A Redis Cluster node (cluster-enabled yes): its cluster bus on a free port of its own
+  // (cluster-port), its node table in its folder (nodes.conf).
+  bool cluster = false;
+  // cluster-node-timeout: how long a node may not answer before it is failed (and, with a
+  // replica, failed over). Small for the failover demonstration.
+  std::chrono::milliseconds cluster_node_timeout{5000};
+};
+
 // A throwaway redis-server on 127.0.0.1 with no persistence.
 class ManagedRedis {
  public:
-  ManagedRedis();  // starts; throws ServerError
+  explicit ManagedRedis(ManagedRedisOptions opts = {});  // starts; throws ServerError
   ~ManagedRedis();
   ManagedRedis(const ManagedRedis&) = delete;
   ManagedRedis& operator=(const ManagedRedis&) = delete;
 
   RedisEndpoint endpoint() const { return {"127.0.0.1", port_, {}}; }
   int port() const { return port_; }
+  int cluster_bus_port() const { return bus_port_; }  // 0 unless a cluster node
   pid_t pid() const { return pid_; }
   std::string version() const { return version_; }
   const std::filesystem::path& dir() const { return dir_; }  // its folder (log, --dir)
@@ -75,10 +85,48 @@ class ManagedRedis {
 
  private:
   void start();
+  ManagedRedisOptions opts_;
   std::filesystem::path dir_;
   int port_ = 0;
+  int bus_port_ = 0;
   pid_t pid_ = -1;
   std::string version_;
+};
+
+struct ManagedRedisClusterOptions {
+  int masters = 3;                               // 3 to 16; the slots are split evenly, in order
+  bool replicas = false;                         // one replica for each master
+  std::chrono::milliseconds node_timeout{5000};  // cluster-node-timeout of every node
+  // Bound of the whole start: forming, gossip and replicas catching up (a loaded machine).
+  std::chrono::seconds ready_within{90};
+};
+
+// A throwaway Redis Cluster on loopback: `masters` redis-server processes in cluster mode
+// (ManagedRedis, so the same spawner, parent-death signal, folders and stop), slots assigned
+// with CLUSTER ADDSLOTSRANGE, joined with CLUSTER MEET, replicas attached with CLUSTER REPLICATE;
+// ready when every node reports cluster_state:ok and the same slot map with every replica.
+class ManagedRedisCluster {
+ public:
+  explicit ManagedRedisCluster(ManagedRedisClusterOptions opts = {});  // throws ServerError
+  ManagedRedisCluster(const ManagedRedisCluster&) = delete;
+  ManagedRedisCluster& operator=(const ManagedRedisCluster&) = delete;
+  ~ManagedRedisCluster();
+
+  // Every node, masters first (as formed), then the replicas (replica i of master i).
+  std::vector<RedisEndpoint> seeds() const;
+  std::size_t masters() const { return static_cast<std::size_t>(opts_.masters); }
+  ManagedRedis& master(std::size_t i) { return *nodes_.at(i); }
+  ManagedRedis* replica_of(std::size_t i);  // nullptr without replicas
+  std::string version() const { return nodes_.front()->version(); }
+  const ManagedRedisClusterOptions& options() const { return opts_; }
+  // Waits until every running node reports cluster_state:ok and the same slot map as the
+  // others, every replica in sync (and, with every node up, every master with a replica): after
+  // a resharding or a failover. Throws ServerError after `limit` naming what is missing.
+  void wait_ok(std::chrono::milliseconds limit) const;
+
+ private:
+  ManagedRedisClusterOptions opts_;
+  std::vector<std::unique_ptr<ManagedRedis>> nodes_;
 };
 
 // A folder Perflab owns under the temporary directory (its owner's pid recorded, so folders of

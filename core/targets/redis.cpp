@@ -163,9 +163,22 @@ std::vector<RedisReply> RedisClient::pipeline(
 }
 
 void RedisClient::exchange(std::span<const std::vector<std::string_view>> cmds, RedisReply* out) {
+  send(cmds);
+  receive({out, cmds.size()});
+}
+
+void RedisClient::io_failure() {
+  fail(failure_reason(c_->errstr, c_->err, ep_, static_cast<long>(timeout_.count()), false));
+}
+
+void RedisClient::wait_io(IoDeadline& io, short events) {
+  if (io.wait(c_->fd, events) == 0)
+    fail(io.stopped() ? std::string("stopped while waiting for the server")
+                      : "no reply within " + std::to_string(timeout_.count()) + " ms (timeout)");
+}
+
+void RedisClient::send(std::span<const std::vector<std::string_view>> cmds) {
   if (!c_) throw RedisError("Redis at " + ep_.address() + ": not connected");
-  const long timeout_ms = static_cast<long>(timeout_.count());
-  auto io_failure = [&] { fail(failure_reason(c_->errstr, c_->err, ep_, timeout_ms, false)); };
   for (const auto& cmd : cmds) {
     if (cmd.empty()) throw RedisError("Redis at " + ep_.address() + ": empty command");
     ArgvBuf buf(cmd);
@@ -174,16 +187,16 @@ void RedisClient::exchange(std::span<const std::vector<std::string_view>> cmds, 
       io_failure();
   }
   IoDeadline io(timeout_, stop_);
-  auto wait = [&](short events) {
-    if (io.wait(c_->fd, events) == 0)
-      fail(io.stopped() ? std::string("stopped while waiting for the server")
-                        : "no reply within " + std::to_string(timeout_ms) + " ms (timeout)");
-  };
   for (int done = 0; !done;) {
     if (redisBufferWrite(c_, &done) != REDIS_OK) io_failure();
-    if (!done) wait(POLLOUT);
+    if (!done) wait_io(io, POLLOUT);
   }
-  for (std::size_t got = 0; got < cmds.size();) {
+}
+
+void RedisClient::receive(std::span<RedisReply> out) {
+  if (!c_) throw RedisError("Redis at " + ep_.address() + ": not connected");
+  IoDeadline io(timeout_, stop_);
+  for (std::size_t got = 0; got < out.size();) {
     void* raw = nullptr;
     if (redisGetReplyFromReader(c_, &raw) != REDIS_OK) io_failure();
     if (raw) {
@@ -192,7 +205,7 @@ void RedisClient::exchange(std::span<const std::vector<std::string_view>> cmds, 
       freeReplyObject(r);
       continue;
     }
-    wait(POLLIN);
+    wait_io(io, POLLIN);
     if (redisBufferRead(c_) != REDIS_OK) io_failure();
   }
 }

@@ -16,6 +16,10 @@
 struct redisContext;
 
 namespace perflab {
+class IoDeadline;
+}
+
+namespace perflab {
 
 class RedisError : public std::runtime_error {
  public:
@@ -51,12 +55,19 @@ class RedisClient {
   RedisReply command(const std::vector<std::string_view>& argv);
   // Sends all commands, then reads all replies (a pipeline).
   std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string_view>>& cmds);
+  // A pipeline in two halves, so that pipelines to several servers are in flight at once (the
+  // cluster client): send() writes the commands, receive() reads that many replies. Between
+  // them, no other command on this client. Each half is bounded by the timeout.
+  void send(std::span<const std::vector<std::string_view>> cmds);
+  void receive(std::span<RedisReply> out);
   std::string server_version();  // INFO server -> redis_version
   const RedisEndpoint& endpoint() const { return ep_; }
 
  private:
   [[noreturn]] void fail(const std::string& why);
   void exchange(std::span<const std::vector<std::string_view>> cmds, RedisReply* out);
+  [[noreturn]] void io_failure();
+  void wait_io(IoDeadline& io, short events);
   redisContext* c_ = nullptr;
   RedisEndpoint ep_;
   std::chrono::milliseconds timeout_;

@@ -1,0 +1,40 @@
+#include "common/key_slot.h"
+
+namespace perflab {
+
+const std::array<std::uint16_t, 256>& crc16_xmodem_table() {
+  static const auto table = [] {
+    std::array<std::uint16_t, 256> t{};
+    for (std::uint32_t i = 0; i < 256; ++i) {
+      std::uint32_t c = i << 8;
+      for (int b = 0; b < 8; ++b) c = (c & 0x8000) ? (c << 1) ^ 0x1021 : c << 1;
+      t[i] = static_cast<std::uint16_t>(c);
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::uint16_t crc16_xmodem(std::string_view data) {
+  const auto& table = crc16_xmodem_table();
+  std::uint16_t crc = 0;
+  for (char ch : data) {
+    const auto byte = static_cast<std::uint8_t>(ch);
+    crc = static_cast<std::uint16_t>((crc << 8) ^ table[((crc >> 8) ^ byte) & 0xff]);
+  }
+  return crc;
+}
+
+std::string_view cluster_hash_tag(std::string_view key) {
+  const auto open = key.find('{');
+  if (open == std::string_view::npos) return key;
+  const auto close = key.find('}', open + 1);
+  if (close == std::string_view::npos || close == open + 1) return key;
+  return key.substr(open + 1, close - open - 1);
+}
+
+int cluster_key_slot(std::string_view key) {
+  return crc16_xmodem(cluster_hash_tag(key)) & (kClusterSlots - 1);
+}
+
+}  // namespace perflab

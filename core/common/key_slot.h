@@ -1,0 +1,26 @@
+#pragma once
+// Redis Cluster's hash slots: CRC-16/XMODEM of a key (or of its {tag}) modulo 16384, exactly as
+// redis-server's keyHashSlot computes them. No network code: the cluster client (targets) and the
+// proxy's cluster upstream (sharding) both route with it.
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace perflab {
+
+inline constexpr int kClusterSlots = 16384;
+
+// The table of CRC-16/XMODEM (polynomial 0x1021), byte at a time. twemproxy's crc16 hash uses it
+// with a wider accumulator (sharding/hashkit.cpp).
+const std::array<std::uint16_t, 256>& crc16_xmodem_table();
+// CRC-16/XMODEM: polynomial 0x1021, initial value 0, no reflection ("123456789" -> 0x31C3).
+std::uint16_t crc16_xmodem(std::string_view data);
+
+// The part of a key Redis Cluster hashes: when the key has a '{' and a '}' after it with at
+// least one byte between the first '{' and the first '}' after it, those bytes; otherwise the
+// whole key. So "{user1}.a" and "x{user1}" share a slot; "{}", "{" and "a{}{b}" hash whole.
+std::string_view cluster_hash_tag(std::string_view key);
+// The key's slot, 0..16383.
+int cluster_key_slot(std::string_view key);
+
+}  // namespace perflab
