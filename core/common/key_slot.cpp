@@ -37,4 +37,20 @@ int cluster_key_slot(std::string_view key) {
   return crc16_xmodem(cluster_hash_tag(key)) & (kClusterSlots - 1);
 }
 
+std::string cluster_tag_for_slot(int slot) {
+  static constexpr std::string_view kAlphabet =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::string tag;
+  for (std::size_t len = 1;; ++len) {  // 62^3 tags cover every slot; longer ones are a fallback
+    tag.assign(len, kAlphabet[0]);
+    for (;;) {
+      if (cluster_key_slot(tag) == slot) return tag;
+      std::size_t i = 0;  // the next tag of this length, as an odometer
+      while (i < len && tag[i] == kAlphabet.back()) tag[i++] = kAlphabet[0];
+      if (i == len) break;
+      tag[i] = kAlphabet[kAlphabet.find(tag[i]) + 1];
+    }
+  }
+}
+
 }  // namespace perflab

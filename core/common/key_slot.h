@@ -4,6 +4,7 @@
 // proxy's cluster upstream (sharding) both route with it.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace perflab {
@@ -22,5 +23,8 @@ std::uint16_t crc16_xmodem(std::string_view data);
 std::string_view cluster_hash_tag(std::string_view key);
 // The key's slot, 0..16383.
 int cluster_key_slot(std::string_view key);
+// A short tag (1 to 3 letters or digits) whose slot is `slot`: "{tag}" in a key puts the key
+// in that slot (what redis-benchmark --cluster does to send each client's keys to its node).
+std::string cluster_tag_for_slot(int slot);
 
 }  // namespace perflab

@@ -15,10 +15,13 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "common/clock.h"
+#include "common/key_slot.h"
 #include "common/text.h"
 #include "sharding/resp.h"
+#include "targets/cluster.h"
 #include "targets/io_wait.h"
 
 namespace perflab::sharding {
@@ -105,6 +108,15 @@ void LatencyHistogram::record(std::int64_t us) {
   if (us > max_) max_ = us;
   count_++;
   sum_ += us;
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& other) {
+  if (other.count_ == 0) return;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  count_ += other.count_;
+  sum_ += other.sum_;
 }
 
 std::int64_t LatencyHistogram::quantile_us(double q) const {
@@ -234,6 +246,17 @@ std::string blocking_command(int fd, const std::vector<std::string_view>& argv,
 }  // namespace
 
 namespace {
+
+// req/s from requests and seconds; the latency figures from the histogram.
+void set_rate_and_latency(BenchResult& r, const LatencyHistogram& h) {
+  r.rps = r.seconds > 0 ? static_cast<double>(r.requests) / r.seconds : 0;
+  r.avg_ms = h.mean_us() / 1000.0;
+  r.min_ms = static_cast<double>(h.min_us()) / 1000.0;
+  r.p50_ms = static_cast<double>(h.quantile_us(0.50)) / 1000.0;
+  r.p95_ms = static_cast<double>(h.quantile_us(0.95)) / 1000.0;
+  r.p99_ms = static_cast<double>(h.quantile_us(0.99)) / 1000.0;
+  r.max_ms = static_cast<double>(h.max_us()) / 1000.0;
+}
 
 // The command of a test with its key placeholders, as redis-benchmark sends it.
 std::string test_command(const BenchOptions& o, BenchTest test) {
@@ -448,8 +471,11 @@ class Benchmark {
       ParseResult pr = c.scanner.scan(data);
       if (pr.status == ParseStatus::Incomplete) break;
       if (pr.status == ParseStatus::Error) throw std::runtime_error(pr.error);
-      if (data[0] == '-' && res_.errors++ == 0)
-        res_.first_error = std::string(data.substr(1, data.find('\r') - 1));
+      if (data[0] == '-') {
+        if (res_.errors++ == 0) res_.first_error = std::string(data.substr(1, data.find('\r') - 1));
+        if (data.starts_with("-MOVED ")) ++res_.moved;
+        if (data.starts_with("-ASK ")) ++res_.ask;
+      }
       c.in_start += pr.consumed;
       if (c.in_start == c.in_end) c.in_start = c.in_end = 0;
       hist_.record(t - c.batch_start);
@@ -463,16 +489,14 @@ class Benchmark {
   BenchResult result() {
     res_.requests = completed_;
     res_.seconds = static_cast<double>(last_reply_ - start_) / 1e6;
-    res_.rps = res_.seconds > 0 ? static_cast<double>(completed_) / res_.seconds : 0;
-    res_.avg_ms = hist_.mean_us() / 1000.0;
-    res_.min_ms = static_cast<double>(hist_.min_us()) / 1000.0;
-    res_.p50_ms = static_cast<double>(hist_.quantile_us(0.50)) / 1000.0;
-    res_.p95_ms = static_cast<double>(hist_.quantile_us(0.95)) / 1000.0;
-    res_.p99_ms = static_cast<double>(hist_.quantile_us(0.99)) / 1000.0;
-    res_.max_ms = static_cast<double>(hist_.max_us()) / 1000.0;
+    set_rate_and_latency(res_, hist_);
     return res_;
   }
 
+ public:
+  const LatencyHistogram& histogram() const { return hist_; }
+
+ private:
   const BenchOptions& o_;
   std::stop_token stop_;
   BenchResult res_;
@@ -490,9 +514,90 @@ class Benchmark {
 
 }  // namespace
 
+std::string cluster_bench_key_prefix(const std::string& key_prefix, int slot) {
+  return key_prefix + "{" + cluster_tag_for_slot(slot) + "}:";
+}
+
+namespace {
+
+// --cluster: a Benchmark per master on a thread of its own, results merged.
+BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
+  const RedisEndpoint seed{o.host, o.port, o.password};
+  std::vector<ClusterSlotRange> ranges;
+  try {
+    ranges = ClusterClient({seed}, o.reply_timeout, stop).slot_map();
+  } catch (const RedisError& e) {
+    throw std::runtime_error(std::string("--cluster: ") + e.what());
+  }
+  std::vector<BenchOptions> per_master;  // the first slot each master serves gives its tag
+  for (const auto& r : ranges) {
+    const bool known = std::any_of(per_master.begin(), per_master.end(), [&](const auto& m) {
+      return m.host == r.master.host && m.port == r.master.port;
+    });
+    if (known) continue;
+    BenchOptions m = o;
+    m.cluster = false;
+    m.host = r.master.host;
+    m.port = r.master.port;
+    m.key_prefix = cluster_bench_key_prefix(o.key_prefix, r.first);
+    per_master.push_back(std::move(m));
+  }
+  if (per_master.size() < 2)
+    throw std::runtime_error("--cluster: the cluster at " + seed.address() + " has " +
+                             std::to_string(per_master.size()) + " master(s); at least 2 needed");
+  // Client i goes to master i mod N; requests in proportion to the clients.
+  const auto n = static_cast<int>(per_master.size());
+  std::int64_t requests_left = o.requests;
+  for (int i = 0; i < n; ++i) {
+    auto& m = per_master[static_cast<std::size_t>(i)];
+    m.clients = o.clients / n + (i < o.clients % n ? 1 : 0);
+    m.requests = i == n - 1 ? requests_left : o.requests * m.clients / o.clients;
+    requests_left -= m.requests;
+  }
+  std::erase_if(per_master,
+                [](const BenchOptions& m) { return m.clients == 0 || m.requests == 0; });
+  std::vector<std::unique_ptr<Benchmark>> benches;
+  for (const auto& m : per_master) benches.push_back(std::make_unique<Benchmark>(m, test, stop));
+  std::vector<BenchResult> results(benches.size());
+  std::vector<std::exception_ptr> failures(benches.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < benches.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          results[i] = benches[i]->run();
+        } catch (...) {
+          failures[i] = std::current_exception();
+        }
+      });
+  }
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
+  BenchResult out;
+  out.test = test;
+  LatencyHistogram all;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const BenchResult& r = results[i];
+    out.requests += r.requests;
+    out.errors += r.errors;
+    out.moved += r.moved;
+    out.ask += r.ask;
+    if (out.first_error.empty()) out.first_error = r.first_error;
+    out.seconds = std::max(out.seconds, r.seconds);
+    out.cancelled = out.cancelled || r.cancelled;
+    out.time_limited = out.time_limited || r.time_limited;
+    all.merge(benches[i]->histogram());
+  }
+  set_rate_and_latency(out, all);
+  return out;
+}
+
+}  // namespace
+
 BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
   if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0)
     throw std::invalid_argument("bad benchmark options");
+  if (o.cluster) return run_cluster_bench(o, test, std::move(stop));
   return Benchmark(o, test, std::move(stop)).run();
 }
 

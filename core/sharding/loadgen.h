@@ -48,6 +48,12 @@ struct BenchOptions {
   // client's cost per request shows in the figures; this keeps them comparable with
   // redis-benchmark's. false: one EPOLL_CTL_MOD per switch.
   bool redis_benchmark_events = true;
+  // --cluster: host:port is a node of a Redis Cluster. As redis-benchmark --cluster does: the
+  // masters are read from the cluster's slot map, one thread per master drives the clients
+  // given to it (client i to master i mod N, requests in proportion), and each client's keys
+  // carry a {tag} of a slot its master owns (<key_prefix>{tag}:NNNNNNNNNNNN), so every request,
+  // MSET and MGET included, goes straight to its owner.
+  bool cluster = false;
 };
 
 // Latency histogram: log-linear buckets (1/64 relative resolution), microsecond input.
@@ -61,6 +67,7 @@ class LatencyHistogram {
   std::int64_t max_us() const { return max_; }
   // The value at quantile q (0..1): the upper bound of the bucket holding it, capped at max.
   std::int64_t quantile_us(double q) const;
+  void merge(const LatencyHistogram& other);  // as if other's values were recorded here
 
  private:
   static std::size_t index(std::int64_t us);
@@ -80,7 +87,12 @@ struct BenchResult {
   bool cancelled = false;     // stopped by the stop token
   bool time_limited = false;  // stopped by time_limit before -n
   std::string first_error;    // the first error reply, if any
+  // Redirections among the error replies (a slot that moved while the test ran: --cluster).
+  std::int64_t moved = 0, ask = 0;
 };
+
+// The key prefix of --cluster's keys on the master that owns `slot`: <key_prefix>{tag}:.
+std::string cluster_bench_key_prefix(const std::string& key_prefix, int slot);
 
 // The keys the generator writes: <key_prefix><12 digits> for a keyspace (-r), or
 // <key_prefix>__rand_int__ without one, as redis-benchmark.

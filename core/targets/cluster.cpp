@@ -164,7 +164,7 @@ void ClusterClient::refresh_slots() {
     } catch (const RedisError& e) {
       connections_.erase(ep.address());
       if (stop_.stop_requested()) throw;
-      tried += std::string(tried.empty() ? "" : "; ") + e.what();
+      tried.append(tried.empty() ? "" : "; ").append(e.what());
     }
   }
   throw RedisError("Redis Cluster: no node gave its slot map (" + tried + ")");
@@ -190,8 +190,9 @@ std::string ClusterClient::describe_node(std::size_t node) const {
   std::string slots;
   for (const auto& r : ranges_) {
     if (!same_node(r.master, nodes_[node])) continue;
-    slots += (slots.empty() ? "" : ",") + std::to_string(r.first);
-    if (r.last != r.first) slots += "-" + std::to_string(r.last);
+    if (!slots.empty()) slots.append(",");
+    slots.append(std::to_string(r.first));
+    if (r.last != r.first) slots.append("-").append(std::to_string(r.last));
   }
   return nodes_[node].address() + (slots.empty() ? "" : " (slots " + slots + ")");
 }

@@ -890,9 +890,10 @@ std::string cluster_info_field(const RedisReply& info, const std::string& field)
 std::string slot_map_text(const std::vector<ClusterSlotRange>& ranges) {
   std::string out;
   for (const auto& r : ranges) {
-    out += std::to_string(r.first) + "-" + std::to_string(r.last) + "@" + r.master.address();
-    for (const auto& rep : r.replicas) out += "+" + rep.address();
-    out += " ";
+    out.append(std::to_string(r.first)).append("-").append(std::to_string(r.last));
+    out.append("@").append(r.master.address());
+    for (const auto& rep : r.replicas) out.append("+").append(rep.address());
+    out.append(" ");
   }
   return out;
 }

@@ -37,3 +37,12 @@ TEST(KeySlot, SlotsAreInRangeAndBinarySafe) {
   EXPECT_EQ(cluster_key_slot(std::string("a\0b", 3)),
             crc16_xmodem(std::string("a\0b", 3)) & 0x3FFF);
 }
+
+TEST(KeySlot, TagForEverySlot) {
+  for (int slot = 0; slot < kClusterSlots; slot += 97) {
+    const std::string tag = cluster_tag_for_slot(slot);
+    EXPECT_LE(tag.size(), 3u);
+    EXPECT_EQ(cluster_key_slot("perflab:key:{" + tag + "}:000000000001"), slot) << tag;
+  }
+  EXPECT_EQ(cluster_key_slot(cluster_tag_for_slot(kClusterSlots - 1)), kClusterSlots - 1);
+}
