@@ -127,6 +127,9 @@ class RunCommand {
     cmd.add_option("--pg", pg_, "an external PostgreSQL (libpq conninfo); default: managed");
     cmd.add_option("--redis", redis_, "external Redis nodes, HOST:PORT,...; default: managed")
         ->check(cli::convertible(parse_redis_nodes, "HOST:PORT,..."));
+    cmd.add_option("--redis-cluster", redis_cluster_,
+                   "seed nodes of an external Redis Cluster, HOST:PORT,...; default: managed")
+        ->check(cli::convertible(parse_redis_nodes, "HOST:PORT,..."));
     const auto not_empty = [](const char* why) {
       return CLI::Validator(
           [why](std::string& s) { return s.empty() ? std::string(why) : std::string(); }, "");
@@ -153,7 +156,7 @@ class RunCommand {
   std::string experiment_;
   std::vector<std::string> params_;
   std::optional<std::string> pg_;
-  std::string redis_;
+  std::string redis_, redis_cluster_;
   TargetsConfig cfg_;
   int pg_timeout_s_ = 30;
   std::string out_;
@@ -167,6 +170,11 @@ int RunCommand::run() {
     cfg_.redis_nodes = parse_redis_nodes(redis_);
     if (const char* pw = std::getenv("PERFLAB_REDIS_PASSWORD"))
       for (auto& n : cfg_.redis_nodes) n.password = pw;
+  }
+  if (!redis_cluster_.empty()) {
+    cfg_.redis_cluster = parse_redis_nodes(redis_cluster_);
+    if (const char* pw = std::getenv("PERFLAB_REDIS_PASSWORD"))
+      for (auto& n : cfg_.redis_cluster) n.password = pw;
   }
   cfg_.pg_limits.statement_timeout = std::chrono::seconds(pg_timeout_s_);
   if (out_.empty()) out_ = default_out(exp->id());

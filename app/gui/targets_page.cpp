@@ -255,6 +255,9 @@ QGroupBox* TargetsPage::buildRedisBox() {
   redis_password_->setPlaceholderText("optional — never saved");
   redis_nodes_ = new QLineEdit;
   redis_nodes_->setPlaceholderText("shard nodes h:p,h:p,… for the sharding experiment");
+  redis_cluster_ = new QLineEdit;
+  redis_cluster_->setPlaceholderText("seed nodes h:p,h:p,… of a Redis Cluster (empty: managed)");
+  redis_cluster_->setObjectName("redisCluster");
   redis_prefix_ = new QLineEdit;
   redis_host_->setObjectName("redisHost");
   redis_port_->setObjectName("redisPort");
@@ -264,6 +267,7 @@ QGroupBox* TargetsPage::buildRedisBox() {
   rl->addRow("Port:", redis_port_);
   rl->addRow("Password:", redis_password_);
   rl->addRow("Shard nodes:", redis_nodes_);
+  rl->addRow("Redis Cluster:", redis_cluster_);
   rl->addRow("Perflab's key prefix:", redis_prefix_);
   redis_prefix_error_ = error_label("redisPrefixError");
   rl->addRow(QString(), redis_prefix_error_);
@@ -339,6 +343,7 @@ TargetsForm TargetsPage::form() const {
   f.redis_port = redis_port_->value();
   f.redis_password = redis_password_->text();
   f.redis_nodes = redis_nodes_->text();
+  f.redis_cluster = redis_cluster_->text();
   f.redis_prefix = redis_prefix_->text();
   return f;
 }
@@ -359,6 +364,7 @@ void TargetsPage::setForm(const TargetsForm& f) {
   redis_port_->setValue(f.redis_port);
   redis_password_->setText(f.redis_password);
   redis_nodes_->setText(f.redis_nodes);
+  redis_cluster_->setText(f.redis_cluster);
   redis_prefix_->setText(f.redis_prefix);
   updateEnabled();
 }
@@ -411,6 +417,7 @@ void TargetsPage::updateEnabled() {
   redis_port_->setEnabled(redis_ext && !nodes);
   redis_password_->setEnabled(redis_ext);
   redis_nodes_->setEnabled(redis_ext);
+  redis_cluster_->setEnabled(redis_ext);
 }
 
 void TargetsPage::runTest(const QString& kind) {

@@ -98,7 +98,7 @@ class TargetsPage : public QWidget {
   QLineEdit *pg_host_, *pg_db_, *pg_user_, *pg_password_, *pg_conninfo_, *pg_schema_;
   QSpinBox *pg_port_, *redis_port_;
   QComboBox* pg_sslmode_;
-  QLineEdit *redis_host_, *redis_password_, *redis_nodes_, *redis_prefix_;
+  QLineEdit *redis_host_, *redis_password_, *redis_nodes_, *redis_cluster_, *redis_prefix_;
   QLabel *pg_status_, *redis_status_, *managed_status_, *apply_error_;
   QLabel *pg_schema_error_, *redis_prefix_error_;
   QLabel* field_label(TargetField field) const;

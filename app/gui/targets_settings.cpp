@@ -58,6 +58,10 @@ TargetsConfig to_config(const TargetsForm& f) {
   }
   try {
     if (!f.redis_managed) c.redis_nodes = redis_endpoints(f);
+    if (!f.redis_managed && !f.redis_cluster.trimmed().isEmpty()) {
+      c.redis_cluster = parse_redis_nodes(f.redis_cluster.trimmed().toStdString());
+      for (auto& n : c.redis_cluster) n.password = f.redis_password.toStdString();
+    }
   } catch (const std::invalid_argument& e) {
     throw TargetsFormError(TargetField::RedisServer, e.what());
   }
@@ -87,6 +91,7 @@ void save_targets_form(QSettings& s, const TargetsForm& f) {
   s.setValue("redis_host", f.redis_host);
   s.setValue("redis_port", f.redis_port);
   s.setValue("redis_nodes", f.redis_nodes);
+  s.setValue("redis_cluster", f.redis_cluster);
   s.setValue("redis_prefix", f.redis_prefix);
   s.remove("pg_password");  // in case an older version ever wrote one
   s.remove("redis_password");
@@ -108,6 +113,7 @@ TargetsForm load_targets_form(QSettings& s) {
   f.redis_host = s.value("redis_host", d.redis_host).toString();
   f.redis_port = s.value("redis_port", d.redis_port).toInt();
   f.redis_nodes = s.value("redis_nodes", d.redis_nodes).toString();
+  f.redis_cluster = s.value("redis_cluster", d.redis_cluster).toString();
   f.redis_prefix = s.value("redis_prefix", d.redis_prefix).toString();
   s.endGroup();
   return f;

@@ -28,6 +28,8 @@ struct TargetsForm {
   int redis_port = 6379;
   QString redis_password;  // never saved
   QString redis_nodes;     // "h:p,h:p,…" shard nodes; when set, used instead of host/port
+  QString redis_cluster;   // "h:p,h:p,…" seed nodes of an external Redis Cluster (external
+                           // mode only); empty: a managed cluster
   QString redis_prefix = "perflab:";
 
   bool operator==(const TargetsForm&) const = default;

@@ -17,11 +17,13 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/key_slot.h"
 #include "common/stats.h"
 #include "common/text.h"
 #include "runner/rounds.h"
 #include "sharding/loadgen.h"
 #include "sharding/proxy.h"
+#include "sharding/redis_benchmark.h"
 #include "sharding/routing.h"
 #include "targets/managed.h"
 #include "targets/ownership.h"
@@ -65,7 +67,10 @@ std::optional<double> published_collapse(BenchTest t) {
   return lazy / strict;
 }
 
-enum class VariantKind { Direct, Proxy, Twemproxy };
+// Cluster: the load generator's --cluster straight to the masters; RedisBenchmarkCluster:
+// redis-benchmark --cluster on the same cluster (a peer, managed clusters only: its keys are not
+// under Perflab's prefix; it has no MGET).
+enum class VariantKind { Direct, Proxy, Twemproxy, Cluster, RedisBenchmarkCluster };
 
 struct Variant {
   std::string token;   // in the `variants` parameter
@@ -85,6 +90,8 @@ const std::vector<Variant>& all_variants() {
       {"per-reply", "per-reply, no nodelay (lazy)", VariantKind::Proxy, WriteStrategy::PerReply,
        false},
       {"twemproxy", "twemproxy", VariantKind::Twemproxy},
+      {"cluster", "Redis Cluster (cluster client)", VariantKind::Cluster},
+      {"redis-benchmark-cluster", "redis-benchmark --cluster", VariantKind::RedisBenchmarkCluster},
   };
   return v;
 }
@@ -247,10 +254,57 @@ SweepPlan make_plan(const Params& p) {
   return plan;
 }
 
+bool uses_cluster(const Variant& v) {
+  return v.kind == VariantKind::Cluster || v.kind == VariantKind::RedisBenchmarkCluster;
+}
+
+// Does the variant run this test? (redis-benchmark has no MGET.)
+bool runs(const Variant& v, BenchTest t) {
+  return v.kind != VariantKind::RedisBenchmarkCluster || redis_benchmark_has(t);
+}
+
+// Removes the --cluster keys of the run, and only those, when it ends: <key_prefix>{tag}:... on
+// each master, one key per UNLINK (the keys of one master can be in several slots).
+class ClusterKeyCleanup {
+ public:
+  ClusterKeyCleanup(std::optional<RedisClusterTarget> t, std::string key_prefix,
+                    std::stop_token stop)
+      : t_(std::move(t)), key_prefix_(std::move(key_prefix)), stop_(std::move(stop)) {}
+  ~ClusterKeyCleanup() {
+    if (!t_) return;
+    try {
+      const auto timeout = std::min(t_->timeout, std::chrono::milliseconds(1000));
+      ClusterClient cluster(t_->seeds, timeout, stop_);
+      for (RedisEndpoint m : cluster.masters()) {
+        m.password = t_->seeds.front().password;
+        RedisClient c(m, timeout, stop_);
+        const std::string pattern = redis_glob_escape(key_prefix_) + "{*";
+        std::string cursor = "0";
+        do {
+          RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+          if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
+          cursor = r.elements[0].str;
+          std::vector<std::vector<std::string_view>> unlink;
+          for (const auto& k : r.elements[1].elements) unlink.push_back({"UNLINK", k.str});
+          if (!unlink.empty()) c.pipeline(unlink);
+        } while (cursor != "0");
+      }
+    } catch (...) {
+      // Best effort, as KeyCleanup.
+    }
+  }
+
+ private:
+  std::optional<RedisClusterTarget> t_;
+  std::string key_prefix_;
+  std::stop_token stop_;
+};
+
 // The servers a run measures, up until it ends: a port per variant that could be started.
 struct ServersUnderTest {
   std::vector<Variant> variants;  // the plan's, less twemproxy when it cannot run
   std::map<std::string, int> ports;
+  std::optional<RedisClusterTarget> cluster;
   std::map<std::string, std::unique_ptr<Proxy>> proxies;
   std::unique_ptr<Twemproxy> twem;
 };
@@ -293,10 +347,31 @@ std::unique_ptr<Twemproxy> start_twemproxy(const RedisTarget& target, std::stop_
 }
 
 ServersUnderTest start_servers(RunContext& ctx, const RedisTarget& target,
+                               const std::optional<RedisClusterTarget>& cluster,
                                const std::vector<Variant>& variants) {
   ServersUnderTest s;
+  s.cluster = cluster;
   for (const Variant& v : variants) {
-    if (v.kind == VariantKind::Direct) {
+    if (v.kind == VariantKind::RedisBenchmarkCluster) {
+      std::string why_not;
+      try {
+        find_server_binary("redis-benchmark");
+      } catch (const std::exception&) {
+        why_not = "redis-benchmark is not installed (Debian package redis-tools)";
+      }
+      if (why_not.empty() && !cluster->managed)
+        why_not =
+            "its keys (key:{tag}:...) are not under Perflab's prefix, so it runs only on "
+            "a managed cluster";
+      if (!why_not.empty()) {
+        ctx.add_finding({"redis_benchmark_cluster.skipped",
+                         "redis-benchmark --cluster left out: " + why_not, 0, std::nullopt});
+        continue;
+      }
+    }
+    if (uses_cluster(v)) {
+      s.ports[v.token] = cluster->seeds.front().port;
+    } else if (v.kind == VariantKind::Direct) {
       s.ports[v.token] = target.nodes.front().port;
     } else if (v.kind == VariantKind::Proxy) {
       s.proxies[v.token] = start_proxy(target, v);
@@ -399,7 +474,11 @@ constexpr SweepRatio kSweepRatios[] = {{2, "per-reply", "coalesced+nodelay"},
                                        {2, "coalesced", "coalesced+nodelay"},
                                        {1, "coalesced+nodelay", "twemproxy"},
                                        {16, "coalesced+nodelay", "twemproxy"},
-                                       {1, "coalesced+nodelay", "direct"}};
+                                       {1, "coalesced+nodelay", "direct"},
+                                       {1, "cluster", "direct"},
+                                       {16, "cluster", "direct"},
+                                       {1, "cluster", "redis-benchmark-cluster"},
+                                       {16, "cluster", "redis-benchmark-cluster"}};
 
 void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const SweepRates& rps) {
   for (BenchTest t : tests) {
@@ -433,6 +512,20 @@ void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const 
           std::nullopt);
     ratio(1, "coalesced+nodelay", "direct", "vs_direct_p1." + test,
           bench_title(t) + " at -P 1: proxy coalesced+nodelay / direct Redis", std::nullopt);
+    for (std::int64_t d : {1, 16}) {
+      const std::string at = " at -P " + std::to_string(d);
+      const std::string p = "_p" + std::to_string(d) + "." + test;
+      ratio(d, "cluster", "direct", "cluster_vs_direct" + p,
+            bench_title(t) + at +
+                ": Redis Cluster with the cluster client (3 masters, keys sent to their "
+                "owners) / one Redis direct",
+            std::nullopt);
+      ratio(d, "cluster", "redis-benchmark-cluster", "cluster_vs_redis_benchmark" + p,
+            bench_title(t) + at +
+                ": Perflab's load generator --cluster / redis-benchmark --cluster, same cluster "
+                "and options (a fair generator is near 1)",
+            std::nullopt);
+    }
   }
 }
 
@@ -542,11 +635,13 @@ class ShardingExperiment : public Experiment {
          "managed Redis nodes behind the proxy (configured nodes: all of them)"},
         {"variants",
          ParamType::SubsetOf,
-         "direct,coalesced+nodelay,coalesced,per-reply+nodelay,per-reply,twemproxy",
+         "direct,coalesced+nodelay,coalesced,per-reply+nodelay,per-reply,twemproxy,cluster,"
+         "redis-benchmark-cluster",
          {},
          {},
          variant_tokens(),
-         "lines of the sweep (twemproxy when nutcracker is installed)"},
+         "lines of the sweep (twemproxy when nutcracker is installed; cluster: a Redis Cluster "
+         "of 3 masters, managed unless configured; redis-benchmark --cluster on a managed one)"},
         {"repeat",
          ParamType::Int,
          "3",
@@ -576,7 +671,10 @@ class ShardingExperiment : public Experiment {
   }
 
   TargetNeeds needs(const Params& p) const override {
-    return {false, static_cast<std::size_t>(p.get_int("nodes"))};
+    bool cluster = false;
+    for (const auto& token : p.get_subset("variants"))
+      cluster = cluster || uses_cluster(variant(token));
+    return {false, static_cast<std::size_t>(p.get_int("nodes")), cluster};
   }
 
   void run(RunContext& ctx) override {
@@ -590,7 +688,14 @@ class ShardingExperiment : public Experiment {
     for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
     const std::string key_prefix = target.prefix + "bench:key:";
     KeyCleanup cleanup(target, key_prefix, p.get_int("keyspace"), ctx.stop_token());
-    const ServersUnderTest servers = start_servers(ctx, target, plan.variants);
+    std::optional<RedisClusterTarget> cluster;
+    if (needs(p).redis_cluster) {
+      ctx.progress(0.03, "starting the Redis Cluster");
+      cluster = ctx.targets().redis_cluster(ctx.stop_token());
+      for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
+    }
+    ClusterKeyCleanup cluster_cleanup(cluster, key_prefix, ctx.stop_token());
+    const ServersUnderTest servers = start_servers(ctx, target, cluster, plan.variants);
     add_sweep_groups(ctx, plan.tests, p.get_int("clients"), target.nodes.size());
 
     Sweep sweep(ctx, servers, base_bench_options(p, target, key_prefix), target.nodes.front().host,
@@ -627,12 +732,15 @@ class ShardingExperiment : public Experiment {
     // With a precision, rounds go on until the ratios the findings state at this depth (or,
     // at a depth without any, every variant's median) are that precise.
     void measure(BenchTest t, std::int64_t d) {
-      const std::size_t n = servers.variants.size();
+      std::vector<Variant> variants;  // those that run this test
+      for (const auto& v : servers.variants)
+        if (runs(v, t)) variants.push_back(v);
+      const std::size_t n = variants.size();
       std::vector<PointSamples> samples(n);
       PointRounds rounds(ctx, 0, repeat, n);
       const auto at = [&](const char* token) {
         for (std::size_t vi = 0; vi < n; ++vi)
-          if (servers.variants[vi].token == token) return vi;
+          if (variants[vi].token == token) return vi;
         return n;
       };
       for (const SweepRatio& r : kSweepRatios)
@@ -640,7 +748,7 @@ class ShardingExperiment : public Experiment {
       while (rounds.next()) {
         std::vector<double> round(n);
         for (std::size_t vi = 0; vi < n; ++vi) {
-          const BenchResult r = once(t, d, servers.variants[vi]);
+          const BenchResult r = once(t, d, variants[vi]);
           round[vi] = r.rps;
           samples[vi].add(r);
         }
@@ -649,8 +757,8 @@ class ShardingExperiment : public Experiment {
       for (std::size_t vi = 0; vi < n; ++vi) {
         Point pt = samples[vi].finish(d);
         pt.precision = rounds.precision();
-        rps[rate_key(t, d, servers.variants[vi].token)] = pt.samples;
-        ctx.add_point(sweep_group_id(t), servers.variants[vi].series, std::move(pt));
+        rps[rate_key(t, d, variants[vi].token)] = pt.samples;
+        ctx.add_point(sweep_group_id(t), variants[vi].series, std::move(pt));
       }
     }
 
@@ -662,7 +770,13 @@ class ShardingExperiment : public Experiment {
       o.host = v.kind == VariantKind::Direct ? direct_host : "127.0.0.1";
       o.port = servers.ports.at(v.token);
       o.pipeline = static_cast<int>(d);
-      BenchResult r = run_bench(o, t, ctx.stop_token());
+      if (uses_cluster(v)) {
+        o.cluster = true;
+        o.password = servers.cluster->seeds.front().password;
+      }
+      BenchResult r = v.kind == VariantKind::RedisBenchmarkCluster
+                          ? run_redis_benchmark(o, t, ctx.stop_token())
+                          : run_bench(o, t, ctx.stop_token());
       if (r.cancelled) ctx.check_stop();
       if (r.errors > 0)
         throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
@@ -692,7 +806,10 @@ class ShardingExperiment : public Experiment {
     moved_g.lower_is_better = true;
     moved_g.description =
         "modula (crc32 mod N, RedisSharding) moves about 4/5 of all keys; consistent hashing "
-        "(ketama ring, jump hash) moves about 1/5, only the new node's share.";
+        "(ketama ring, jump hash) moves about 1/5, only the new node's share. Redis Cluster's "
+        "hash slots (CRC16 mod 16384) move only the slots rebalanced to the new master, taken "
+        "evenly from the others as redis-cli --cluster rebalance does: about 1/5 too, decided "
+        "by an explicit slot table instead of a hash ring.";
     ctx.add_group(moved_g);
 
     std::vector<std::string> names4, names5;
@@ -702,24 +819,36 @@ class ShardingExperiment : public Experiment {
       names5.push_back(n);
     }
     KetamaRing ring4(names4), ring5(names5);
+    // Hash slots: 4 masters with even ranges; a 5th takes 16384/5 slots, an equal share from the
+    // start of each other master's range.
+    std::vector<int> slots4(kClusterSlots), slots5(kClusterSlots);
+    for (int s = 0; s < kClusterSlots; ++s) slots4[s] = slots5[s] = s * 4 / kClusterSlots;
+    for (int m = 0, taken = 0; m < 4; ++m) {
+      const int share = (kClusterSlots / 5 - taken) / (4 - m);
+      for (int s = kClusterSlots * m / 4; s < kClusterSlots * m / 4 + share; ++s) slots5[s] = 4;
+      taken += share;
+    }
     struct Scheme {
       std::string name;
       std::vector<double> per_node = std::vector<double>(4, 0);
       std::int64_t moved = 0;
     };
-    std::vector<Scheme> schemes = {{"modula (crc32)"}, {"ketama"}, {"jump"}};
+    std::vector<Scheme> schemes = {
+        {"modula (crc32)"}, {"ketama"}, {"jump"}, {"hash slots (CRC16)"}};
     char buf[32];
     for (int i = 0; i < nkeys; ++i) {
       if (i % 10000 == 0) ctx.check_stop();
       std::snprintf(buf, sizeof buf, "key:%012d", i);
       std::string_view k(buf);
-      std::size_t a[3], b[3];
+      std::size_t a[4], b[4];
       a[0] = modula_node(k, 4), b[0] = modula_node(k, 5);
       a[1] = ring4.node_for(k), b[1] = ring5.node_for(k);
       std::uint64_t h = fnv1a64(k);
       a[2] = static_cast<std::size_t>(jump_consistent_hash(h, 4));
       b[2] = static_cast<std::size_t>(jump_consistent_hash(h, 5));
-      for (int s = 0; s < 3; ++s) {
+      const int slot = cluster_key_slot(k);
+      a[3] = static_cast<std::size_t>(slots4[slot]), b[3] = static_cast<std::size_t>(slots5[slot]);
+      for (int s = 0; s < 4; ++s) {
         schemes[s].per_node[a[s]] += 1;
         if (a[s] != b[s]) schemes[s].moved++;
       }

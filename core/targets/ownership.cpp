@@ -150,9 +150,11 @@ std::string redis_glob_escape(std::string_view s) {
   return out;
 }
 
-void redis_claim_prefix(RedisClient& c, const std::string& prefix) {
+void redis_claim_prefix(RedisClient& c, const std::string& prefix, std::string_view slot_tag) {
   const std::string where = "Redis at " + c.endpoint().address() + ": ";
-  const std::string mark = prefix + std::string(kPrefixMarkKey);
+  const std::string mark_stem = prefix + std::string(kPrefixMarkKey);
+  std::string mark = mark_stem;
+  if (!slot_tag.empty()) mark.append("{").append(slot_tag).append("}");
   RedisReply has = c.command({"EXISTS", mark});
   if (has.type == RedisReply::Type::Integer && has.integer == 1) return;
   if (has.type == RedisReply::Type::Error)
@@ -168,7 +170,7 @@ void redis_claim_prefix(RedisClient& c, const std::string& prefix) {
       throw TargetError(TargetField::RedisServer, where + "unexpected reply to SCAN");
     cursor = r.elements[0].str;
     for (const auto& k : r.elements[1].elements)
-      if (k.str != mark)
+      if (k.str != mark && !(!slot_tag.empty() && k.str.starts_with(mark_stem + "{")))
         throw TargetError(TargetField::RedisPrefix,
                           where + "keys under the prefix '" + prefix + "' exist (e.g. '" + k.str +
                               "') and were not written by Perflab, which never writes or deletes "

@@ -53,6 +53,9 @@ std::string redis_glob_escape(std::string_view s);
 // Claims the prefix on one node: its mark is there already, or no key lives under the prefix
 // and the mark is set now. Throws TargetError (RedisPrefix) when keys Perflab did not write live
 // under it or the node refuses writes under it; RedisError when the node does not answer.
-void redis_claim_prefix(RedisClient& c, const std::string& prefix);
+// On a Redis Cluster master, `slot_tag` is a tag of one of its slots (cluster_tag_for_slot):
+// the mark <prefix>__perflab_owner__{tag} then lives on that master, and every master carries
+// one (marks of other masters count as Perflab's).
+void redis_claim_prefix(RedisClient& c, const std::string& prefix, std::string_view slot_tag = {});
 
 }  // namespace perflab

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "common/key_slot.h"
+
 namespace perflab {
 
 Targets::Targets(TargetsConfig cfg) : cfg_(std::move(cfg)) {
@@ -93,9 +95,44 @@ RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
   return t;
 }
 
+RedisClusterTarget Targets::redis_cluster(std::stop_token stop) {
+  std::lock_guard lock(mu_);
+  if (!cfg_.redis_cluster.empty()) {
+    try {
+      ClusterClient cluster(cfg_.redis_cluster, cfg_.redis_timeout, stop);
+      // Every master carries Perflab's mark, in a slot of its own.
+      for (const auto& range : cluster.slot_map()) {
+        RedisEndpoint master = range.master;
+        if (recorded(used_, "redis-cluster", master.address())) continue;
+        master.password = cfg_.redis_cluster.front().password;
+        RedisClient c(master, cfg_.redis_timeout, stop);
+        const std::string version = c.server_version();
+        redis_claim_prefix(c, cfg_.redis_prefix, cluster_tag_for_slot(range.first));
+        used_.push_back({"redis-cluster", master.address(), false, version});
+      }
+    } catch (const RedisError& e) {
+      throw TargetError(TargetField::RedisServer, e.what());
+    }
+    return {cfg_.redis_cluster, cfg_.redis_prefix, false, cfg_.redis_timeout};
+  }
+  if (!cluster_) {
+    cluster_ = std::make_unique<ManagedRedisCluster>(cfg_.managed_cluster);
+    for (std::size_t m = 0; m < cluster_->masters(); ++m)
+      used_.push_back(
+          {"redis-cluster", cluster_->master(m).endpoint().address(), true, cluster_->version()});
+  }
+  return {cluster_->seeds(), cfg_.redis_prefix, true, cfg_.redis_timeout};
+}
+
 void Targets::preflight(const TargetNeeds& needs, std::stop_token stop) {
   if (needs.postgres && cfg_.pg_conninfo) postgres(stop);
   if (needs.redis_nodes > 0 && !cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
+  if (needs.redis_cluster && !cfg_.redis_cluster.empty()) redis_cluster(stop);
+}
+
+ManagedRedisCluster* Targets::managed_cluster() {
+  std::lock_guard lock(mu_);
+  return cluster_.get();
 }
 
 ManagedPostgres* Targets::managed_postgres() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/run.h"
+#include "targets/cluster.h"
 #include "targets/managed.h"
 #include "targets/ownership.h"
 #include "targets/postgres.h"
@@ -20,8 +21,12 @@ namespace perflab {
 struct TargetsConfig {
   std::optional<std::string> pg_conninfo;  // external PostgreSQL; absent = managed
   std::vector<RedisEndpoint> redis_nodes;  // external Redis nodes; empty = managed
-  std::string pg_schema = "perflab";       // the only schema Perflab touches
-  std::string redis_prefix = "perflab:";   // the only keys Perflab touches
+  // Seed nodes of an external Redis Cluster (the password of the first used on every node);
+  // empty = a managed cluster.
+  std::vector<RedisEndpoint> redis_cluster;
+  ManagedRedisClusterOptions managed_cluster;
+  std::string pg_schema = "perflab";      // the only schema Perflab touches
+  std::string redis_prefix = "perflab:";  // the only keys Perflab touches
   ManagedPostgresOptions managed_pg;
   PgLimits pg_limits;                             // bounds of every PostgreSQL operation
   std::chrono::milliseconds redis_timeout{5000};  // bound of every Redis command
@@ -46,10 +51,21 @@ struct RedisTarget {
   }
 };
 
+struct RedisClusterTarget {
+  std::vector<RedisEndpoint> seeds;
+  std::string prefix;
+  bool managed = false;
+  std::chrono::milliseconds timeout{5000};
+  ClusterClient connect(std::stop_token stop = {}) const {
+    return ClusterClient(seeds, timeout, std::move(stop));
+  }
+};
+
 // What an experiment needs from the targets for a given set of parameters.
 struct TargetNeeds {
   bool postgres = false;
   std::size_t redis_nodes = 0;  // 0: no Redis
+  bool redis_cluster = false;
 };
 
 class Targets {
@@ -66,6 +82,10 @@ class Targets {
   // checked on first use (connection, version, Perflab's prefix claimed: redis_claim_prefix);
   // throws TargetError.
   RedisTarget redis(std::size_t count = 1, std::stop_token stop = {});
+  // The Redis Cluster: the configured one (checked on first use: its slot map read, Perflab's
+  // prefix claimed on every master; throws TargetError), or a managed cluster of
+  // config().managed_cluster started on first use.
+  RedisClusterTarget redis_cluster(std::stop_token stop = {});
   // Checks, before anything is measured, every configured target `needs` names, within the
   // connect timeout; managed servers pass (they are Perflab's, started when first used).
   // Throws TargetError with one line naming the target and what to change.
@@ -73,6 +93,7 @@ class Targets {
   // Managed servers (nullptr / empty when external or not started yet).
   ManagedPostgres* managed_postgres();
   std::vector<ManagedRedis*> managed_redis();
+  ManagedRedisCluster* managed_cluster();  // nullptr when external or not started yet
 
   // What has been used, secrets removed, with versions: for Run::targets.
   std::vector<TargetInfo> describe() const;
@@ -83,6 +104,7 @@ class Targets {
   mutable std::mutex mu_;
   std::unique_ptr<ManagedPostgres> pg_;
   std::vector<std::unique_ptr<ManagedRedis>> redis_;
+  std::unique_ptr<ManagedRedisCluster> cluster_;
   std::vector<TargetInfo> used_;
 };
 

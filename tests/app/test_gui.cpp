@@ -241,6 +241,16 @@ class GuiTest : public QObject {
     QCOMPARE(nodes.size(), std::size_t(2));
     QCOMPARE(nodes[1].port, 7002);
     QCOMPARE(nodes[1].password, std::string("pw"));
+    // An external Redis Cluster: its seeds, with the password; empty: a managed cluster.
+    QVERIFY(to_config(f).redis_cluster.empty());
+    f.redis_cluster = "10.0.0.1:7000, 10.0.0.2:7001";
+    const auto seeds = to_config(f).redis_cluster;
+    QCOMPARE(seeds.size(), std::size_t(2));
+    QCOMPARE(seeds[1].port, 7001);
+    QCOMPARE(seeds[1].password, std::string("pw"));
+    f.redis_cluster = "10.0.0.1:x";
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, to_config(f));
+    f.redis_cluster.clear();
     f.redis_nodes = "a:1,,b:2";  // an empty entry
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, to_config(f));
   }
@@ -250,6 +260,10 @@ class GuiTest : public QObject {
     TargetsForm f = page->form();
     QVERIFY(f.pg_managed);  // the default
     QVERIFY(f.redis_managed);
+    // The Redis Cluster seeds are for an external one: disabled while Redis is managed.
+    auto* cluster = page->findChild<QLineEdit*>("redisCluster");
+    QVERIFY(cluster);
+    QVERIFY(!cluster->isEnabled());
     QVERIFY(w_->applyTargets());
     // Test connection on managed servers: started by Perflab, answered with their versions.
     QSignalSpy tested(page, &TargetsPage::tested);
@@ -433,7 +447,7 @@ class GuiTest : public QObject {
     // The sharding experiment's tests and variants are subsets too.
     QVERIFY(w_->selectExperiment("sharding"));
     QCOMPARE(w_->paramForm()->field("tests")->findChildren<QCheckBox*>().size(), 4);
-    QCOMPARE(w_->paramForm()->field("variants")->findChildren<QCheckBox*>().size(), 6);
+    QCOMPARE(w_->paramForm()->field("variants")->findChildren<QCheckBox*>().size(), 8);
     QVERIFY(qobject_cast<QComboBox*>(w_->paramForm()->field("preset")));
   }
 

@@ -307,6 +307,45 @@ TEST_F(Cli, SchemaPerflabDidNotCreateIsRefusedAndTheUsersTablesSurvive) {
   c.exec("DROP TABLE public." + table + "; DROP SCHEMA " + users + " CASCADE");
 }
 
+// An external Redis Cluster from the command line: the cluster line is measured on it,
+// redis-benchmark --cluster is left out (its keys are not under Perflab's prefix), and the run
+// file names the cluster's masters.
+TEST_F(Cli, RunsTheClusterLineOnAnExternalCluster) {
+  ManagedRedisCluster cluster;
+  const auto out = dir_ / "cluster.json";
+  const auto r = cli({"run",
+                      "sharding",
+                      "--redis-cluster",
+                      cluster.seeds()[0].address(),
+                      "--param",
+                      "variants=cluster,redis-benchmark-cluster",
+                      "--param",
+                      "depths=1",
+                      "--param",
+                      "repeat=1",
+                      "--param",
+                      "clients=2",
+                      "--param",
+                      "requests=200",
+                      "--param",
+                      "tests=set",
+                      "--param",
+                      "point_budget_s=0.3",
+                      "--param",
+                      "distribution_keys=100",
+                      "--param",
+                      "nodes=1",
+                      "--out",
+                      out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("redis-benchmark --cluster left out"), std::string::npos) << r.out;
+  const perflab::Run run = load_run(out);
+  ASSERT_NE(run.find_series("sweep_set", "Redis Cluster (cluster client)"), nullptr);
+  int masters = 0;
+  for (const auto& t : run.targets) masters += t.kind == "redis-cluster" && !t.managed;
+  EXPECT_EQ(masters, 3);
+}
+
 TEST_F(Cli, EmptyKeyPrefixIsRefusedAndNothingIsWritten) {
   const RedisTarget shared = test::shared_targets().redis(1);
   RedisClient r = shared.connect(0);

@@ -8,6 +8,7 @@
 #include "runner/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
+#include "targets/managed.h"
 #include "targets/ownership.h"
 
 using namespace perflab;
@@ -160,3 +161,82 @@ TEST(ShardingExperiment, StopsWhenAsked) {
 }
 
 }  // namespace
+
+// The cluster lines: a managed Redis Cluster measured with the load generator's --cluster and
+// with redis-benchmark --cluster, beside one Redis direct; the hash-slot rows of the key
+// distribution.
+TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
+  auto p = tiny();
+  p["depths"] = "1,16";
+  p["tests"] = "set,mget";
+  p["variants"] = "direct,cluster,redis-benchmark-cluster";
+  Targets targets;
+  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  for (const char* g : {"sweep_set", "sweep_mget"}) {
+    const Series* ser = run.find_series(g, "Redis Cluster (cluster client)");
+    ASSERT_NE(ser, nullptr) << g;
+    ASSERT_EQ(ser->points.size(), 2u);
+    for (const auto& pt : ser->points) EXPECT_GT(pt.stats.median, 0);
+  }
+  ASSERT_NE(run.find_series("sweep_set", "redis-benchmark --cluster"), nullptr);
+  EXPECT_EQ(run.find_series("sweep_mget", "redis-benchmark --cluster"), nullptr);  // it has none
+  auto finding = [&](const std::string& id) -> const Finding* {
+    for (const auto& f : run.findings)
+      if (f.id == id) return &f;
+    return nullptr;
+  };
+  for (const char* id :
+       {"cluster_vs_direct_p1.set", "cluster_vs_direct_p16.set", "cluster_vs_direct_p16.mget",
+        "cluster_vs_redis_benchmark_p1.set", "cluster_vs_redis_benchmark_p16.set"}) {
+    const Finding* f = finding(id);
+    ASSERT_NE(f, nullptr) << id;
+    ASSERT_TRUE(f->ci.has_value()) << id;
+    EXPECT_TRUE(f->verdict.has_value()) << id;
+  }
+  EXPECT_EQ(finding("cluster_vs_redis_benchmark_p1.mget"), nullptr);
+  const Series* slots = run.find_series("dist_nodes", "hash slots (CRC16)");
+  ASSERT_NE(slots, nullptr);
+  double sum = 0;
+  for (const auto& pt : slots->points) sum += pt.stats.median;
+  EXPECT_EQ(sum, 2000);
+  ASSERT_NE(finding("moved.hash"), nullptr);
+  EXPECT_GT(finding("moved.hash")->value, 15);  // the new master's fifth, not 4/5
+  EXPECT_LT(finding("moved.hash")->value, 25);
+  // The run's --cluster keys are gone; the cluster is Perflab's (a managed one, recorded).
+  ASSERT_NE(targets.managed_cluster(), nullptr);
+  RedisClient m(targets.managed_cluster()->master(0).endpoint());
+  EXPECT_TRUE(m.command({"KEYS", "perflab:bench:key:*"}).elements.empty());
+  EXPECT_TRUE(std::any_of(run.targets.begin(), run.targets.end(), [](const TargetInfo& t) {
+    return t.kind == "redis-cluster" && t.managed;
+  }));
+}
+
+// A master that goes away in the middle of the run: one line naming it, and what was measured
+// before is kept.
+TEST(ShardingExperiment, AClusterNodeRefusingConnectionFailsClearlyAndKeepsThePoints) {
+  auto p = tiny();
+  p["depths"] = "1,2";
+  p["tests"] = "set";
+  p["variants"] = "direct,cluster";
+  Targets targets;
+  std::string dead;
+  RunHooks hooks;
+  hooks.progress = [&](double, std::string_view step) {
+    if (dead.empty() && step.find("-P 2, Redis Cluster") != std::string_view::npos) {
+      ManagedRedis& m = targets.managed_cluster()->master(1);
+      dead = m.endpoint().address();
+      m.kill_now();
+    }
+  };
+  perflab::Run run = execute(*make_sharding_experiment(), targets, p, hooks, {});
+  ASSERT_FALSE(dead.empty());
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_NE(run.message.find(dead), std::string::npos) << run.message;
+  EXPECT_NE(run.message.find("refused"), std::string::npos) << run.message;
+  EXPECT_EQ(run.message.find('\n'), std::string::npos) << run.message;
+  const Series* ser = run.find_series("sweep_set", "Redis Cluster (cluster client)");
+  ASSERT_NE(ser, nullptr);
+  EXPECT_EQ(ser->points.size(), 1u);  // -P 1, measured before
+  EXPECT_NE(run.group("dist_nodes"), nullptr);
+}

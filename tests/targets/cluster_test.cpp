@@ -15,6 +15,8 @@
 #include "servers.h"
 #include "targets/cluster.h"
 #include "targets/managed.h"
+#include "targets/ownership.h"
+#include "targets/targets.h"
 
 using namespace perflab;
 
@@ -261,4 +263,46 @@ TEST(TargetsRedisCluster, TooFewMastersIsRefusedBeforeStarting) {
   ManagedRedisClusterOptions opts;
   opts.masters = 2;
   EXPECT_THROW(ManagedRedisCluster{opts}, ServerError);
+}
+
+// An external cluster (here: one the test started, given by its seeds): Perflab's prefix is
+// claimed with a mark on every master, and refused when a user's key lives under it.
+TEST(TargetsRedisCluster, ExternalClusterIsClaimedOnEveryMaster) {
+  TargetsConfig cfg;
+  cfg.redis_cluster = {shared_cluster().seeds()[2]};
+  cfg.redis_prefix = test::unique_name("perflab-ext:") + ":";
+  Targets targets(cfg);
+  const RedisClusterTarget t = targets.redis_cluster();
+  EXPECT_FALSE(t.managed);
+  EXPECT_EQ(targets.managed_cluster(), nullptr);
+  ClusterClient c(t.seeds);
+  for (const auto& r : c.slot_map()) {
+    RedisClient m(r.master);
+    const RedisReply marks = m.command(
+        {"KEYS", redis_glob_escape(cfg.redis_prefix + std::string(kPrefixMarkKey)) + "*"});
+    EXPECT_EQ(marks.elements.size(), 1u) << r.master.address();
+  }
+  EXPECT_EQ(targets.describe().size(), 3u);
+
+  // A user's key under another prefix, on whichever master owns it: refused, left alone.
+  TargetsConfig users = cfg;
+  users.redis_prefix = test::unique_name("users:") + ":";
+  const std::string key = users.redis_prefix + "session";
+  ASSERT_EQ(c.command({"SET", key, "theirs"}).str, "OK");
+  Targets refused(users);
+  try {
+    refused.redis_cluster();
+    FAIL() << "a prefix with a user's key claimed";
+  } catch (const TargetError& e) {
+    EXPECT_EQ(e.field(), TargetField::RedisPrefix);
+    EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(c.command({"GET", key}).str, "theirs");
+  c.command({"DEL", key});
+  for (const auto& r : c.slot_map()) {
+    RedisClient m(r.master);
+    const RedisReply marks = m.command(
+        {"KEYS", redis_glob_escape(cfg.redis_prefix + std::string(kPrefixMarkKey)) + "*"});
+    for (const auto& k : marks.elements) m.command({"DEL", k.str});
+  }
 }
