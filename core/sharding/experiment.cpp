@@ -21,6 +21,7 @@
 #include "common/stats.h"
 #include "common/text.h"
 #include "runner/rounds.h"
+#include "sharding/cluster_demo.h"
 #include "sharding/loadgen.h"
 #include "sharding/proxy.h"
 #include "sharding/redis_benchmark.h"
@@ -666,15 +667,42 @@ class ShardingExperiment : public Experiment {
          {},
          "keys in the key distribution table"},
     };
+    specs.push_back({"demonstration",
+                     ParamType::OneOf,
+                     "none",
+                     {},
+                     {},
+                     {"none", "resharding", "failover", "both"},
+                     "live Redis Cluster demonstrations after the sweep, seconds on x: slots "
+                     "moved under load (managed cluster only), a master killed under load (a "
+                     "cluster of their own with replicas)"});
+    specs.push_back({"sweep",
+                     ParamType::Bool,
+                     "true",
+                     {},
+                     {},
+                     {},
+                     "run the pipeline sweep (false: only the key distribution and the "
+                     "demonstration)"});
+    specs.push_back({"demo_s", ParamType::Double, "12", 3, 600, {}, "seconds per demonstration"});
+    specs.push_back({"reshard_slots",
+                     ParamType::Int,
+                     "200",
+                     1,
+                     16384,
+                     {},
+                     "slots moved from the first master to the second in the resharding "
+                     "demonstration"});
     for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
     return specs;
   }
 
   TargetNeeds needs(const Params& p) const override {
-    bool cluster = false;
+    const bool sweep = p.get_bool("sweep");
+    bool cluster = reshards(p);
     for (const auto& token : p.get_subset("variants"))
-      cluster = cluster || uses_cluster(variant(token));
-    return {false, static_cast<std::size_t>(p.get_int("nodes")), cluster};
+      cluster = cluster || (sweep && uses_cluster(variant(token)));
+    return {false, sweep ? static_cast<std::size_t>(p.get_int("nodes")) : 0, cluster};
   }
 
   void run(RunContext& ctx) override {
@@ -682,7 +710,31 @@ class ShardingExperiment : public Experiment {
     const SweepPlan plan = make_plan(p);
     distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
     ctx.check_stop();
+    if (p.get_bool("sweep")) sweep(ctx, p, plan);
+    demonstrations(ctx, p);
+    ctx.progress(1.0, "done");
+  }
 
+ private:
+  static bool reshards(const Params& p) {
+    const std::string& d = p.get_choice("demonstration");
+    return d == "resharding" || d == "both";
+  }
+
+  void demonstrations(RunContext& ctx, const Params& p) {
+    const std::string& d = p.get_choice("demonstration");
+    DemoOptions o;
+    o.seconds = p.get_double("demo_s");
+    o.key_prefix = ctx.targets().config().redis_prefix + "demo:";
+    if (reshards(p)) {
+      const RedisClusterTarget cluster = ctx.targets().redis_cluster(ctx.stop_token());
+      for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
+      reshard_demo(ctx, cluster, o, static_cast<int>(p.get_int("reshard_slots")));
+    }
+    if (d == "failover" || d == "both") failover_demo(ctx, o);
+  }
+
+  void sweep(RunContext& ctx, const Params& p, const SweepPlan& plan) {
     ctx.progress(0.02, "starting Redis nodes");
     RedisTarget target = ctx.targets().redis(needs(p).redis_nodes, ctx.stop_token());
     for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
@@ -711,10 +763,8 @@ class ShardingExperiment : public Experiment {
       throw;
     }
     sweep_findings(ctx, plan.tests, sweep.rps);
-    ctx.progress(1.0, "done");
   }
 
- private:
   // The sweep's measurements: each (test, depth) point with the variants taking turns.
   struct Sweep {
     Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int r)

@@ -8,6 +8,7 @@
 #include "runner/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
+#include "targets/cluster.h"
 #include "targets/managed.h"
 #include "targets/ownership.h"
 
@@ -239,4 +240,56 @@ TEST(ShardingExperiment, AClusterNodeRefusingConnectionFailsClearlyAndKeepsThePo
   ASSERT_NE(ser, nullptr);
   EXPECT_EQ(ser->points.size(), 1u);  // -P 1, measured before
   EXPECT_NE(run.group("dist_nodes"), nullptr);
+}
+
+// The live demonstrations on a small run: points on a time axis, redirections seen during the
+// resharding, the seconds until the killed master's slots take writes again, and "nothing lost".
+TEST(ShardingExperiment, ReshardingAndFailoverDemonstrations) {
+  auto p = tiny();
+  p["sweep"] = "false";
+  p["demonstration"] = "both";
+  p["demo_s"] = "8";
+  p["reshard_slots"] = "40";
+  Targets targets;
+  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_EQ(run.group("sweep_set"), nullptr);
+  auto finding = [&](const std::string& id) -> const Finding* {
+    for (const auto& f : run.findings)
+      if (f.id == id) return &f;
+    return nullptr;
+  };
+  for (const char* g : {"reshard_rate", "reshard_redirects", "failover_rate"}) {
+    const Group* group = run.group(g);
+    ASSERT_NE(group, nullptr) << g;
+    EXPECT_TRUE(group->numeric_x);
+    EXPECT_EQ(group->x_label, "seconds");
+  }
+  const Series* rate = run.find_series("reshard_rate", "requests/s");
+  ASSERT_NE(rate, nullptr);
+  EXPECT_GE(rate->points.size(), 6u);
+  ASSERT_NE(run.find_series("reshard_redirects", "MOVED/s"), nullptr);
+  ASSERT_NE(finding("reshard.slots_moved"), nullptr);
+  EXPECT_EQ(finding("reshard.slots_moved")->value, 40);
+  EXPECT_GT(finding("reshard.moved")->value + finding("reshard.ask")->value, 0);
+  ASSERT_NE(finding("reshard.keys_verified"), nullptr);
+  EXPECT_GT(finding("reshard.keys_verified")->value, 100);
+  EXPECT_EQ(finding("reshard.keys_lost")->value, 0);
+  EXPECT_NE(finding("reshard.keys_verified")->text.find("nothing lost"), std::string::npos);
+
+  ASSERT_NE(run.find_series("failover_rate", "errors/s"), nullptr);
+  ASSERT_NE(finding("failover.errors"), nullptr);
+  EXPECT_GT(finding("failover.errors")->value, 0);
+  ASSERT_NE(finding("failover.recovery_s"), nullptr) << "no recovery within the run";
+  EXPECT_GT(finding("failover.recovery_s")->value, 0);
+  EXPECT_LT(finding("failover.recovery_s")->value, 8);
+  EXPECT_EQ(finding("failover.keys_lost")->value, 0);
+  EXPECT_GT(finding("failover.keys_verified")->value, 100);
+  EXPECT_NE(finding("failover.keys_verified")->text.find("nothing lost"), std::string::npos);
+  // The demonstration's keys are gone from the managed cluster it resharded.
+  ClusterClient c(targets.managed_cluster()->seeds());
+  for (const auto& m : c.masters()) {
+    RedisClient node(m);
+    EXPECT_TRUE(node.command({"KEYS", "perflab:demo:*"}).elements.empty()) << m.address();
+  }
 }
