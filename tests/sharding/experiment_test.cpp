@@ -16,6 +16,12 @@ using namespace perflab;
 
 namespace {
 
+const Finding* find_finding(const perflab::Run& run, const std::string& id) {
+  for (const auto& f : run.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
 std::map<std::string, std::string> tiny() {
   return {{"depths", "1,2"},
           {"repeat", "2"},
@@ -25,6 +31,16 @@ std::map<std::string, std::string> tiny() {
           {"point_budget_s", "0.5"},
           {"distribution_keys", "2000"},
           {"variants", "direct,coalesced+nodelay,per-reply,twemproxy"}};
+}
+
+// tiny() with these depths, tests and variants.
+std::map<std::string, std::string> tiny_sweep(const char* depths, const char* tests,
+                                              const char* variants) {
+  auto p = tiny();
+  p["depths"] = depths;
+  p["tests"] = tests;
+  p["variants"] = variants;
+  return p;
 }
 
 TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
@@ -58,11 +74,7 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
     for (const auto& p : ser->points) sum += p.stats.median;
     EXPECT_EQ(sum, 2000);
   }
-  auto finding = [&](const std::string& id) -> const Finding* {
-    for (const auto& f : run.findings)
-      if (f.id == id) return &f;
-    return nullptr;
-  };
+  auto finding = [&](const std::string& id) { return find_finding(run, id); };
   ASSERT_NE(finding("collapse_p2.set"), nullptr);
   EXPECT_TRUE(finding("collapse_p2.set")->article.has_value());
   EXPECT_NE(finding("vs_twemproxy_p1.set"), nullptr);
@@ -167,10 +179,7 @@ TEST(ShardingExperiment, StopsWhenAsked) {
 // with redis-benchmark --cluster, beside one Redis direct; the hash-slot rows of the key
 // distribution.
 TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
-  auto p = tiny();
-  p["depths"] = "1,16";
-  p["tests"] = "set,mget";
-  p["variants"] = "direct,cluster,redis-benchmark-cluster";
+  const auto p = tiny_sweep("1,16", "set,mget", "direct,cluster,redis-benchmark-cluster");
   Targets targets;
   perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
@@ -182,11 +191,7 @@ TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
   }
   ASSERT_NE(run.find_series("sweep_set", "redis-benchmark --cluster"), nullptr);
   EXPECT_EQ(run.find_series("sweep_mget", "redis-benchmark --cluster"), nullptr);  // it has none
-  auto finding = [&](const std::string& id) -> const Finding* {
-    for (const auto& f : run.findings)
-      if (f.id == id) return &f;
-    return nullptr;
-  };
+  auto finding = [&](const std::string& id) { return find_finding(run, id); };
   for (const char* id :
        {"cluster_vs_direct_p1.set", "cluster_vs_direct_p16.set", "cluster_vs_direct_p16.mget",
         "cluster_vs_redis_benchmark_p1.set", "cluster_vs_redis_benchmark_p16.set"}) {
@@ -216,10 +221,7 @@ TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
 // A master that goes away in the middle of the run: one line naming it, and what was measured
 // before is kept.
 TEST(ShardingExperiment, AClusterNodeRefusingConnectionFailsClearlyAndKeepsThePoints) {
-  auto p = tiny();
-  p["depths"] = "1,2";
-  p["tests"] = "set";
-  p["variants"] = "direct,cluster";
+  const auto p = tiny_sweep("1,2", "set", "direct,cluster");
   Targets targets;
   std::string dead;
   RunHooks hooks;
@@ -254,11 +256,7 @@ TEST(ShardingExperiment, ReshardingAndFailoverDemonstrations) {
   perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   EXPECT_EQ(run.group("sweep_set"), nullptr);
-  auto finding = [&](const std::string& id) -> const Finding* {
-    for (const auto& f : run.findings)
-      if (f.id == id) return &f;
-    return nullptr;
-  };
+  auto finding = [&](const std::string& id) { return find_finding(run, id); };
   for (const char* g : {"reshard_rate", "reshard_redirects", "failover_rate"}) {
     const Group* group = run.group(g);
     ASSERT_NE(group, nullptr) << g;
