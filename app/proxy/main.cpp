@@ -38,7 +38,7 @@ extern "C" void on_signal(int sig) {
 struct Args {
   int port = 8090;
   std::string bind = "127.0.0.1";
-  std::string nodes;
+  std::string nodes, cluster;
   std::string config, pool;
   std::string hash = "crc32a", distribution = "modula", hash_tag = "trailing";
   std::string password, password_file, requirepass, requirepass_file;
@@ -61,7 +61,14 @@ struct Args {
   sh::ProxyOptions options(const CLI::App& app) const {
     sh::ProxyOptions o;
     auto given = [&](const char* opt) { return app.count(opt) > 0; };
-    if (!config.empty()) {
+    if (!cluster.empty()) {
+      // A Redis Cluster upstream: its masters and slot map are read when the proxy starts.
+      for (const char* other : {"--nodes", "--config", "--hash", "--distribution", "--hash-tag"})
+        if (given(other))
+          throw std::invalid_argument(std::string("--cluster and ") + other +
+                                      " exclude each other: the cluster's slot map routes");
+      o.cluster = perflab::parse_redis_nodes(cluster);
+    } else if (!config.empty()) {
       // The pool as twemproxy would run it; what the command line gives explicitly wins.
       sh::PoolConfig pc = sh::read_nutcracker_pool(config, pool);
       o.pool = pc.name;
@@ -77,7 +84,8 @@ struct Args {
       for (const auto& n : pc.notes) std::cerr << "perflab-proxy: note: " << n << "\n";
       if (given("--nodes")) throw std::invalid_argument("--nodes and --config exclude each other");
     } else {
-      if (nodes.empty()) throw std::invalid_argument("--nodes is required (or --config)");
+      if (nodes.empty())
+        throw std::invalid_argument("--nodes is required (or --config, or --cluster)");
       o.nodes = perflab::parse_redis_nodes(nodes);
       o.routing.hash = sh::parse_hash_function(hash);
       o.routing.distribution = sh::parse_distribution(distribution);
@@ -115,6 +123,10 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::Range(0, 65535));
   app.add_option("--bind", a.bind, "address to listen on");
   app.add_option("--nodes", a.nodes, "the Redis nodes, host:port,host:port,... (in routing order)")
+      ->check(convertible(perflab::parse_redis_nodes, "HOST:PORT,..."));
+  app.add_option("--cluster", a.cluster,
+                 "seed nodes of a Redis Cluster, host:port,...: route by its slot map, follow "
+                 "MOVED and ASK (instead of --nodes)")
       ->check(convertible(perflab::parse_redis_nodes, "HOST:PORT,..."));
   app.add_option("--config", a.config,
                  "a twemproxy (nutcracker) YAML configuration: serve one of its pools exactly as "

@@ -71,7 +71,16 @@ std::optional<double> published_collapse(BenchTest t) {
 // Cluster: the load generator's --cluster straight to the masters; RedisBenchmarkCluster:
 // redis-benchmark --cluster on the same cluster (a peer, managed clusters only: its keys are not
 // under Perflab's prefix; it has no MGET).
-enum class VariantKind { Direct, Proxy, Twemproxy, Cluster, RedisBenchmarkCluster };
+// ProxyOverCluster: perflab-proxy with the cluster as its upstream (--cluster), the load
+// generator as a plain client.
+enum class VariantKind {
+  Direct,
+  Proxy,
+  Twemproxy,
+  Cluster,
+  RedisBenchmarkCluster,
+  ProxyOverCluster
+};
 
 struct Variant {
   std::string token;   // in the `variants` parameter
@@ -93,6 +102,7 @@ const std::vector<Variant>& all_variants() {
       {"twemproxy", "twemproxy", VariantKind::Twemproxy},
       {"cluster", "Redis Cluster (cluster client)", VariantKind::Cluster},
       {"redis-benchmark-cluster", "redis-benchmark --cluster", VariantKind::RedisBenchmarkCluster},
+      {"proxy-cluster", "perflab-proxy over Redis Cluster", VariantKind::ProxyOverCluster},
   };
   return v;
 }
@@ -256,6 +266,12 @@ SweepPlan make_plan(const Params& p) {
 }
 
 bool uses_cluster(const Variant& v) {
+  return v.kind == VariantKind::Cluster || v.kind == VariantKind::RedisBenchmarkCluster ||
+         v.kind == VariantKind::ProxyOverCluster;
+}
+
+// The load generator's own --cluster mode (a cluster-aware client).
+bool cluster_client(const Variant& v) {
   return v.kind == VariantKind::Cluster || v.kind == VariantKind::RedisBenchmarkCluster;
 }
 
@@ -264,8 +280,8 @@ bool runs(const Variant& v, BenchTest t) {
   return v.kind != VariantKind::RedisBenchmarkCluster || redis_benchmark_has(t);
 }
 
-// Removes the --cluster keys of the run, and only those, when it ends: <key_prefix>{tag}:... on
-// each master, one key per UNLINK (the keys of one master can be in several slots).
+// Removes the run's keys on the cluster, and only those, when it ends: <key_prefix>... on each
+// master, one key per UNLINK (the keys of one master can be in several slots).
 class ClusterKeyCleanup {
  public:
   ClusterKeyCleanup(std::optional<RedisClusterTarget> t, std::string key_prefix,
@@ -279,7 +295,7 @@ class ClusterKeyCleanup {
       for (RedisEndpoint m : cluster.masters()) {
         m.password = t_->seeds.front().password;
         RedisClient c(m, timeout, stop_);
-        const std::string pattern = redis_glob_escape(key_prefix_) + "{*";
+        const std::string pattern = redis_glob_escape(key_prefix_) + "*";
         std::string cursor = "0";
         do {
           RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
@@ -310,11 +326,12 @@ struct ServersUnderTest {
   std::unique_ptr<Twemproxy> twem;
 };
 
-std::unique_ptr<Proxy> start_proxy(const RedisTarget& target, const Variant& v) {
+std::unique_ptr<Proxy> start_proxy(const std::vector<RedisEndpoint>& nodes, const Variant& v,
+                                   bool cluster) {
   ProxyOptions o;
   o.port = 0;
-  o.nodes = target.nodes;
-  o.password = target.nodes.front().password;
+  (cluster ? o.cluster : o.nodes) = nodes;
+  o.password = nodes.front().password;
   o.write = v.write;
   o.nodelay = v.nodelay;
   o.log_level = LogLevel::Warn;
@@ -370,12 +387,15 @@ ServersUnderTest start_servers(RunContext& ctx, const RedisTarget& target,
         continue;
       }
     }
-    if (uses_cluster(v)) {
+    if (v.kind == VariantKind::ProxyOverCluster) {
+      s.proxies[v.token] = start_proxy(cluster->seeds, v, true);
+      s.ports[v.token] = s.proxies[v.token]->port();
+    } else if (uses_cluster(v)) {
       s.ports[v.token] = cluster->seeds.front().port;
     } else if (v.kind == VariantKind::Direct) {
       s.ports[v.token] = target.nodes.front().port;
     } else if (v.kind == VariantKind::Proxy) {
-      s.proxies[v.token] = start_proxy(target, v);
+      s.proxies[v.token] = start_proxy(target.nodes, v, false);
       s.ports[v.token] = s.proxies[v.token]->port();
     } else {
       std::string why_not;
@@ -479,7 +499,9 @@ constexpr SweepRatio kSweepRatios[] = {{2, "per-reply", "coalesced+nodelay"},
                                        {1, "cluster", "direct"},
                                        {16, "cluster", "direct"},
                                        {1, "cluster", "redis-benchmark-cluster"},
-                                       {16, "cluster", "redis-benchmark-cluster"}};
+                                       {16, "cluster", "redis-benchmark-cluster"},
+                                       {1, "proxy-cluster", "cluster"},
+                                       {16, "proxy-cluster", "cluster"}};
 
 void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const SweepRates& rps) {
   for (BenchTest t : tests) {
@@ -520,6 +542,11 @@ void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const 
             bench_title(t) + at +
                 ": Redis Cluster with the cluster client (3 masters, keys sent to their "
                 "owners) / one Redis direct",
+            std::nullopt);
+      ratio(d, "proxy-cluster", "cluster", "proxy_cluster_vs_cluster" + p,
+            bench_title(t) + at +
+                ": perflab-proxy over the cluster (a plain client) / the cluster client "
+                "straight to the owners",
             std::nullopt);
       ratio(d, "cluster", "redis-benchmark-cluster", "cluster_vs_redis_benchmark" + p,
             bench_title(t) + at +
@@ -637,12 +664,13 @@ class ShardingExperiment : public Experiment {
         {"variants",
          ParamType::SubsetOf,
          "direct,coalesced+nodelay,coalesced,per-reply+nodelay,per-reply,twemproxy,cluster,"
-         "redis-benchmark-cluster",
+         "redis-benchmark-cluster,proxy-cluster",
          {},
          {},
          variant_tokens(),
          "lines of the sweep (twemproxy when nutcracker is installed; cluster: a Redis Cluster "
-         "of 3 masters, managed unless configured; redis-benchmark --cluster on a managed one)"},
+         "of 3 masters, managed unless configured, with a cluster client; proxy-cluster: "
+         "perflab-proxy over it; redis-benchmark --cluster on a managed one)"},
         {"repeat",
          ParamType::Int,
          "3",
@@ -820,8 +848,9 @@ class ShardingExperiment : public Experiment {
       o.host = v.kind == VariantKind::Direct ? direct_host : "127.0.0.1";
       o.port = servers.ports.at(v.token);
       o.pipeline = static_cast<int>(d);
-      if (uses_cluster(v)) {
+      if (cluster_client(v)) {
         o.cluster = true;
+        o.host = servers.cluster->seeds.front().host;
         o.password = servers.cluster->seeds.front().password;
       }
       BenchResult r = v.kind == VariantKind::RedisBenchmarkCluster

@@ -501,7 +501,23 @@ Router::Router(std::size_t nodes) : size_(nodes) {
   for (std::uint32_t i = 0; i < nodes; ++i) modula_.push_back(i);
 }
 
+Router Router::cluster_slots(std::vector<std::uint32_t> owner, std::size_t nodes) {
+  if (owner.size() != static_cast<std::size_t>(kClusterSlots))
+    throw std::invalid_argument("a slot map has 16384 entries");
+  for (std::uint32_t n : owner)
+    if (n >= nodes) throw std::invalid_argument("a slot map names a node that is not there");
+  Router r(nodes);
+  r.slot_owner_ = std::move(owner);
+  return r;
+}
+
+void Router::set_slot_owner(int slot, std::uint32_t node) {
+  if (slot >= 0 && slot < kClusterSlots && node < size_)
+    slot_owner_[static_cast<std::size_t>(slot)] = node;
+}
+
 std::size_t Router::node(std::string_view key) const {
+  if (!slot_owner_.empty()) return slot_owner_[static_cast<std::size_t>(cluster_key_slot(key))];
   if (size_ <= 1) return 0;
   key = opts_.tag.apply(key);
   // twemproxy hashes an empty key to 0.

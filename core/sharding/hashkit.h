@@ -101,6 +101,11 @@ class Router {
   Router(RoutingOptions opts, const std::vector<PoolServer>& servers);
   // RedisSharding's routing over `nodes` servers: crc32 mod N, trailing {tag}.
   explicit Router(std::size_t nodes);
+  // Redis Cluster's routing: node = owner[slot of the key] (CRC16, Redis's {tag} rule), over
+  // `nodes` masters; owner has 16384 entries. The owner of one slot changes on MOVED.
+  static Router cluster_slots(std::vector<std::uint32_t> owner, std::size_t nodes);
+  bool uses_slots() const { return !slot_owner_.empty(); }
+  void set_slot_owner(int slot, std::uint32_t node);
   std::size_t node(std::string_view key) const;
   std::size_t size() const { return size_; }
   const RoutingOptions& options() const { return opts_; }
@@ -108,8 +113,9 @@ class Router {
  private:
   RoutingOptions opts_;
   std::size_t size_ = 0;
-  std::vector<std::uint32_t> modula_;  // server index per weight unit, in server order
-  std::vector<KetamaRing> ketama_;     // one, for ketama
+  std::vector<std::uint32_t> modula_;      // server index per weight unit, in server order
+  std::vector<KetamaRing> ketama_;         // one, for ketama
+  std::vector<std::uint32_t> slot_owner_;  // Redis Cluster: node per slot
 };
 
 // modula: crc32(key) mod n (RedisSharding, twemproxy crc32a+modula, weights 1).

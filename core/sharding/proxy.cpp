@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -23,7 +24,9 @@
 #include <unordered_map>
 
 #include "common/clock.h"
+#include "common/key_slot.h"
 #include "common/text.h"
+#include "sharding/cluster_upstream.h"
 #include "sharding/merge.h"
 #include "sharding/routing.h"
 
@@ -147,7 +150,14 @@ struct Entry {
   std::uint64_t seq;     // the client's request, or kInternal
   std::uint32_t part;
   std::int64_t extra_ns;  // a blocking command's own timeout, on top of the backend timeout
+  // Over a Redis Cluster: the part's command, sent again when the node answers MOVED or ASK,
+  // and how often it was redirected.
+  std::string bytes = {};
+  int redirects = 0;
 };
+
+constexpr int kMaxRedirects = 5;
+constexpr std::uint32_t kInternalAsking = 2;  // kInternal part numbers: 0 AUTH, 1 SELECT
 
 struct Backend : Conn {
   Backend(Client* o, std::uint32_t n) : Conn(Kind::Backend), owner(o), node(n) {}
@@ -333,9 +343,11 @@ struct Proxy::Impl {
   std::vector<Conn*> dirty;
   std::vector<Backend*> broken;  // send failures, handled at the end of the turn
   std::vector<std::string_view> argv;
-  KeySplit split;                             // scratch: key indices per node
-  std::vector<std::uint32_t> keys;            // scratch: a command's key indices
-  std::vector<std::string_view> reply_views;  // scratch: the parts' replies, for merging
+  KeySplit split;                         // scratch: key indices per node (or per slot)
+  std::vector<std::uint32_t> split_node;  // scratch, over a cluster: the node of each group
+  std::unordered_map<int, std::size_t> split_group;  // scratch, over a cluster: slot -> group
+  std::vector<std::uint32_t> keys;                   // scratch: a command's key indices
+  std::vector<std::string_view> reply_views;         // scratch: the parts' replies, for merging
   std::string scratch;
 
   Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
@@ -426,6 +438,19 @@ struct Proxy::Impl {
 
   // --- setup ---
   void init() {
+    std::vector<std::uint32_t> slot_owner;
+    if (!opts.cluster.empty()) {
+      if (!opts.nodes.empty())
+        throw std::invalid_argument(
+            "--cluster and --nodes exclude each other: the cluster's masters are the nodes");
+      if (!opts.servers.empty())
+        throw std::invalid_argument("a Redis Cluster routes by its slot map, not by servers");
+      ClusterUpstream up = fetch_cluster_upstream(
+          opts.cluster, opts.password,
+          std::chrono::milliseconds(opts.backend_timeout_ms > 0 ? opts.backend_timeout_ms : 5000));
+      opts.nodes = std::move(up.masters);
+      slot_owner = std::move(up.slot_owner);
+    }
     if (opts.nodes.empty()) throw std::invalid_argument("no nodes given (--nodes=h:p,h:p,...)");
     if (opts.port < 0 || opts.port > 65535)
       throw std::invalid_argument("port out of range: " + std::to_string(opts.port));
@@ -441,7 +466,8 @@ struct Proxy::Impl {
                                   std::to_string(opts.nodes.size()) + " nodes");
     if (opts.servers.empty())
       for (const auto& n : opts.nodes) opts.servers.push_back({n.address(), 1});
-    router = Router(opts.routing, opts.servers);
+    router = slot_owner.empty() ? Router(opts.routing, opts.servers)
+                                : Router::cluster_slots(std::move(slot_owner), opts.nodes.size());
     bind_loopback = bind_is_loopback();
     log_level.store(static_cast<int>(opts.log_level));
     hard_limit = std::max(2 * opts.max_client_pending_bytes,
@@ -1117,10 +1143,16 @@ struct Proxy::Impl {
                     "node");
       return;
     }
+    // Over a cluster the keys must share a slot (the node refuses them otherwise), else a node.
+    const bool slots = router.uses_slots();
+    const auto where = [&](std::string_view k) {
+      return slots ? static_cast<std::size_t>(cluster_key_slot(k)) : router.node(k);
+    };
     const std::size_t node = router.node(av[keys[0]]);
     for (std::size_t i = 1; i < keys.size(); ++i)
-      if (router.node(av[keys[i]]) != node) {
-        refuse(c, "CROSSSLOT Keys in request don't hash to the same node (" + command_name(av) +
+      if (where(av[keys[i]]) != where(av[keys[0]])) {
+        refuse(c, std::string("CROSSSLOT Keys in request don't hash to the same ") +
+                      (slots ? "slot (" : "node (") + command_name(av) +
                       "): give them a common hash tag, e.g. " +
                       (router.options().tag.rule == HashTag::Rule::Pair
                            ? std::string{router.options().tag.open} + "user1" +
@@ -1133,11 +1165,18 @@ struct Proxy::Impl {
 
   void split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
                      const std::vector<std::string_view>& av, std::string_view raw) {
-    const std::size_t nodes = opts.nodes.size();
     const auto step = static_cast<std::size_t>(info.keys.step);
-    split_keys(av, step, router, split);
-    if (split.used == 1) {  // every key on one node: the reply is already right
-      single(c, seq, split.last, raw, 0);
+    if (router.uses_slots())
+      split_by_slot(av, step);
+    else
+      split_keys(av, step, router, split);
+    // The node of a group of keys: a node, or over a cluster a slot's owner.
+    const auto node_of = [&](std::size_t g) {
+      return router.uses_slots() ? split_node[g] : static_cast<std::uint32_t>(g);
+    };
+    const std::size_t nodes = split.by_node.size();
+    if (split.used == 1) {  // every key on one node (one slot): the reply is already right
+      single(c, seq, node_of(split.last), raw, 0);
       return;
     }
     Pending p;
@@ -1145,8 +1184,7 @@ struct Proxy::Impl {
     p.name = command_name(av);
     p.remaining = static_cast<int>(split.used);
     for (std::size_t n = 0; n < nodes; ++n)
-      if (!split.by_node[n].empty())
-        p.parts.push_back(Part{static_cast<std::uint32_t>(n), false, {}});
+      if (!split.by_node[n].empty()) p.parts.push_back(Part{node_of(n), false, {}});
     if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
     c.pending.push_back(std::move(p));
     st_fragments.add(split.used);
@@ -1155,8 +1193,57 @@ struct Proxy::Impl {
       if (split.by_node[n].empty()) continue;
       scratch.clear();
       append_node_command(scratch, av, split.by_node[n], step);
-      send_part(c, seq, part++, static_cast<std::uint32_t>(n), scratch);
+      send_part(c, seq, part++, node_of(n), scratch);
     }
+  }
+
+  // Over a cluster: the keys grouped by slot (a node refuses keys of several slots), groups in
+  // the order their first key comes; split_node says where each group goes.
+  void split_by_slot(const std::vector<std::string_view>& av, std::size_t step) {
+    for (auto& v : split.by_node) v.clear();
+    split.by_node.clear();
+    split_node.clear();
+    split_group.clear();
+    for (std::size_t i = 1; i < av.size(); i += step) {
+      const int slot = cluster_key_slot(av[i]);
+      auto [it, added] = split_group.try_emplace(slot, split.by_node.size());
+      if (added) {
+        split.by_node.emplace_back();
+        split_node.push_back(static_cast<std::uint32_t>(router.node(av[i])));
+      }
+      split.by_node[it->second].push_back(static_cast<std::uint32_t>(i));
+    }
+    split.used = split.by_node.size();
+    split.last = split.used == 0 ? 0 : split.used - 1;
+  }
+
+  // Over a cluster: a node's MOVED (the slot is another node's now: the map is updated) or ASK
+  // (this key is already at the migration's target: asked there once, with ASKING) sends the
+  // part again. False when the reply is no redirection, or to a node the proxy does not know.
+  bool follow_redirect(Client& c, const Entry& e, std::string_view reply) {
+    const bool moved = reply.starts_with("-MOVED "), ask = reply.starts_with("-ASK ");
+    if ((!moved && !ask) || e.redirects >= kMaxRedirects) return false;
+    std::string_view rest = reply.substr(moved ? 7 : 5);
+    rest = rest.substr(0, rest.find('\r'));
+    const auto space = rest.find(' ');
+    if (space == std::string_view::npos) return false;
+    int slot = -1;
+    const std::string_view num = rest.substr(0, space);
+    std::from_chars(num.data(), num.data() + num.size(), slot);
+    const std::string_view to = rest.substr(space + 1);
+    const auto known = std::find(node_names.begin(), node_names.end(), to);
+    if (known == node_names.end()) {
+      log(LogLevel::Warn, "slot " + std::string(num) + " is served by " + std::string(to) +
+                              ", which is not one of the cluster's masters at start: the "
+                              "client gets the redirection");
+      return false;
+    }
+    const auto node = static_cast<std::uint32_t>(known - node_names.begin());
+    if (moved) router.set_slot_owner(slot, node);
+    pending_at(c, e.seq).parts[e.part].node = node;
+    c.inflight--;
+    send_part(c, e.seq, e.part, node, e.bytes, e.extra_ns, e.redirects + 1, ask);
+    return true;
   }
 
   void single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
@@ -1189,7 +1276,8 @@ struct Proxy::Impl {
   }
 
   void send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,
-                 std::string_view bytes, std::int64_t extra_ns = 0) {
+                 std::string_view bytes, std::int64_t extra_ns = 0, int redirects = 0,
+                 bool asking = false) {
     if (!c.dedicated && shared.empty()) shared.resize(opts.nodes.size());
     auto& slot = c.dedicated ? c.backends[node] : shared[node];
     if (!slot) slot = std::make_unique<Backend>(c.dedicated ? &c : nullptr, node);
@@ -1208,7 +1296,13 @@ struct Proxy::Impl {
         return;
       }
     }
-    push_entry(b, {c.id, seq, part, extra_ns});
+    if (asking) {
+      append_command(b.out, {"ASKING"});
+      push_entry(b, {0, kInternal, kInternalAsking, 0});
+    }
+    Entry e{c.id, seq, part, extra_ns};
+    if (router.uses_slots()) e.bytes.assign(bytes), e.redirects = redirects;
+    push_entry(b, e);
     b.out.append(bytes);
     c.inflight++;
     ServerCounters& s = *server_st[node];
@@ -1443,13 +1537,18 @@ struct Proxy::Impl {
     const std::uint32_t part = e.part;
     if (seq == kInternal) {
       if (reply.empty() || reply[0] != '+')
-        log(LogLevel::Error, "node " + node_names[b.node] + ": " + (part == 0 ? "AUTH" : "SELECT") +
+        log(LogLevel::Error, "node " + node_names[b.node] + ": " +
+                                 (part == 0   ? "AUTH"
+                                  : part == 1 ? "SELECT"
+                                              : "ASKING") +
                                  " failed: " + std::string(reply.substr(0, reply.find('\r'))));
       return true;
     }
     Client* cp = client_of(b, e.client);
     if (!cp) return true;  // the client has gone: the reply is dropped
     Client& c = *cp;
+    if (router.uses_slots() && reply.size() > 4 && reply[0] == '-' && follow_redirect(c, e, reply))
+      return true;
     c.inflight--;
     const auto size = static_cast<double>(reply.size());
     c.reply_estimate = std::max(size, c.reply_estimate - (c.reply_estimate - size) / 8);

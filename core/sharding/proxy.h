@@ -39,6 +39,11 @@ struct ProxyOptions {
   std::string bind = "127.0.0.1";
   int port = 8090;                   // 0: any free port (see Proxy::port())
   std::vector<RedisEndpoint> nodes;  // the servers, in routing order
+  // Seed nodes of a Redis Cluster instead of `nodes`: its slot map is read at start (CLUSTER
+  // SLOTS), its masters become the nodes, each key goes to its slot's owner (CRC16, Redis's
+  // {tag} rule), multi-key commands are split by slot, and MOVED / ASK are followed, so that a
+  // client that knows nothing of clusters can use one.
+  std::vector<RedisEndpoint> cluster;
   // Their names (ketama hashes them; twemproxy: "host:port" unless the config names a server)
   // and weights; empty: each node's address, weight 1.
   std::vector<PoolServer> servers;

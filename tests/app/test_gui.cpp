@@ -447,7 +447,7 @@ class GuiTest : public QObject {
     // The sharding experiment's tests and variants are subsets too.
     QVERIFY(w_->selectExperiment("sharding"));
     QCOMPARE(w_->paramForm()->field("tests")->findChildren<QCheckBox*>().size(), 4);
-    QCOMPARE(w_->paramForm()->field("variants")->findChildren<QCheckBox*>().size(), 8);
+    QCOMPARE(w_->paramForm()->field("variants")->findChildren<QCheckBox*>().size(), 9);
     QVERIFY(qobject_cast<QComboBox*>(w_->paramForm()->field("preset")));
   }
 

@@ -179,22 +179,25 @@ TEST(ShardingExperiment, StopsWhenAsked) {
 // with redis-benchmark --cluster, beside one Redis direct; the hash-slot rows of the key
 // distribution.
 TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
-  const auto p = tiny_sweep("1,16", "set,mget", "direct,cluster,redis-benchmark-cluster");
+  const auto p =
+      tiny_sweep("1,16", "set,mget", "direct,cluster,redis-benchmark-cluster,proxy-cluster");
   Targets targets;
   perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
-  for (const char* g : {"sweep_set", "sweep_mget"}) {
-    const Series* ser = run.find_series(g, "Redis Cluster (cluster client)");
-    ASSERT_NE(ser, nullptr) << g;
-    ASSERT_EQ(ser->points.size(), 2u);
-    for (const auto& pt : ser->points) EXPECT_GT(pt.stats.median, 0);
-  }
+  for (const char* g : {"sweep_set", "sweep_mget"})
+    for (const char* s : {"Redis Cluster (cluster client)", "perflab-proxy over Redis Cluster"}) {
+      const Series* ser = run.find_series(g, s);
+      ASSERT_NE(ser, nullptr) << g << " / " << s;
+      ASSERT_EQ(ser->points.size(), 2u);
+      for (const auto& pt : ser->points) EXPECT_GT(pt.stats.median, 0);
+    }
   ASSERT_NE(run.find_series("sweep_set", "redis-benchmark --cluster"), nullptr);
   EXPECT_EQ(run.find_series("sweep_mget", "redis-benchmark --cluster"), nullptr);  // it has none
   auto finding = [&](const std::string& id) { return find_finding(run, id); };
   for (const char* id :
        {"cluster_vs_direct_p1.set", "cluster_vs_direct_p16.set", "cluster_vs_direct_p16.mget",
-        "cluster_vs_redis_benchmark_p1.set", "cluster_vs_redis_benchmark_p16.set"}) {
+        "cluster_vs_redis_benchmark_p1.set", "cluster_vs_redis_benchmark_p16.set",
+        "proxy_cluster_vs_cluster_p1.set", "proxy_cluster_vs_cluster_p16.mget"}) {
     const Finding* f = finding(id);
     ASSERT_NE(f, nullptr) << id;
     ASSERT_TRUE(f->ci.has_value()) << id;

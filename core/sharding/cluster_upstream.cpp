@@ -1,0 +1,144 @@
+#include "sharding/cluster_upstream.h"
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/key_slot.h"
+#include "sharding/resp.h"
+
+namespace perflab::sharding {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Socket {
+ public:
+  Socket(const RedisEndpoint& ep, Clock::time_point deadline) : deadline_(deadline) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    const int rc = ::getaddrinfo(ep.host.c_str(), std::to_string(ep.port).c_str(), &hints, &res);
+    if (rc != 0 || !res)
+      throw std::runtime_error(std::string("cannot resolve: ") + gai_strerror(rc));
+    fd_ = ::socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const int c = fd_ < 0 ? -1 : ::connect(fd_, res->ai_addr, res->ai_addrlen);
+    const int e = errno;
+    ::freeaddrinfo(res);
+    if (fd_ < 0 || (c != 0 && e != EINPROGRESS)) throw std::runtime_error(std::strerror(e));
+    wait(POLLOUT);
+    int err = 0;
+    socklen_t len = sizeof err;
+    ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) throw std::runtime_error(std::strerror(err));
+  }
+  ~Socket() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+
+  // Sends a command and returns its complete reply.
+  std::string exchange(const std::vector<std::string_view>& argv) {
+    std::string out;
+    append_command(out, argv);
+    for (std::size_t off = 0; off < out.size();) {
+      const ssize_t n = ::send(fd_, out.data() + off, out.size() - off, MSG_NOSIGNAL);
+      if (n > 0)
+        off += static_cast<std::size_t>(n);
+      else if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        wait(POLLOUT);
+      else
+        throw std::runtime_error(std::string("send: ") + std::strerror(errno));
+    }
+    std::string in;
+    ReplyScanner scanner;
+    for (;;) {
+      char buf[16384];
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n > 0) {
+        in.append(buf, static_cast<std::size_t>(n));
+        const ParseResult r = scanner.scan(in);
+        if (r.status == ParseStatus::Complete) return in.substr(0, r.consumed);
+        if (r.status == ParseStatus::Error) throw std::runtime_error(r.error);
+      } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        wait(POLLIN);
+      } else {
+        throw std::runtime_error("the server closed the connection");
+      }
+    }
+  }
+
+ private:
+  void wait(short events) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+    pollfd p{fd_, events, 0};
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0)
+      throw std::runtime_error("no answer in time (timeout)");
+  }
+  int fd_ = -1;
+  Clock::time_point deadline_;
+};
+
+ClusterUpstream from_slots(const RespValue& v, const RedisEndpoint& asked) {
+  if (v.type == RespValue::Type::Error) throw std::runtime_error(std::string(v.str));
+  if (v.type != RespValue::Type::Array) throw std::runtime_error("CLUSTER SLOTS gave no table");
+  ClusterUpstream up;
+  up.slot_owner.assign(static_cast<std::size_t>(kClusterSlots), ~std::uint32_t{0});
+  for (const RespValue& range : v.elements) {
+    if (range.type != RespValue::Type::Array || range.elements.size() < 3 ||
+        range.elements[2].type != RespValue::Type::Array || range.elements[2].elements.size() < 2)
+      throw std::runtime_error("CLUSTER SLOTS entry is malformed");
+    const auto first = range.elements[0].integer, last = range.elements[1].integer;
+    if (first < 0 || last < first || last >= kClusterSlots)
+      throw std::runtime_error("CLUSTER SLOTS has a bad slot range");
+    RedisEndpoint m;
+    const std::string_view host = range.elements[2].elements[0].str;
+    m.host = host.empty() || host == "?" ? asked.host : std::string(host);
+    m.port = static_cast<int>(range.elements[2].elements[1].integer);
+    std::uint32_t index = 0;
+    while (index < up.masters.size() && up.masters[index].address() != m.address()) ++index;
+    if (index == up.masters.size()) up.masters.push_back(m);
+    for (auto s = first; s <= last; ++s) up.slot_owner[static_cast<std::size_t>(s)] = index;
+  }
+  for (std::uint32_t owner : up.slot_owner)
+    if (owner == ~std::uint32_t{0})
+      throw std::runtime_error("not every slot is served (is the cluster formed?)");
+  return up;
+}
+
+}  // namespace
+
+ClusterUpstream fetch_cluster_upstream(const std::vector<RedisEndpoint>& seeds,
+                                       const std::string& password,
+                                       std::chrono::milliseconds timeout) {
+  std::string tried;
+  for (const auto& seed : seeds) {
+    try {
+      Socket s(seed, Clock::now() + timeout);
+      if (!password.empty()) {
+        const std::string r = s.exchange({"AUTH", password});
+        if (r.empty() || r[0] != '+') throw std::runtime_error("AUTH failed");
+      }
+      const std::string reply = s.exchange({"CLUSTER", "SLOTS"});
+      RespValue v;
+      if (!parse_reply(reply, v)) throw std::runtime_error("malformed reply to CLUSTER SLOTS");
+      ClusterUpstream up = from_slots(v, seed);
+      for (auto& m : up.masters) m.password = password;
+      return up;
+    } catch (const std::exception& e) {
+      if (!tried.empty()) tried.append("; ");
+      tried.append(seed.address()).append(": ").append(e.what());
+    }
+  }
+  throw std::runtime_error("no Redis Cluster seed gave its slot map (" + tried + ")");
+}
+
+}  // namespace perflab::sharding
