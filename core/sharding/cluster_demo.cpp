@@ -45,7 +45,7 @@ struct LiveLoad {
   std::function<void(double, int)> on_write;
 
   std::string key(std::int64_t i) const { return opts.key_prefix + std::to_string(i); }
-  static std::string value(std::int64_t i) { return "v" + std::to_string(i); }
+  static std::string value(std::int64_t i) { return std::string("v").append(std::to_string(i)); }
 
   Second& at(double t) {
     const auto s = static_cast<std::size_t>(t);
@@ -132,13 +132,15 @@ struct LiveLoad {
     checked = 0;
     for (std::size_t from = 0; from < acknowledged.size(); from += 1000) {
       std::vector<std::string> keys;
+      std::vector<std::int64_t> index;
       for (std::size_t i = from; i < std::min(acknowledged.size(), from + 1000); ++i)
-        if (keep(cluster_key_slot(key(acknowledged[i])))) keys.push_back(key(acknowledged[i]));
+        if (keep(cluster_key_slot(key(acknowledged[i]))))
+          keys.push_back(key(acknowledged[i])), index.push_back(acknowledged[i]);
       std::vector<std::vector<std::string_view>> gets;
       for (const auto& k : keys) gets.push_back({"GET", k});
       const auto replies = client.pipeline(gets);
       for (std::size_t i = 0; i < replies.size(); ++i)
-        ok += replies[i].str == "v" + keys[i].substr(opts.key_prefix.size()) ? 1 : 0;
+        ok += replies[i].str == value(index[i]) ? 1 : 0;
       checked += static_cast<std::int64_t>(keys.size());
     }
     return ok;
@@ -254,7 +256,7 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
   load.cleanup(ctx);
   const auto lost = static_cast<std::int64_t>(load.acknowledged.size()) - verified;
   ctx.add_finding({"reshard.slots_moved",
-                   "resharding: slots moved from " + masters.at(0).address() + " to " +
+                   std::string("resharding: slots moved from ") + masters.at(0).address() + " to " +
                        masters.at(1).address() + " under load, in " +
                        format_fixed(move_ended - move_started, 1) + " s",
                    static_cast<double>(moved_slots.load()), std::nullopt});
@@ -264,17 +266,19 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
                    static_cast<double>(load.ask), std::nullopt});
   ctx.add_finding(
       {"reshard.errors",
-       "resharding: requests answered with an error" +
-           (load.first_error.empty() ? std::string() : " (first: " + load.first_error + ")"),
+       std::string("resharding: requests answered with an error") +
+           (load.first_error.empty() ? std::string()
+                                     : std::string(" (first: ") + load.first_error + ")"),
        static_cast<double>(load.errors), std::nullopt});
-  ctx.add_finding({"reshard.keys_verified",
-                   lost == 0
-                       ? "resharding: nothing lost — every one of the " + count_text(checked) +
-                             " acknowledged writes, before and during the move, read back "
-                             "with its value"
-                       : "resharding: " + count_text(lost) + " of " + count_text(checked) +
-                             " acknowledged writes did NOT read back with their value",
-                   static_cast<double>(verified), std::nullopt});
+  ctx.add_finding(
+      {"reshard.keys_verified",
+       lost == 0
+           ? std::string("resharding: nothing lost — every one of the ") + count_text(checked) +
+                 " acknowledged writes, before and during the move, read back "
+                 "with its value"
+           : std::string("resharding: ") + count_text(lost) + " of " + count_text(checked) +
+                 " acknowledged writes did NOT read back with their value",
+       static_cast<double>(verified), std::nullopt});
   ctx.add_finding({"reshard.keys_lost", "resharding: acknowledged writes lost",
                    static_cast<double>(lost), std::nullopt});
 }
@@ -324,7 +328,8 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
   ctx.add_finding(
       {"failover.errors",
        "failover: requests answered with an error after " + victim + " was killed" +
-           (load.first_error.empty() ? std::string() : " (first: " + load.first_error + ")"),
+           (load.first_error.empty() ? std::string()
+                                     : std::string(" (first: ") + load.first_error + ")"),
        static_cast<double>(load.errors), std::nullopt});
   if (recovered_at)
     ctx.add_finding({"failover.recovery_s",
@@ -337,14 +342,14 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
                      "the run (make demo_s longer)",
                      0, std::nullopt});
   const std::int64_t lost = checked_surviving - surviving;
-  ctx.add_finding({"failover.keys_verified",
-                   lost == 0
-                       ? "failover: nothing lost on the surviving masters — all " +
-                             count_text(checked_surviving) +
-                             " acknowledged writes read back with their values"
-                       : "failover: " + count_text(lost) + " of " + count_text(checked_surviving) +
-                             " acknowledged writes of the surviving masters were lost",
-                   static_cast<double>(surviving), std::nullopt});
+  ctx.add_finding(
+      {"failover.keys_verified",
+       lost == 0
+           ? std::string("failover: nothing lost on the surviving masters — all ") +
+                 count_text(checked_surviving) + " acknowledged writes read back with their values"
+           : std::string("failover: ") + count_text(lost) + " of " + count_text(checked_surviving) +
+                 " acknowledged writes of the surviving masters were lost",
+       static_cast<double>(surviving), std::nullopt});
   ctx.add_finding({"failover.keys_lost",
                    "failover: acknowledged writes lost on the surviving masters",
                    static_cast<double>(lost), std::nullopt});

@@ -551,7 +551,8 @@ void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const 
       ratio(d, "cluster", "redis-benchmark-cluster", "cluster_vs_redis_benchmark" + p,
             bench_title(t) + at +
                 ": Perflab's load generator --cluster / redis-benchmark --cluster, same cluster "
-                "and options (a fair generator is near 1)",
+                "and options (a fair generator is near 1; redis-benchmark's threads end a run on "
+                "its 250 ms timer tick, which caps it near requests / 0.25 s when -n is small)",
             std::nullopt);
     }
   }

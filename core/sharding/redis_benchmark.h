@@ -13,7 +13,9 @@ namespace perflab::sharding {
 // The tests redis-benchmark has (SET, GET, MSET; it has no MGET).
 bool redis_benchmark_has(BenchTest t);
 
-// Runs `redis-benchmark -h -p -c -n -P -d [-r] [--cluster] -t <test> --csv`. Its keys are
+// Runs `redis-benchmark -h -p -c -n -P -d [-r] [--cluster] -t <test> --csv`. With --cluster it
+// runs a thread per master, and its threads stop on its 250 ms timer tick after the last reply:
+// its req/s (requests / elapsed) reads low for runs of a second or less. Its keys are
 // redis-benchmark's own ("key:__rand_int__", "key:{tag}:__rand_int__" with --cluster), not
 // under Perflab's prefix: only for servers Perflab manages. Refuses a password
 // (std::invalid_argument): redis-benchmark takes it only on its command line, visible in ps.
