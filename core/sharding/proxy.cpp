@@ -562,11 +562,16 @@ struct Proxy::Impl {
   // --- the loop ---
   void log_start() {
     const auto& r = router.options();
-    log(LogLevel::Info,
-        "listening on " + opts.bind + ":" + std::to_string(port) + ", " +
-            std::to_string(opts.nodes.size()) + " nodes, write=" + to_string(opts.write) +
-            ", nodelay=" + (opts.nodelay ? "on" : "off") + ", hash=" + to_string(r.hash) +
-            ", distribution=" + to_string(r.distribution) + ", hash tag " + r.tag.describe());
+    const std::string routing =
+        router.uses_slots()
+            ? std::string("a Redis Cluster's slot map (CRC16, {tag}; MOVED and ASK followed)")
+            : "hash=" + std::string(to_string(r.hash)) +
+                  ", distribution=" + to_string(r.distribution) + ", hash tag " + r.tag.describe();
+    log(LogLevel::Info, "listening on " + opts.bind + ":" + std::to_string(port) + ", " +
+                            std::to_string(opts.nodes.size()) +
+                            (router.uses_slots() ? " masters" : " nodes") +
+                            ", write=" + to_string(opts.write) +
+                            ", nodelay=" + (opts.nodelay ? "on" : "off") + ", " + routing);
     log(LogLevel::Info,
         "file descriptor limit " + std::to_string(fd_limit) + ": at most " +
             std::to_string(max_clients) + " clients at once (a client takes one, " +

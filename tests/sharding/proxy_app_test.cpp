@@ -325,6 +325,27 @@ TEST(ProxyApp, ServesANutcrackerPool) {
   std::filesystem::remove(yml);
 }
 
+// --cluster: a client that knows nothing of clusters uses one through the proxy.
+TEST(ProxyApp, ServesARedisCluster) {
+  ManagedRedisCluster cluster;
+  ProxyProcess p({"--cluster=" + cluster.seeds()[2].address()});
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(c.command({"MSET", "a", "1", "b", "2", "c", "3", "d", "4"}).str, "OK");
+  const RedisReply got = c.command({"MGET", "a", "b", "c", "d"});
+  ASSERT_EQ(got.elements.size(), 4u);
+  EXPECT_EQ(got.elements[3].str, "4");
+  EXPECT_EQ(c.command({"DEL", "a", "b", "c", "d"}).integer, 4);
+  const std::string log = p.log_text();
+  EXPECT_NE(log.find("3 masters"), std::string::npos) << log;
+  EXPECT_NE(log.find("slot map"), std::string::npos) << log;
+  std::string err;
+  EXPECT_EQ(
+      run_proxy({"--port", "8090", nodes_arg(), "--cluster=" + cluster.seeds()[0].address()}, err),
+      2)
+      << err;
+  EXPECT_NE(err.find("exclude each other"), std::string::npos) << err;
+}
+
 // SIGHUP reopens the log file (a rotated log goes on in a new file), the proxy keeps serving;
 // SIGTTIN and SIGTTOU raise and lower the log level, as twemproxy does.
 TEST(ProxyApp, SignalsReopenTheLogAndChangeItsLevel) {
