@@ -41,6 +41,7 @@ struct LiveLoad {
   std::string first_error;
   std::uint64_t moved = 0, ask = 0;
   Clock::time_point t0;
+  double elapsed = 0;  // seconds the load ran (less than opts.seconds after a stop)
   // Called for each SET answered OK, with the seconds since the start and the key's slot.
   std::function<void(double, int)> on_write;
 
@@ -54,12 +55,22 @@ struct LiveLoad {
   }
 
   void run(RunContext& ctx, const std::function<void()>& change) {
+    t0 = Clock::now();
+    try {
+      load(ctx, change);
+    } catch (...) {
+      elapsed = seconds_since(t0);
+      throw;
+    }
+    elapsed = seconds_since(t0);
+  }
+
+  void load(RunContext& ctx, const std::function<void()>& change) {
     ClusterClient client(seeds, timeout, ctx.stop_token());
     std::mt19937_64 rng(42);
     std::atomic<bool> changing{false};
     std::exception_ptr change_failed;
     std::jthread changer;
-    t0 = Clock::now();
     std::int64_t next = 0;
     const int writes = std::max(1, opts.pipeline / 2);
     while (seconds_since(t0) < opts.seconds) {
@@ -170,7 +181,7 @@ struct LiveLoad {
     for (const auto& [name, field] : series)
       for (std::size_t s = 0; s < seconds.size(); ++s) {
         // The last second is partial: rates over the part that ran.
-        const double span = std::min(1.0, opts.seconds - static_cast<double>(s));
+        const double span = std::min(1.0, elapsed - static_cast<double>(s));
         if (span <= 0.05) continue;
         Point p;
         p.label = std::to_string(s);
@@ -234,24 +245,31 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
   const int count = std::min(slots, from_range->last - from_range->first + 1);
   std::atomic<int> moved_slots{0};
   double move_started = 0, move_ended = 0;
-  load.run(ctx, [&] {
-    move_started = seconds_since(load.t0);
-    // A stop is seen between slots: the slot being moved is finished first (each step bounded
-    // by the timeout), so that no slot is left half-migrated.
-    for (int s = first; s < first + count && !ctx.stop_requested(); ++s) {
-      SlotMigration m(masters.at(0), masters.at(1), s, cluster.timeout);
-      m.begin();
-      while (m.move_keys(50) > 0) {
+  const auto publish = [&] {
+    load.publish(ctx, "reshard_rate",
+                 {{"requests/s", &Second::requests}, {"errors/s", &Second::errors}});
+    load.publish(ctx, "reshard_redirects", {{"MOVED/s", &Second::moved}, {"ASK/s", &Second::ask}});
+  };
+  try {
+    load.run(ctx, [&] {
+      move_started = seconds_since(load.t0);
+      // A stop is seen between slots: the slot being moved is finished first (each step bounded
+      // by the timeout), so that no slot is left half-migrated.
+      for (int s = first; s < first + count && !ctx.stop_requested(); ++s) {
+        SlotMigration m(masters.at(0), masters.at(1), s, cluster.timeout);
+        m.begin();
+        while (m.move_keys(50) > 0) {
+        }
+        m.finish(masters);
+        moved_slots++;
       }
-      m.finish(masters);
-      moved_slots++;
-    }
-    move_ended = seconds_since(load.t0);
-  });
-  ctx.check_stop();
-  load.publish(ctx, "reshard_rate",
-               {{"requests/s", &Second::requests}, {"errors/s", &Second::errors}});
-  load.publish(ctx, "reshard_redirects", {{"MOVED/s", &Second::moved}, {"ASK/s", &Second::ask}});
+      move_ended = seconds_since(load.t0);
+    });
+  } catch (const Cancelled&) {
+    publish();  // what was measured is kept
+    throw;
+  }
+  publish();
   std::int64_t checked = 0;
   const std::int64_t verified = load.verify(
       ctx, [](int) { return true; }, checked);
@@ -315,13 +333,20 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
     const double k = killed_at.load();
     if (k >= 0 && !recovered_at && victim_slot[static_cast<std::size_t>(slot)]) recovered_at = t;
   };
-  load.run(ctx, [&] {
-    cluster.master(1).kill_now();
-    killed_at = seconds_since(load.t0);
-  });
-  ctx.check_stop();
-  load.publish(ctx, "failover_rate",
-               {{"requests/s", &Second::requests}, {"errors/s", &Second::errors}});
+  const auto publish = [&] {
+    load.publish(ctx, "failover_rate",
+                 {{"requests/s", &Second::requests}, {"errors/s", &Second::errors}});
+  };
+  try {
+    load.run(ctx, [&] {
+      cluster.master(1).kill_now();
+      killed_at = seconds_since(load.t0);
+    });
+  } catch (const Cancelled&) {
+    publish();  // what was measured is kept
+    throw;
+  }
+  publish();
   std::int64_t checked_surviving = 0, checked_failed = 0;
   const auto surviving = load.verify(
       ctx, [&](int s) { return !victim_slot[static_cast<std::size_t>(s)]; }, checked_surviving);

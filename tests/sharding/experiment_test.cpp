@@ -294,3 +294,22 @@ TEST(ShardingExperiment, ReshardingAndFailoverDemonstrations) {
     EXPECT_TRUE(node.command({"KEYS", "perflab:demo:*"}).elements.empty()) << m.address();
   }
 }
+
+// Stop during a demonstration: the run ends promptly, cancelled, with the seconds measured.
+TEST(ShardingExperiment, StopDuringADemonstrationKeepsItsSeconds) {
+  auto p = tiny();
+  p["sweep"] = "false";
+  p["demonstration"] = "resharding";
+  p["demo_s"] = "120";
+  Targets targets;
+  std::stop_source stop;
+  test::StopLater later(
+      stop, [&] { return targets.managed_cluster() != nullptr; }, std::chrono::seconds(4));
+  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, stop.get_token());
+  ASSERT_TRUE(later.requested());
+  EXPECT_EQ(run.status, RunStatus::Cancelled);
+  EXPECT_LT(later.seconds_since_stop(), 5);  // loose: proves the 120 s are not waited for
+  const Series* rate = run.find_series("reshard_rate", "requests/s");
+  ASSERT_NE(rate, nullptr);
+  EXPECT_GE(rate->points.size(), 1u);
+}
