@@ -193,14 +193,15 @@ struct LiveLoad {
 };
 
 void add_time_group(RunContext& ctx, const std::string& id, const std::string& title,
-                    const std::string& unit, const std::string& description) {
+                    const std::string& unit, const std::string& description,
+                    bool lower_is_better = false) {
   Group g;
   g.id = id;
   g.title = title;
   g.unit = unit;
   g.x_label = "seconds";
   g.numeric_x = true;
-  g.lower_is_better = false;
+  g.lower_is_better = lower_is_better;
   g.description = description;
   ctx.add_group(g);
 }
@@ -228,7 +229,8 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
   add_time_group(ctx, "reshard_redirects", "Resharding under load: redirections per second",
                  "per second",
                  "ASK: a key of a migrating slot already moved (asked once at the target); MOVED: "
-                 "the slot is the target's now (the client updates its slot map).");
+                 "the slot is the target's now (the client updates its slot map).",
+                 true);
   LiveLoad load;
   load.seeds = cluster.seeds;
   load.timeout = cluster.timeout;
