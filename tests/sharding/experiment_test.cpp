@@ -201,7 +201,12 @@ TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
     const Finding* f = finding(id);
     ASSERT_NE(f, nullptr) << id;
     ASSERT_TRUE(f->ci.has_value()) << id;
-    EXPECT_TRUE(f->verdict.has_value()) << id;
+    // 200 requests are far too few for redis-benchmark's 250 ms tick: said, not judged.
+    const bool peer = std::string_view(id).find("redis_benchmark") != std::string_view::npos;
+    EXPECT_EQ(f->verdict.has_value(), !peer) << id;
+    if (peer) {
+      EXPECT_NE(f->text.find("not judged"), std::string::npos) << f->text;
+    }
   }
   EXPECT_EQ(finding("cluster_vs_redis_benchmark_p1.mget"), nullptr);
   const Series* slots = run.find_series("dist_nodes", "hash slots (CRC16)");
