@@ -46,33 +46,7 @@ class Socket {
 
   // Sends a command and returns its complete reply.
   std::string exchange(const std::vector<std::string_view>& argv) {
-    std::string out;
-    append_command(out, argv);
-    for (std::size_t off = 0; off < out.size();) {
-      const ssize_t n = ::send(fd_, out.data() + off, out.size() - off, MSG_NOSIGNAL);
-      if (n > 0)
-        off += static_cast<std::size_t>(n);
-      else if (n < 0 && (errno == EAGAIN || errno == EINTR))
-        wait(POLLOUT);
-      else
-        throw std::runtime_error(std::string("send: ") + std::strerror(errno));
-    }
-    std::string in;
-    ReplyScanner scanner;
-    for (;;) {
-      char buf[16384];
-      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
-      if (n > 0) {
-        in.append(buf, static_cast<std::size_t>(n));
-        const ParseResult r = scanner.scan(in);
-        if (r.status == ParseStatus::Complete) return in.substr(0, r.consumed);
-        if (r.status == ParseStatus::Error) throw std::runtime_error(r.error);
-      } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-        wait(POLLIN);
-      } else {
-        throw std::runtime_error("the server closed the connection");
-      }
-    }
+    return exchange_command(fd_, argv, [this](short events) { wait(events); });
   }
 
  private:

@@ -207,40 +207,11 @@ int connect_to(const BenchOptions& o, const std::stop_token& stop) {
 // Sends a command and waits for its reply (setup only: AUTH), within the reply timeout.
 std::string blocking_command(int fd, const std::vector<std::string_view>& argv,
                              const BenchOptions& o, const std::stop_token& stop) {
-  std::string out;
-  append_command(out, argv);
   IoDeadline io(o.reply_timeout, stop);
-  auto wait = [&](short events) {
+  return exchange_command(fd, argv, [&](short events) {
     if (io.wait(fd, events) == 0)
       throw std::runtime_error(io.stopped() ? "stopped during setup" : "no reply during setup");
-  };
-  std::size_t off = 0;
-  while (off < out.size()) {
-    ssize_t n = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);
-    if (n > 0) {
-      off += static_cast<std::size_t>(n);
-    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      wait(POLLOUT);
-    } else {
-      throw std::runtime_error("send failed during setup");
-    }
-  }
-  std::string in;
-  ReplyScanner sc;
-  for (;;) {
-    char buf[4096];
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n > 0) {
-      in.append(buf, static_cast<std::size_t>(n));
-      ParseResult r = sc.scan(in);
-      if (r.status == ParseStatus::Complete) return in.substr(0, r.consumed);
-      if (r.status == ParseStatus::Error) throw std::runtime_error(r.error);
-    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      wait(POLLIN);
-    } else {
-      throw std::runtime_error("connection closed during setup");
-    }
-  }
+  });
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 #include "sharding/resp.h"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
 namespace perflab::sharding {
 
@@ -366,6 +371,37 @@ void append_array_header(std::string& out, std::int64_t n) {
 void append_command(std::string& out, const std::vector<std::string_view>& argv) {
   append_array_header(out, static_cast<std::int64_t>(argv.size()));
   for (auto a : argv) append_bulk(out, a);
+}
+
+std::string exchange_command(int fd, const std::vector<std::string_view>& argv,
+                             const std::function<void(short)>& wait) {
+  std::string out;
+  append_command(out, argv);
+  for (std::size_t off = 0; off < out.size();) {
+    const ssize_t n = ::send(fd, out.data() + off, out.size() - off, MSG_NOSIGNAL);
+    if (n > 0)
+      off += static_cast<std::size_t>(n);
+    else if (n < 0 && (errno == EAGAIN || errno == EINTR))
+      wait(POLLOUT);
+    else
+      throw std::runtime_error(std::string("send: ") + std::strerror(errno));
+  }
+  std::string in;
+  ReplyScanner scanner;
+  for (;;) {
+    char buf[16384];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n > 0) {
+      in.append(buf, static_cast<std::size_t>(n));
+      const ParseResult r = scanner.scan(in);
+      if (r.status == ParseStatus::Complete) return in.substr(0, r.consumed);
+      if (r.status == ParseStatus::Error) throw std::runtime_error(r.error);
+    } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      wait(POLLIN);
+    } else {
+      throw std::runtime_error("the server closed the connection");
+    }
+  }
 }
 
 void append_value(std::string& out, const RespValue& v) {

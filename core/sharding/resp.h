@@ -9,6 +9,7 @@
 // buffer start again (with more bytes appended) until the message is Complete.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,12 @@ void append_bulk(std::string& out, std::string_view s);
 void append_nil(std::string& out);
 void append_array_header(std::string& out, std::int64_t n);
 void append_command(std::string& out, const std::vector<std::string_view>& argv);
+
+// Sends one command on a connected non-blocking socket and returns its complete reply (setup
+// exchanges: AUTH, CLUSTER SLOTS). wait(POLLIN or POLLOUT) blocks until the socket is ready, or
+// throws (a deadline, a stop). Throws std::runtime_error when the connection fails or closes.
+std::string exchange_command(int fd, const std::vector<std::string_view>& argv,
+                             const std::function<void(short)>& wait);
 // Serialises a parsed value back (used for merged arrays; equals .raw for parsed input).
 void append_value(std::string& out, const RespValue& v);
 
