@@ -728,7 +728,15 @@ class ShardingExperiment : public Experiment {
                      {},
                      "run the pipeline sweep (false: only the key distribution and the "
                      "demonstration)"});
-    specs.push_back({"demo_s", ParamType::Double, "12", 3, 600, {}, "seconds per demonstration"});
+    specs.push_back({"demo_s",
+                     ParamType::Double,
+                     "12",
+                     3,
+                     600,
+                     {},
+                     "seconds per demonstration",
+                     "Demonstration length",
+                     "s"});
     specs.push_back({"reshard_slots",
                      ParamType::Int,
                      "200",
@@ -736,7 +744,8 @@ class ShardingExperiment : public Experiment {
                      16384,
                      {},
                      "slots moved from the first master to the second in the resharding "
-                     "demonstration"});
+                     "demonstration",
+                     "Slots to move"});
     for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
     return specs;
   }
