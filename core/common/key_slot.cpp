@@ -37,20 +37,35 @@ int cluster_key_slot(std::string_view key) {
   return crc16_xmodem(cluster_hash_tag(key)) & (kClusterSlots - 1);
 }
 
-std::string cluster_tag_for_slot(int slot) {
-  static constexpr std::string_view kAlphabet =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  std::string tag;
-  for (std::size_t len = 1;; ++len) {  // 62^3 tags cover every slot; longer ones are a fallback
-    tag.assign(len, kAlphabet[0]);
-    for (;;) {
-      if (cluster_key_slot(tag) == slot) return tag;
-      std::size_t i = 0;  // the next tag of this length, as an odometer
-      while (i < len && tag[i] == kAlphabet.back()) tag[i++] = kAlphabet[0];
-      if (i == len) break;
-      tag[i] = kAlphabet[kAlphabet.find(tag[i]) + 1];
+const std::vector<std::string>& cluster_slot_tags() {
+  static const auto tags = [] {
+    static constexpr std::string_view kAlphabet =
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    std::vector<std::string> t(kClusterSlots);
+    int left = kClusterSlots;
+    // Every tag of 1, 2, ... letters, the first letter turning fastest (an odometer); each slot
+    // keeps the first tag that lands in it. 62^3 tags cover every slot.
+    for (std::size_t len = 1; left > 0; ++len) {
+      std::string tag(len, kAlphabet[0]);
+      for (;;) {
+        auto& slot_tag = t[static_cast<std::size_t>(cluster_key_slot(tag))];
+        if (slot_tag.empty()) {
+          slot_tag = tag;
+          --left;
+        }
+        std::size_t i = 0;
+        while (i < len && tag[i] == kAlphabet.back()) tag[i++] = kAlphabet[0];
+        if (i == len) break;
+        tag[i] = kAlphabet[kAlphabet.find(tag[i]) + 1];
+      }
     }
-  }
+    return t;
+  }();
+  return tags;
+}
+
+std::string cluster_tag_for_slot(int slot) {
+  return cluster_slot_tags().at(static_cast<std::size_t>(slot));
 }
 
 }  // namespace perflab

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace perflab {
 
@@ -26,5 +27,7 @@ int cluster_key_slot(std::string_view key);
 // A short tag (1 to 3 letters or digits) whose slot is `slot`: "{tag}" in a key puts the key
 // in that slot (what redis-benchmark --cluster does to send each client's keys to its node).
 std::string cluster_tag_for_slot(int slot);
+// Those tags for every slot, computed once (slot i's at index i).
+const std::vector<std::string>& cluster_slot_tags();
 
 }  // namespace perflab
