@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -258,11 +259,40 @@ std::string test_command(const BenchOptions& o, BenchTest test) {
 // One test, built as redis-benchmark is: every client connected before the clock starts, then
 // one event loop calling each client's write handler (send its next pipeline batch) and read
 // handler (count the replies; when the batch is answered, arm writing again).
+//
+// The requests of one test are one pool, as redis-benchmark's requests_issued: with --cluster a
+// thread per master draws batches from it until -n are issued, so a faster master serves more.
+class RequestPool {
+ public:
+  explicit RequestPool(std::int64_t requests) : requests_(requests) {}
+  // Claims up to `want` requests; 0 once all are issued.
+  int claim(int want) {
+    std::int64_t cur = issued_.load(std::memory_order_relaxed);
+    while (cur < requests_) {
+      const std::int64_t k = std::min<std::int64_t>(want, requests_ - cur);
+      if (issued_.compare_exchange_weak(cur, cur + k, std::memory_order_relaxed))
+        return static_cast<int>(k);
+    }
+    return 0;
+  }
+  bool exhausted() const { return issued_.load(std::memory_order_relaxed) >= requests_; }
+
+ private:
+  const std::int64_t requests_;
+  std::atomic<std::int64_t> issued_{0};
+};
+
 class Benchmark {
  public:
-  Benchmark(const BenchOptions& o, BenchTest test, std::stop_token stop)
+  // slots: with --cluster, the slots of this Benchmark's master; each batch's keys then carry
+  // the tag of one of them, drawn at random per batch (redis-benchmark's setClusterKeyHashTag),
+  // so the keys spread over all the master's slots.
+  Benchmark(const BenchOptions& o, BenchTest test, std::stop_token stop, RequestPool& pool,
+            std::vector<int> slots = {})
       : o_(o),
         stop_(std::move(stop)),
+        pool_(pool),
+        slots_(std::move(slots)),
         one_(test_command(o, test)),
         rng_(o.seed ? o.seed : static_cast<std::uint64_t>(now_us())) {
     res_.test = test;
@@ -270,6 +300,11 @@ class Benchmark {
       for (std::size_t p = one_.find(kPlaceholder); p != std::string::npos;
            p = one_.find(kPlaceholder, p + 1))
         offsets_.push_back(p);
+    if (!slots_.empty()) {
+      const std::string tag = cluster_bench_key_prefix("", slots_.front());
+      for (std::size_t p = one_.find(tag); p != std::string::npos; p = one_.find(tag, p + 1))
+        tag_offsets_.push_back(p + 1);  // the letters after '{'
+    }
   }
   ~Benchmark() {
     if (ep_ >= 0) ::close(ep_);
@@ -277,12 +312,14 @@ class Benchmark {
   Benchmark(const Benchmark&) = delete;
   Benchmark& operator=(const Benchmark&) = delete;
 
-  BenchResult run() {
-    connect_clients();
-    start_ = last_reply_ = now_us();
+  // Connects (and AUTHs) every client; run() then starts at `start` (the same for every thread
+  // of a --cluster test: all connected before the clock starts, as redis-benchmark).
+  void connect() { connect_clients(); }
+  BenchResult run(std::int64_t start) {
+    start_ = last_reply_ = start;
     if (o_.time_limit.count() > 0) deadline_ = start_ + std::int64_t{o_.time_limit.count()} * 1000;
     epoll_event events[256];
-    while (completed_ < issued_ || (!stop_issuing_ && issued_ < o_.requests)) {
+    while (completed_ < issued_ || (!stop_issuing_ && !pool_.exhausted())) {
       if (!keep_going()) break;
       const int n = ::epoll_wait(ep_, events, 256, 100);
       if (n < 0) {
@@ -336,7 +373,7 @@ class Benchmark {
     }
     if (deadline_ && !stop_issuing_ && now_us() >= deadline_) {
       stop_issuing_ = true;
-      res_.time_limited = issued_ < o_.requests;
+      res_.time_limited = !pool_.exhausted();
       if (completed_ == issued_) return false;
     }
     if (completed_ < issued_ &&
@@ -348,13 +385,23 @@ class Benchmark {
     return true;
   }
 
-  // Random keys for the first `commands` commands of a batch.
+  // Random keys for the first `commands` commands of a batch, and with --cluster one random
+  // slot's tag for all of them.
   void randomize(std::string& b, int commands) {
     for (int c = 0; c < commands; ++c)
       for (std::size_t off : offsets_) {
         std::uint64_t v = rng_() % static_cast<std::uint64_t>(o_.keyspace);
         put_12_digits(b.data() + static_cast<std::size_t>(c) * one_.size() + off, v);
       }
+    if (slots_.empty()) return;
+    const int slot = slots_[rng_() % slots_.size()];
+    const std::string& tag = cluster_slot_tags()[static_cast<std::size_t>(slot)];
+    char letters[kClusterTagWidth];
+    for (std::size_t i = 0; i < kClusterTagWidth; ++i) letters[i] = i < tag.size() ? tag[i] : '}';
+    for (int c = 0; c < commands; ++c)
+      for (std::size_t off : tag_offsets_)
+        std::memcpy(b.data() + static_cast<std::size_t>(c) * one_.size() + off, letters,
+                    kClusterTagWidth);
   }
 
   // As redis-benchmark: a client whose batch is answered arms a writable event and writes the
@@ -368,7 +415,15 @@ class Benchmark {
     e.events = on ? EPOLLOUT : EPOLLIN;
     e.data.u64 = i;
     if (o_.redis_benchmark_events) {
-      // redis-benchmark's ae loop removes the old event (the fd leaves epoll) and adds the new.
+      // redis-benchmark's ae loop removes the old event (the fd leaves epoll) and adds the new;
+      // re-arming writing (resetClient) it first removes a writable event the client does not
+      // have, which ae still passes to epoll: a MOD to the same mask.
+      if (on) {
+        epoll_event same{};
+        same.events = EPOLLIN;
+        same.data.u64 = i;
+        ::epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &same);
+      }
       ::epoll_ctl(ep_, EPOLL_CTL_DEL, c.fd, nullptr);
       ::epoll_ctl(ep_, EPOLL_CTL_ADD, c.fd, &e);
     } else {
@@ -383,11 +438,11 @@ class Benchmark {
       write_some(i);
       return;
     }
-    if (stop_issuing_ || issued_ >= o_.requests) {
+    const int k = stop_issuing_ ? 0 : pool_.claim(o_.pipeline);
+    if (k == 0) {
       set_write_interest(i, false);  // nothing more to send: idle
       return;
     }
-    const int k = static_cast<int>(std::min<std::int64_t>(o_.pipeline, o_.requests - issued_));
     issued_ += k;
     randomize(batches_[i], k);
     c.to_write = one_.size() * static_cast<std::size_t>(k);
@@ -452,7 +507,7 @@ class Benchmark {
       hist_.record(t - c.batch_start);
       completed_++;
       last_reply_ = t;
-      if (c.outstanding > 0 && --c.outstanding == 0 && !stop_issuing_ && issued_ < o_.requests)
+      if (c.outstanding > 0 && --c.outstanding == 0 && !stop_issuing_ && !pool_.exhausted())
         set_write_interest(i, true);
     }
   }
@@ -470,9 +525,12 @@ class Benchmark {
  private:
   const BenchOptions& o_;
   std::stop_token stop_;
+  RequestPool& pool_;
+  const std::vector<int> slots_;  // --cluster: the master's slots
   BenchResult res_;
-  const std::string one_;             // one command, placeholders in its keys
-  std::vector<std::size_t> offsets_;  // of the placeholders in one_ (-r only)
+  const std::string one_;                 // one command, placeholders in its keys
+  std::vector<std::size_t> offsets_;      // of the placeholders in one_ (-r only)
+  std::vector<std::size_t> tag_offsets_;  // of the slot tags' letters in one_ (--cluster)
   std::mt19937_64 rng_;
   std::vector<std::unique_ptr<BClient>> clients_;
   std::vector<std::string> batches_;  // per client: the pipeline batch, keys randomized
@@ -486,12 +544,14 @@ class Benchmark {
 }  // namespace
 
 std::string cluster_bench_key_prefix(const std::string& key_prefix, int slot) {
-  return key_prefix + "{" + cluster_tag_for_slot(slot) + "}:";
+  std::string tag = cluster_tag_for_slot(slot);
+  tag.resize(kClusterTagWidth, '}');  // as redis-benchmark: "{a}}}" hashes as "a"
+  return key_prefix + "{" + tag + "}:";
 }
 
 namespace {
 
-// --cluster: a Benchmark per master on a thread of its own, results merged.
+// --cluster: a Benchmark per master on a thread of its own, all drawing from one pool of -n.
 BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
   const RedisEndpoint seed{o.host, o.port, o.password};
   std::vector<ClusterSlotRange> ranges;
@@ -500,35 +560,40 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
   } catch (const RedisError& e) {
     throw std::runtime_error(std::string("--cluster: ") + e.what());
   }
-  std::vector<BenchOptions> per_master;  // the first slot each master serves gives its tag
+  std::vector<BenchOptions> per_master;
+  std::vector<std::vector<int>> slots;  // of each master
   for (const auto& r : ranges) {
-    const bool known = std::any_of(per_master.begin(), per_master.end(), [&](const auto& m) {
-      return m.host == r.master.host && m.port == r.master.port;
+    auto m = std::find_if(per_master.begin(), per_master.end(), [&](const auto& b) {
+      return b.host == r.master.host && b.port == r.master.port;
     });
-    if (known) continue;
-    BenchOptions m = o;
-    m.cluster = false;
-    m.host = r.master.host;
-    m.port = r.master.port;
-    m.key_prefix = cluster_bench_key_prefix(o.key_prefix, r.first);
-    per_master.push_back(std::move(m));
+    if (m == per_master.end()) {
+      BenchOptions b = o;
+      b.cluster = false;
+      b.host = r.master.host;
+      b.port = r.master.port;
+      b.key_prefix = cluster_bench_key_prefix(o.key_prefix, r.first);
+      per_master.push_back(std::move(b));
+      slots.emplace_back();
+      m = per_master.end() - 1;
+    }
+    auto& own = slots[static_cast<std::size_t>(m - per_master.begin())];
+    for (int slot = r.first; slot <= r.last; ++slot) own.push_back(slot);
   }
   if (per_master.size() < 2)
     throw std::runtime_error("--cluster: the cluster at " + seed.address() + " has " +
                              std::to_string(per_master.size()) + " master(s); at least 2 needed");
-  // Client i goes to master i mod N; requests in proportion to the clients.
+  // Client i goes to master i mod N (redis-benchmark's thread i mod N, one per master).
   const auto n = static_cast<int>(per_master.size());
-  std::int64_t requests_left = o.requests;
-  for (int i = 0; i < n; ++i) {
-    auto& m = per_master[static_cast<std::size_t>(i)];
-    m.clients = o.clients / n + (i < o.clients % n ? 1 : 0);
-    m.requests = i == n - 1 ? requests_left : o.requests * m.clients / o.clients;
-    requests_left -= m.requests;
-  }
-  std::erase_if(per_master,
-                [](const BenchOptions& m) { return m.clients == 0 || m.requests == 0; });
+  for (int i = 0; i < n; ++i)
+    per_master[static_cast<std::size_t>(i)].clients = o.clients / n + (i < o.clients % n ? 1 : 0);
+  RequestPool pool(o.requests);
   std::vector<std::unique_ptr<Benchmark>> benches;
-  for (const auto& m : per_master) benches.push_back(std::make_unique<Benchmark>(m, test, stop));
+  for (std::size_t i = 0; i < per_master.size(); ++i)
+    if (per_master[i].clients > 0)
+      benches.push_back(
+          std::make_unique<Benchmark>(per_master[i], test, stop, pool, std::move(slots[i])));
+  for (auto& b : benches) b->connect();
+  const std::int64_t start = now_us();
   std::vector<BenchResult> results(benches.size());
   std::vector<std::exception_ptr> failures(benches.size());
   {
@@ -536,7 +601,7 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
     for (std::size_t i = 0; i < benches.size(); ++i)
       threads.emplace_back([&, i] {
         try {
-          results[i] = benches[i]->run();
+          results[i] = benches[i]->run(start);
         } catch (...) {
           failures[i] = std::current_exception();
         }
@@ -569,7 +634,10 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
   if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0)
     throw std::invalid_argument("bad benchmark options");
   if (o.cluster) return run_cluster_bench(o, test, std::move(stop));
-  return Benchmark(o, test, std::move(stop)).run();
+  RequestPool pool(o.requests);
+  Benchmark b(o, test, std::move(stop), pool);
+  b.connect();
+  return b.run(now_us());
 }
 
 std::string bench_key(const std::string& key_prefix, std::int64_t n) {

@@ -50,9 +50,11 @@ struct BenchOptions {
   bool redis_benchmark_events = true;
   // --cluster: host:port is a node of a Redis Cluster. As redis-benchmark --cluster does: the
   // masters are read from the cluster's slot map, one thread per master drives the clients
-  // given to it (client i to master i mod N, requests in proportion), and each client's keys
-  // carry a {tag} of a slot its master owns (<key_prefix>{tag}:NNNNNNNNNNNN), so every request,
-  // MSET and MGET included, goes straight to its owner.
+  // given to it (client i to master i mod N), the threads draw batches from one pool of -n
+  // requests, all clients connect before the clock starts, and each batch's keys carry the
+  // {tag} of one slot its master owns, drawn at random per batch
+  // (<key_prefix>{tag}:NNNNNNNNNNNN, the tag padded with '}' to 3 letters), so every request,
+  // MSET and MGET included, goes straight to its owner and the keys spread over its slots.
   bool cluster = false;
 };
 
@@ -91,7 +93,9 @@ struct BenchResult {
   std::int64_t moved = 0, ask = 0;
 };
 
-// The key prefix of --cluster's keys on the master that owns `slot`: <key_prefix>{tag}:.
+// The key prefix of --cluster's keys in `slot`: <key_prefix>{tag}:, the tag padded with '}' to
+// kClusterTagWidth letters (as redis-benchmark: "{a}}}" hashes as "a").
+inline constexpr std::size_t kClusterTagWidth = 3;
 std::string cluster_bench_key_prefix(const std::string& key_prefix, int slot);
 
 // The keys the generator writes: <key_prefix><12 digits> for a keyspace (-r), or

@@ -2,6 +2,7 @@
 // Cluster started by the project's own code.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "common/key_slot.h"
@@ -55,8 +56,12 @@ TEST(ClusterBench, EveryTestGoesStraightToTheOwnersOfItsKeys) {
     RedisClient node(m);
     const RedisReply keys = node.command({"KEYS", prefix + "*"});
     ASSERT_FALSE(keys.elements.empty()) << m.address();
-    for (const auto& k : keys.elements)
+    std::set<int> slots;  // the keys spread over the master's slots, a random one per batch
+    for (const auto& k : keys.elements) {
       EXPECT_EQ(c.owner(cluster_key_slot(k.str))->address(), m.address()) << k.str;
+      slots.insert(cluster_key_slot(k.str));
+    }
+    EXPECT_GE(slots.size(), 20u) << m.address();
     for (const auto& k : keys.elements) EXPECT_EQ(node.command({"DEL", k.str}).integer, 1);
   }
 }
