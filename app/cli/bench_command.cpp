@@ -42,8 +42,9 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
   cmd.add_option("-t", tests_, "comma-separated tests: set, get, mset, mget (run in that order)")
       ->check(cli::convertible(parse_bench_tests, "TESTS"));
   cmd.add_flag("--cluster", opts_.cluster,
-               "-h/-p is a Redis Cluster node: one thread per master, each client's keys tagged "
-               "to a slot of its master (as redis-benchmark --cluster)");
+               "-h/-p is a Redis Cluster node: one thread per master sharing the -n requests, "
+               "each batch's keys tagged to a random slot of its master (as redis-benchmark "
+               "--cluster)");
   cmd.add_flag("--csv", opts_.csv, "output in CSV format");
   cmd.add_flag("-q", opts_.quiet, "quiet: just show requests per second");
   cmd.add_option("--seed", opts_.seed, "seed of the random keys (default: from the clock)")
