@@ -9,6 +9,8 @@
 //                                                    window's first paint, the run on show
 //                                                    (read in the background) and the worst
 //                                                    UI-thread stall meanwhile
+//   perflab-window-bench load RUN.json              reading the run file (core's load_run)
+//                                                    and writing it back (save_run), 3 times
 //   perflab-window-bench stall [EXPERIMENT]          the longest the UI thread was blocked
 //                                                    during a default run (sharding: managed
 //                                                    Redis servers), by a 5 ms watchdog timer
@@ -196,6 +198,24 @@ int open(const QString& path) {
   return 0;
 }
 
+int load(const QString& path) {
+  QTemporaryDir tmp;
+  for (int i = 1; i <= 3; ++i) {
+    QElapsedTimer t;
+    t.start();
+    const Run run = load_run(path.toStdString());
+    const double read = ms(t);
+    t.restart();
+    save_run(run, tmp.filePath("copy.json").toStdString());
+    const double written = ms(t);
+    std::size_t points = 0;
+    for (const auto& s : run.series) points += s.points.size();
+    std::printf("load %s, try %d: %zu points read in %.0f ms, written in %.0f ms\n",
+                qPrintable(QFileInfo(path).fileName()), i, points, read, written);
+  }
+  return 0;
+}
+
 int stall(const QString& experiment) {
   QTemporaryDir tmp;
   gui::MainWindow w({tmp.filePath("history"), tmp.filePath("s.ini")});
@@ -246,8 +266,9 @@ int main(int argc, char** argv) {
   if (a.size() >= 4 && a[1] == "make-history") return make_history(a[2].toInt(), a[3]);
   if (a.size() >= 3 && a[1] == "startup") return startup(a[2]);
   if (a.size() >= 3 && a[1] == "open") return open(a[2]);
+  if (a.size() >= 3 && a[1] == "load") return load(a[2]);
   if (a.size() >= 2 && a[1] == "stall") return stall(a.size() >= 3 ? a[2] : "sharding");
   std::cerr << "usage: perflab-window-bench make-run POINTS OUT.json | make-history RUNS DIR | "
-               "startup DIR | open RUN.json | stall [EXPERIMENT]\n";
+               "startup DIR | open RUN.json | load RUN.json | stall [EXPERIMENT]\n";
   return 2;
 }

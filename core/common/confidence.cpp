@@ -69,11 +69,11 @@ MedianRanks median_ci_ranks(std::size_t n, double level) {
   return {k, n + 1 - k, std::max(0.0, 1 - 2 * cdf)};
 }
 
-Estimate median_ci(std::span<const double> samples, double level) {
-  const auto ranks = median_ci_ranks(samples.size(), level);
-  if (samples.size() < 2) return without_interval(samples);
-  std::vector<double> s(samples.begin(), samples.end());
-  std::sort(s.begin(), s.end());
+namespace {
+// median_ci over samples already sorted ascending.
+Estimate median_ci_sorted(std::span<const double> s, double level) {
+  const auto ranks = median_ci_ranks(s.size(), level);
+  if (s.size() < 2) return without_interval(s);
   Estimate e;
   e.value = quantile_sorted(s, 0.5);
   e.lo = s[ranks.lo_rank - 1];
@@ -82,6 +82,13 @@ Estimate median_ci(std::span<const double> samples, double level) {
   e.full_level = ranks.coverage >= level;
   e.method = CiMethod::OrderStatistic;
   return e;
+}
+}  // namespace
+
+Estimate median_ci(std::span<const double> samples, double level) {
+  std::vector<double> s(samples.begin(), samples.end());
+  std::sort(s.begin(), s.end());
+  return median_ci_sorted(s, level);
 }
 
 Estimate median_ci_bootstrap(std::span<const double> samples, const BootstrapOptions& opt,
@@ -139,11 +146,11 @@ OutlierClass TukeyFences::classify(double v) const {
   return OutlierClass::Normal;
 }
 
-Outliers classify_outliers(std::span<const double> samples) {
+namespace {
+// classify_outliers over samples already sorted ascending.
+Outliers classify_outliers_sorted(std::span<const double> s) {
   Outliers o;
-  if (samples.empty()) return o;
-  std::vector<double> s(samples.begin(), samples.end());
-  std::sort(s.begin(), s.end());
+  if (s.empty()) return o;
   const double q1 = quantile_sorted(s, 0.25), q3 = quantile_sorted(s, 0.75), iqr = q3 - q1;
   o.fences = {q1 - 3 * iqr, q1 - 1.5 * iqr, q3 + 1.5 * iqr, q3 + 3 * iqr};
   for (double v : s) {
@@ -166,14 +173,24 @@ Outliers classify_outliers(std::span<const double> samples) {
   }
   return o;
 }
+}  // namespace
+
+Outliers classify_outliers(std::span<const double> samples) {
+  std::vector<double> s(samples.begin(), samples.end());
+  std::sort(s.begin(), s.end());
+  return classify_outliers_sorted(s);
+}
 
 PointSummary summarize_point(std::span<const double> samples, const PointOptions& opt) {
+  std::vector<double> sorted(samples.begin(), samples.end());  // sorted once for all three
+  std::sort(sorted.begin(), sorted.end());
   PointSummary p;
-  p.stats = summarize(samples);
+  p.stats = summarize_sorted(sorted);
+  // The bootstrap resamples the samples as measured (its seed comes from their order).
   p.median = opt.bootstrap ? median_ci_bootstrap(samples, opt.boot, opt.level)
-                           : median_ci(samples, opt.level);
+                           : median_ci_sorted(sorted, opt.level);
   p.cv = coefficient_of_variation(p.stats);
-  p.outliers = classify_outliers(samples);
+  p.outliers = classify_outliers_sorted(sorted);
   return p;
 }
 

@@ -4,14 +4,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+#include <span>
 #include <sstream>
+#include <string_view>
+
+#include "common/json_doc.h"
 
 namespace perflab {
 
@@ -155,256 +161,293 @@ std::string run_to_json(const Run& run, int indent) {
 
 namespace {
 
+using json_doc::Document;
+using V = json_doc::Value;
+
+// A field's name ("series[2].points[0].samples[3]"), put together only when a refusal names
+// it: reading a large run builds no strings for the fields that are fine.
+class Path {
+ public:
+  Path() = default;  // the document itself
+  Path(const Path& parent, std::string_view key) : parent_(&parent), key_(key) {}
+  Path(const Path& parent, std::size_t index) : parent_(&parent), index_(index), indexed_(true) {}
+
+  std::string str() const {
+    if (!parent_) return {};
+    std::string s = parent_->str();
+    if (indexed_) {
+      s += '[';
+      s += std::to_string(index_);
+      s += ']';
+    } else {
+      if (!s.empty()) s += '.';
+      s += key_;
+    }
+    return s;
+  }
+
+ private:
+  const Path* parent_ = nullptr;
+  std::string_view key_;
+  std::size_t index_ = 0;
+  bool indexed_ = false;
+};
+
 // Reads a run's JSON checking the type and range of every field; a refusal names the field
 // ("series[2].points[0].samples[3]") and what is wrong with it, in one line.
 class FieldReader {
  public:
-  [[noreturn]] static void bad(const std::string& field, const std::string& why) {
-    throw RunFormatError("field \"" + field + "\": " + why);
-  }
+  explicit FieldReader(const Document& doc) : doc_(doc) {}
+  const Document& doc() const { return doc_; }
 
-  static std::string at(const std::string& parent, const std::string& key) {
-    return parent.empty() ? key : parent + "." + key;
-  }
-  static std::string at(const std::string& parent, std::size_t i) {
-    return parent + "[" + std::to_string(i) + "]";
+  [[noreturn]] static void bad(const Path& field, const std::string& why) {
+    throw RunFormatError("field \"" + field.str() + "\": " + why);
   }
 
   // The value of key, or nullptr when it is absent or null (then `required` refuses it).
-  static const json* find(const json& obj, const std::string& parent, const char* key,
-                          bool required) {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) {
-      if (required) bad(at(parent, key), "missing");
+  const V* find(const V& obj, const Path& parent, const char* key, bool required) const {
+    const V* v = doc_.find(obj, key);
+    if (!v || v->is_null()) {
+      if (required) bad(Path(parent, key), "missing");
       return nullptr;
     }
-    return &*it;
+    return v;
   }
 
-  static std::string shown(const json& v) {
-    std::string text = v.dump();
+  std::string dump(const V& v) const { return doc_.dump(v); }
+  std::string shown(const V& v) const {
+    std::string text = dump(v);
     if (text.size() > 40) text = text.substr(0, 37) + "...";
-    return std::string(v.type_name()) + " " + text;
+    return std::string(json_doc::type_name(v.kind())) + " " + text;
   }
 
-  static const json& object(const json& v, const std::string& field) {
+  const V& object(const V& v, const Path& field) const {
     if (!v.is_object()) bad(field, "expected an object, got " + shown(v));
     return v;
   }
-  static const json& array(const json& v, const std::string& field) {
+  std::span<const V> array(const V& v, const Path& field) const {
     if (!v.is_array()) bad(field, "expected an array, got " + shown(v));
-    return v;
+    return doc_.children(v);
   }
   // An optional array member: empty when absent.
-  static const json& array(const json& obj, const std::string& parent, const char* key) {
-    static const json empty = json::array();
-    const json* v = find(obj, parent, key, false);
-    return v ? array(*v, at(parent, key)) : empty;
+  std::span<const V> array(const V& obj, const Path& parent, const char* key) const {
+    const V* v = find(obj, parent, key, false);
+    return v ? array(*v, Path(parent, key)) : std::span<const V>();
+  }
+  // An object's members the way nlohmann::json iterates them: by key, the last of duplicates.
+  std::vector<const V*> members(const V& obj, const Path& field) const {
+    object(obj, field);
+    std::vector<const V*> out;
+    for (const V& m : doc_.children(obj)) out.push_back(&m);
+    std::stable_sort(out.begin(), out.end(),
+                     [&](const V* a, const V* b) { return doc_.key(*a) < doc_.key(*b); });
+    // Of equal keys the last written stays (stable: it is the last of its run).
+    std::vector<const V*> unique;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (i + 1 == out.size() || doc_.key(*out[i]) != doc_.key(*out[i + 1]))
+        unique.push_back(out[i]);
+    return unique;
   }
 
-  static std::string string(const json& v, const std::string& field) {
+  std::string string(const V& v, const Path& field) const {
     if (!v.is_string()) bad(field, "expected a string, got " + shown(v));
-    return v.get<std::string>();
+    return std::string(doc_.string(v));
   }
-  static std::string string(const json& obj, const std::string& parent, const char* key,
-                            bool required, const std::string& def = {}) {
-    const json* v = find(obj, parent, key, required);
-    return v ? string(*v, at(parent, key)) : def;
+  std::string string(const V& obj, const Path& parent, const char* key, bool required,
+                     const std::string& def = {}) const {
+    const V* v = find(obj, parent, key, required);
+    return v ? string(*v, Path(parent, key)) : def;
   }
 
-  static bool boolean(const json& obj, const std::string& parent, const char* key, bool def) {
-    const json* v = find(obj, parent, key, false);
+  bool boolean(const V& obj, const Path& parent, const char* key, bool def) const {
+    const V* v = find(obj, parent, key, false);
     if (!v) return def;
-    if (!v->is_boolean()) bad(at(parent, key), "expected true or false, got " + shown(*v));
-    return v->get<bool>();
+    if (!v->is_boolean()) bad(Path(parent, key), "expected true or false, got " + shown(*v));
+    return v->boolean();
   }
 
-  static double number(const json& v, const std::string& field) {
+  double number(const V& v, const Path& field) const {
     if (!v.is_number()) bad(field, "expected a number, got " + shown(v));
-    const double d = v.get<double>();
+    const double d = v.as_double();
     if (!std::isfinite(d)) bad(field, "is not a finite number");
     return d;
   }
-  static double number(const json& obj, const std::string& parent, const char* key, bool required,
-                       double def = 0) {
-    const json* v = find(obj, parent, key, required);
-    return v ? number(*v, at(parent, key)) : def;
+  double number(const V& obj, const Path& parent, const char* key, bool required,
+                double def = 0) const {
+    const V* v = find(obj, parent, key, required);
+    return v ? number(*v, Path(parent, key)) : def;
   }
 
   // A whole number in [lo, hi]; a float is taken when it is integral and in range.
-  static std::int64_t integer(const json& obj, const std::string& parent, const char* key,
-                              std::int64_t lo, std::int64_t hi, bool required,
-                              std::int64_t def = 0) {
-    const json* v = find(obj, parent, key, required);
+  std::int64_t integer(const V& obj, const Path& parent, const char* key, std::int64_t lo,
+                       std::int64_t hi, bool required, std::int64_t def = 0) const {
+    const V* v = find(obj, parent, key, required);
     if (!v) return def;
-    const std::string field = at(parent, key);
+    const Path field(parent, key);
     const auto out_of_range = [&] {
-      bad(field, v->dump() + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
+      bad(field, dump(*v) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi));
     };
     if (v->is_number_unsigned()) {
-      const auto u = v->get<std::uint64_t>();
+      const auto u = v->as_uint64();
       if (u > static_cast<std::uint64_t>(hi)) out_of_range();
       return static_cast<std::int64_t>(u);
     }
     if (v->is_number_integer()) {
-      const auto i = v->get<std::int64_t>();
+      const auto i = v->as_int64();
       if (i < lo || i > hi) out_of_range();
       return i;
     }
     if (v->is_number_float()) {
-      const double d = v->get<double>();
+      const double d = v->as_double();
       if (!std::isfinite(d) || d != std::floor(d))
-        bad(field, "expected a whole number, got " + v->dump());
-      if (d < static_cast<double>(lo) || d > static_cast<double>(hi)) out_of_range();
+        bad(field, "expected a whole number, got " + dump(*v));
+      // 2^63 is above every int64 (and INT64_MAX rounds up to it as a double)
+      if (d < static_cast<double>(lo) || d > static_cast<double>(hi) || d >= 0x1p63) out_of_range();
       return static_cast<std::int64_t>(d);
     }
     bad(field, "expected a whole number, got " + shown(*v));
   }
 
   // An optional number member; absent or null gives nullopt.
-  static std::optional<double> optional_number(const json& obj, const std::string& parent,
-                                               const char* key) {
-    const json* v = find(obj, parent, key, false);
+  std::optional<double> optional_number(const V& obj, const Path& parent, const char* key) const {
+    const V* v = find(obj, parent, key, false);
     if (!v) return std::nullopt;
-    return number(*v, at(parent, key));
+    return number(*v, Path(parent, key));
   }
 
   // A string member naming one of an enum's values (as its to_string() spells them).
   template <class E, std::size_t N>
-  static E name_of(const json& obj, const std::string& parent, const char* key, const E (&all)[N]) {
+  E name_of(const V& obj, const Path& parent, const char* key, const E (&all)[N]) const {
     const std::string s = string(obj, parent, key, true);
     if (auto e = enum_from_string(s, all)) return *e;
     std::string allowed;
     for (E e : all) allowed += std::string(allowed.empty() ? "" : ", ") + to_string(e);
-    bad(at(parent, key), "unknown value \"" + s + "\" (expected one of: " + allowed + ")");
+    bad(Path(parent, key), "unknown value \"" + s + "\" (expected one of: " + allowed + ")");
   }
+
+ private:
+  const Document& doc_;
 };
 
-}  // namespace
+const Path kRoot;
 
-namespace {
-
-using R = FieldReader;
-
-// The document, once it is JSON of the run-file schema in a version this Perflab reads.
-json parse_run_document(const std::string& text) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw RunFormatError(std::string("not JSON: ") + e.what());
-  }
-  if (!j.is_object() || !j.contains("schema") || j["schema"] != kSchemaName)
+// The document's root, once it is JSON of the run-file schema in a version this Perflab reads.
+const V& check_run_document(const FieldReader& r) {
+  const V& j = r.doc().root();
+  const V* schema = j.is_object() ? r.doc().find(j, "schema") : nullptr;
+  if (!schema || !schema->is_string() || r.doc().string(*schema) != kSchemaName)
     throw RunFormatError("not a Perflab run file (no \"schema\": \"perflab-run\")");
-  const json& version = *R::find(j, "", "schema_version", true);
-  if (!version.is_number())
-    R::bad("schema_version", "expected a whole number, got " + R::shown(version));
-  if (!version.is_number_integer() || version.get<std::int64_t>() < 1 ||
-      version.get<std::int64_t>() > Run::kSchemaVersion ||
+  const V& version = *r.find(j, kRoot, "schema_version", true);
+  const Path field(kRoot, "schema_version");
+  if (!version.is_number()) r.bad(field, "expected a whole number, got " + r.shown(version));
+  if (!version.is_number_integer() || version.as_int64() < 1 ||
+      version.as_int64() > Run::kSchemaVersion ||
       (version.is_number_unsigned() &&
-       version.get<std::uint64_t>() > static_cast<std::uint64_t>(Run::kSchemaVersion)))
-    R::bad("schema_version", version.dump() + " is not a version this Perflab reads (1.." +
-                                 std::to_string(Run::kSchemaVersion) + ")");
+       version.as_uint64() > static_cast<std::uint64_t>(Run::kSchemaVersion)))
+    r.bad(field, r.dump(version) + " is not a version this Perflab reads (1.." +
+                     std::to_string(Run::kSchemaVersion) + ")");
   return j;
 }
 
-// Calls read(element, its field name) for every element of the array j[name], each checked to
-// be an object.
+// Calls read(element, its field) for every element of the array j[name], each checked to be
+// an object.
 template <class Read>
-void for_each_object(const json& j, const char* name, Read read) {
-  const json& a = R::array(j, "", name);
+void for_each_object(const FieldReader& r, const V& j, const char* name, Read read) {
+  const Path list(kRoot, name);
+  const auto a = r.array(j, kRoot, name);
   for (std::size_t i = 0; i < a.size(); ++i) {
-    const std::string f = R::at(name, i);
-    read(R::object(a[i], f), f);
+    const Path f(list, i);
+    read(r.object(a[i], f), f);
   }
 }
 
-void read_targets(const json& j, Run& run) {
-  for_each_object(j, "targets", [&](const json& t, const std::string& f) {
-    run.targets.push_back({R::string(t, f, "kind", true), R::string(t, f, "address", true),
-                           R::boolean(t, f, "managed", false), R::string(t, f, "version", false)});
+void read_targets(const FieldReader& r, const V& j, Run& run) {
+  for_each_object(r, j, "targets", [&](const V& t, const Path& f) {
+    run.targets.push_back({r.string(t, f, "kind", true), r.string(t, f, "address", true),
+                           r.boolean(t, f, "managed", false), r.string(t, f, "version", false)});
   });
 }
 
-void read_host(const json& j, Run& run) {
-  const json* h = R::find(j, "", "host", false);
+void read_host(const FieldReader& r, const V& j, Run& run) {
+  const V* h = r.find(j, kRoot, "host", false);
   if (!h) return;
-  R::object(*h, "host");
-  run.host.cpu_model = R::string(*h, "host", "cpu_model", false);
-  run.host.cores = static_cast<int>(R::integer(*h, "host", "cores", 0, 1 << 20, false));
-  run.host.kernel = R::string(*h, "host", "kernel", false);
-  run.host.hostname = R::string(*h, "host", "hostname", false);
-  run.host.perflab_version = R::string(*h, "host", "perflab_version", false);
-  run.host.build_type = R::string(*h, "host", "build_type", false);
+  const Path f(kRoot, "host");
+  r.object(*h, f);
+  run.host.cpu_model = r.string(*h, f, "cpu_model", false);
+  run.host.cores = static_cast<int>(r.integer(*h, f, "cores", 0, 1 << 20, false));
+  run.host.kernel = r.string(*h, f, "kernel", false);
+  run.host.hostname = r.string(*h, f, "hostname", false);
+  run.host.perflab_version = r.string(*h, f, "perflab_version", false);
+  run.host.build_type = r.string(*h, f, "build_type", false);
 }
 
-void read_groups(const json& j, Run& run) {
-  for_each_object(j, "groups", [&](const json& g, const std::string& f) {
-    Group group{R::string(g, f, "id", true),           R::string(g, f, "title", false),
-                R::string(g, f, "unit", false),        R::string(g, f, "x_label", false),
-                R::boolean(g, f, "numeric_x", false),  R::boolean(g, f, "lower_is_better", true),
-                R::string(g, f, "description", false), R::boolean(g, f, "log_y", false),
-                R::boolean(g, f, "log_x", false),      R::boolean(g, f, "headline", false)};
-    group.stacked = R::boolean(g, f, "stacked", false);
+void read_groups(const FieldReader& r, const V& j, Run& run) {
+  for_each_object(r, j, "groups", [&](const V& g, const Path& f) {
+    Group group{r.string(g, f, "id", true),           r.string(g, f, "title", false),
+                r.string(g, f, "unit", false),        r.string(g, f, "x_label", false),
+                r.boolean(g, f, "numeric_x", false),  r.boolean(g, f, "lower_is_better", true),
+                r.string(g, f, "description", false), r.boolean(g, f, "log_y", false),
+                r.boolean(g, f, "log_x", false),      r.boolean(g, f, "headline", false)};
+    group.stacked = r.boolean(g, f, "stacked", false);
     run.groups.push_back(std::move(group));
   });
 }
 
-// A point's statistics: computed from its samples, or as stored when it has none.
-Stats read_stats(const json& p, const std::string& ff, const std::vector<double>& samples) {
-  if (!samples.empty()) return summarize(samples);
+// A point's statistics as stored, for a point without samples (one with samples has them
+// computed from its samples by summarize_samples, and what is stored is not read).
+Stats read_stored_stats(const FieldReader& r, const V& p, const Path& ff) {
   Stats st;
-  const json* sj = R::find(p, ff, "stats", false);
+  const V* sj = r.find(p, ff, "stats", false);
   if (!sj) return st;
-  const std::string sf = R::at(ff, "stats");
-  R::object(*sj, sf);
-  st.n = static_cast<std::size_t>(R::integer(*sj, sf, "n", 0, INT64_MAX, false));
-  st.min = R::number(*sj, sf, "min", false);
-  st.median = R::number(*sj, sf, "median", false);
-  st.mean = R::number(*sj, sf, "mean", false);
-  st.p95 = R::number(*sj, sf, "p95", false);
-  st.max = R::number(*sj, sf, "max", false);
-  st.stddev = R::number(*sj, sf, "stddev", false);
+  const Path sf(ff, "stats");
+  r.object(*sj, sf);
+  st.n = static_cast<std::size_t>(r.integer(*sj, sf, "n", 0, INT64_MAX, false));
+  st.min = r.number(*sj, sf, "min", false);
+  st.median = r.number(*sj, sf, "median", false);
+  st.mean = r.number(*sj, sf, "mean", false);
+  st.p95 = r.number(*sj, sf, "p95", false);
+  st.max = r.number(*sj, sf, "max", false);
+  st.stddev = r.number(*sj, sf, "stddev", false);
   return st;
 }
 
 // An interval as run_to_json() writes it; value is the figure it belongs to.
-Estimate read_estimate(const json& obj, const std::string& parent, double value) {
-  const std::string f = R::at(parent, "ci");
-  const json& e = R::object(*R::find(obj, parent, "ci", true), f);
+Estimate read_estimate(const FieldReader& r, const V& obj, const Path& parent, double value) {
+  const Path f(parent, "ci");
+  const V& e = r.object(*r.find(obj, parent, "ci", true), f);
   Estimate est;
   est.value = value;
-  est.lo = R::number(e, f, "lo", true);
-  est.hi = R::number(e, f, "hi", true);
-  est.level = R::number(e, f, "level", true);
-  if (est.level < 0 || est.level > 1) R::bad(R::at(f, "level"), "is not in 0..1");
-  est.full_level = R::boolean(e, f, "full_level", false);
-  est.method = R::name_of(e, f, "method", kCiMethods);
-  if (est.lo > est.hi) R::bad(f, "lo is above hi");
+  est.lo = r.number(e, f, "lo", true);
+  est.hi = r.number(e, f, "hi", true);
+  est.level = r.number(e, f, "level", true);
+  if (est.level < 0 || est.level > 1) r.bad(Path(f, "level"), "is not in 0..1");
+  est.full_level = r.boolean(e, f, "full_level", false);
+  est.method = r.name_of(e, f, "method", kCiMethods);
+  if (est.lo > est.hi) r.bad(f, "lo is above hi");
   return est;
 }
 
 // The median's interval, spread and outliers of a point: recomputed from the samples (as its
 // stats are); for a point without samples, the stored interval is kept. The stored fields are
 // checked either way.
-void read_point_summary(const json& p, const std::string& ff, Point& pt) {
+void read_point_summary(const FieldReader& r, const V& p, const Path& ff, Point& pt) {
   std::optional<Estimate> stored;
-  if (R::find(p, ff, "ci", false)) stored = read_estimate(p, ff, pt.stats.median);
-  const double cv = R::number(p, ff, "cv", false);
-  if (cv < 0) R::bad(R::at(ff, "cv"), "is negative");
-  if (const json* o = R::find(p, ff, "outliers", false)) {
-    const std::string of = R::at(ff, "outliers");
-    R::object(*o, of);
+  if (r.find(p, ff, "ci", false)) stored = read_estimate(r, p, ff, pt.stats.median);
+  const double cv = r.number(p, ff, "cv", false);
+  if (cv < 0) r.bad(Path(ff, "cv"), "is negative");
+  if (const V* o = r.find(p, ff, "outliers", false)) {
+    const Path of(ff, "outliers");
+    r.object(*o, of);
     for (const char* k : {"low_severe", "low_mild", "high_mild", "high_severe"})
-      R::integer(*o, of, k, 0, INT64_MAX, false);
+      r.integer(*o, of, k, 0, INT64_MAX, false);
   }
-  if (const json* pr = R::find(p, ff, "precision", false)) {
-    const std::string pf = R::at(ff, "precision");
-    R::object(*pr, pf);
+  if (const V* pr = r.find(p, ff, "precision", false)) {
+    const Path pf(ff, "precision");
+    r.object(*pr, pf);
     PointPrecision prec;
-    prec.rounds = static_cast<int>(R::integer(*pr, pf, "rounds", 0, INT32_MAX, true));
-    prec.reached = R::boolean(*pr, pf, "reached", false);
-    prec.worst_half_width = R::number(*pr, pf, "worst_half_width", false);
+    prec.rounds = static_cast<int>(r.integer(*pr, pf, "rounds", 0, INT32_MAX, true));
+    prec.reached = r.boolean(*pr, pf, "reached", false);
+    prec.worst_half_width = r.number(*pr, pf, "worst_half_width", false);
     pt.precision = prec;
   }
   summarize_samples(pt);
@@ -414,103 +457,112 @@ void read_point_summary(const json& p, const std::string& ff, Point& pt) {
   }
 }
 
-Point read_point(const json& pj, const std::string& ff) {
-  const json& p = R::object(pj, ff);
+Point read_point(const FieldReader& r, const V& pj, const Path& ff) {
+  const V& p = r.object(pj, ff);
   Point pt;
-  pt.label = R::string(p, ff, "label", true);
-  if (const json* x = R::find(p, ff, "x", false)) pt.x = R::number(*x, R::at(ff, "x"));
-  const json& samples = R::array(p, ff, "samples");
+  pt.label = r.string(p, ff, "label", true);
+  if (const V* x = r.find(p, ff, "x", false)) pt.x = r.number(*x, Path(ff, "x"));
+  const auto samples = r.array(p, ff, "samples");
+  const Path sf(ff, "samples");
+  pt.samples.reserve(samples.size());
   for (std::size_t n = 0; n < samples.size(); ++n)
-    pt.samples.push_back(R::number(samples[n], R::at(R::at(ff, "samples"), n)));
-  if (const json* extra = R::find(p, ff, "extra", false))
-    for (const auto& [key, v] : R::object(*extra, R::at(ff, "extra")).items())
-      pt.extra[key] = R::number(v, R::at(ff, "extra") + "." + key);
-  pt.stats = read_stats(p, ff, pt.samples);
-  read_point_summary(p, ff, pt);
+    pt.samples.push_back(r.number(samples[n], Path(sf, n)));
+  if (const V* extra = r.find(p, ff, "extra", false)) {
+    const Path ef(ff, "extra");
+    for (const V* m : r.members(*extra, ef))
+      pt.extra[std::string(r.doc().key(*m))] = r.number(*m, Path(ef, r.doc().key(*m)));
+  }
+  if (pt.samples.empty()) pt.stats = read_stored_stats(r, p, ff);
+  read_point_summary(r, p, ff, pt);
   return pt;
 }
 
-void read_series(const json& j, Run& run) {
-  for_each_object(j, "series", [&](const json& s, const std::string& f) {
-    Series ser{R::string(s, f, "group", true), R::string(s, f, "name", true), {}};
+void read_series(const FieldReader& r, const V& j, Run& run) {
+  for_each_object(r, j, "series", [&](const V& s, const Path& f) {
+    Series ser{r.string(s, f, "group", true), r.string(s, f, "name", true), {}};
     if (!run.group(ser.group))
       throw RunFormatError("series '" + ser.name + "' names unknown group '" + ser.group + "'");
-    const std::string pf = R::at(f, "points");
-    const json& points = R::array(s, f, "points");
+    const Path pf(f, "points");
+    const auto points = r.array(s, f, "points");
+    ser.points.reserve(points.size());
     for (std::size_t k = 0; k < points.size(); ++k)
-      ser.points.push_back(read_point(points[k], R::at(pf, k)));
+      ser.points.push_back(read_point(r, points[k], Path(pf, k)));
     run.series.push_back(std::move(ser));
   });
 }
 
-void read_findings(const json& j, Run& run) {
-  for_each_object(j, "findings", [&](const json& fj, const std::string& f) {
+void read_findings(const FieldReader& r, const V& j, Run& run) {
+  for_each_object(r, j, "findings", [&](const V& fj, const Path& f) {
     Finding fd;
-    fd.id = R::string(fj, f, "id", true);
-    fd.text = R::string(fj, f, "text", false);
-    fd.value = R::number(fj, f, "value", true);
-    if (const json* a = R::find(fj, f, "article", false))
-      fd.article = R::number(*a, R::at(f, "article"));
-    if (R::find(fj, f, "ci", false)) fd.ci = read_estimate(fj, f, fd.value);
-    if (R::find(fj, f, "verdict", false)) {
-      fd.verdict = R::name_of(fj, f, "verdict", kVerdicts);
-      fd.threshold = R::number(fj, f, "threshold", true);
-      if (fd.threshold < 0) R::bad(R::at(f, "threshold"), "is negative");
-      fd.better = R::name_of(fj, f, "better", kBetters);
+    fd.id = r.string(fj, f, "id", true);
+    fd.text = r.string(fj, f, "text", false);
+    fd.value = r.number(fj, f, "value", true);
+    if (const V* a = r.find(fj, f, "article", false)) fd.article = r.number(*a, Path(f, "article"));
+    if (r.find(fj, f, "ci", false)) fd.ci = read_estimate(r, fj, f, fd.value);
+    if (r.find(fj, f, "verdict", false)) {
+      fd.verdict = r.name_of(fj, f, "verdict", kVerdicts);
+      fd.threshold = r.number(fj, f, "threshold", true);
+      if (fd.threshold < 0) r.bad(Path(f, "threshold"), "is negative");
+      fd.better = r.name_of(fj, f, "better", kBetters);
     }
-    if (R::find(fj, f, "reproduction", false))  // derived from article and ci; checked only
-      R::name_of(fj, f, "reproduction", kReproductions);
+    if (r.find(fj, f, "reproduction", false))  // derived from article and ci; checked only
+      r.name_of(fj, f, "reproduction", kReproductions);
     run.findings.push_back(std::move(fd));
   });
 }
 
-void read_machine_noise(const json& j, Run& run) {
-  const json* m = R::find(j, "", "machine_noise", false);
+void read_machine_noise(const FieldReader& r, const V& j, Run& run) {
+  const V* m = r.find(j, kRoot, "machine_noise", false);
   if (!m) return;
-  const std::string f = "machine_noise";
-  R::object(*m, f);
+  const Path f(kRoot, "machine_noise");
+  r.object(*m, f);
   MachineNoise n;
-  n.load_per_core_before = R::optional_number(*m, f, "load_per_core_before");
-  n.load_per_core_after = R::optional_number(*m, f, "load_per_core_after");
-  n.steal_share = R::optional_number(*m, f, "steal_share");
-  n.loaded = R::boolean(*m, f, "loaded", false);
-  n.stolen = R::boolean(*m, f, "stolen", false);
-  R::boolean(*m, f, "busy", false);  // derived: loaded or stolen
+  n.load_per_core_before = r.optional_number(*m, f, "load_per_core_before");
+  n.load_per_core_after = r.optional_number(*m, f, "load_per_core_after");
+  n.steal_share = r.optional_number(*m, f, "steal_share");
+  n.loaded = r.boolean(*m, f, "loaded", false);
+  n.stolen = r.boolean(*m, f, "stolen", false);
+  r.boolean(*m, f, "busy", false);  // derived: loaded or stolen
   run.machine = n;
 }
 
 }  // namespace
 
 Run run_from_json(const std::string& text) {
-  const json j = parse_run_document(text);
+  Document doc;
   try {
-    Run run;
-    run.experiment = R::string(j, "", "experiment", true);
-    run.title = R::string(j, "", "title", false, run.experiment);
-    if (const json* params = R::find(j, "", "params", false))
-      for (const auto& [k, v] : R::object(*params, "params").items())
-        run.params[k] = R::string(v, "params." + k);
-    read_targets(j, run);
-    read_host(j, run);
-    run.started_unix_ms = R::integer(j, "", "started_unix_ms", 0, INT64_MAX, false);
-    run.ended_unix_ms = R::integer(j, "", "ended_unix_ms", 0, INT64_MAX, false);
-    try {
-      run.status = run_status_from_string(R::string(j, "", "status", true));
-    } catch (const std::invalid_argument& e) {
-      R::bad("status", e.what());
-    }
-    run.message = R::string(j, "", "message", false);
-    run.detail = R::string(j, "", "detail", false);
-    read_groups(j, run);
-    read_series(j, run);
-    read_findings(j, run);
-    run.threshold = R::number(j, "", "threshold", false, run.threshold);
-    if (run.threshold < 0) R::bad("threshold", "is negative");
-    read_machine_noise(j, run);
-    return run;
-  } catch (const json::exception& e) {  // not expected: every access above is checked
-    throw RunFormatError(std::string("malformed run file: ") + e.what());
+    doc = Document::parse(text);
+  } catch (const json_doc::ParseError& e) {
+    throw RunFormatError(std::string("not JSON: ") + e.what());
   }
+  const FieldReader r(doc);
+  const V& j = check_run_document(r);
+  Run run;
+  run.experiment = r.string(j, kRoot, "experiment", true);
+  run.title = r.string(j, kRoot, "title", false, run.experiment);
+  if (const V* params = r.find(j, kRoot, "params", false)) {
+    const Path pf(kRoot, "params");
+    for (const V* m : r.members(*params, pf))
+      run.params[std::string(doc.key(*m))] = r.string(*m, Path(pf, doc.key(*m)));
+  }
+  read_targets(r, j, run);
+  read_host(r, j, run);
+  run.started_unix_ms = r.integer(j, kRoot, "started_unix_ms", 0, INT64_MAX, false);
+  run.ended_unix_ms = r.integer(j, kRoot, "ended_unix_ms", 0, INT64_MAX, false);
+  try {
+    run.status = run_status_from_string(r.string(j, kRoot, "status", true));
+  } catch (const std::invalid_argument& e) {
+    r.bad(Path(kRoot, "status"), e.what());
+  }
+  run.message = r.string(j, kRoot, "message", false);
+  run.detail = r.string(j, kRoot, "detail", false);
+  read_groups(r, j, run);
+  read_series(r, j, run);
+  read_findings(r, j, run);
+  run.threshold = r.number(j, kRoot, "threshold", false, run.threshold);
+  if (run.threshold < 0) r.bad(Path(kRoot, "threshold"), "is negative");
+  read_machine_noise(r, j, run);
+  return run;
 }
 
 Run load_run(const std::filesystem::path& path) {

@@ -24,11 +24,15 @@ double quantile(std::span<const double> samples, double q) {
 }
 
 Stats summarize(std::span<const double> samples) {
-  Stats st;
-  st.n = samples.size();
-  if (samples.empty()) return st;
   std::vector<double> s(samples.begin(), samples.end());
   std::sort(s.begin(), s.end());
+  return summarize_sorted(s);
+}
+
+Stats summarize_sorted(std::span<const double> s) {
+  Stats st;
+  st.n = s.size();
+  if (s.empty()) return st;
   st.min = s.front();
   st.max = s.back();
   st.median = quantile_sorted(s, 0.5);

@@ -13,6 +13,8 @@ struct Stats {
 // Statistics of the samples (median and p95 by linear interpolation between order
 // statistics; stddev is the sample standard deviation, 0 for fewer than two samples).
 Stats summarize(std::span<const double> samples);
+// The same over samples already sorted ascending (no copy, no sort).
+Stats summarize_sorted(std::span<const double> sorted);
 
 // The q-quantile (0..1) of samples, linearly interpolated. Empty input gives 0.
 double quantile(std::span<const double> samples, double q);
