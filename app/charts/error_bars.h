@@ -7,8 +7,8 @@
 #include <QAbstractSeries>
 #include <QChart>
 #include <QGraphicsObject>
+#include <QLineF>
 #include <QList>
-#include <QPainterPath>
 #include <QPen>
 #include <QString>
 
@@ -35,15 +35,15 @@ class ErrorBars : public QGraphicsObject {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  void rebuild();  // the path, for the chart's current plot area and axis ranges
+  void rebuild();  // the lines, for the chart's current plot area and axis ranges
 
   QChart& chart_;
   QAbstractSeries* anchor_;
   QString series_;
   QPen pen_;
   std::vector<ErrorBar> bars_;
-  QPainterPath path_;
-  QRectF built_for_;  // plot area the path was built for; empty: rebuild
+  std::vector<QLineF> lines_;  // the bars' lines, for the plot area they were built for
+  QRectF built_for_;           // plot area the path was built for; empty: rebuild
 };
 
 // The error-bar items of a chart, one per series with intervals.

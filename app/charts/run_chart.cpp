@@ -636,11 +636,14 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->setProperty("perflab_group", q(g.id));
     line->setProperty("perflab_series", q(s->name));
     QStringList labels;
+    QList<QPointF> at_points;  // given at once: a point at a time is a signal per point
+    labels.reserve(static_cast<qsizetype>(pts.size()));
+    at_points.reserve(static_cast<qsizetype>(pts.size()));
     for (const auto& [px, p] : pts) {
       bool clamp_x = x.clamps(px);
       bool clamp_y = y.clamps(p->stats.median);
       QPointF at(x.at(px), y.at(p->stats.median));
-      line->append(at);
+      at_points << at;
       labels << q(p->label);
       if (clamp_x || clamp_y) {
         if (!marks) marks = make_nonpositive_series(opts, clamp_y ? y.range.floor : x.range.floor);
@@ -648,6 +651,7 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
         ++f.clamped_points;
       }
     }
+    line->replace(at_points);
     line->setProperty("perflab_labels", labels);
     // A marker per point while they can be told apart; a long sweep is a line (100,000 markers
     // are a smear that takes a second to paint).

@@ -116,7 +116,16 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("pointsTable");
   table_->setModel(points_);
   setup_table_view(table_);
-  split->addWidget(table_);
+  auto* table_box = new QWidget;
+  auto* tv = new QVBoxLayout(table_box);
+  tv->setContentsMargins(0, 0, 0, 0);
+  table_loading_ = new QLabel;
+  table_loading_->setObjectName("tableLoading");
+  table_loading_->setAlignment(Qt::AlignCenter);
+  table_loading_->hide();
+  tv->addWidget(table_loading_);
+  tv->addWidget(table_);
+  split->addWidget(table_box);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
   v->addWidget(split, 1);
@@ -154,9 +163,10 @@ void ChartPanel::clear() {
   points_->setRun(nullptr, {});
   description_->clear();
   rebuild();
+  showTable();
 }
 
-void ChartPanel::setRun(const Run& run) {
+void ChartPanel::setRun(const Run& run, bool table_later) {
   // The chart on show stays (a live run, the same experiment); another run opens on its
   // experiment's headline chart.
   std::string keep = run.experiment == this->run().experiment ? group() : std::string();
@@ -172,6 +182,23 @@ void ChartPanel::setRun(const Run& run) {
   }
   points_->setRun(std::move(shared), group());
   rebuild();
+  if (!table_later) {
+    showTable();
+    return;
+  }
+  // A hidden view does not lay out its rows: that waits for showTable().
+  table_->hide();
+  table_loading_->setText(QString("Loading the table of %L1 points…").arg(points_->rowCount()));
+  table_loading_->show();
+}
+
+void ChartPanel::showTable() {
+  table_loading_->hide();
+  table_->show();
+}
+
+bool ChartPanel::tableLoading() const {
+  return !table_loading_->isHidden();
 }
 
 void ChartPanel::setGroup(const std::string& id) {

@@ -34,7 +34,11 @@ class ChartPanel : public QWidget {
   explicit ChartPanel(QWidget* parent = nullptr);
 
   // Shows a run; keeps the selected group, the toggles and hidden series when they still apply.
-  void setRun(const Run& run);
+  // With table_later the table waits, a "Loading the table…" line in its place, until
+  // showTable(): the chart of a large run is painted first, the table's layout after it.
+  void setRun(const Run& run, bool table_later = false);
+  void showTable();
+  bool tableLoading() const;
   void clear();
   const Run& run() const;
   bool hasRun() const { return !run().groups.empty(); }
@@ -94,6 +98,7 @@ class ChartPanel : public QWidget {
   QChartView* view_;
   PointsModel* points_;
   QTableView* table_;
+  QLabel* table_loading_;  // in the table's place while it waits (setRun's table_later)
 };
 
 }  // namespace perflab::gui

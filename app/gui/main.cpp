@@ -101,12 +101,14 @@ int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const
                        return;
                      }
                      show_chart(w, chart);
-                     // Queued behind the run's first paint.
-                     QTimer::singleShot(0, &app, [&] {
-                       if (!save_window(w, out)) code = 1;
-                       app.quit();
-                     });
                    });
+  // Once the whole run is on show (chart, side panel, table), queued behind its paint.
+  QObject::connect(&w, &perflab::gui::MainWindow::runShown, &app, [&] {
+    QTimer::singleShot(0, &app, [&] {
+      if (!save_window(w, out)) code = 1;
+      app.quit();
+    });
+  });
   w.openRunInBackground(path);
   app.exec();
   return code;

@@ -432,6 +432,7 @@ bool MainWindow::startRun(QString* error) {
     return fail(QString("Parameters: %1").arg(e.what()));
   }
   saveParams();
+  ++show_generation_;  // an opened run's remaining slices are not wanted
   current_ = Run{};
   current_.experiment = id.toStdString();
   current_.title = exp->title();
@@ -636,18 +637,33 @@ void MainWindow::onRunLoaded() {
     emit runOpened(false, why);
     return;
   }
-  showRun(std::move(*opened.run), path);
+  showRun(std::move(*opened.run), path, true);
   emit runOpened(true, {});
 }
 
-void MainWindow::showRun(Run run, const QString& path) {
+void MainWindow::showRun(Run run, const QString& path, bool sliced) {
+  selectExperiment(q(run.experiment));  // another experiment's run on show is cleared first
+  const quint64 generation = ++show_generation_;
   current_ = std::move(run);
   current_path_ = path;
-  selectExperiment(q(current_.experiment));
   if (currentExperiment() != q(current_.experiment))
     teaching_->setExperiment(q(current_.experiment), q(current_.title), {});
-  results_->setRun(current_);
-  teaching_->setRun(&current_);
+  results_->setRun(current_, sliced);
+  if (sliced) {
+    teaching_->setRunLoading();
+    // Each turn waits for the one before it (and for the chart's first paint, queued first).
+    QTimer::singleShot(0, this, [this, generation] {
+      if (generation != show_generation_) return;
+      teaching_->setRun(&current_);
+      QTimer::singleShot(0, this, [this, generation] {
+        if (generation != show_generation_) return;
+        results_->showTable();
+        emit runShown();
+      });
+    });
+  } else {
+    teaching_->setRun(&current_);
+  }
   finished_ms_ = current_.ended_unix_ms - current_.started_unix_ms;
   step_ = QString("opened %1 (%2)").arg(QFileInfo(path).fileName(), to_string(current_.status));
   elapsed_.start();
@@ -727,6 +743,7 @@ void MainWindow::showEvent(QShowEvent* e) {
 }
 
 void MainWindow::clearResults() {
+  ++show_generation_;
   current_ = Run{};
   current_path_.clear();
   results_->clear();

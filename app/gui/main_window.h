@@ -88,8 +88,13 @@ class MainWindow : public QMainWindow {
   void runFinished(const perflab::Run& run);
   // The targets' check refused the run (the reason is beside the field on the Targets page).
   void runRefused(const QString& why);
-  // openRunInBackground's outcome: ok, or the reason the file could not be opened.
+  // openRunInBackground's outcome: ok (the run's headline chart is on show), or the reason the
+  // file could not be opened.
   void runOpened(bool ok, const QString& error);
+  // A run opened by openRunInBackground is wholly on show: after its chart, the side panel's
+  // figures and the results table came in turns of the event loop (each says "Loading…" in
+  // its place until then). Not sent when another run or a live one took its place meanwhile.
+  void runShown();
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -120,8 +125,11 @@ class MainWindow : public QMainWindow {
   void exportDataDialog();
   void exportReportDialog();
   void openRunDialog();
-  void showRun(Run run, const QString& path);  // an opened run on show
-  void onRunLoaded();                          // openRunInBackground's worker is done
+  // An opened run on show. Sliced (a large run opened in the background): the headline chart
+  // now, the side panel's figures and the table in later turns of the event loop, so the window
+  // never stops answering for long; a later showRun, clearResults or startRun cancels the rest.
+  void showRun(Run run, const QString& path, bool sliced = false);
+  void onRunLoaded();   // openRunInBackground's worker is done
   void clearResults();  // no run on show: chart, banner, progress and elapsed time reset
   void updateTitle();   // "<run> — <experiment> — Perflab"
   void showAbout();
@@ -143,6 +151,7 @@ class MainWindow : public QMainWindow {
   bool first_layout_ = false;
   // openRunInBackground: the file being read, the one asked for after it, the reader.
   QString opening_path_, next_open_path_;
+  quint64 show_generation_ = 0;  // showRun's slices run only while it is unchanged
   struct Opened {
     std::shared_ptr<Run> run;  // null when it could not be read
     QString error;

@@ -166,7 +166,10 @@ TeachingPanel::TeachingPanel(QWidget* parent) : QTextBrowser(parent) {
 }
 
 void TeachingPanel::setExperiment(const QString& id, const QString& title, const QString& purpose) {
-  if (id != id_) run_.reset();
+  if (id != id_) {
+    run_.reset();
+    loading_ = false;
+  }
   id_ = id;
   title_ = title;
   purpose_ = purpose;
@@ -181,6 +184,13 @@ void TeachingPanel::setRun(const Run* run) {
     run_ = *run;
   else
     run_.reset();
+  loading_ = false;
+  render();
+}
+
+void TeachingPanel::setRunLoading() {
+  run_.reset();
+  loading_ = true;
   render();
 }
 
@@ -199,7 +209,9 @@ void TeachingPanel::resizeEvent(QResizeEvent* e) {
 
 void TeachingPanel::render() {
   layout_ = layoutForWidth();
-  setHtml(teaching_html(data_, article_, title_, purpose_, run_ ? &*run_ : nullptr, layout_));
+  const QString html =
+      teaching_html(data_, article_, title_, purpose_, run_ ? &*run_ : nullptr, layout_);
+  setHtml(loading_ ? "<p><i>Loading this run's figures…</i></p>" + html : html);
 }
 
 }  // namespace perflab::gui

@@ -51,6 +51,10 @@ class TeachingPanel : public QTextBrowser {
   explicit TeachingPanel(QWidget* parent = nullptr);
   void setExperiment(const QString& id, const QString& title, const QString& purpose);
   void setRun(const Run* run);  // nullptr: no run yet
+  // A run is going on show and its figures come next (setRun): the prose, and a line saying
+  // they are loading in their place.
+  void setRunLoading();
+  bool runLoading() const { return loading_; }
   const std::optional<TeachingData>& data() const { return data_; }
   const Article& article() const { return article_; }
 
@@ -65,6 +69,7 @@ class TeachingPanel : public QTextBrowser {
   std::optional<TeachingData> data_;
   Article article_;  // of the experiment on show (from the registry)
   std::optional<Run> run_;
+  bool loading_ = false;
 };
 
 }  // namespace perflab::gui

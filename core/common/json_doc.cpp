@@ -413,32 +413,14 @@ class Parser {
     ++p_;  // the backslash
     if (p_ == end_) fail("unexpected end of input inside a string");
     const char c = *p_++;
-    switch (c) {
-      case '"':
-      case '\\':
-      case '/':
-        out.push_back(c);
-        return;
-      case 'b':
-        out.push_back('\b');
-        return;
-      case 'f':
-        out.push_back('\f');
-        return;
-      case 'n':
-        out.push_back('\n');
-        return;
-      case 'r':
-        out.push_back('\r');
-        return;
-      case 't':
-        out.push_back('\t');
-        return;
-      case 'u':
-        break;
-      default:
-        p_ = at;
-        fail(std::string("invalid escape '\\") + c + "' inside a string");
+    static constexpr std::string_view kNamed = "\"\\/bfnrt", kMeant = "\"\\/\b\f\n\r\t";
+    if (const auto i = kNamed.find(c); i != std::string_view::npos) {
+      out.push_back(kMeant[i]);
+      return;
+    }
+    if (c != 'u') {
+      p_ = at;
+      fail(std::string("invalid escape '\\") + c + "' inside a string");
     }
     unsigned cp = hex4();
     if (cp >= 0xDC00 && cp <= 0xDFFF) {

@@ -164,6 +164,86 @@ class WindowTest : public QObject {
     QCOMPARE(opened.size(), 1);
   }
 
+  void aLargeRunGoesOnShowInTurnsOfTheEventLoop() {
+    // 20,000 points: the headline chart first (the table and the side panel's figures say they
+    // are loading), then the side panel, then the table, with the event loop turning between;
+    // in the end every point is in the chart and the table.
+    auto w = freshWindow();
+    QVERIFY(w);
+    Run big;
+    big.experiment = "iolist";
+    big.title = "IO lists";
+    big.status = RunStatus::Finished;
+    big.ensure_group({"sweep", "A long sweep", "us/op", "events", true, true, "Synthetic."});
+    for (const char* n : {"interpolate", "iolist", "prepared", "copy"})
+      for (int i = 1; i <= 5000; ++i) {
+        const double v = 10.0 * i;
+        big.add_point("sweep", n,
+                      test::sample_point(std::to_string(i), {v, v * 1.01, v * 0.99}, i));
+      }
+    const QString path = dir_.filePath("twenty-thousand.json");
+    save_run(big, path.toStdString());
+    int ticks = 0, ticks_at_chart = -1;
+    QTimer tick;
+    QObject::connect(&tick, &QTimer::timeout, [&] { ++ticks; });
+    tick.start(1);
+    bool loading_at_chart = false;
+    QString loading_text;
+    auto* panel = w->resultsPanel();
+    QObject::connect(w.get(), &MainWindow::runOpened, [&](bool ok) {
+      if (!ok) return;
+      ticks_at_chart = ticks;
+      loading_at_chart =
+          panel->tableLoading() && panel->table()->isHidden() && w->teachingPanel()->runLoading();
+      loading_text = panel->findChild<QLabel*>("tableLoading")->text();
+    });
+    QSignalSpy shown(w.get(), &MainWindow::runShown);
+    w->openRunInBackground(path);
+    QVERIFY(shown.wait(120000));  // a bound that proves "does not hang", not a speed
+    QVERIFY(ticks_at_chart >= 0);
+    QVERIFY(loading_at_chart);
+    QCOMPARE(loading_text, QString("Loading the table of 20,000 points…"));
+    QVERIFY(ticks > ticks_at_chart);  // the timer fired between the chart and the rest
+    // Complete: the chart's four lines hold every point, the table every row.
+    int lines = 0;
+    for (auto* s : panel->chart()->series())
+      if (auto* line = qobject_cast<QLineSeries*>(s)) {
+        ++lines;
+        QCOMPARE(line->count(), 5000);
+      }
+    QCOMPARE(lines, 4);
+    QVERIFY(!panel->tableLoading());
+    QVERIFY(panel->table()->isVisible());
+    QCOMPARE(panel->table()->model()->rowCount(), 20000);
+    QVERIFY(!w->teachingPanel()->runLoading());
+    QVERIFY(!w->teachingPanel()->toPlainText().contains("Loading this run"));
+
+    // Another run put on show before the slices ran: they are dropped (the last one wins).
+    const QString small = saveRun(*w, test::sample_run(0.5));
+    shown.clear();
+    bool switched = false;
+    auto c = QObject::connect(w.get(), &MainWindow::runOpened, [&](bool ok) {
+      if (ok && !switched) {
+        switched = true;
+        QVERIFY(w->openRun(small));  // before the big run's remaining turns
+      }
+    });
+    w->openRunInBackground(path);
+    QTRY_VERIFY_WITH_TIMEOUT(switched, 120000);
+    QTest::qWait(300);
+    QObject::disconnect(c);
+    QCOMPARE(shown.size(), 0);  // the big run's rest never came
+    QCOMPARE(w->currentRunPath(), small);
+    QVERIFY(!panel->tableLoading());
+    QVERIFY(!w->teachingPanel()->runLoading());
+    int rows = 0;  // the small run's points of the chart on show
+    for (const auto& s : test::sample_run(0.5).series)
+      if (s.group == panel->group()) rows += int(s.points.size());
+    QVERIFY(rows > 0);
+    QCOMPARE(panel->table()->model()->rowCount(), rows);
+    QVERIFY(panel->table()->isVisible());
+  }
+
   void titleNamesTheRunAndAnotherExperimentClearsIt() {
     auto w = freshWindow();
     QVERIFY(w);
