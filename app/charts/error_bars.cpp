@@ -61,6 +61,9 @@ void ErrorBars::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   // same pixels through the rasterizer's fast line stroker.
   QPen pen = pen_;
   if (!painter->transform().isScaling()) pen.setCosmetic(true);
+  // Denser than one bar per pixel column, smoothing their edges shows nothing and costs most of
+  // the chart's paint (100,000 bars: ~0.15 s on one core).
+  if (double(bars_.size()) > area.width()) painter->setRenderHint(QPainter::Antialiasing, false);
   painter->setPen(pen);
   painter->setBrush(Qt::NoBrush);
   painter->drawLines(lines_.data(), static_cast<int>(lines_.size()));

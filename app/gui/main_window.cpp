@@ -651,11 +651,13 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
   results_->setRun(current_, sliced);
   if (sliced) {
     teaching_->setRunLoading();
-    // Each turn waits for the one before it (and for the chart's first paint, queued first).
-    QTimer::singleShot(0, this, [this, generation] {
+    // Each turn waits for the one before it and for the paint that one queued. A 1 ms timer, not
+    // a 0 ms one (in Qt 6 that is a posted call, sent in the same batch as the paint, so input
+    // and the window's timers would wait for both).
+    QTimer::singleShot(1, this, [this, generation] {
       if (generation != show_generation_) return;
       teaching_->setRun(&current_);
-      QTimer::singleShot(0, this, [this, generation] {
+      QTimer::singleShot(1, this, [this, generation] {
         if (generation != show_generation_) return;
         results_->showTable();
         emit runShown();
