@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -528,7 +529,8 @@ void read_machine_noise(const FieldReader& r, const V& j, Run& run) {
 
 }  // namespace
 
-Run run_from_json(const std::string& text) {
+namespace {
+Run run_from_text(std::string_view text) {
   Document doc;
   try {
     doc = Document::parse(text);
@@ -564,6 +566,11 @@ Run run_from_json(const std::string& text) {
   read_machine_noise(r, j, run);
   return run;
 }
+}  // namespace
+
+Run run_from_json(const std::string& text) {
+  return run_from_text(text);
+}
 
 Run load_run(const std::filesystem::path& path) {
   // Checked before reading: a huge file is refused by its size, a device or FIFO never read.
@@ -582,12 +589,13 @@ Run load_run(const std::filesystem::path& path) {
                          std::to_string(kMaxRunFileBytes / (1024 * 1024)) + " MiB)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw RunFormatError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
-  std::string text(static_cast<std::size_t>(size), '\0');
-  f.read(text.data(), static_cast<std::streamsize>(size));
+  // Not a std::string: that would write zeros over the whole size before the file does.
+  const auto text = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(size));
+  f.read(text.get(), static_cast<std::streamsize>(size));
   if (f.bad() || static_cast<std::uintmax_t>(f.gcount()) != size)
     throw RunFormatError(path.string() + ": read error");
   try {
-    return run_from_json(text);
+    return run_from_text(std::string_view(text.get(), static_cast<std::size_t>(size)));
   } catch (const RunFormatError& e) {
     throw RunFormatError(path.string() + ": " + e.what());
   }
