@@ -104,6 +104,24 @@ TEST(JsonDoc, DuplicateKeysTakeTheLastAsNlohmannDoes) {
   EXPECT_EQ(run_from_json(run_text).experiment, "iolist");
 }
 
+TEST(JsonDoc, LongKeysAreKept) {
+  const std::string ks(70000, 'k');
+  // As written in the text, and as read.
+  const std::pair<std::string, std::string> names[] = {
+      {ks, ks},
+      {"\\u00e9" + ks, "\u00e9" + ks},
+      {std::string(65535, 'k'), std::string(65535, 'k')}};
+  for (const auto& [written, name] : names) {
+    const std::string text = "{\"a\": 1, \"" + written + "\": [2], \"b\": 3}";
+    expect_same_as_nlohmann(text);
+    const Document doc = Document::parse(text);
+    EXPECT_EQ(doc.key(doc.children(doc.root())[1]), name);
+    ASSERT_NE(doc.find(doc.root(), name), nullptr);
+    EXPECT_TRUE(doc.find(doc.root(), name)->is_array());
+    EXPECT_EQ(doc.find(doc.root(), "b")->as_uint64(), 3u);
+  }
+}
+
 TEST(JsonDoc, UnicodeEscapesAreDecoded) {
   const Document doc = Document::parse(R"({"caf\u00e9": "\ud83d\ude00 \u20ac\n"})");
   const auto members = doc.children(doc.root());
