@@ -648,19 +648,25 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
   current_path_ = path;
   if (currentExperiment() != q(current_.experiment))
     teaching_->setExperiment(q(current_.experiment), q(current_.title), {});
+  QWidget* chart_view = results_->chartView();
+  chart_view->setUpdatesEnabled(!sliced);  // sliced: the chart's paint gets a turn of its own
   results_->setRun(current_, sliced);
   if (sliced) {
     teaching_->setRunLoading();
     // Each turn waits for the one before it and for the paint that one queued. A 1 ms timer, not
     // a 0 ms one (in Qt 6 that is a posted call, sent in the same batch as the paint, so input
     // and the window's timers would wait for both).
-    QTimer::singleShot(1, this, [this, generation] {
+    QTimer::singleShot(1, this, [this, generation, chart_view] {
+      chart_view->setUpdatesEnabled(true);  // whatever came since: the chart view is not frozen
       if (generation != show_generation_) return;
-      teaching_->setRun(&current_);
       QTimer::singleShot(1, this, [this, generation] {
         if (generation != show_generation_) return;
-        results_->showTable();
-        emit runShown();
+        teaching_->setRun(&current_);
+        QTimer::singleShot(1, this, [this, generation] {
+          if (generation != show_generation_) return;
+          results_->showTable();
+          emit runShown();
+        });
       });
     });
   } else {

@@ -126,8 +126,9 @@ class MainWindow : public QMainWindow {
   void exportReportDialog();
   void openRunDialog();
   // An opened run on show. Sliced (a large run opened in the background): the headline chart
-  // now, the side panel's figures and the table in later turns of the event loop, so the window
-  // never stops answering for long; a later showRun, clearResults or startRun cancels the rest.
+  // built now and painted in the next turn of the event loop, the side panel's figures and the
+  // table in the turns after, so the window never stops answering for long; a later showRun,
+  // clearResults or startRun cancels the rest.
   void showRun(Run run, const QString& path, bool sliced = false);
   void onRunLoaded();   // openRunInBackground's worker is done
   void clearResults();  // no run on show: chart, banner, progress and elapsed time reset

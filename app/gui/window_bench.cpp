@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <QApplication>
+#include <QChartView>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -33,6 +34,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include "chart_panel.h"
 #include "common/clock.h"
 #include "common/run_io.h"
 #include "history_page.h"
@@ -168,6 +170,15 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted.empty() ? 0.0 : sorted[std::size_t(q * double(sorted.size() - 1))];
 }
 
+// Notes a paint of the widget it watches.
+struct PaintSeen : QObject {
+  bool seen = false;
+  bool eventFilter(QObject* watched, QEvent* e) override {
+    if (e->type() == QEvent::Paint) seen = true;
+    return QObject::eventFilter(watched, e);
+  }
+};
+
 int open(const QString& path) {
   QTemporaryDir tmp;
   QElapsedTimer t;
@@ -187,9 +198,12 @@ int open(const QString& path) {
   });
   bool whole = false;
   QObject::connect(&w, &gui::MainWindow::runShown, [&] { whole = true; });
+  PaintSeen chart_painted;  // the run's first paint: its headline chart
+  w.resultsPanel()->chartView()->viewport()->installEventFilter(&chart_painted);
   w.openRunInBackground(path);
   loop.exec();
-  QApplication::processEvents();  // the run's first paint: its headline chart
+  chart_painted.seen = false;
+  while (ok && !chart_painted.seen) QApplication::processEvents(QEventLoop::WaitForMoreEvents);
   const double shown = ms(t);
   while (ok && !whole) QApplication::processEvents(QEventLoop::WaitForMoreEvents);
   QApplication::processEvents();  // the table's paint
