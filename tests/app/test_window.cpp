@@ -217,6 +217,7 @@ class WindowTest : public QObject {
     QCOMPARE(panel->table()->model()->rowCount(), 20000);
     QVERIFY(!w->teachingPanel()->runLoading());
     QVERIFY(!w->teachingPanel()->toPlainText().contains("Loading this run"));
+    QVERIFY(panel->chartView()->updatesEnabled());  // its paint waited a turn, no longer
 
     // Another run put on show before the slices ran: they are dropped (the last one wins).
     const QString small = saveRun(*w, test::sample_run(0.5));
@@ -242,6 +243,7 @@ class WindowTest : public QObject {
     QVERIFY(rows > 0);
     QCOMPARE(panel->table()->model()->rowCount(), rows);
     QVERIFY(panel->table()->isVisible());
+    QVERIFY(panel->chartView()->updatesEnabled());
   }
 
   void titleNamesTheRunAndAnotherExperimentClearsIt() {
