@@ -30,6 +30,10 @@ trap cleanup EXIT
 base=$((20000 + RANDOM % 20000))
 for i in 0 1 2; do
   p=$((base + i))
+  if redis-cli -p "$p" ping >/dev/null 2>&1; then  # never measure (or write to) a server not ours
+    echo "port $p is taken by another server: run again" >&2
+    exit 1
+  fi
   PORTS+=("$p")
   redis-server --port "$p" --bind 127.0.0.1 --cluster-enabled yes --cluster-config-file "$W/nodes-$p.conf" \
     --save "" --appendonly no --daemonize yes --dir "$W" --logfile "$W/$p.log"

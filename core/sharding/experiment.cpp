@@ -837,7 +837,7 @@ class ShardingExperiment : public Experiment {
     std::size_t total = 0, done = 0;
     SweepRates rps;
     SweepSeconds shortest;
-    std::map<std::string, std::int64_t> redis_benchmark_requests;  // -n per test|depth
+    std::map<std::string, std::int64_t> redis_benchmark_requests;  // its -n per rate_key
 
     // The variants take turns, `repeat` times, so that drifts of a busy machine hit them all;
     // then each variant's point is published.
@@ -906,8 +906,12 @@ class ShardingExperiment : public Experiment {
     // shorter, it is kept and the ratio against it is not judged (sweep_findings).
     BenchResult redis_benchmark_long_enough(BenchOptions o, BenchTest t, std::int64_t d) {
       constexpr std::int64_t kMaxRequests = 100'000'000;
-      std::int64_t& n = redis_benchmark_requests[rate_key(t, d, "")];
+      std::int64_t& n = redis_benchmark_requests[rate_key(t, d, "redis-benchmark-cluster")];
       n = std::max(n, o.requests);
+      // Its whole run is bounded by 4 times the budget + 10 s: the budget of a sized run.
+      o.time_limit = std::max<std::chrono::milliseconds>(
+          o.time_limit, std::chrono::milliseconds(
+                            static_cast<std::int64_t>(kRedisBenchmarkMinSeconds * 1.3 * 1000)));
       for (int attempt = 1;; ++attempt) {
         o.requests = n;
         BenchResult r = run_redis_benchmark(o, t, ctx.stop_token());

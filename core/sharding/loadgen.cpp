@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -282,6 +283,16 @@ class RequestPool {
   std::atomic<std::int64_t> issued_{0};
 };
 
+// A slot's tag padded with '}' to kClusterTagWidth letters, as redis-benchmark writes it into
+// its keys: "{a}}}" hashes as "a".
+std::array<char, kClusterTagWidth> padded_tag(int slot) {
+  const std::string& tag = cluster_slot_tags().at(static_cast<std::size_t>(slot));
+  std::array<char, kClusterTagWidth> letters;
+  letters.fill('}');
+  std::copy_n(tag.begin(), std::min(tag.size(), kClusterTagWidth), letters.begin());
+  return letters;
+}
+
 class Benchmark {
  public:
   // slots: with --cluster, the slots of this Benchmark's master; each batch's keys then carry
@@ -292,7 +303,6 @@ class Benchmark {
       : o_(o),
         stop_(std::move(stop)),
         pool_(pool),
-        slots_(std::move(slots)),
         one_(test_command(o, test)),
         rng_(o.seed ? o.seed : static_cast<std::uint64_t>(now_us())) {
     res_.test = test;
@@ -300,8 +310,9 @@ class Benchmark {
       for (std::size_t p = one_.find(kPlaceholder); p != std::string::npos;
            p = one_.find(kPlaceholder, p + 1))
         offsets_.push_back(p);
-    if (!slots_.empty()) {
-      const std::string tag = cluster_bench_key_prefix("", slots_.front());
+    for (int slot : slots) tags_.push_back(padded_tag(slot));
+    if (!slots.empty()) {
+      const std::string tag = cluster_bench_key_prefix("", slots.front());
       for (std::size_t p = one_.find(tag); p != std::string::npos; p = one_.find(tag, p + 1))
         tag_offsets_.push_back(p + 1);  // the letters after '{'
     }
@@ -393,14 +404,11 @@ class Benchmark {
         std::uint64_t v = rng_() % static_cast<std::uint64_t>(o_.keyspace);
         put_12_digits(b.data() + static_cast<std::size_t>(c) * one_.size() + off, v);
       }
-    if (slots_.empty()) return;
-    const int slot = slots_[rng_() % slots_.size()];
-    const std::string& tag = cluster_slot_tags()[static_cast<std::size_t>(slot)];
-    char letters[kClusterTagWidth];
-    for (std::size_t i = 0; i < kClusterTagWidth; ++i) letters[i] = i < tag.size() ? tag[i] : '}';
+    if (tags_.empty()) return;
+    const auto& letters = tags_[rng_() % tags_.size()];
     for (int c = 0; c < commands; ++c)
       for (std::size_t off : tag_offsets_)
-        std::memcpy(b.data() + static_cast<std::size_t>(c) * one_.size() + off, letters,
+        std::memcpy(b.data() + static_cast<std::size_t>(c) * one_.size() + off, letters.data(),
                     kClusterTagWidth);
   }
 
@@ -526,7 +534,7 @@ class Benchmark {
   const BenchOptions& o_;
   std::stop_token stop_;
   RequestPool& pool_;
-  const std::vector<int> slots_;  // --cluster: the master's slots
+  std::vector<std::array<char, kClusterTagWidth>> tags_;  // --cluster: of the master's slots
   BenchResult res_;
   const std::string one_;                 // one command, placeholders in its keys
   std::vector<std::size_t> offsets_;      // of the placeholders in one_ (-r only)
@@ -544,9 +552,8 @@ class Benchmark {
 }  // namespace
 
 std::string cluster_bench_key_prefix(const std::string& key_prefix, int slot) {
-  std::string tag = cluster_tag_for_slot(slot);
-  tag.resize(kClusterTagWidth, '}');  // as redis-benchmark: "{a}}}" hashes as "a"
-  return key_prefix + "{" + tag + "}:";
+  const auto tag = padded_tag(slot);
+  return key_prefix + "{" + std::string(tag.begin(), tag.end()) + "}:";
 }
 
 namespace {
