@@ -1,5 +1,5 @@
 #pragma once
-// Statement builders for the multi-row INSERT of the event store (EXPERIMENTS.md §1).
+// Statement builders for the multi-row INSERT of the event store (docs/iolist.md).
 //
 // interpolate — the "before": a faithful C++ translation of the Elixir original: every row a
 //               new string built by operator+ and std::to_string, rows joined with ",", then

@@ -1,5 +1,5 @@
 #pragma once
-// The event store of EXPERIMENTS.md §1 in Perflab's own PostgreSQL schema: streams + events,
+// The event store of docs/iolist.md in Perflab's own PostgreSQL schema: streams + events,
 // append_to_stream with the expected-version check in one transaction, read_stream_forward.
 #include <array>
 #include <atomic>

@@ -1,5 +1,5 @@
 #pragma once
-// Events of the event store (EXPERIMENTS.md §1): what is appended and what is read back.
+// Events of the event store (docs/iolist.md): what is appended and what is read back.
 #include <cstdint>
 #include <optional>
 #include <string>

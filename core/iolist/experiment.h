@@ -1,5 +1,5 @@
 #pragma once
-// The IO-list experiment (EXPERIMENTS.md §1): statement builders for the event store's
+// The IO-list experiment (docs/iolist.md): statement builders for the event store's
 // multi-row INSERT, appends and reads with 1/10/100 concurrent clients, and the statement
 // building micro-benchmark.
 #include <memory>

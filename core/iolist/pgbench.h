@@ -1,8 +1,8 @@
 #pragma once
-// The server's own limit for the append transaction (EXPERIMENTS.md §1, last bullet of the
-// protocol): PostgreSQL's load tool, pgbench, runs the transaction EventStore::append_to_stream
-// sends for a new stream, with the same statement text as the interpolate/iolist builders and
-// the same events, so Perflab's harness can be compared with it in one run.
+// The server's own limit for the append transaction (docs/iolist.md, "The pgbench peer"):
+// PostgreSQL's load tool, pgbench, runs the transaction EventStore::append_to_stream sends for
+// a new stream, with the same statement text as the interpolate/iolist builders and the same
+// events, so Perflab's harness can be compared with it in one run.
 //
 // pgbench limits one SQL command to 255 bind parameters (MAX_ARGS 256 in pgbench.c, argv[0] being
 // the SQL). Up to 31 events (248 parameters) the script sends exactly Perflab's statement; above

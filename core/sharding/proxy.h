@@ -9,9 +9,10 @@
 // that for all). Every client keeps a FIFO of its requests; a reply leaves only when every
 // earlier one has, so pipelines of any depth keep their order.
 //
-// Write strategies replay the story of the seed article: `per-reply` sends each reply and each
-// forwarded command with its own send(); `coalesced` gathers everything that became ready into
-// one send per socket per loop turn. TCP_NODELAY is set (or not) on both sides.
+// Write strategies replay the seed article's story (docs/sharding.md, "The story"): `per-reply`
+// sends each reply and each forwarded command with its own send(); `coalesced` gathers
+// everything that became ready into one send per socket per loop turn. TCP_NODELAY is set (or
+// not) on both sides.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
