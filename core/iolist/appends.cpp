@@ -1,0 +1,154 @@
+// The IO-list experiment's appends: writers × variants (builder, transport, synchronous commit)
+// interleaved round by round, direct and through the delaying relay; each append's phases timed.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "iolist/iolist_run.h"
+#include "iolist/pgbench.h"
+#include "targets/delay_relay.h"
+
+namespace perflab::iolist {
+
+Group append_group(std::size_t events, bool with_pgbench) {
+  std::string d =
+      "Wall time for every writer to append one batch to a new stream in one transaction "
+      "(expected-version check + multi-row INSERT + COMMIT).";
+  if (with_pgbench) {
+    d +=
+        " pgbench: PostgreSQL's own load tool (-M extended, N clients, 2 threads) running the same "
+        "transaction with the same statement text and events; its sample is pgbench's latency "
+        "average, the per-transaction time with N clients running concurrently. Unlike Perflab, "
+        "pgbench sends every parameter as text (data and metadata as \\x hex, a missing "
+        "correlation id as '-' because it can bind neither NULL nor ''), all its clients send the "
+        "same events, and it binds at most 255 parameters per statement";
+    if (events > kPgbenchMaxEventsPerStatement)
+      d += ", so its " + std::to_string(events) + " events go as " +
+           std::to_string(pgbench_chunks(events).size()) +
+           " INSERTs (each the builder's text for its size) in one pipeline";
+    d += ".";
+  }
+  Group g{"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
+  g.headline = true;  // the article's table
+  return g;
+}
+
+namespace {
+
+// The rounds of one append point over variants: the precision watches iolist / interpolate
+// when both are among them, else every variant's median.
+PointRounds variant_rounds(const RunContext& ctx, const std::vector<Variant>& variants, int reps,
+                           int warmup) {
+  PointRounds rounds(ctx, warmup, reps, variants.size());
+  const auto at = [&](const char* series) {
+    std::size_t i = 0;
+    while (i < variants.size() && variants[i].series != series) ++i;
+    return i;
+  };
+  if (at("iolist") < variants.size() && at("interpolate") < variants.size())
+    rounds.track_ratio(at("iolist"), at("interpolate"));
+  return rounds;
+}
+
+// A variant's append point, and for the round-trip transport with synchronous commit its
+// stack in the breakdown group.
+void publish_append(RunContext& ctx, const Variant& v, const std::string& label,
+                    std::int64_t writers, const std::string& rtt, const AppendSamples& s,
+                    const std::optional<PointPrecision>& precision) {
+  if (s.total.wall.empty()) return;
+  Point p = make_point(label, s.total);
+  p.precision = precision;
+  if (!s.server_cpu_us.empty()) p.extra["server_cpu"] = summarize(s.server_cpu_us).median;
+  ctx.add_point("append", v.series, std::move(p));
+  if (v.options.transport != Transport::RoundTrips || !v.options.synchronous_commit) return;
+  publish_breakdown(ctx, v.options.builder, writers, rtt, s);
+}
+
+}  // namespace
+
+void run_append(IoListRun& r) {
+  RunContext& ctx = r.ctx;
+  const IoListSettings& set = r.settings;
+  const std::vector<Variant>& variants = r.variants();
+  Group g = append_group(set.events, set.has("pgbench"));
+  if (r.async_skipped()) g.description += std::string(" ") + kAsyncCommitSkipped;
+  ctx.add_group(g);
+  ctx.add_group(breakdown_group(set.events));
+  if (set.relayed) run_relay_overhead(r);
+  for (const std::string& rtt : set.rtts) {
+    // Through a relay that delays each direction by half the round trip; 0: direct.
+    std::optional<DelayRelay> relay;
+    PgTarget target = r.pg();
+    if (rtt_ns(rtt) > 0) {
+      relay.emplace(r.server_host(), r.server_port(), std::chrono::nanoseconds(rtt_ns(rtt)));
+      target.conninfo = conninfo_with_address(r.pg().conninfo, "127.0.0.1", relay->port());
+    }
+    // Many writers across a network are opt-in (rtt_writers): slow, and what they add is
+    // what one writer shows, multiplied.
+    for (auto n64 : relay ? set.rtt_writers : set.writers) {
+      const auto n = static_cast<std::size_t>(n64);
+      ctx.progress(r.fraction(), "opening " + std::to_string(n) + " connections" + rtt_suffix(rtt));
+      ClientPool pool(n, target, r.ids(), ctx.stop_token());
+      std::vector<std::vector<EventData>> batches;
+      for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(set.events, set.seed + w));
+      const std::string label = writers_label(n64, false) + rtt_suffix(rtt);
+      std::vector<AppendSamples> samples(variants.size());
+      std::optional<PointPrecision> precision;
+      auto publish = [&] {
+        for (std::size_t v = 0; v < variants.size(); ++v) {
+          publish_append(ctx, variants[v], label, n64, rtt, samples[v], precision);
+          r.measured.appends[{variants[v].series, label}] = samples[v];
+        }
+      };
+      publish_after(publish, [&] {
+        measure_appends(r, pool, r.pg().managed, variants, batches, "append, " + label, set.reps,
+                        set.warmup, samples, precision);
+      });
+    }
+  }
+}
+
+ClientPoolSample append_once(IoListRun& r, ClientPool& pool, const AppendOptions& o,
+                             const std::vector<std::vector<EventData>>& batches,
+                             std::vector<AppendTiming>& timings) {
+  std::vector<std::string> uuids;
+  for (std::size_t w = 0; w < pool.size(); ++w) uuids.push_back(make_uuid(r.uuid_state()));
+  return pool.run([&](std::size_t w, EventStore& store) {
+    store.append_to_stream(uuids[w], 0, batches[w], o, &timings[w]);
+  });
+}
+
+void measure_appends(IoListRun& r, ClientPool& pool, bool local_server,
+                     const std::vector<Variant>& variants,
+                     const std::vector<std::vector<EventData>>& batches, const std::string& label,
+                     int reps, int warmup, std::vector<AppendSamples>& samples,
+                     std::optional<PointPrecision>& precision) {
+  RunContext& ctx = r.ctx;
+  PointRounds rounds = variant_rounds(ctx, variants, reps, warmup);
+  // New streams of the pipeline transport take reserved ids: reserved here, unmeasured (a
+  // refill, if rounds go on to a precision, is one round trip in an append).
+  const std::size_t appends = static_cast<std::size_t>(warmup + reps) * variants.size();
+  pool.run([&](std::size_t, EventStore& store) { store.reserve_stream_ids(appends); });
+  std::vector<AppendTiming> timings(pool.size());
+  std::int64_t server0 = local_server ? pool.backend_cpu_ns() : -1;
+  while (rounds.next()) {
+    std::vector<double> round(variants.size());
+    for (std::size_t k = 0; k < variants.size(); ++k) {
+      ctx.check_stop();
+      const std::size_t vi = (k + static_cast<std::size_t>(rounds.round())) % variants.size();
+      const ClientPoolSample s = append_once(r, pool, variants[vi].options, batches, timings);
+      // The backends idle between appends: the difference is this append's server CPU.
+      const std::int64_t server1 = server0 >= 0 ? pool.backend_cpu_ns() : -1;
+      if (!rounds.warmup())
+        samples[vi].add(s, timings,
+                        server0 >= 0 && server1 >= 0 ? double(server1 - server0) / 1000.0 : -1.0);
+      server0 = server1;
+      round[vi] = s.wall_us;
+    }
+    rounds.record(round);
+    precision = rounds.precision();
+    r.step(label + ": " + rounds.progress_text());
+  }
+}
+
+}  // namespace perflab::iolist

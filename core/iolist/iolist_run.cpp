@@ -1,0 +1,179 @@
+// One IO-list run's shared state: settings from the parameters, the server, the progress steps,
+// and the helpers every benchmark of the experiment uses (iolist/iolist_run.h).
+#include "iolist/iolist_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "targets/ownership.h"
+#include "targets/targets.h"
+
+namespace perflab::iolist {
+
+std::string writers_label(std::int64_t n, bool readers) {
+  if (n == 1) return readers ? "single reader" : "single writer";
+  return std::to_string(n) + (readers ? " concurrent readers" : " concurrent writers");
+}
+
+std::int64_t rtt_ns(const std::string& ms) {
+  return std::llround(std::stod(ms) * 1e6);
+}
+
+std::string rtt_suffix(const std::string& ms) {
+  return rtt_ns(ms) > 0 ? ", RTT " + ms + " ms" : "";
+}
+
+std::string format_bytes(std::size_t b) {
+  if (b >= (1u << 20) && b % (1u << 20) == 0) return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024 && b % 1024 == 0) return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " B";
+}
+
+Point make_point(std::string label, const Samples& s) {
+  Point p;
+  p.label = std::move(label);
+  p.samples = s.wall;
+  if (!s.cpu.empty()) p.extra["cpu"] = summarize(s.cpu).median;
+  return p;
+}
+
+std::string variant_series(const AppendOptions& o) {
+  std::string name = to_string(o.builder);
+  if (o.transport == Transport::Pipeline) name += " pipelined";
+  if (!o.synchronous_commit) name += ", synchronous_commit off";
+  return name;
+}
+
+void AppendSamples::add(const ClientPoolSample& s, const std::vector<AppendTiming>& timings,
+                        double server_us) {
+  total.wall.push_back(s.wall_us);
+  total.cpu.push_back(s.cpu_us);
+  const double n = double(timings.size());
+  double all = 0;
+  for (std::size_t ph = 0; ph < kPhases; ++ph) {
+    double wall = 0, cpu = 0;
+    for (const auto& t : timings) wall += double(t.wall_ns[ph]), cpu += double(t.cpu_ns[ph]);
+    phase_wall_us[ph].push_back(wall / n / 1000.0);
+    phase_cpu_us[ph].push_back(cpu / n / 1000.0);
+    all += wall / n / 1000.0;
+  }
+  writer_wall_us.push_back(all);
+  if (server_us >= 0) server_cpu_us.push_back(server_us / n);
+}
+
+double AppendSamples::share(Phase p) const {
+  std::vector<double> shares;
+  for (std::size_t i = 0; i < writer_wall_us.size(); ++i)
+    if (writer_wall_us[i] > 0) shares.push_back(wall(p)[i] / writer_wall_us[i]);
+  return shares.empty() ? 0.0 : summarize(shares).median;
+}
+
+IoListSettings IoListSettings::from(const Params& p) {
+  IoListSettings s;
+  s.benchmarks = p.get_subset("benchmarks");
+  s.builder_names = p.get_subset("builders");
+  for (const auto& b : s.builder_names) s.builders.push_back(builder_from_string(b));
+  for (const auto& t : p.get_subset("transports")) s.transports.push_back(transport_from_string(t));
+  const auto commits = p.get_subset("synchronous_commit");
+  s.async_commit = std::find(commits.begin(), commits.end(), "off") != commits.end();
+  s.events = static_cast<std::size_t>(p.get_int("events"));
+  s.reps = static_cast<int>(p.get_int("repetitions"));
+  s.warmup = static_cast<int>(p.get_int("warmup"));
+  s.writers = p.get_int_list("writers");
+  s.readers = p.get_int_list("readers");
+  s.build_sizes = p.get_int_list("build_sizes");
+  s.build_sample_ns = p.get_int("build_sample_ms") * 1'000'000;
+  s.rtts = p.get_subset("network_rtt_ms");
+  s.relayed = std::any_of(s.rtts.begin(), s.rtts.end(), [](auto& r) { return rtt_ns(r) > 0; });
+  s.rtt_writers = p.get_int_list("rtt_writers");
+  s.pgbench_ms = p.get_int("pgbench_ms");
+  s.pgbench_reps = static_cast<int>(p.get_int("pgbench_repetitions"));
+  s.payload_sizes = p.get_int_list("payload_bytes");
+  s.payload_reps = static_cast<int>(p.get_int("payload_repetitions"));
+  s.reset = p.get_bool("reset");
+  s.seed = static_cast<std::uint64_t>(p.get_int("seed"));
+  return s;
+}
+
+bool IoListSettings::has(const char* benchmark) const {
+  return std::find(benchmarks.begin(), benchmarks.end(), benchmark) != benchmarks.end();
+}
+
+bool IoListSettings::needs_server() const {
+  return has("append") || has("read") || has("pgbench") || has("payload") || has("client");
+}
+
+const AppendSamples* IoListMeasured::find(const std::string& series,
+                                          const std::string& label) const {
+  auto it = appends.find({series, label});
+  return it == appends.end() || it->second.total.wall.empty() ? nullptr : &it->second;
+}
+
+IoListRun::IoListRun(RunContext& context)
+    : ctx(context), settings(IoListSettings::from(context.params())) {
+  const IoListSettings& s = settings;
+  for (Transport t : s.transports)
+    for (Builder b : s.builders) {
+      const AppendOptions o{b, t};
+      variants_.push_back({o, variant_series(o)});
+    }
+  uuid_state_ = s.seed ^ 0x9e3779b97f4a7c15ULL;
+  const auto per_point = static_cast<std::size_t>(s.reps + s.warmup);
+  if (s.has("build")) total_steps_ += s.build_sizes.size() * 2;
+  if (s.has("append"))
+    for (const auto& rtt : s.rtts)
+      total_steps_ += (rtt_ns(rtt) > 0 ? s.rtt_writers.size() : s.writers.size()) * per_point;
+  if (s.has("append") && s.relayed) total_steps_ += per_point;
+  if (s.has("pgbench"))
+    total_steps_ +=
+        s.writers.size() * static_cast<std::size_t>(s.pgbench_reps + std::max(s.warmup, 1));
+  if (s.has("read")) total_steps_ += s.readers.size() * per_point + 1;
+  if (s.has("payload"))
+    total_steps_ += s.payload_sizes.size() * static_cast<std::size_t>(s.payload_reps + 1);
+  if (s.has("client")) total_steps_ += per_point;
+}
+
+void IoListRun::connect() {
+  pg_ = ctx.targets().postgres(ctx.stop_token());
+  ctx.progress(fraction(), "connecting to PostgreSQL");
+  admin_.emplace(pg_.connect(ctx.stop_token()));
+  PgConnection& admin = *admin_;
+  if (settings.reset) {
+    ctx.progress(fraction(), "resetting schema " + pg_.schema);
+    reset_schema(admin, pg_.schema);
+  } else {
+    if (pg_schema_state(admin, pg_.schema) != SchemaState::Owned)  // it would be written into
+      throw TargetError(TargetField::PgSchema,
+                        "reset=false needs Perflab's schema \"" + pg_.schema +
+                            "\" from an earlier run; it does not exist or is not Perflab's");
+    admin.exec("SELECT 1 FROM " + pg_quote_ident(pg_.schema) + ".events LIMIT 1");
+  }
+  ids_.emplace(EventIdAllocator::last_used(admin, pg_.schema));
+  // synchronous_commit=off only where Perflab owns the whole server: never on another's.
+  if (settings.async_commit && !pg_.managed) {
+    ctx.progress(fraction(), kAsyncCommitSkipped);
+  } else if (settings.async_commit) {
+    const AppendOptions o{Builder::IoList, Transport::RoundTrips, false};
+    variants_.push_back({o, variant_series(o)});
+  }
+  async_skipped_ = settings.async_commit && !pg_.managed;
+  server_host_ = admin.host();
+  server_port_ = admin.port();
+  if (settings.has("append") && settings.relayed &&
+      (server_host_.empty() || server_host_.front() == '/'))
+    throw std::invalid_argument(
+        "network_rtt_ms above 0 needs PostgreSQL over TCP; this target is a Unix socket (" +
+        server_host_ + "): set network_rtt_ms=0 or give a host");
+}
+
+double IoListRun::fraction() const {
+  return total_steps_ ? std::min(1.0, double(done_steps_) / double(total_steps_)) : 0.0;
+}
+
+void IoListRun::step(const std::string& what) {
+  ++done_steps_;
+  ctx.progress(fraction(), what);
+}
+
+}  // namespace perflab::iolist

@@ -1,0 +1,210 @@
+#pragma once
+// One IO-list run as its benchmarks share it: the settings read from the parameters, the server,
+// the progress steps and what was measured (which the findings read). Internal to the experiment.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/run.h"
+#include "iolist/client_pool.h"
+#include "iolist/event_store.h"
+#include "runner/experiment.h"
+#include "runner/rounds.h"
+#include "targets/postgres.h"
+#include "targets/targets.h"
+
+namespace perflab::iolist {
+
+// Bytes of JSON per event of the payload sweep, at most.
+inline constexpr std::size_t kMaxPayloadBytes = 16u << 20;
+
+inline constexpr const char* kAsyncCommitSkipped =
+    "synchronous_commit=off was not measured: the server is not one Perflab manages, and Perflab "
+    "never changes the settings of a server it does not own.";
+
+// "single writer", "10 concurrent writers", "single reader", ...
+std::string writers_label(std::int64_t n, bool readers);
+
+// A network_rtt_ms choice ("0", "0.2", "1", "5") in nanoseconds.
+std::int64_t rtt_ns(const std::string& ms);
+
+// ", RTT 1 ms" for a relayed point's label; nothing for the direct connection.
+std::string rtt_suffix(const std::string& ms);
+
+// "1 KiB", "64 KiB", "1 MiB", "1500 B".
+std::string format_bytes(std::size_t b);
+
+struct Samples {
+  std::vector<double> wall, cpu;
+};
+
+// A point of the wall samples, with the median CPU as its figure "cpu".
+Point make_point(std::string label, const Samples& s);
+
+// What one append variant sends: builder, transport, synchronous commit; its series' name.
+struct Variant {
+  AppendOptions options;
+  std::string series;
+};
+
+std::string variant_series(const AppendOptions& o);
+
+// One variant's appends at one writer count: the pool's samples (wall from release to the last
+// writer done, the writers' CPU) and where each writer's time went, per repetition: the
+// phases' times averaged over the writers.
+struct AppendSamples {
+  Samples total;
+  std::array<std::vector<double>, kPhases> phase_wall_us, phase_cpu_us;
+  std::vector<double> writer_wall_us;  // all phases of one writer's append, mean over writers
+  std::vector<double> server_cpu_us;   // the server's backend CPU per append (local server)
+
+  void add(const ClientPoolSample& s, const std::vector<AppendTiming>& timings, double server_us);
+  const std::vector<double>& wall(Phase p) const {
+    return phase_wall_us[static_cast<std::size_t>(p)];
+  }
+  const std::vector<double>& cpu(Phase p) const {
+    return phase_cpu_us[static_cast<std::size_t>(p)];
+  }
+  // The median share of the writers' append time that phase p took.
+  double share(Phase p) const;
+  // The sum of the medians of `phases`' times (µs): the height of the breakdown's stack.
+  template <std::size_t N>
+  double median_sum(const Phase (&phases)[N]) const {
+    double sum = 0;
+    for (Phase ph : phases)
+      if (!wall(ph).empty()) sum += summarize(wall(ph)).median;
+    return sum;
+  }
+};
+
+// A run's settings, from its (validated) parameters.
+struct IoListSettings {
+  std::vector<std::string> benchmarks;
+  std::vector<Builder> builders;
+  std::vector<std::string> builder_names;  // as given, in the same order
+  std::vector<Transport> transports;
+  bool async_commit = false;  // synchronous_commit=off asked for
+  std::size_t events = 0;
+  int reps = 0, warmup = 0;
+  std::vector<std::int64_t> writers, readers, build_sizes;
+  std::int64_t build_sample_ns = 0;
+  std::vector<std::string> rtts;  // network_rtt_ms
+  std::vector<std::int64_t> rtt_writers;
+  bool relayed = false;  // an RTT above 0 among rtts
+  std::int64_t pgbench_ms = 0;
+  int pgbench_reps = 0;
+  std::vector<std::int64_t> payload_sizes;
+  int payload_reps = 0;
+  bool reset = true;
+  std::uint64_t seed = 42;
+
+  static IoListSettings from(const Params& p);
+  bool has(const char* benchmark) const;
+  bool needs_server() const;  // a benchmark other than build
+};
+
+// What the run measured, by (series, label), for the findings.
+struct IoListMeasured {
+  std::map<std::pair<std::string, std::string>, AppendSamples> appends;
+  // The allocations per append of the client libraries, by (library, builder).
+  std::map<std::pair<std::string, std::string>, std::vector<double>> client_allocs;
+
+  // The samples of a point, or null when it was not measured.
+  const AppendSamples* find(const std::string& series, const std::string& label) const;
+};
+
+// One run: its settings, its server once connected, its progress and what it measured.
+class IoListRun {
+ public:
+  explicit IoListRun(RunContext& ctx);  // counts the progress steps of the settings
+  IoListRun(const IoListRun&) = delete;
+  IoListRun& operator=(const IoListRun&) = delete;
+
+  RunContext& ctx;
+  const IoListSettings settings;
+  IoListMeasured measured;
+
+  // Connects to PostgreSQL, resets (or checks) Perflab's schema and adds the synchronous_commit
+  // off variant where the server is Perflab's own.
+  void connect();
+
+  const PgTarget& pg() const { return pg_; }
+  EventIdAllocator& ids() { return *ids_; }
+  // The append variants: transports × builders, and synchronous_commit off once connected.
+  const std::vector<Variant>& variants() const { return variants_; }
+  bool async_skipped() const { return async_skipped_; }  // off asked for on another's server
+  const std::string& server_host() const { return server_host_; }  // for the relay
+  int server_port() const { return server_port_; }
+  std::uint64_t& uuid_state() { return uuid_state_; }  // new streams' uuids, for the whole run
+
+  // Progress: one step per measured configuration.
+  double fraction() const;
+  void step(const std::string& what);
+  void skip_steps(std::size_t n) { done_steps_ += n; }  // counted but not run
+
+ private:
+  PgTarget pg_;
+  std::optional<PgConnection> admin_;
+  std::optional<EventIdAllocator> ids_;
+  std::vector<Variant> variants_;
+  bool async_skipped_ = false;
+  std::string server_host_;
+  int server_port_ = 0;
+  std::uint64_t uuid_state_ = 0;
+  std::size_t total_steps_ = 0, done_steps_ = 0;
+};
+
+// Runs `measure`, then `publish`: also when a stop or a failure ends the measuring, so that a
+// run keeps what it measured.
+template <class Publish, class Measure>
+void publish_after(Publish&& publish, Measure&& measure) {
+  try {
+    measure();
+  } catch (...) {
+    publish();
+    throw;
+  }
+  publish();
+}
+
+// The benchmarks, one file each; every one publishes what it measured also when a stop or a
+// failure ends it.
+void run_build(IoListRun& r);   // build_bench.cpp: building one INSERT, no server
+void run_append(IoListRun& r);  // appends.cpp: writers × variants, direct and through the relay
+void run_relay_overhead(IoListRun& r);  // relay_overhead.cpp: the relay's own cost
+void run_pgbench_peer(IoListRun& r);    // pgbench_peer.cpp: pgbench running the same append
+void run_read(IoListRun& r);            // reads.cpp
+void run_payload(IoListRun& r);         // payload_sweep.cpp: single-writer appends by event size
+void run_client(IoListRun& r);          // client_libraries.cpp: libpq against libpqxx
+
+// appends.cpp: the append chart (with pgbench, its description says what that series is and how
+// it differs); for the benchmarks that append: one append per writer of the pool, and the rounds
+// of one point (every variant once per round, order rotated; its precision into `precision`).
+Group append_group(std::size_t events, bool with_pgbench);
+ClientPoolSample append_once(IoListRun& r, ClientPool& pool, const AppendOptions& o,
+                             const std::vector<std::vector<EventData>>& batches,
+                             std::vector<AppendTiming>& timings);
+void measure_appends(IoListRun& r, ClientPool& pool, bool local_server,
+                     const std::vector<Variant>& variants,
+                     const std::vector<std::vector<EventData>>& batches, const std::string& label,
+                     int reps, int warmup, std::vector<AppendSamples>& samples,
+                     std::optional<PointPrecision>& precision);
+
+// breakdown.cpp: where an append's time goes, a stacked group of the round-trip phases.
+Group breakdown_group(std::size_t events);
+void publish_breakdown(RunContext& ctx, Builder builder, std::int64_t writers,
+                       const std::string& rtt, const AppendSamples& s);
+
+// findings.cpp: every finding of the run, from what it measured.
+void add_findings(RunContext& ctx, const IoListSettings& settings, const IoListMeasured& measured);
+
+// article.cpp: the published figures.
+Article iolist_article();
+// The published ratio after / before for appends (read false) or reads with `clients`.
+std::optional<double> published_ratio(bool read, std::int64_t clients);
+
+}  // namespace perflab::iolist
