@@ -475,85 +475,96 @@ class CachingExperiment : public Experiment {
 
   std::vector<ParamSpec> params() const override {
     std::vector<ParamSpec> v;
-    v.push_back({"repetitions",
-                 ParamType::Int,
-                 "200",
-                 1,
-                 100000,
-                 {},
-                 "timed samples per (tier, encoding, workload)"});
+    v.push_back({.name = "repetitions",
+                 .type = ParamType::Int,
+                 .default_value = "200",
+                 .min = 1,
+                 .max = 100000,
+                 .help = "timed samples per (tier, encoding, workload)"});
+    v.push_back({.name = "warmup",
+                 .type = ParamType::Int,
+                 .default_value = "20",
+                 .min = 0,
+                 .max = 100000,
+                 .help = "untimed gets before each measurement"});
+    v.push_back({.name = "server_cpu_window_ms",
+                 .type = ParamType::Int,
+                 .default_value = "1000",
+                 .min = 0,
+                 .max = 60000,
+                 .help = "keep getting at least this long per cell so the server's CPU counter "
+                         "(10 ms ticks) has enough to count"});
+    v.push_back({.name = "tiers",
+                 .type = ParamType::SubsetOf,
+                 .default_value = "postgres,redis,local",
+                 .choices = {"postgres", "redis", "local"},
+                 .help = "tiers: postgres (datastore), redis (memcache), local "
+                         "(in-process LRU)"});
+    v.push_back({.name = "encodings",
+                 .type = ParamType::SubsetOf,
+                 .default_value = "native,protobuf,protobuf+zlib",
+                 .choices = encoding_names(),
+                 .help = "encodings: native (objects locally, JSON remotely, rows in "
+                         "PostgreSQL), protobuf, protobuf+zlib"});
+    v.push_back({.name = "zlib_level",
+                 .type = ParamType::Int,
+                 .default_value = "6",
+                 .min = 0,
+                 .max = 9,
+                 .help = "zlib compression level (0-9)"});
     v.push_back(
-        {"warmup", ParamType::Int, "20", 0, 100000, {}, "untimed gets before each measurement"});
-    v.push_back({"server_cpu_window_ms",
-                 ParamType::Int,
-                 "1000",
-                 0,
-                 60000,
-                 {},
-                 "keep getting at least this long per cell so the server's CPU counter "
-                 "(10 ms ticks) has enough to count"});
-    v.push_back({"tiers",
-                 ParamType::SubsetOf,
-                 "postgres,redis,local",
-                 std::nullopt,
-                 std::nullopt,
-                 {"postgres", "redis", "local"},
-                 "tiers: postgres (datastore), redis (memcache), local "
-                 "(in-process LRU)"});
-    v.push_back({"encodings", ParamType::SubsetOf, "native,protobuf,protobuf+zlib", std::nullopt,
-                 std::nullopt, encoding_names(),
-                 "encodings: native (objects locally, JSON remotely, rows in "
-                 "PostgreSQL), protobuf, protobuf+zlib"});
-    v.push_back({"zlib_level", ParamType::Int, "6", 0, 9, {}, "zlib compression level (0-9)"});
-    v.push_back({"local_budget_mb",
-                 ParamType::Int,
-                 "50",
-                 1,
-                 65536,
-                 {},
-                 "byte budget of the local LRU cache in the tier matrix (App Engine: 50 MB)",
-                 "Local cache budget"});
+        {.name = "local_budget_mb",
+         .type = ParamType::Int,
+         .default_value = "50",
+         .min = 1,
+         .max = 65536,
+         .help = "byte budget of the local LRU cache in the tier matrix (App Engine: 50 MB)",
+         .label = "Local cache budget"});
+    v.push_back({.name = "list_size",
+                 .type = ParamType::Int,
+                 .default_value = "1000",
+                 .min = 1,
+                 .max = 100000,
+                 .help = "comments in the list workload"});
+    v.push_back({.name = "document_kb",
+                 .type = ParamType::Int,
+                 .default_value = "60",
+                 .min = 1,
+                 .max = 16384,
+                 .help = "text size of the document workload"});
+    v.push_back({.name = "zipf_s",
+                 .type = ParamType::Double,
+                 .default_value = "1.0",
+                 .min = 0,
+                 .max = 4,
+                 .help = "Zipf exponent of the cache-aside reads (0 = uniform)",
+                 .label = "Zipf exponent"});
+    v.push_back({.name = "aside_keys",
+                 .type = ParamType::Int,
+                 .default_value = "500",
+                 .min = 1,
+                 .max = 100000,
+                 .help = "documents in the cache-aside key set"});
     v.push_back(
-        {"list_size", ParamType::Int, "1000", 1, 100000, {}, "comments in the list workload"});
-    v.push_back(
-        {"document_kb", ParamType::Int, "60", 1, 16384, {}, "text size of the document workload"});
-    v.push_back({"zipf_s",
-                 ParamType::Double,
-                 "1.0",
-                 0,
-                 4,
-                 {},
-                 "Zipf exponent of the cache-aside reads (0 = uniform)",
-                 "Zipf exponent"});
-    v.push_back({"aside_keys",
-                 ParamType::Int,
-                 "500",
-                 1,
-                 100000,
-                 {},
-                 "documents in the cache-aside key set"});
-    v.push_back({"aside_reads",
-                 ParamType::Int,
-                 "2000",
-                 0,
-                 10000000,
-                 {},
-                 "measured reads per cache-aside budget (after a warm-up reading every key once "
+        {.name = "aside_reads",
+         .type = ParamType::Int,
+         .default_value = "2000",
+         .min = 0,
+         .max = 10000000,
+         .help = "measured reads per cache-aside budget (after a warm-up reading every key once "
                  "and as many Zipf reads); 0 skips the scenario"});
-    v.push_back({"aside_budgets_mb",
-                 ParamType::IntList,
-                 "1,2,4,8,16,32,64",
-                 0,
-                 65536,
-                 {},
-                 "local cache budgets swept in the cache-aside scenario"});
-    v.push_back({"seed",
-                 ParamType::Int,
-                 "42",
-                 0,
-                 9007199254740992.0,
-                 {},
-                 "seed of the generated records and of the read sequence"});
+    v.push_back({.name = "aside_budgets_mb",
+                 .type = ParamType::IntList,
+                 .default_value = "1,2,4,8,16,32,64",
+                 .min = 0,
+                 .max = 65536,
+                 .help = "local cache budgets swept in the cache-aside scenario"});
+    v.push_back({.name = "seed",
+                 .type = ParamType::Int,
+                 .default_value = "42",
+                 .min = 0,
+                 .max = 9007199254740992.0,
+                 .help = "seed of the generated records and of the read sequence"});
     for (auto& spec : statistics_params()) v.push_back(std::move(spec));
     return v;
   }

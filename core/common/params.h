@@ -22,14 +22,16 @@ enum class ParamType {
 
 const char* to_string(ParamType t);  // "int", "double", "bool", "string", "one-of", ...
 
+// Written with designated initializers (.name, .type, .default_value, .min, .max, .choices,
+// .help, .label, .unit, in this order); a member left out is empty.
 struct ParamSpec {
-  std::string name;  // identifier: letters, digits, '_'
+  std::string name{};  // identifier: letters, digits, '_'
   ParamType type = ParamType::Int;
-  std::string default_value;  // textual form, valid for the type
-  std::optional<double> min;  // inclusive bounds for Int, Double and every IntList element
-  std::optional<double> max;
-  std::vector<std::string> choices;  // for OneOf and SubsetOf
-  std::string help;                  // one line for a person
+  std::string default_value{};  // textual form, valid for the type
+  std::optional<double> min{};  // inclusive bounds for Int, Double and every IntList element
+  std::optional<double> max{};
+  std::vector<std::string> choices{};  // for OneOf and SubsetOf
+  std::string help{};                  // one line for a person
   // For a form: a human label and the unit of the value. Empty: derived from the name (see
   // param_label and param_unit).
   std::string label{};

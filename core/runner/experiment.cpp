@@ -26,29 +26,27 @@ void RunContext::progress(double fraction, std::string_view step) {
 
 std::vector<ParamSpec> statistics_params() {
   return {
-      {"threshold",
-       ParamType::Double,
-       "2",
-       0,
-       50,
-       {},
-       "practical significance, %: a ratio is called faster or slower only when its whole 95% "
-       "interval lies beyond 1 ± threshold"},
-      {"precision",
-       ParamType::Double,
-       "0",
-       0,
-       50,
-       {},
-       "adaptive repetitions, %: keep measuring each point until the 95% intervals of its "
-       "figures are within ± precision (0: off, exactly `repetitions`)"},
-      {"precision_budget_s",
-       ParamType::Double,
-       "60",
-       1,
-       3600,
-       {},
-       "time budget per point when measuring to a precision"},
+      {.name = "threshold",
+       .type = ParamType::Double,
+       .default_value = "2",
+       .min = 0,
+       .max = 50,
+       .help =
+           "practical significance, %: a ratio is called faster or slower only when its whole 95% "
+           "interval lies beyond 1 ± threshold"},
+      {.name = "precision",
+       .type = ParamType::Double,
+       .default_value = "0",
+       .min = 0,
+       .max = 50,
+       .help = "adaptive repetitions, %: keep measuring each point until the 95% intervals of its "
+               "figures are within ± precision (0: off, exactly `repetitions`)"},
+      {.name = "precision_budget_s",
+       .type = ParamType::Double,
+       .default_value = "60",
+       .min = 1,
+       .max = 3600,
+       .help = "time budget per point when measuring to a precision"},
   };
 }
 
