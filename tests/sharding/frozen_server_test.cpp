@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 
+#include "frozen_run.h"
 #include "runner/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
@@ -48,32 +49,22 @@ TEST(FrozenRedisUnderLoad, ExperimentFailsWithinTheTimeoutAndKeepsItsPoints) {
   cfg.redis_prefix = test::unique_name("frozen") + ":";
   cfg.redis_timeout = 2s;
   Targets targets(cfg);
-  std::unique_ptr<test::Freeze> freeze;
-  Clock::time_point frozen_at;
-  RunHooks hooks;
-  hooks.progress = [&](double, std::string_view step) {
-    if (!freeze && step.find("-P 2") != std::string_view::npos) {
-      freeze = std::make_unique<test::Freeze>(redis.pid());
-      frozen_at = Clock::now();
-    }
-  };
   auto exp = make_sharding_experiment();
-  perflab::Run run = execute(*exp, targets,
-                             {{"nodes", "1"},
-                              {"depths", "1,2"},
-                              {"repeat", "1"},
-                              {"clients", "2"},
-                              {"requests", "200"},
-                              {"tests", "set"},
-                              {"distribution_keys", "100"},
-                              {"variants", "direct,coalesced+nodelay"}},
-                             hooks, {});
-  ASSERT_TRUE(freeze) << run.message;
-  const double took = std::chrono::duration<double>(Clock::now() - frozen_at).count();
-  std::printf("sharding run ended %.2f s after the freeze (bound 2 s)\n", took);
-  EXPECT_EQ(run.status, RunStatus::Failed);
-  EXPECT_NE(run.message.find("(timeout)"), std::string::npos) << run.message;
-  EXPECT_LT(took, 2.0 + 3.0);  // the bound, the cleanup's short one, and slack
+  const test::FrozenRun frozen{.experiment = *exp,
+                               .targets = targets,
+                               .params = {{"nodes", "1"},
+                                          {"depths", "1,2"},
+                                          {"repeat", "1"},
+                                          {"clients", "2"},
+                                          {"requests", "200"},
+                                          {"tests", "set"},
+                                          {"distribution_keys", "100"},
+                                          {"variants", "direct,coalesced+nodelay"}},
+                               .server = redis.pid(),
+                               .step = "-P 2",
+                               .what = "sharding run"};
+  // The bound, the cleanup's short one, and slack.
+  const perflab::Run run = test::expect_fails_within(frozen, 2.0, 3.0, "(timeout)");
   const Series* s = run.find_series("sweep_set", "direct redis");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->points.size(), 1u);  // -P 1 was measured before the freeze
