@@ -7,6 +7,7 @@
 
 #include "common/run_io.h"
 #include "iolist/experiment.h"
+#include "run_probes.h"
 #include "runner/experiment.h"
 #include "servers.h"
 #include "targets/postgres.h"
@@ -49,14 +50,10 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   EXPECT_NE(run.find_point("build_time", "iolist", "100"), nullptr);
   EXPECT_EQ(run.find_series("build_time", "copy"), nullptr);
   EXPECT_EQ(run.find_point("build_allocs", "iolist", "100")->stats.median, 3);
-  bool append_finding = false;
-  for (const auto& f : run.findings)
-    if (f.id == "append_1.iolist_vs_interpolate") {
-      append_finding = true;
-      EXPECT_DOUBLE_EQ(*f.article, 0.78);
-      EXPECT_GT(f.value, 0);
-    }
-  EXPECT_TRUE(append_finding);
+  const Finding* append_finding = test::find_finding(run, "append_1.iolist_vs_interpolate");
+  ASSERT_NE(append_finding, nullptr);
+  EXPECT_DOUBLE_EQ(*append_finding->article, 0.78);
+  EXPECT_GT(append_finding->value, 0);
   // Every finding but the exact ones (allocation counts, the largest build share of a sweep that
   // never reaches 20%) carries its interval; every comparison its verdict at the run's threshold
   // (append and read interleaved: paired), a share none.
@@ -82,14 +79,10 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   EXPECT_TRUE(run.machine->load_per_core_before.has_value());
   // The share of an append spent building its statement is reported for both builders.
   for (const char* b : {"interpolate", "iolist"}) {
-    bool found = false;
-    for (const auto& f : run.findings)
-      if (f.id == std::string("append_1.build_share.") + b) {
-        found = true;
-        EXPECT_GT(f.value, 0);
-        EXPECT_LT(f.value, 1);
-      }
-    EXPECT_TRUE(found) << b;
+    const Finding* f = test::find_finding(run, std::string("append_1.build_share.") + b);
+    ASSERT_NE(f, nullptr) << b;
+    EXPECT_GT(f->value, 0);
+    EXPECT_LT(f->value, 1);
   }
   // Where an append's time goes: a stacked group, one stack per builder and writer count (and
   // one writer at RTT 1 ms), whose parts (each phase's median) add up to exactly 100%: the sum
@@ -114,15 +107,11 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   }
   // Pipelined appends are their own series, judged against four round trips.
   EXPECT_NE(run.find_point("append", "iolist pipelined", "single writer"), nullptr);
-  bool pipeline_finding = false;
-  for (const auto& f : run.findings)
-    if (f.id == "append_1.pipeline_vs_round_trips.iolist") {
-      pipeline_finding = true;
-      EXPECT_GT(f.value, 0);
-      EXPECT_TRUE(f.ci.has_value());  // with its interval and verdict
-      EXPECT_TRUE(f.verdict.has_value());
-    }
-  EXPECT_TRUE(pipeline_finding);
+  const Finding* pipeline = test::find_finding(run, "append_1.pipeline_vs_round_trips.iolist");
+  ASSERT_NE(pipeline, nullptr);
+  EXPECT_GT(pipeline->value, 0);
+  EXPECT_TRUE(pipeline->ci.has_value());  // with its interval and verdict
+  EXPECT_TRUE(pipeline->verdict.has_value());
   // The payload sweep: appends and the build's share by bytes per event, for every builder, and
   // where (if anywhere) the share reaches the article's 20%.
   for (const char* b : {"interpolate", "iolist", "prepared", "unnest", "copy"}) {
@@ -133,15 +122,11 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
     ASSERT_NE(share, nullptr) << b;
     EXPECT_GT(share->stats.median, 0);
     EXPECT_LT(share->stats.median, 100);
-    bool found = false;
-    for (const auto& f : run.findings)
-      if (f.id == std::string("payload.build_share_20pct.") + b) {
-        found = true;
-        // A share like the others (not a byte count): where it reaches 20%, or the largest.
-        EXPECT_GT(f.value, 0) << b;
-        EXPECT_LE(f.value, 1) << b;
-      }
-    EXPECT_TRUE(found) << b;
+    const Finding* f = test::find_finding(run, std::string("payload.build_share_20pct.") + b);
+    ASSERT_NE(f, nullptr) << b;
+    // A share like the others (not a byte count): where it reaches 20%, or the largest.
+    EXPECT_GT(f->value, 0) << b;
+    EXPECT_LE(f->value, 1) << b;
   }
   // The client library as a variable: libpq and libpqxx side by side, time and allocations.
   for (const char* b : {"interpolate", "iolist", "prepared"}) {
@@ -155,11 +140,8 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
     EXPECT_GT(run.find_point("client_allocs", "libpqxx", b)->stats.median,
               run.find_point("client_allocs", "libpq", b)->stats.median);
     for (const std::string& id : {std::string("client.time.libpqxx_vs_libpq.") + b,
-                                  std::string("client.allocs.libpqxx_vs_libpq.") + b}) {
-      bool found = false;
-      for (const auto& f : run.findings) found = found || f.id == id;
-      EXPECT_TRUE(found) << id;
-    }
+                                  std::string("client.allocs.libpqxx_vs_libpq.") + b})
+      EXPECT_NE(test::find_finding(run, id), nullptr) << id;
   }
   EXPECT_EQ(run.find_series("client_time", "unnest"), nullptr);
   // network_rtt_ms=0,1 (the default): the appends again through the relay at 1 ms, judged the
@@ -178,11 +160,8 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   EXPECT_NE(run.find_point("relay_overhead", "relay at 0 ms", "single writer"), nullptr);
   EXPECT_NE(run.find_point("relay_overhead", "direct", "single writer"), nullptr);
   for (const char* id : {"append_1.rtt_1ms.pipeline_vs_round_trips.iolist", "relay.overhead",
-                         "append_1.rtt_1ms.build_share.iolist"}) {
-    bool found = false;
-    for (const auto& f : run.findings) found = found || f.id == id;
-    EXPECT_TRUE(found) << id;
-  }
+                         "append_1.rtt_1ms.build_share.iolist"})
+    EXPECT_NE(test::find_finding(run, id), nullptr) << id;
   EXPECT_EQ(run.findings.front().id, "append_1.build_share.interpolate");  // the panel leads
   ASSERT_FALSE(run.targets.empty());
   EXPECT_EQ(run.targets[0].kind, "postgres");
@@ -279,13 +258,10 @@ TEST(IoListExperiment, StopEndsTheRunQuicklyAndKeepsWhatWasMeasured) {
   Targets targets(test::isolated_pg(test::unique_name("perflab_stop")));
   std::stop_source stop;
   std::chrono::steady_clock::time_point asked;
-  RunHooks hooks;
-  hooks.progress = [&](double, std::string_view step) {
-    if (!stop.stop_requested() && step.find("repetition 3/") != std::string_view::npos) {
-      asked = std::chrono::steady_clock::now();
-      stop.request_stop();
-    }
-  };
+  const RunHooks hooks = test::at_first_step("repetition 3/", [&] {
+    asked = std::chrono::steady_clock::now();
+    stop.request_stop();
+  });
   auto params = kSmall;
   params["benchmarks"] = "append";
   params["writers"] = "1";
@@ -328,19 +304,14 @@ TEST(IoListExperiment, StoppedRunKeepsTheFiguresOfWhatItCompleted) {
   auto exp = make_iolist_experiment();
   Targets targets(test::isolated_pg(test::unique_name("perflab_stopfig")));
   std::stop_source stop;
-  RunHooks hooks;
-  hooks.progress = [&](double, std::string_view step) {
-    if (step.find("streams to read") != std::string_view::npos) stop.request_stop();
-  };
+  const RunHooks hooks = test::at_first_step("streams to read", [&] { stop.request_stop(); });
   auto params = kSmall;
   params["benchmarks"] = "append,read";
   params["writers"] = "1";
   perflab::Run run = execute(*exp, targets, params, hooks, stop.get_token());
   ASSERT_EQ(run.status, RunStatus::Cancelled) << run.message;
   EXPECT_EQ(run.find_series("read", "iolist"), nullptr);
-  bool append_finding = false;
-  for (const auto& f : run.findings) append_finding |= f.id == "append_1.iolist_vs_interpolate";
-  EXPECT_TRUE(append_finding);
+  EXPECT_NE(test::find_finding(run, "append_1.iolist_vs_interpolate"), nullptr);
 }
 
 namespace {
@@ -364,13 +335,9 @@ TEST(IoListExperiment, SynchronousCommitOffOnAManagedServer) {
   const Point* on = run.find_point("append", "iolist", "single writer");
   ASSERT_NE(on, nullptr);
   EXPECT_GT(on->extra.at("server_cpu"), 0);  // the backend's CPU, from schedstat
-  bool share = false;
-  for (const auto& f : run.findings)
-    if (f.id == "append_1.synchronous_commit_share.iolist") {
-      share = true;
-      EXPECT_NE(f.text.find("durability"), std::string::npos) << f.text;
-    }
-  EXPECT_TRUE(share);
+  const Finding* share = test::find_finding(run, "append_1.synchronous_commit_share.iolist");
+  ASSERT_NE(share, nullptr);
+  EXPECT_NE(share->text.find("durability"), std::string::npos) << share->text;
 }
 
 // On a server Perflab does not manage, synchronous_commit is never sent: the variant is skipped

@@ -3,8 +3,8 @@
 
 #include <chrono>
 #include <stop_token>
-#include <string_view>
 
+#include "run_probes.h"
 #include "runner/experiment.h"
 #include "servers.h"
 #include "sharding/experiment.h"
@@ -15,12 +15,6 @@
 using namespace perflab;
 
 namespace {
-
-const Finding* find_finding(const perflab::Run& run, const std::string& id) {
-  for (const auto& f : run.findings)
-    if (f.id == id) return &f;
-  return nullptr;
-}
 
 std::map<std::string, std::string> tiny() {
   return {{"depths", "1,2"},
@@ -74,7 +68,7 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
     for (const auto& p : ser->points) sum += p.stats.median;
     EXPECT_EQ(sum, 2000);
   }
-  auto finding = [&](const std::string& id) { return find_finding(run, id); };
+  auto finding = [&](const std::string& id) { return test::find_finding(run, id); };
   ASSERT_NE(finding("collapse_p2.set"), nullptr);
   EXPECT_TRUE(finding("collapse_p2.set")->article.has_value());
   EXPECT_NE(finding("vs_twemproxy_p1.set"), nullptr);
@@ -117,10 +111,9 @@ TEST(ShardingExperiment, MeasuresToAPrecisionWithinItsBudget) {
   EXPECT_FALSE(pt.precision->reached);
   EXPECT_GE(pt.precision->rounds, 2);  // at least `repeat`
   EXPECT_EQ(pt.samples.size(), static_cast<std::size_t>(pt.precision->rounds));
-  bool collapse = false;
-  for (const auto& f : run.findings)
-    if (f.id == "collapse_p2.set") collapse = f.ci.has_value();
-  EXPECT_TRUE(collapse);
+  const Finding* collapse = test::find_finding(run, "collapse_p2.set");
+  ASSERT_NE(collapse, nullptr);
+  EXPECT_TRUE(collapse->ci.has_value());
 }
 
 TEST(ShardingExperiment, CleansUpOnlyTheKeysItWrote) {
@@ -157,13 +150,10 @@ TEST(ShardingExperiment, StopsWhenAsked) {
   p["point_budget_s"] = "600";
   std::stop_source stop;
   std::chrono::steady_clock::time_point stopped_at;
-  RunHooks hooks;
-  hooks.progress = [&](double, std::string_view step) {
-    if (!stop.stop_requested() && step.find(", -P ") != std::string_view::npos) {
-      stopped_at = std::chrono::steady_clock::now();
-      stop.request_stop();
-    }
-  };
+  const RunHooks hooks = test::at_first_step(", -P ", [&] {
+    stopped_at = std::chrono::steady_clock::now();
+    stop.request_stop();
+  });
   perflab::Run run = execute(*exp, test::shared_targets(), p, hooks, stop.get_token());
   ASSERT_TRUE(stop.stop_requested()) << "no benchmark step was reported";
   const auto after_stop = std::chrono::steady_clock::now() - stopped_at;
@@ -202,7 +192,7 @@ TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
     EXPECT_GT(pt.stats.median, 200 / 0.25 * 2) << pt.label;  // not the tick's reading
   }
   EXPECT_EQ(run.find_series("sweep_mget", "redis-benchmark --cluster"), nullptr);  // it has none
-  auto finding = [&](const std::string& id) { return find_finding(run, id); };
+  auto finding = [&](const std::string& id) { return test::find_finding(run, id); };
   for (const char* id :
        {"cluster_vs_direct_p1.set", "cluster_vs_direct_p16.set", "cluster_vs_direct_p16.mget",
         "cluster_vs_redis_benchmark_p1.set", "cluster_vs_redis_benchmark_p16.set",
@@ -237,14 +227,11 @@ TEST(ShardingExperiment, AClusterNodeRefusingConnectionFailsClearlyAndKeepsThePo
   const auto p = tiny_sweep("1,2", "set", "direct,cluster");
   Targets targets;
   std::string dead;
-  RunHooks hooks;
-  hooks.progress = [&](double, std::string_view step) {
-    if (dead.empty() && step.find("-P 2, Redis Cluster") != std::string_view::npos) {
-      ManagedRedis& m = targets.managed_cluster()->master(1);
-      dead = m.endpoint().address();
-      m.kill_now();
-    }
-  };
+  const RunHooks hooks = test::at_first_step("-P 2, Redis Cluster", [&] {
+    ManagedRedis& m = targets.managed_cluster()->master(1);
+    dead = m.endpoint().address();
+    m.kill_now();
+  });
   perflab::Run run = execute(*make_sharding_experiment(), targets, p, hooks, {});
   ASSERT_FALSE(dead.empty());
   EXPECT_EQ(run.status, RunStatus::Failed);
@@ -269,7 +256,7 @@ TEST(ShardingExperiment, ReshardingAndFailoverDemonstrations) {
   perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   EXPECT_EQ(run.group("sweep_set"), nullptr);
-  auto finding = [&](const std::string& id) { return find_finding(run, id); };
+  auto finding = [&](const std::string& id) { return test::find_finding(run, id); };
   for (const char* g : {"reshard_rate", "reshard_redirects", "failover_rate"}) {
     const Group* group = run.group(g);
     ASSERT_NE(group, nullptr) << g;

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <memory>
 #include <stop_token>
-#include <string_view>
 
+#include "run_probes.h"
 #include "servers.h"
 
 namespace perflab::test {
@@ -24,15 +24,11 @@ class FreezeAtStep {
   explicit FreezeAtStep(const FrozenRun& r) : server_(r.server), step_(r.step) {}
 
   RunHooks hooks() {
-    RunHooks hooks;
-    hooks.progress = [this](double, std::string_view step) {
-      if (!frozen_ && step.find(step_) != std::string_view::npos) {
-        freeze_ = std::make_unique<Freeze>(server_);
-        at_ = Clock::now();
-        frozen_ = true;
-      }
-    };
-    return hooks;
+    return at_first_step(step_, [this] {
+      freeze_ = std::make_unique<Freeze>(server_);
+      at_ = Clock::now();
+      frozen_ = true;
+    });
   }
   bool frozen() const { return frozen_; }
   double seconds_since_freeze() const {
