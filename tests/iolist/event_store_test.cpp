@@ -1,6 +1,7 @@
 // The event store against a real PostgreSQL started by the project's managed-server code.
 #include <gtest/gtest.h>
 
+#include "event_schema.h"
 #include "iolist/builders.h"
 #include "iolist/event_store.h"
 #include "servers.h"
@@ -17,20 +18,10 @@ class EventStoreTest : public ::testing::TestWithParam<std::tuple<Builder, Trans
   static AppendOptions opts() { return {std::get<0>(GetParam()), std::get<1>(GetParam())}; }
 
   void SetUp() override {
-    pg_ = test::shared_targets().postgres();
-    schema_ = test::unique_name("perflab_es");
-    conn_ = std::make_unique<PgConnection>(pg_.conninfo);
-    reset_schema(*conn_, schema_);
-    ids_ = std::make_unique<EventIdAllocator>(EventIdAllocator::last_used(*conn_, schema_));
-    store_ = std::make_unique<EventStore>(*conn_, schema_, *ids_);
+    db_ = std::make_unique<test::EventSchema>("perflab_es");
+    store_ = std::make_unique<EventStore>(db_->conn, db_->name, db_->ids);
   }
-  void TearDown() override {
-    if (conn_) conn_->exec("DROP SCHEMA IF EXISTS " + pg_quote_ident(schema_) + " CASCADE");
-  }
-  PgTarget pg_;
-  std::string schema_;
-  std::unique_ptr<PgConnection> conn_;
-  std::unique_ptr<EventIdAllocator> ids_;
+  std::unique_ptr<test::EventSchema> db_;
   std::unique_ptr<EventStore> store_;
 };
 }  // namespace
@@ -114,13 +105,13 @@ TEST_P(EventStoreTest, UnknownBuilderIsAnErrorAndChangesNothing) {
 // Synchronous commit off (SET LOCAL: this transaction only) still writes the events, on both
 // transports, and leaves the session's setting as it was.
 TEST_P(EventStoreTest, SynchronousCommitOffIsLocalToTheAppend) {
-  const std::string before(conn_->exec("SHOW synchronous_commit").value(0, 0));
+  const std::string before(db_->conn.exec("SHOW synchronous_commit").value(0, 0));
   AppendOptions o = opts();
   o.synchronous_commit = false;
   const auto events = make_events(5, 6);
   store_->append_to_stream("stream-async", 0, events, o);
   EXPECT_EQ(store_->read_stream_forward("stream-async", 1, 10).size(), 5u);
-  EXPECT_EQ(conn_->exec("SHOW synchronous_commit").value(0, 0), before);
+  EXPECT_EQ(db_->conn.exec("SHOW synchronous_commit").value(0, 0), before);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -8,6 +8,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "event_schema.h"
 #include "iolist/event_store.h"
 #include "iolist/pqxx_store.h"
 #include "servers.h"
@@ -20,22 +21,12 @@ namespace {
 class PqxxStoreTest : public ::testing::TestWithParam<Builder> {
  protected:
   void SetUp() override {
-    pg_ = test::shared_targets().postgres();
-    schema_ = test::unique_name("perflab_pqxx");
-    conn_ = std::make_unique<PgConnection>(pg_.conninfo);
-    reset_schema(*conn_, schema_);
-    ids_ = std::make_unique<EventIdAllocator>(EventIdAllocator::last_used(*conn_, schema_));
-    libpq_ = std::make_unique<EventStore>(*conn_, schema_, *ids_);
-    libpqxx_ = std::make_unique<PqxxEventStore>(pg_.conninfo, pg_.limits, schema_, *ids_);
+    db_ = std::make_unique<test::EventSchema>("perflab_pqxx");
+    libpq_ = std::make_unique<EventStore>(db_->conn, db_->name, db_->ids);
+    libpqxx_ =
+        std::make_unique<PqxxEventStore>(db_->pg.conninfo, db_->pg.limits, db_->name, db_->ids);
   }
-  void TearDown() override {
-    libpqxx_.reset();
-    if (conn_) conn_->exec("DROP SCHEMA IF EXISTS " + pg_quote_ident(schema_) + " CASCADE");
-  }
-  PgTarget pg_;
-  std::string schema_;
-  std::unique_ptr<PgConnection> conn_;
-  std::unique_ptr<EventIdAllocator> ids_;
+  std::unique_ptr<test::EventSchema> db_;
   std::unique_ptr<EventStore> libpq_;
   std::unique_ptr<PqxxEventStore> libpqxx_;
 };
