@@ -12,7 +12,8 @@
 
 #include "iolist/builders.h"
 #include "runner/experiment.h"
-#include "targets/managed.h"
+#include "targets/child_process.h"
+#include "targets/owned_folder.h"
 #include "targets/postgres.h"
 
 namespace perflab::iolist {

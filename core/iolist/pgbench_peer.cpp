@@ -8,7 +8,8 @@
 
 #include "iolist/iolist_run.h"
 #include "iolist/pgbench.h"
-#include "targets/managed.h"
+#include "targets/owned_folder.h"
+#include "targets/server_binary.h"
 
 namespace perflab::iolist {
 

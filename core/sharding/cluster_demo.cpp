@@ -12,7 +12,7 @@
 #include "common/key_slot.h"
 #include "common/text.h"
 #include "targets/cluster.h"
-#include "targets/managed.h"
+#include "targets/managed_redis_cluster.h"
 
 namespace perflab::sharding {
 namespace {

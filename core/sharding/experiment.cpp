@@ -26,9 +26,12 @@
 #include "sharding/proxy.h"
 #include "sharding/redis_benchmark.h"
 #include "sharding/routing.h"
-#include "targets/managed.h"
+#include "targets/child_process.h"
+#include "targets/owned_folder.h"
 #include "targets/ownership.h"
 #include "targets/redis.h"
+#include "targets/server_binary.h"
+#include "targets/server_start.h"
 #include "targets/targets.h"
 
 namespace perflab {

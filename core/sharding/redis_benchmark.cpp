@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "common/text.h"
-#include "targets/managed.h"
+#include "targets/child_process.h"
+#include "targets/owned_folder.h"
+#include "targets/server_binary.h"
 
 namespace perflab::sharding {
 

@@ -1,7 +1,7 @@
 #pragma once
 // redis-benchmark (Debian package redis-tools) as a peer of the load generator: run as a helper
-// process Perflab owns (targets/managed.h ChildProcess: bounded, stopped on Stop), with the same
-// options, its --csv row read back into a BenchResult.
+// process Perflab owns (targets/child_process.h ChildProcess: bounded, stopped on Stop), with the
+// same options, its --csv row read back into a BenchResult.
 #include <optional>
 #include <stop_token>
 #include <string>

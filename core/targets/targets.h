@@ -11,7 +11,9 @@
 
 #include "common/run.h"
 #include "targets/cluster.h"
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
+#include "targets/managed_redis.h"
+#include "targets/managed_redis_cluster.h"
 #include "targets/ownership.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"

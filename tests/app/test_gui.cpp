@@ -45,8 +45,9 @@
 #include "registry.h"
 #include "run_history.h"
 #include "sample_runs.h"
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
 #include "targets/postgres.h"
+#include "targets/server_start.h"
 #include "targets_page.h"
 #include "teaching.h"
 

@@ -8,7 +8,7 @@
 #include "caching/experiment.h"
 #include "frozen_run.h"
 #include "servers.h"
-#include "targets/managed.h"
+#include "targets/managed_redis.h"
 
 using namespace perflab;
 

@@ -18,9 +18,11 @@
 #include "common/figure_format.h"
 #include "common/run_io.h"
 #include "servers.h"
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
+#include "targets/managed_redis_cluster.h"
 #include "targets/ownership.h"
 #include "targets/redis.h"
+#include "targets/server_start.h"
 
 extern char** environ;
 using namespace perflab;

@@ -9,7 +9,7 @@
 
 #include "frozen_run.h"
 #include "iolist/experiment.h"
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
 
 using namespace perflab;
 using namespace std::chrono_literals;

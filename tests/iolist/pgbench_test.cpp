@@ -14,8 +14,9 @@
 #include "iolist/pgbench.h"
 #include "runner/experiment.h"
 #include "servers.h"
-#include "targets/managed.h"
+#include "targets/owned_folder.h"
 #include "targets/postgres.h"
+#include "targets/server_binary.h"
 
 using namespace perflab;
 

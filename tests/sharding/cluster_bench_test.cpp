@@ -9,7 +9,7 @@
 #include "sharding/loadgen.h"
 #include "sharding/redis_benchmark.h"
 #include "targets/cluster.h"
-#include "targets/managed.h"
+#include "targets/managed_redis_cluster.h"
 
 using namespace perflab;
 using namespace perflab::sharding;

@@ -9,7 +9,7 @@
 #include "servers.h"
 #include "sharding/experiment.h"
 #include "targets/cluster.h"
-#include "targets/managed.h"
+#include "targets/managed_redis.h"
 #include "targets/ownership.h"
 
 using namespace perflab;

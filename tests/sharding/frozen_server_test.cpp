@@ -11,7 +11,7 @@
 #include "servers.h"
 #include "sharding/experiment.h"
 #include "sharding/loadgen.h"
-#include "targets/managed.h"
+#include "targets/managed_redis.h"
 
 using namespace perflab;
 using namespace perflab::sharding;

@@ -24,8 +24,9 @@
 #include "common/clock.h"
 #include "servers.h"
 #include "sharding/routing.h"
-#include "targets/managed.h"
+#include "targets/managed_redis_cluster.h"
 #include "targets/redis.h"
+#include "targets/server_start.h"
 
 using namespace perflab;
 

@@ -29,9 +29,14 @@
 #include "sharding/pool_config.h"
 #include "sharding/proxy.h"
 #include "sharding/routing.h"
+#include "targets/child_process.h"
 #include "targets/cluster.h"
-#include "targets/managed.h"
+#include "targets/managed_redis.h"
+#include "targets/managed_redis_cluster.h"
+#include "targets/owned_folder.h"
 #include "targets/redis.h"
+#include "targets/server_binary.h"
+#include "targets/server_start.h"
 
 using namespace perflab;
 using namespace perflab::sharding;

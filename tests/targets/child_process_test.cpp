@@ -8,7 +8,8 @@
 #include <sstream>
 #include <thread>
 
-#include "targets/managed.h"
+#include "targets/child_process.h"
+#include "targets/owned_folder.h"
 
 using namespace perflab;
 

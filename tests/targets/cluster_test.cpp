@@ -14,7 +14,8 @@
 #include "common/key_slot.h"
 #include "servers.h"
 #include "targets/cluster.h"
-#include "targets/managed.h"
+#include "targets/managed_redis.h"
+#include "targets/managed_redis_cluster.h"
 #include "targets/ownership.h"
 #include "targets/targets.h"
 

@@ -7,9 +7,10 @@
 
 #include "common/text.h"
 #include "servers.h"
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
+#include "targets/server_start.h"
 #include "targets/targets.h"
 
 using namespace perflab;

@@ -14,9 +14,11 @@
 #include <thread>
 
 #include "servers.h"
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
+#include "targets/managed_redis.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
+#include "targets/server_binary.h"
 #include "targets/targets.h"
 
 using namespace perflab;

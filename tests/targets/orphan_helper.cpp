@@ -7,7 +7,8 @@
 #include <exception>
 #include <memory>
 
-#include "targets/managed.h"
+#include "targets/managed_postgres.h"
+#include "targets/managed_redis.h"
 
 int main(int argc, char** argv) {
   try {

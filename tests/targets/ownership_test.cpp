@@ -6,10 +6,10 @@
 #include <string>
 
 #include "servers.h"
-#include "targets/managed.h"
 #include "targets/ownership.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
+#include "targets/server_start.h"
 #include "targets/targets.h"
 
 using namespace perflab;

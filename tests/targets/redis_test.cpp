@@ -4,7 +4,7 @@
 #include <string>
 
 #include "servers.h"
-#include "targets/managed.h"
+#include "targets/managed_redis.h"
 #include "targets/redis.h"
 #include "targets/targets.h"
 

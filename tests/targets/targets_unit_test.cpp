@@ -9,9 +9,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "targets/managed.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
+#include "targets/server_binary.h"
+#include "targets/server_start.h"
 #include "targets/targets.h"
 
 using namespace perflab;

@@ -1,0 +1,44 @@
+#pragma once
+// A managed PostgreSQL: a throwaway cluster Perflab initdb's into a folder of its own and runs
+// on a free loopback port, stopped and removed with the object.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+#include "targets/server_error.h"
+
+namespace perflab {
+
+struct ManagedPostgresOptions {
+  int max_connections = 300;  // 100 concurrent clients plus peers (pgbench) plus slack
+  bool durable = true;        // false: fsync=off, synchronous_commit=off (tests only)
+  std::string shared_buffers = "128MB";
+};
+
+// A throwaway PostgreSQL cluster: initdb into a folder Perflab owns, postgres on 127.0.0.1.
+// When Perflab runs as root, initdb and postgres run as an unprivileged user ("postgres" if it
+// exists, else "nobody"). Stopped (fast shutdown) and its folder removed on destruction.
+class ManagedPostgres {
+ public:
+  explicit ManagedPostgres(ManagedPostgresOptions opts = {});  // starts; throws ServerError
+  ~ManagedPostgres();
+  ManagedPostgres(const ManagedPostgres&) = delete;
+  ManagedPostgres& operator=(const ManagedPostgres&) = delete;
+
+  std::string conninfo() const;  // host=127.0.0.1 port=N dbname=perflab user=perflab
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }  // the postmaster
+  std::string version() const { return version_; }
+  // Its folder: the cluster in data/, the logs, the Unix socket.
+  const std::filesystem::path& data_dir() const { return dir_; }
+  bool running() const;
+
+ private:
+  std::filesystem::path dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  std::string version_;
+};
+
+}  // namespace perflab

@@ -1,0 +1,171 @@
+#include "targets/managed_redis_cluster.h"
+
+#include <algorithm>
+#include <functional>
+#include <string_view>
+#include <thread>
+
+#include "common/key_slot.h"
+#include "targets/cluster.h"
+#include "targets/redis.h"
+#include "targets/server_start.h"
+
+namespace perflab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One line of CLUSTER INFO ("cluster_state:ok" -> "ok").
+std::string cluster_info_field(const RedisReply& info, const std::string& field) {
+  const std::string key = field + ":";
+  const auto p = info.str.find(key);
+  if (p == std::string::npos) return {};
+  const auto e = info.str.find_first_of("\r\n", p);
+  return info.str.substr(p + key.size(), e == std::string::npos ? e : e - p - key.size());
+}
+
+// The slot map as a node tells it, in a form two nodes can be compared by.
+std::string slot_map_text(const std::vector<ClusterSlotRange>& ranges) {
+  std::string out;
+  for (const auto& r : ranges) {
+    out.append(std::to_string(r.first)).append("-").append(std::to_string(r.last));
+    out.append("@").append(r.master.address());
+    for (const auto& rep : r.replicas) out.append("+").append(rep.address());
+    out.append(" ");
+  }
+  return out;
+}
+
+RedisReply checked(RedisClient& c, const std::vector<std::string_view>& argv) {
+  RedisReply r = c.command(argv);
+  if (r.type == RedisReply::Type::Error)
+    throw ServerError("Redis Cluster node " + c.endpoint().address() + ": " + std::string(argv[0]) +
+                      " " + std::string(argv.size() > 1 ? argv[1] : "") + " failed: " + r.str);
+  return r;
+}
+
+constexpr auto kNodeCommandTimeout = std::chrono::seconds(10);
+
+}  // namespace
+
+ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts_(opts) {
+  if (opts_.masters < 3 || opts_.masters > 16)
+    throw ServerError("a managed Redis Cluster has 3 to 16 masters, not " +
+                      std::to_string(opts_.masters));
+  const ManagedRedisOptions node_opts{true, opts_.node_timeout};
+  const int total = opts_.masters * (opts_.replicas ? 2 : 1);
+  for (int i = 0; i < total; ++i) nodes_.push_back(std::make_unique<ManagedRedis>(node_opts));
+
+  std::vector<RedisClient> clients;
+  std::vector<std::string> ids;
+  for (const auto& n : nodes_) {
+    clients.emplace_back(n->endpoint(), kNodeCommandTimeout);
+    ids.push_back(checked(clients.back(), {"CLUSTER", "MYID"}).str);
+  }
+  // Slots split evenly in order, as redis-cli --cluster create does; each master its own
+  // config epoch, so that no collision has to be resolved first.
+  for (int m = 0; m < opts_.masters; ++m) {
+    const int first = kClusterSlots * m / opts_.masters;
+    const int last = kClusterSlots * (m + 1) / opts_.masters - 1;
+    RedisClient& c = clients[static_cast<std::size_t>(m)];
+    checked(c, {"CLUSTER", "SET-CONFIG-EPOCH", std::to_string(m + 1)});
+    checked(c, {"CLUSTER", "ADDSLOTSRANGE", std::to_string(first), std::to_string(last)});
+  }
+  for (std::size_t i = 1; i < nodes_.size(); ++i)
+    checked(clients[0], {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[i]->port()),
+                         std::to_string(nodes_[i]->cluster_bus_port())});
+
+  const auto deadline = std::chrono::steady_clock::now() + opts_.ready_within;
+  auto wait_until = [&](const std::string& what, const std::function<bool()>& done) {
+    for (auto pause = std::chrono::milliseconds(20); !done();
+         pause = std::min(pause * 2, std::chrono::milliseconds(200))) {
+      if (std::chrono::steady_clock::now() >= deadline)
+        throw ServerError("the managed Redis Cluster was not ready within " +
+                          std::to_string(opts_.ready_within.count()) + " s: " + what + "; " +
+                          log_tail(nodes_.front()->dir() / "redis.log", 5));
+      std::this_thread::sleep_for(pause);
+    }
+  };
+  // Replicas can only follow a master they know: every node must know every other first.
+  wait_until("not every node knows every other", [&] {
+    for (auto& c : clients)
+      if (cluster_info_field(checked(c, {"CLUSTER", "INFO"}), "cluster_known_nodes") !=
+          std::to_string(nodes_.size()))
+        return false;
+    return true;
+  });
+  if (opts_.replicas)
+    for (int m = 0; m < opts_.masters; ++m)
+      checked(clients[static_cast<std::size_t>(opts_.masters + m)],
+              {"CLUSTER", "REPLICATE", ids[static_cast<std::size_t>(m)]});
+  wait_ok(std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::max(deadline - std::chrono::steady_clock::now(), Clock::duration(0))));
+}
+
+ManagedRedisCluster::~ManagedRedisCluster() = default;
+
+std::vector<RedisEndpoint> ManagedRedisCluster::seeds() const {
+  std::vector<RedisEndpoint> out;
+  for (const auto& n : nodes_) out.push_back(n->endpoint());
+  return out;
+}
+
+ManagedRedis* ManagedRedisCluster::replica_of(std::size_t i) {
+  if (!opts_.replicas || i >= masters()) return nullptr;
+  return nodes_.at(masters() + i).get();
+}
+
+void ManagedRedisCluster::wait_ok(std::chrono::milliseconds limit) const {
+  const auto deadline = Clock::now() + limit;
+  std::string missing;
+  for (auto pause = std::chrono::milliseconds(20);;
+       pause = std::min(pause * 2, std::chrono::milliseconds(200))) {
+    missing.clear();
+    std::string first_map;
+    for (const auto& n : nodes_) {
+      if (!n->running()) continue;
+      try {
+        RedisClient c(n->endpoint(), kNodeCommandTimeout);
+        const RedisReply info = c.command({"CLUSTER", "INFO"});
+        if (cluster_info_field(info, "cluster_state") != "ok") {
+          missing = n->endpoint().address() +
+                    " reports cluster_state:" + cluster_info_field(info, "cluster_state");
+          break;
+        }
+        const auto ranges = parse_cluster_slots(c.command({"CLUSTER", "SLOTS"}), n->endpoint());
+        const auto replicated = static_cast<std::size_t>(std::count_if(
+            ranges.begin(), ranges.end(), [](const auto& r) { return !r.replicas.empty(); }));
+        const std::string map = slot_map_text(ranges);
+        if (first_map.empty()) first_map = map;
+        if (map != first_map) {
+          missing = "the nodes do not agree on the slot map yet";
+          break;
+        }
+        // With every node up, every master has its replica (and a replica counts once it is
+        // in sync with its master, below).
+        const bool all_up = std::all_of(nodes_.begin(), nodes_.end(),
+                                        [](const auto& node) { return node->running(); });
+        if (opts_.replicas && all_up && replicated < ranges.size()) {
+          missing = "not every master has its replica yet";
+          break;
+        }
+        const RedisReply repl = c.command({"INFO", "replication"});
+        if (repl.str.find("role:slave") != std::string::npos &&
+            repl.str.find("master_link_status:up") == std::string::npos) {
+          missing = "replica " + n->endpoint().address() + " is not in sync with its master";
+          break;
+        }
+      } catch (const RedisError& e) {
+        missing = e.what();
+        break;
+      }
+    }
+    if (missing.empty()) return;
+    if (Clock::now() >= deadline)
+      throw ServerError("the managed Redis Cluster was not ready within " +
+                        std::to_string(limit.count() / 1000) + " s: " + missing);
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+}  // namespace perflab

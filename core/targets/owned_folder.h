@@ -1,0 +1,33 @@
+#pragma once
+// A folder Perflab owns under the temporary directory (a managed server's data, a helper's
+// output): its owner's pid recorded in it, removed with everything in it when done, and removed
+// later when the Perflab that made it died.
+#include <filesystem>
+#include <string>
+
+#include "targets/child_process.h"
+
+namespace perflab {
+
+// A fresh folder Perflab owns: <tmp>/<prefix>XXXXXX, mode 0755, owned by the server's user
+// (creds). Folders of a Perflab that died are removed first (once per process). Throws
+// ServerError.
+std::filesystem::path make_owned_folder(const std::string& prefix, const Credentials& creds);
+// Removes the folder with everything in it (nothing when dir is empty).
+void remove_folder(const std::filesystem::path& dir);
+
+// A folder Perflab owns under the temporary directory (its owner's pid recorded, so folders of
+// a Perflab that died are removed later), removed with everything in it on destruction.
+class TempFolder {
+ public:
+  explicit TempFolder(const std::string& prefix);  // e.g. "perflab-pgbench-"; throws ServerError
+  ~TempFolder();
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace perflab

@@ -1,0 +1,22 @@
+#pragma once
+// ServerError: a managed server or a helper program could not be started (its process, its
+// folder, its binary), with the reason.
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace perflab {
+
+// A server could not be started; the message says why, and for a missing binary which
+// Debian package to install.
+class ServerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// strerror(e) as a string, for the messages.
+inline std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+}  // namespace perflab

@@ -1,0 +1,88 @@
+#include "targets/server_start.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "targets/child_process.h"
+
+namespace fs = std::filesystem;
+
+namespace perflab {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+}  // namespace
+
+int free_loopback_port() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw ServerError("socket() failed: " + errno_text(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    int e = errno;
+    close(fd);
+    throw ServerError("cannot find a free port on 127.0.0.1: " + errno_text(e));
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+WaitResult wait_ready(pid_t pid, std::chrono::seconds limit, const std::function<bool()>& ready,
+                      int* exit_status) {
+  auto deadline = Clock::now() + limit;
+  auto pause = std::chrono::milliseconds(20);
+  for (;;) {
+    if (!child_alive(pid)) {
+      wait_exit(pid, std::chrono::seconds(5), exit_status);
+      return WaitResult::Exited;
+    }
+    if (ready()) return WaitResult::Ready;
+    if (Clock::now() >= deadline) return WaitResult::TimedOut;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(200));
+  }
+}
+
+std::string log_tail(const fs::path& log, std::size_t max_lines) {
+  std::ifstream in(log, std::ios::binary);
+  if (!in) return "(no " + log.filename().string() + ")";
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  std::streamoff from = std::max<std::streamoff>(0, size - 4096);
+  in.seekg(from);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> lines;
+  std::istringstream ss(text);
+  for (std::string line; std::getline(ss, line);)
+    if (!line.empty()) lines.push_back(line);
+  if (from > 0 && !lines.empty()) lines.erase(lines.begin());  // partial first line
+  std::size_t start = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  std::string out;
+  for (std::size_t i = start; i < lines.size(); ++i) out += "\n  " + lines[i];
+  // The folder is removed when a start fails, so the message carries the lines, not the path.
+  return out.empty() ? std::string("(" + log.filename().string() + " is empty)")
+                     : "last lines of " + log.filename().string() + ":" + out;
+}
+
+bool log_mentions_port_in_use(const fs::path& log) {
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("Address already in use") != std::string::npos ||
+         text.find("could not bind") != std::string::npos ||
+         text.find("could not create any TCP/IP sockets") != std::string::npos;
+}
+
+}  // namespace perflab
