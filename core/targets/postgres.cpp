@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "targets/io_wait.h"
@@ -133,38 +134,42 @@ std::string pg_quote_ident(std::string_view ident) {
 
 // ---- PgResult ----
 
+// Moved as their handles are: the moved-from one is empty (a result) or closed (a connection).
+static_assert(std::is_nothrow_move_constructible_v<PgResult> &&
+              std::is_nothrow_move_assignable_v<PgResult>);
+static_assert(std::is_nothrow_move_constructible_v<PgConnection> &&
+              std::is_nothrow_move_assignable_v<PgConnection>);
+
+void PgResultClear::operator()(pg_result* r) const {
+  PQclear(r);
+}
+
 PgResult::PgResult(pg_result* r) : r_(r) {}
-PgResult::PgResult(PgResult&& o) noexcept : r_(std::exchange(o.r_, nullptr)) {}
-PgResult& PgResult::operator=(PgResult&& o) noexcept {
-  if (this != &o) {
-    if (r_) PQclear(r_);
-    r_ = std::exchange(o.r_, nullptr);
-  }
-  return *this;
-}
-PgResult::~PgResult() {
-  if (r_) PQclear(r_);
-}
 int PgResult::rows() const {
-  return r_ ? PQntuples(r_) : 0;
+  return r_ ? PQntuples(r_.get()) : 0;
 }
 int PgResult::columns() const {
-  return r_ ? PQnfields(r_) : 0;
+  return r_ ? PQnfields(r_.get()) : 0;
 }
 bool PgResult::is_null(int row, int col) const {
-  return !r_ || PQgetisnull(r_, row, col);
+  return !r_ || PQgetisnull(r_.get(), row, col);
 }
 std::string_view PgResult::value(int row, int col) const {
   if (!r_ || row < 0 || col < 0 || row >= rows() || col >= columns()) return {};
-  return {PQgetvalue(r_, row, col), static_cast<std::size_t>(PQgetlength(r_, row, col))};
+  return {PQgetvalue(r_.get(), row, col),
+          static_cast<std::size_t>(PQgetlength(r_.get(), row, col))};
 }
 std::int64_t PgResult::affected() const {
   if (!r_) return 0;
-  const char* t = PQcmdTuples(r_);
+  const char* t = PQcmdTuples(r_.get());
   return (t && *t) ? std::strtoll(t, nullptr, 10) : 0;
 }
 
 // ---- PgConnection ----
+
+void PgConnFinish::operator()(pg_conn* c) const {
+  PQfinish(c);
+}
 
 namespace {
 
@@ -235,60 +240,31 @@ PgConnection::PgConnection(const std::string& conninfo, const PgLimits& limits,
       "keepalives_count", "tcp_user_timeout", "dbname",          nullptr};
   const char* values[] = {timeout.c_str(),  "1",    "10", "5", "3", user_timeout.c_str(),
                           conninfo.c_str(), nullptr};
-  conn_ = PQconnectStartParams(keys, values, 1);
+  conn_.reset(PQconnectStartParams(keys, values, 1));
   if (!conn_) throw PgError("PostgreSQL at " + target_ + ": out of memory");
-  const int limit_s = effective_connect_timeout(conn_, std::max(1, limits_.connect_timeout_s));
+  const int limit_s =
+      effective_connect_timeout(conn_.get(), std::max(1, limits_.connect_timeout_s));
   IoDeadline io(std::chrono::seconds(limit_s), stop_);
   PostgresPollingStatusType st =
-      PQstatus(conn_) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING;
+      PQstatus(conn_.get()) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING;
   while (st != PGRES_POLLING_OK) {
     if (st == PGRES_POLLING_FAILED) {
-      std::string why = one_line(PQerrorMessage(conn_));
-      PQfinish(std::exchange(conn_, nullptr));
-      throw PgError("PostgreSQL at " + target_ + ": " + why);
+      throw PgError("PostgreSQL at " + target_ + ": " + one_line(PQerrorMessage(conn_.get())));
     }
-    if (io.wait(PQsocket(conn_), st == PGRES_POLLING_READING ? POLLIN : POLLOUT) == 0) {
-      PQfinish(std::exchange(conn_, nullptr));
+    if (io.wait(PQsocket(conn_.get()), st == PGRES_POLLING_READING ? POLLIN : POLLOUT) == 0)
       throw PgError("PostgreSQL at " + target_ + ": " +
                     (io.stopped()
                          ? std::string("stopped while connecting")
                          : "no connection within " + std::to_string(limit_s) + " s (timeout)"));
-    }
-    st = PQconnectPoll(conn_);
+    st = PQconnectPoll(conn_.get());
   }
-  PQsetNoticeProcessor(conn_, drop_notice, nullptr);
-  try {
-    if (PQsetnonblocking(conn_, 1) != 0) fail_connection();
-    const std::string st_ms = std::to_string(limits_.statement_timeout.count());
-    const std::string lock_ms =
-        std::to_string(std::min<std::int64_t>(limits_.statement_timeout.count(), 10000));
-    exec("SET statement_timeout = " + st_ms + "; SET lock_timeout = " + lock_ms +
-         "; SET idle_in_transaction_session_timeout = " + st_ms);
-  } catch (...) {
-    if (conn_) PQfinish(std::exchange(conn_, nullptr));  // no destructor runs for a throwing one
-    throw;
-  }
-}
-
-PgConnection::PgConnection(PgConnection&& o) noexcept
-    : conn_(std::exchange(o.conn_, nullptr)),
-      target_(std::move(o.target_)),
-      limits_(o.limits_),
-      stop_(std::move(o.stop_)) {}
-
-PgConnection& PgConnection::operator=(PgConnection&& o) noexcept {
-  if (this != &o) {
-    if (conn_) PQfinish(conn_);
-    conn_ = std::exchange(o.conn_, nullptr);
-    target_ = std::move(o.target_);
-    limits_ = o.limits_;
-    stop_ = std::move(o.stop_);
-  }
-  return *this;
-}
-
-PgConnection::~PgConnection() {
-  if (conn_) PQfinish(conn_);
+  PQsetNoticeProcessor(conn_.get(), drop_notice, nullptr);
+  if (PQsetnonblocking(conn_.get(), 1) != 0) fail_connection();
+  const std::string st_ms = std::to_string(limits_.statement_timeout.count());
+  const std::string lock_ms =
+      std::to_string(std::min<std::int64_t>(limits_.statement_timeout.count(), 10000));
+  exec("SET statement_timeout = " + st_ms + "; SET lock_timeout = " + lock_ms +
+       "; SET idle_in_transaction_session_timeout = " + st_ms);
 }
 
 namespace {
@@ -320,19 +296,19 @@ IoDeadline PgConnection::begin() const {
 }
 
 void PgConnection::fail_connection() {
-  std::string why = conn_ ? one_line(PQerrorMessage(conn_)) : std::string("not connected");
-  if (conn_ && PQstatus(conn_) == CONNECTION_BAD) PQfinish(std::exchange(conn_, nullptr));
+  std::string why = conn_ ? one_line(PQerrorMessage(conn_.get())) : std::string("not connected");
+  if (conn_ && PQstatus(conn_.get()) == CONNECTION_BAD) conn_.reset();
   throw PgError("PostgreSQL at " + target_ + ": " + why);
 }
 
 void PgConnection::request_cancel() {
   if (!conn_) return;
-  if (PGcancel* c = PQgetCancel(conn_)) send_cancel(c);
+  if (PGcancel* c = PQgetCancel(conn_.get())) send_cancel(c);
 }
 
 void PgConnection::give_up(const IoDeadline& io) {
   if (!io.interrupted()) request_cancel();  // else it was sent when the stop came
-  PQfinish(std::exchange(conn_, nullptr));
+  conn_.reset();
   throw PgError("PostgreSQL at " + target_ + ": " +
                 (io.stopped() ? std::string("stopped while waiting for the server")
                               : "no answer within " + seconds_text(io.limit()) +
@@ -341,25 +317,25 @@ void PgConnection::give_up(const IoDeadline& io) {
 }
 
 void PgConnection::wait(IoDeadline& io, short events) {
-  if (io.wait(PQsocket(conn_), events) == 0) give_up(io);
+  if (io.wait(PQsocket(conn_.get()), events) == 0) give_up(io);
 }
 
 void PgConnection::flush(IoDeadline& io) {
   for (;;) {
-    const int r = PQflush(conn_);
+    const int r = PQflush(conn_.get());
     if (r == 0) return;
     if (r < 0) fail_connection();
     wait(io, POLLIN | POLLOUT);
-    if (!PQconsumeInput(conn_)) fail_connection();  // reading while writing avoids a deadlock
+    if (!PQconsumeInput(conn_.get())) fail_connection();  // reading while writing avoids a deadlock
   }
 }
 
 pg_result* PgConnection::next_result(IoDeadline& io) {
-  while (PQisBusy(conn_)) {
+  while (PQisBusy(conn_.get())) {
     wait(io, POLLIN);
-    if (!PQconsumeInput(conn_)) fail_connection();
+    if (!PQconsumeInput(conn_.get())) fail_connection();
   }
-  return PQgetResult(conn_);
+  return PQgetResult(conn_.get());
 }
 
 // After a PQsend*: the query's result (the first error, else the last result), or the
@@ -368,30 +344,20 @@ pg_result* PgConnection::await(IoDeadline& io, int sent) {
   if (!sent) fail_connection();
   io.on_stop = [this] { request_cancel(); };
   flush(io);
-  pg_result* keep = nullptr;
-  try {
-    while (pg_result* r = next_result(io)) {
-      const ExecStatusType st = PQresultStatus(r);
-      if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) {
-        if (keep) PQclear(keep);
-        return r;
-      }
-      if (keep && PQresultStatus(keep) == PGRES_FATAL_ERROR) {
-        PQclear(r);
-      } else {
-        if (keep) PQclear(keep);
-        keep = r;
-      }
-    }
-  } catch (...) {
-    if (keep) PQclear(keep);
-    throw;
+  std::unique_ptr<pg_result, PgResultClear> keep;
+  while (pg_result* r = next_result(io)) {
+    const ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) return r;
+    if (keep && PQresultStatus(keep.get()) == PGRES_FATAL_ERROR)
+      PQclear(r);
+    else
+      keep.reset(r);
   }
   // A cancel request sent for this operation may still reach the server during the next one:
   // the connection is not used again (the result stays valid without it).
-  if (io.interrupted() && conn_) PQfinish(std::exchange(conn_, nullptr));
+  if (io.interrupted()) conn_.reset();
   if (!keep) fail_connection();
-  return keep;
+  return keep.release();
 }
 
 PgResult PgConnection::finish(IoDeadline& io, int sent) {
@@ -401,21 +367,21 @@ PgResult PgConnection::finish(IoDeadline& io, int sent) {
 PgResult PgConnection::exec(const std::string& sql) {
   if (!conn_) fail_connection();
   IoDeadline io = begin();
-  return finish(io, PQsendQuery(conn_, sql.c_str()));
+  return finish(io, PQsendQuery(conn_.get(), sql.c_str()));
 }
 
 PgResult PgConnection::exec_params(const char* sql, const PgParams& params) {
   if (!conn_) fail_connection();
   IoDeadline io = begin();
   int n = static_cast<int>(params.values.size());
-  return finish(io, PQsendQueryParams(conn_, sql, n, nullptr, params.values.data(),
+  return finish(io, PQsendQueryParams(conn_.get(), sql, n, nullptr, params.values.data(),
                                       params.lengths.data(), params.formats.data(), 0));
 }
 
 void PgConnection::prepare(const std::string& name, const std::string& sql, int n_params) {
   if (!conn_) fail_connection();
   IoDeadline io = begin();
-  finish(io, PQsendPrepare(conn_, name.c_str(), sql.c_str(), n_params, nullptr));
+  finish(io, PQsendPrepare(conn_.get(), name.c_str(), sql.c_str(), n_params, nullptr));
 }
 
 PgResult PgConnection::exec_prepared(const std::string& name, const PgParams& params,
@@ -423,15 +389,15 @@ PgResult PgConnection::exec_prepared(const std::string& name, const PgParams& pa
   if (!conn_) fail_connection();
   IoDeadline io = begin();
   int n = static_cast<int>(params.values.size());
-  return finish(
-      io, PQsendQueryPrepared(conn_, name.c_str(), n, params.values.data(), params.lengths.data(),
-                              params.formats.data(), binary_results ? 1 : 0));
+  return finish(io, PQsendQueryPrepared(conn_.get(), name.c_str(), n, params.values.data(),
+                                        params.lengths.data(), params.formats.data(),
+                                        binary_results ? 1 : 0));
 }
 
 std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view payload) {
   if (!conn_) fail_connection();
   IoDeadline io = begin();
-  pg_result* start = await(io, PQsendQuery(conn_, copy_sql.c_str()));
+  pg_result* start = await(io, PQsendQuery(conn_.get(), copy_sql.c_str()));
   if (PQresultStatus(start) != PGRES_COPY_IN) {
     PgResult res = checked(start, target_);  // throws for errors
     throw PgError("PostgreSQL at " + target_ +
@@ -443,26 +409,26 @@ std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view
   constexpr std::size_t kChunk = 1 << 20;
   for (std::size_t off = 0; off < payload.size() && client_error.empty();) {
     const std::size_t len = std::min(kChunk, payload.size() - off);
-    const int r = PQputCopyData(conn_, payload.data() + off, static_cast<int>(len));
+    const int r = PQputCopyData(conn_.get(), payload.data() + off, static_cast<int>(len));
     if (r == 1) {
       off += len;
     } else if (r == 0) {  // the output buffer is full: send some, then try again
       flush(io);
     } else {
-      client_error = one_line(PQerrorMessage(conn_));
+      client_error = one_line(PQerrorMessage(conn_.get()));
     }
   }
   for (;;) {
     const int r =
-        PQputCopyEnd(conn_, client_error.empty() ? nullptr : "client failed sending data");
+        PQputCopyEnd(conn_.get(), client_error.empty() ? nullptr : "client failed sending data");
     if (r == 1) break;
     if (r < 0) {
-      if (client_error.empty()) client_error = one_line(PQerrorMessage(conn_));
+      if (client_error.empty()) client_error = one_line(PQerrorMessage(conn_.get()));
       break;
     }
     flush(io);
   }
-  if (!conn_ || PQstatus(conn_) == CONNECTION_BAD) fail_connection();
+  if (!conn_ || PQstatus(conn_.get()) == CONNECTION_BAD) fail_connection();
   flush(io);
 
   // Drain every result so the connection is usable afterwards, keeping the first error.
@@ -480,11 +446,11 @@ std::int64_t PgConnection::copy_in(const std::string& copy_sql, std::string_view
     }
     PQclear(r);
     if (st == PGRES_COPY_IN) {  // should not happen after PQputCopyEnd; avoid looping forever
-      PQputCopyEnd(conn_, "unexpected copy state");
+      PQputCopyEnd(conn_.get(), "unexpected copy state");
       flush(io);
     }
   }
-  if (io.interrupted() && conn_) PQfinish(std::exchange(conn_, nullptr));  // as in await()
+  if (io.interrupted()) conn_.reset();  // as in await()
   if (!client_error.empty())
     throw PgError("PostgreSQL at " + target_ + ": COPY failed: " + client_error, sqlstate);
   if (!server_error.empty())
@@ -496,7 +462,7 @@ std::vector<PgResult> PgConnection::pipeline(const std::vector<PgStatement>& sta
   if (!conn_) fail_connection();
   IoDeadline io = begin();
   io.on_stop = [this] { request_cancel(); };
-  if (!PQenterPipelineMode(conn_)) fail_connection();
+  if (!PQenterPipelineMode(conn_.get())) fail_connection();
   for (const PgStatement& st : statements) {
     const int n = st.params ? static_cast<int>(st.params->values.size()) : 0;
     const char* const* values = st.params ? st.params->values.data() : nullptr;
@@ -504,11 +470,11 @@ std::vector<PgResult> PgConnection::pipeline(const std::vector<PgStatement>& sta
     const int* formats = st.params ? st.params->formats.data() : nullptr;
     const int sent =
         st.prepared
-            ? PQsendQueryPrepared(conn_, st.prepared->c_str(), n, values, lengths, formats, 0)
-            : PQsendQueryParams(conn_, st.sql, n, nullptr, values, lengths, formats, 0);
+            ? PQsendQueryPrepared(conn_.get(), st.prepared->c_str(), n, values, lengths, formats, 0)
+            : PQsendQueryParams(conn_.get(), st.sql, n, nullptr, values, lengths, formats, 0);
     if (!sent) fail_connection();
   }
-  if (!PQpipelineSync(conn_)) fail_connection();
+  if (!PQpipelineSync(conn_.get())) fail_connection();
   flush(io);
   std::vector<PgResult> out;
   out.reserve(statements.size());
@@ -532,20 +498,20 @@ std::vector<PgResult> PgConnection::pipeline(const std::vector<PgStatement>& sta
     PQclear(r);
     if (sync) break;
   }
-  if (!PQexitPipelineMode(conn_)) fail_connection();
-  if (io.interrupted() && conn_) PQfinish(std::exchange(conn_, nullptr));  // as in await()
+  if (!PQexitPipelineMode(conn_.get())) fail_connection();
+  if (io.interrupted()) conn_.reset();  // as in await()
   if (first_error) throw *first_error;
   return out;
 }
 
 bool PgConnection::in_transaction() const {
   if (!conn_) return false;
-  const PGTransactionStatusType t = PQtransactionStatus(conn_);
+  const PGTransactionStatusType t = PQtransactionStatus(conn_.get());
   return t == PQTRANS_INTRANS || t == PQTRANS_INERROR;
 }
 
 int PgConnection::server_version() const {
-  return conn_ ? PQserverVersion(conn_) : 0;
+  return conn_ ? PQserverVersion(conn_.get()) : 0;
 }
 
 std::string PgConnection::server_version_string() {
@@ -554,25 +520,26 @@ std::string PgConnection::server_version_string() {
 }
 
 int PgConnection::backend_pid() const {
-  return conn_ ? PQbackendPID(conn_) : 0;
+  return conn_ ? PQbackendPID(conn_.get()) : 0;
 }
 
 std::string PgConnection::host() const {
-  const char* h = conn_ ? PQhost(conn_) : nullptr;
+  const char* h = conn_ ? PQhost(conn_.get()) : nullptr;
   return h ? h : "";
 }
 
 int PgConnection::port() const {
-  const char* p = conn_ ? PQport(conn_) : nullptr;
+  const char* p = conn_ ? PQport(conn_.get()) : nullptr;
   return p ? std::atoi(p) : 0;
 }
 
 std::string PgConnection::describe() const {
   if (!conn_) return target_ + " (closed)";
   auto s = [](const char* p) { return std::string(p ? p : ""); };
-  std::string host = s(PQhost(conn_));
+  std::string host = s(PQhost(conn_.get()));
   if (host.find(':') != std::string::npos && host.front() != '/') host = "[" + host + "]";
-  return host + ":" + s(PQport(conn_)) + "/" + s(PQdb(conn_)) + " user=" + s(PQuser(conn_));
+  return host + ":" + s(PQport(conn_.get())) + "/" + s(PQdb(conn_.get())) +
+         " user=" + s(PQuser(conn_.get()));
 }
 
 void pg_append_hex(std::string& out, std::string_view bytes) {

@@ -31,14 +31,20 @@ class PgError : public std::runtime_error {
   std::string sqlstate_;
 };
 
-// A result set; rows and columns as text (or binary where requested).
+// Deleters of libpq's handles, for std::unique_ptr: PQclear and PQfinish.
+struct PgResultClear {
+  void operator()(pg_result* r) const;
+};
+struct PgConnFinish {
+  void operator()(pg_conn* c) const;
+};
+
+// A result set; rows and columns as text (or binary where requested). Movable; a moved-from
+// result is empty.
 class PgResult {
  public:
   PgResult() = default;
   explicit PgResult(pg_result* r);
-  PgResult(PgResult&&) noexcept;
-  PgResult& operator=(PgResult&&) noexcept;
-  ~PgResult();
 
   int rows() const;
   int columns() const;
@@ -47,7 +53,7 @@ class PgResult {
   std::int64_t affected() const;                   // PQcmdTuples as a number, 0 if none
 
  private:
-  pg_result* r_ = nullptr;
+  std::unique_ptr<pg_result, PgResultClear> r_;
 };
 
 // Parameters for exec_params: pointers to values the caller keeps alive during the call.
@@ -89,7 +95,8 @@ struct PgLimits {
 // A connection that answers within PgLimits, or throws PgError and is closed. A stop request
 // (the stop token given at construction) is seen within kStopSlice: the server is asked to
 // cancel what is in flight (PQcancel, from a thread of its own, since a frozen server never
-// answers it), which gets kStopGrace to end; then the connection is closed.
+// answers it), which gets kStopGrace to end; then the connection is closed. Movable; a moved-from
+// connection is closed.
 class PgConnection {
  public:
   // Connects within connect_timeout_s (libpq's own reason on failure: refused, unknown host,
@@ -98,9 +105,6 @@ class PgConnection {
   // Connects within limits.connect_timeout_s (or the conninfo's own connect_timeout) and sets
   // the session's timeouts; throws PgError naming the target and the reason.
   PgConnection(const std::string& conninfo, const PgLimits& limits, std::stop_token stop = {});
-  PgConnection(PgConnection&&) noexcept;
-  PgConnection& operator=(PgConnection&&) noexcept;
-  ~PgConnection();
 
   // Simple query protocol (may hold several statements). Throws PgError.
   PgResult exec(const std::string& sql);
@@ -142,8 +146,8 @@ class PgConnection {
   pg_result* await(IoDeadline& io, int sent);
   PgResult finish(IoDeadline& io, int sent);
 
-  pg_conn* conn_ = nullptr;
-  std::string target_;  // redacted conninfo, for messages
+  std::unique_ptr<pg_conn, PgConnFinish> conn_;  // null once closed (also when moved from)
+  std::string target_;                           // redacted conninfo, for messages
   PgLimits limits_;
   std::stop_token stop_;
 };

@@ -8,7 +8,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "common/text.h"
@@ -71,6 +73,11 @@ RedisReply convert(const redisReply* r) {
   return out;
 }
 
+// The deleter of a reply hiredis parsed, for std::unique_ptr.
+struct ReplyFree {
+  void operator()(redisReply* r) const { freeReplyObject(r); }
+};
+
 struct ArgvBuf {
   std::vector<const char*> ptrs;
   std::vector<std::size_t> lens;
@@ -85,67 +92,45 @@ struct ArgvBuf {
 
 // ---- RedisClient ----
 
+void RedisContextFree::operator()(redisContext* c) const {
+  redisFree(c);
+}
+
+// Moved as its handle is: the moved-from client is closed.
+static_assert(std::is_nothrow_move_constructible_v<RedisClient> &&
+              std::is_nothrow_move_assignable_v<RedisClient>);
+
 RedisClient::RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds timeout,
                          std::stop_token stop)
     : ep_(ep), timeout_(std::max(timeout, std::chrono::milliseconds(1))), stop_(std::move(stop)) {
   const std::string prefix = "Redis at " + ep_.address() + ": ";
   const long timeout_ms = static_cast<long>(timeout_.count());
   // Non-blocking from the start: every wait, the connection's included, is a bounded one.
-  c_ = redisConnectNonBlock(ep_.host.c_str(), ep_.port);
+  // A throw below closes it (c_ is destroyed with the half-built client).
+  c_.reset(redisConnectNonBlock(ep_.host.c_str(), ep_.port));
   if (!c_) throw RedisError(prefix + "cannot allocate a connection");
-  if (c_->err) {
-    std::string why = failure_reason(c_->errstr, c_->err, ep_, timeout_ms, true);
-    redisFree(std::exchange(c_, nullptr));
-    throw RedisError(prefix + why);
-  }
+  if (c_->err)
+    throw RedisError(prefix + failure_reason(c_->errstr, c_->err, ep_, timeout_ms, true));
   IoDeadline io(timeout_, stop_);
-  if (io.wait(c_->fd, POLLOUT) == 0) {
-    redisFree(std::exchange(c_, nullptr));
+  if (io.wait(c_->fd, POLLOUT) == 0)
     throw RedisError(prefix + (io.stopped() ? std::string("stopped while connecting")
                                             : "no connection within " + std::to_string(timeout_ms) +
                                                   " ms (timeout)"));
-  }
   int err = 0;
   socklen_t len = sizeof err;
   if (getsockopt(c_->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
-  if (err != 0) {
-    redisFree(std::exchange(c_, nullptr));
+  if (err != 0)
     throw RedisError(prefix +
                      failure_reason(std::strerror(err), REDIS_ERR_IO, ep_, timeout_ms, true));
-  }
   if (!ep_.password.empty()) {
     RedisReply r = command({"AUTH", ep_.password});  // closes the connection when it throws
-    if (r.type == RedisReply::Type::Error) {
-      redisFree(std::exchange(c_, nullptr));
-      throw RedisError(prefix + "auth failed (" + r.str + ")");
-    }
+    if (r.type == RedisReply::Type::Error) throw RedisError(prefix + "auth failed (" + r.str + ")");
   }
-}
-
-RedisClient::RedisClient(RedisClient&& o) noexcept
-    : c_(std::exchange(o.c_, nullptr)),
-      ep_(std::move(o.ep_)),
-      timeout_(o.timeout_),
-      stop_(std::move(o.stop_)) {}
-
-RedisClient& RedisClient::operator=(RedisClient&& o) noexcept {
-  if (this != &o) {
-    if (c_) redisFree(c_);
-    c_ = std::exchange(o.c_, nullptr);
-    ep_ = std::move(o.ep_);
-    timeout_ = o.timeout_;
-    stop_ = std::move(o.stop_);
-  }
-  return *this;
-}
-
-RedisClient::~RedisClient() {
-  if (c_) redisFree(c_);
 }
 
 void RedisClient::fail(const std::string& why) {
   // A context that failed (or was left with a half-sent pipeline) is not used again.
-  if (c_) redisFree(std::exchange(c_, nullptr));
+  c_.reset();
   throw RedisError("Redis at " + ep_.address() + ": " + why);
 }
 
@@ -182,13 +167,13 @@ void RedisClient::send(std::span<const std::vector<std::string_view>> cmds) {
   for (const auto& cmd : cmds) {
     if (cmd.empty()) throw RedisError("Redis at " + ep_.address() + ": empty command");
     ArgvBuf buf(cmd);
-    if (redisAppendCommandArgv(c_, static_cast<int>(cmd.size()), buf.ptrs.data(),
+    if (redisAppendCommandArgv(c_.get(), static_cast<int>(cmd.size()), buf.ptrs.data(),
                                buf.lens.data()) != REDIS_OK)
       io_failure();
   }
   IoDeadline io(timeout_, stop_);
   for (int done = 0; !done;) {
-    if (redisBufferWrite(c_, &done) != REDIS_OK) io_failure();
+    if (redisBufferWrite(c_.get(), &done) != REDIS_OK) io_failure();
     if (!done) wait_io(io, POLLOUT);
   }
 }
@@ -198,15 +183,14 @@ void RedisClient::receive(std::span<RedisReply> out) {
   IoDeadline io(timeout_, stop_);
   for (std::size_t got = 0; got < out.size();) {
     void* raw = nullptr;
-    if (redisGetReplyFromReader(c_, &raw) != REDIS_OK) io_failure();
+    if (redisGetReplyFromReader(c_.get(), &raw) != REDIS_OK) io_failure();
     if (raw) {
-      auto* r = static_cast<redisReply*>(raw);
-      out[got++] = convert(r);
-      freeReplyObject(r);
+      const std::unique_ptr<redisReply, ReplyFree> r(static_cast<redisReply*>(raw));
+      out[got++] = convert(r.get());
       continue;
     }
     wait_io(io, POLLIN);
-    if (redisBufferRead(c_) != REDIS_OK) io_failure();
+    if (redisBufferRead(c_.get()) != REDIS_OK) io_failure();
   }
 }
 

@@ -2,6 +2,7 @@
 // A Redis connection for experiments and tests: a thin RAII wrapper over hiredis.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -35,10 +36,16 @@ struct RedisReply {
   bool operator==(const RedisReply&) const = default;
 };
 
+// The deleter of a hiredis connection, for std::unique_ptr: redisFree.
+struct RedisContextFree {
+  void operator()(redisContext* c) const;
+};
+
 // Every command (or pipeline) is answered within the client's timeout or fails, and the
 // connection is closed: a frozen server or a partition ends the wait. A stop request (the stop
 // token given at construction) is seen within kStopSlice; what is in flight then gets
 // kStopGrace (targets/io_wait.h), so a cleanup after a stop still works on a healthy server.
+// Movable; a moved-from client is closed.
 class RedisClient {
  public:
   // Connects (and AUTHs when a password is given) within timeout; throws RedisError naming
@@ -46,9 +53,6 @@ class RedisClient {
   explicit RedisClient(const RedisEndpoint& ep,
                        std::chrono::milliseconds timeout = std::chrono::seconds(5),
                        std::stop_token stop = {});
-  RedisClient(RedisClient&&) noexcept;
-  RedisClient& operator=(RedisClient&&) noexcept;
-  ~RedisClient();
 
   // One command, binary-safe arguments. Error replies are returned, not thrown; I/O failures
   // throw RedisError.
@@ -68,7 +72,7 @@ class RedisClient {
   void exchange(std::span<const std::vector<std::string_view>> cmds, RedisReply* out);
   [[noreturn]] void io_failure();
   void wait_io(IoDeadline& io, short events);
-  redisContext* c_ = nullptr;
+  std::unique_ptr<redisContext, RedisContextFree> c_;  // null once closed (also when moved from)
   RedisEndpoint ep_;
   std::chrono::milliseconds timeout_;
   std::stop_token stop_;

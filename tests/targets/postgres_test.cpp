@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "servers.h"
 #include "targets/postgres.h"
@@ -134,6 +135,19 @@ TEST_F(TargetsPg, NoticesAreSilentAndMoveWorks) {
   EXPECT_EQ(moved.exec("SELECT 5").value(0, 0), "5");
   *conn_ = std::move(moved);
   EXPECT_EQ(conn_->exec("SELECT 6").value(0, 0), "6");
+  // What was moved from is closed, and says so.
+  EXPECT_NE(moved.describe().find("(closed)"), std::string::npos) << moved.describe();
+  EXPECT_FALSE(moved.in_transaction());
+  EXPECT_THROW(moved.exec("SELECT 7"), PgError);
+  // A result moves the same way: the moved-from one is empty.
+  PgResult r = conn_->exec("SELECT 8");
+  PgResult taken = std::move(r);
+  EXPECT_EQ(taken.value(0, 0), "8");
+  EXPECT_EQ(r.rows(), 0);
+  EXPECT_TRUE(r.is_null(0, 0));
+  r = std::move(taken);
+  EXPECT_EQ(r.value(0, 0), "8");
+  EXPECT_EQ(taken.rows(), 0);
 }
 
 TEST(TargetsPgConnect, UriAndOwnTimeoutAreAccepted) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "servers.h"
 #include "targets/managed_redis.h"
@@ -50,6 +51,22 @@ TEST(TargetsRedisAuth, PasswordOnServerWithoutOneFails) {
   } catch (const RedisError& e) {
     EXPECT_NE(std::string(e.what()).find("auth failed"), std::string::npos) << e.what();
   }
+}
+
+TEST(TargetsRedisClient, MovedFromClientIsClosed) {
+  ManagedRedis r;
+  RedisClient a(r.endpoint());
+  RedisClient b = std::move(a);
+  EXPECT_EQ(b.command({"PING"}).str, "PONG");
+  try {
+    a.command({"PING"});
+    FAIL() << "a moved-from client answered";
+  } catch (const RedisError& e) {
+    EXPECT_NE(std::string(e.what()).find("not connected"), std::string::npos) << e.what();
+  }
+  a = std::move(b);  // assigned back: it works again, and b is closed
+  EXPECT_EQ(a.command({"PING"}).str, "PONG");
+  EXPECT_THROW(b.command({"PING"}), RedisError);
 }
 
 TEST(TargetsRedisTimeout, SlowCommandTimesOutWithClearMessage) {
