@@ -1,9 +1,10 @@
 #include "targets/managed_redis_cluster.h"
 
 #include <algorithm>
-#include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
-#include <thread>
+#include <vector>
 
 #include "common/key_slot.h"
 #include "targets/cluster.h"
@@ -46,6 +47,41 @@ RedisReply checked(RedisClient& c, const std::vector<std::string_view>& argv) {
 
 constexpr auto kNodeCommandTimeout = std::chrono::seconds(10);
 
+// What keeps the running nodes from being a cluster that is ok (see wait_ok); empty when
+// nothing does.
+std::string cluster_not_ok(const std::vector<std::unique_ptr<ManagedRedis>>& nodes, bool replicas) {
+  std::string first_map;
+  for (const auto& n : nodes) {
+    if (!n->running()) continue;
+    try {
+      RedisClient c(n->endpoint(), kNodeCommandTimeout);
+      const RedisReply info = c.command({"CLUSTER", "INFO"});
+      if (cluster_info_field(info, "cluster_state") != "ok")
+        return n->endpoint().address() +
+               " reports cluster_state:" + cluster_info_field(info, "cluster_state");
+      const auto ranges = parse_cluster_slots(c.command({"CLUSTER", "SLOTS"}), n->endpoint());
+      const auto replicated = static_cast<std::size_t>(std::count_if(
+          ranges.begin(), ranges.end(), [](const auto& r) { return !r.replicas.empty(); }));
+      const std::string map = slot_map_text(ranges);
+      if (first_map.empty()) first_map = map;
+      if (map != first_map) return "the nodes do not agree on the slot map yet";
+      // With every node up, every master has its replica (and a replica counts once it is
+      // in sync with its master, below).
+      const bool all_up =
+          std::all_of(nodes.begin(), nodes.end(), [](const auto& node) { return node->running(); });
+      if (replicas && all_up && replicated < ranges.size())
+        return "not every master has its replica yet";
+      const RedisReply repl = c.command({"INFO", "replication"});
+      if (repl.str.find("role:slave") != std::string::npos &&
+          repl.str.find("master_link_status:up") == std::string::npos)
+        return "replica " + n->endpoint().address() + " is not in sync with its master";
+    } catch (const RedisError& e) {
+      return e.what();
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts_(opts) {
@@ -75,31 +111,26 @@ ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts
     checked(clients[0], {"CLUSTER", "MEET", "127.0.0.1", std::to_string(nodes_[i]->port()),
                          std::to_string(nodes_[i]->cluster_bus_port())});
 
-  const auto deadline = std::chrono::steady_clock::now() + opts_.ready_within;
-  auto wait_until = [&](const std::string& what, const std::function<bool()>& done) {
-    for (auto pause = std::chrono::milliseconds(20); !done();
-         pause = std::min(pause * 2, std::chrono::milliseconds(200))) {
-      if (std::chrono::steady_clock::now() >= deadline)
-        throw ServerError("the managed Redis Cluster was not ready within " +
-                          std::to_string(opts_.ready_within.count()) + " s: " + what + "; " +
-                          log_tail(nodes_.front()->dir() / "redis.log", 5));
-      std::this_thread::sleep_for(pause);
-    }
-  };
+  const auto deadline = Clock::now() + opts_.ready_within;
   // Replicas can only follow a master they know: every node must know every other first.
-  wait_until("not every node knows every other", [&] {
+  const bool all_known = poll_until(deadline, [&] {
     for (auto& c : clients)
       if (cluster_info_field(checked(c, {"CLUSTER", "INFO"}), "cluster_known_nodes") !=
           std::to_string(nodes_.size()))
         return false;
     return true;
   });
+  if (!all_known)
+    throw ServerError("the managed Redis Cluster was not ready within " +
+                      std::to_string(opts_.ready_within.count()) +
+                      " s: not every node knows every other; " +
+                      log_tail(nodes_.front()->dir() / "redis.log", 5));
   if (opts_.replicas)
     for (int m = 0; m < opts_.masters; ++m)
       checked(clients[static_cast<std::size_t>(opts_.masters + m)],
               {"CLUSTER", "REPLICATE", ids[static_cast<std::size_t>(m)]});
   wait_ok(std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::max(deadline - std::chrono::steady_clock::now(), Clock::duration(0))));
+      std::max(deadline - Clock::now(), Clock::duration(0))));
 }
 
 ManagedRedisCluster::~ManagedRedisCluster() = default;
@@ -116,56 +147,14 @@ ManagedRedis* ManagedRedisCluster::replica_of(std::size_t i) {
 }
 
 void ManagedRedisCluster::wait_ok(std::chrono::milliseconds limit) const {
-  const auto deadline = Clock::now() + limit;
   std::string missing;
-  for (auto pause = std::chrono::milliseconds(20);;
-       pause = std::min(pause * 2, std::chrono::milliseconds(200))) {
-    missing.clear();
-    std::string first_map;
-    for (const auto& n : nodes_) {
-      if (!n->running()) continue;
-      try {
-        RedisClient c(n->endpoint(), kNodeCommandTimeout);
-        const RedisReply info = c.command({"CLUSTER", "INFO"});
-        if (cluster_info_field(info, "cluster_state") != "ok") {
-          missing = n->endpoint().address() +
-                    " reports cluster_state:" + cluster_info_field(info, "cluster_state");
-          break;
-        }
-        const auto ranges = parse_cluster_slots(c.command({"CLUSTER", "SLOTS"}), n->endpoint());
-        const auto replicated = static_cast<std::size_t>(std::count_if(
-            ranges.begin(), ranges.end(), [](const auto& r) { return !r.replicas.empty(); }));
-        const std::string map = slot_map_text(ranges);
-        if (first_map.empty()) first_map = map;
-        if (map != first_map) {
-          missing = "the nodes do not agree on the slot map yet";
-          break;
-        }
-        // With every node up, every master has its replica (and a replica counts once it is
-        // in sync with its master, below).
-        const bool all_up = std::all_of(nodes_.begin(), nodes_.end(),
-                                        [](const auto& node) { return node->running(); });
-        if (opts_.replicas && all_up && replicated < ranges.size()) {
-          missing = "not every master has its replica yet";
-          break;
-        }
-        const RedisReply repl = c.command({"INFO", "replication"});
-        if (repl.str.find("role:slave") != std::string::npos &&
-            repl.str.find("master_link_status:up") == std::string::npos) {
-          missing = "replica " + n->endpoint().address() + " is not in sync with its master";
-          break;
-        }
-      } catch (const RedisError& e) {
-        missing = e.what();
-        break;
-      }
-    }
-    if (missing.empty()) return;
-    if (Clock::now() >= deadline)
-      throw ServerError("the managed Redis Cluster was not ready within " +
-                        std::to_string(limit.count() / 1000) + " s: " + missing);
-    std::this_thread::sleep_for(pause);
-  }
+  const bool ok = poll_until(Clock::now() + limit, [&] {
+    missing = cluster_not_ok(nodes_, opts_.replicas);
+    return missing.empty();
+  });
+  if (!ok)
+    throw ServerError("the managed Redis Cluster was not ready within " +
+                      std::to_string(limit.count() / 1000) + " s: " + missing);
 }
 
 }  // namespace perflab

@@ -40,20 +40,27 @@ int free_loopback_port() {
   return ntohs(addr.sin_port);
 }
 
+bool poll_until(Clock::time_point deadline, const std::function<bool()>& done) {
+  for (auto pause = std::chrono::milliseconds(20);;
+       pause = std::min(pause * 2, std::chrono::milliseconds(200))) {
+    if (done()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 WaitResult wait_ready(pid_t pid, std::chrono::seconds limit, const std::function<bool()>& ready,
                       int* exit_status) {
-  auto deadline = Clock::now() + limit;
-  auto pause = std::chrono::milliseconds(20);
-  for (;;) {
-    if (!child_alive(pid)) {
-      wait_exit(pid, std::chrono::seconds(5), exit_status);
-      return WaitResult::Exited;
-    }
-    if (ready()) return WaitResult::Ready;
-    if (Clock::now() >= deadline) return WaitResult::TimedOut;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(200));
+  bool exited = false;
+  const bool answered = poll_until(Clock::now() + limit, [&] {
+    exited = !child_alive(pid);
+    return exited || ready();
+  });
+  if (exited) {
+    wait_exit(pid, std::chrono::seconds(5), exit_status);
+    return WaitResult::Exited;
   }
+  return answered ? WaitResult::Ready : WaitResult::TimedOut;
 }
 
 std::string log_tail(const fs::path& log, std::size_t max_lines) {

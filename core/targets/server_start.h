@@ -16,6 +16,10 @@ namespace perflab {
 // A free TCP port on 127.0.0.1 (bound then released).
 int free_loopback_port();
 
+// Calls done() until it returns true (then true) or `deadline` has passed (then false), pausing
+// between calls: 20 ms, then twice as long each time, at most 200 ms.
+bool poll_until(std::chrono::steady_clock::time_point deadline, const std::function<bool()>& done);
+
 // Waits until ready() or the child exits (then reaped, its waitpid status in exit_status) or
 // the time runs out.
 enum class WaitResult { Ready, Exited, TimedOut };

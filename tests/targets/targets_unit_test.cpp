@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -89,6 +90,23 @@ TEST(TargetsManaged, FreeLoopbackPortIsBindable) {
   addr.sin_port = htons(static_cast<uint16_t>(port));
   EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   close(fd);
+}
+
+TEST(TargetsManaged, PollUntilEndsWhenDoneOrAtTheDeadline) {
+  using std::chrono::steady_clock;
+  int calls = 0;
+  EXPECT_TRUE(
+      poll_until(steady_clock::now() + std::chrono::seconds(30), [&] { return ++calls == 3; }));
+  EXPECT_EQ(calls, 3);
+  calls = 0;
+  const auto t0 = steady_clock::now();
+  EXPECT_FALSE(poll_until(t0 + std::chrono::milliseconds(100), [&] {
+    ++calls;
+    return false;
+  }));
+  EXPECT_GE(steady_clock::now() - t0, std::chrono::milliseconds(100));
+  EXPECT_GE(calls, 2);  // 20 ms, 40 ms, 80 ms apart: not more than a few
+  EXPECT_LE(calls, 5);
 }
 
 TEST(TargetsManaged, MissingBinaryNamesPackage) {
