@@ -290,15 +290,15 @@ bool wait_exit(pid_t pid, std::chrono::milliseconds timeout, int* status_out) {
   }
 }
 
-void stop_child(pid_t pid, int sig, std::chrono::milliseconds grace) {
+void stop_child(pid_t pid, int sig, std::chrono::milliseconds grace, int* status_out) {
   if (pid <= 0) return;
   if (kill(pid, sig) != 0 && errno == ESRCH) {
-    wait_exit(pid, std::chrono::milliseconds(0));
+    wait_exit(pid, std::chrono::milliseconds(0), status_out);
     return;
   }
-  if (wait_exit(pid, grace)) return;
+  if (wait_exit(pid, grace, status_out)) return;
   kill(pid, SIGKILL);
-  wait_exit(pid, std::chrono::seconds(30));
+  wait_exit(pid, std::chrono::seconds(30), status_out);
 }
 
 bool child_alive(pid_t pid) {
@@ -360,16 +360,8 @@ ChildProcess::Outcome ChildProcess::wait_for(std::chrono::milliseconds limit,
 
 void ChildProcess::stop(std::chrono::milliseconds grace) {
   if (!running()) return;
-  if (kill(pid_, SIGTERM) == 0) {
-    int status = 0;
-    if (wait_exit(pid_, grace, &status)) {
-      status_ = status;
-      return;
-    }
-  }
-  kill(pid_, SIGKILL);
   int status = 0;
-  wait_exit(pid_, std::chrono::seconds(30), &status);
+  stop_child(pid_, SIGTERM, grace, &status);
   status_ = status;
 }
 

@@ -49,8 +49,8 @@ pid_t spawn(const SpawnSpec& spec);
 
 // Reaps pid if it exited within timeout. Returns true when reaped (or not our child anymore).
 bool wait_exit(pid_t pid, std::chrono::milliseconds timeout, int* status_out = nullptr);
-// Stops a child: sig, wait up to grace, then SIGKILL and reap.
-void stop_child(pid_t pid, int sig, std::chrono::milliseconds grace);
+// Stops a child: sig, wait up to grace, then SIGKILL and reap (its waitpid status in status_out).
+void stop_child(pid_t pid, int sig, std::chrono::milliseconds grace, int* status_out = nullptr);
 // Is the child still running (not exited; it is not reaped)?
 bool child_alive(pid_t pid);
 
