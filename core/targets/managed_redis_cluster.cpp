@@ -16,15 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One line of CLUSTER INFO ("cluster_state:ok" -> "ok").
-std::string cluster_info_field(const RedisReply& info, const std::string& field) {
-  const std::string key = field + ":";
-  const auto p = info.str.find(key);
-  if (p == std::string::npos) return {};
-  const auto e = info.str.find_first_of("\r\n", p);
-  return info.str.substr(p + key.size(), e == std::string::npos ? e : e - p - key.size());
-}
-
 // The slot map as a node tells it, in a form two nodes can be compared by.
 std::string slot_map_text(const std::vector<ClusterSlotRange>& ranges) {
   std::string out;
@@ -56,9 +47,9 @@ std::string cluster_not_ok(const std::vector<std::unique_ptr<ManagedRedis>>& nod
     try {
       RedisClient c(n->endpoint(), kNodeCommandTimeout);
       const RedisReply info = c.command({"CLUSTER", "INFO"});
-      if (cluster_info_field(info, "cluster_state") != "ok")
+      if (redis_info_field(info.str, "cluster_state") != "ok")
         return n->endpoint().address() +
-               " reports cluster_state:" + cluster_info_field(info, "cluster_state");
+               " reports cluster_state:" + redis_info_field(info.str, "cluster_state");
       const auto ranges = parse_cluster_slots(c.command({"CLUSTER", "SLOTS"}), n->endpoint());
       const auto replicated = static_cast<std::size_t>(std::count_if(
           ranges.begin(), ranges.end(), [](const auto& r) { return !r.replicas.empty(); }));
@@ -115,7 +106,7 @@ ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts
   // Replicas can only follow a master they know: every node must know every other first.
   const bool all_known = poll_until(deadline, [&] {
     for (auto& c : clients)
-      if (cluster_info_field(checked(c, {"CLUSTER", "INFO"}), "cluster_known_nodes") !=
+      if (redis_info_field(checked(c, {"CLUSTER", "INFO"}).str, "cluster_known_nodes") !=
           std::to_string(nodes_.size()))
         return false;
     return true;

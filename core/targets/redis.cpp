@@ -197,12 +197,16 @@ void RedisClient::receive(std::span<RedisReply> out) {
 std::string RedisClient::server_version() {
   RedisReply r = command({"INFO", "server"});
   if (r.type != RedisReply::Type::String) return {};
-  const std::string key = "redis_version:";
-  std::size_t p = r.str.find(key);
-  if (p == std::string::npos) return {};
+  return redis_info_field(r.str, "redis_version");
+}
+
+std::string redis_info_field(std::string_view info, std::string_view field) {
+  const std::string key = std::string(field) + ":";
+  std::size_t p = info.find(key);
+  if (p == std::string_view::npos) return {};
   p += key.size();
-  std::size_t e = r.str.find_first_of("\r\n", p);
-  return r.str.substr(p, e == std::string::npos ? std::string::npos : e - p);
+  const std::size_t e = info.find_first_of("\r\n", p);
+  return std::string(info.substr(p, e == std::string_view::npos ? std::string_view::npos : e - p));
 }
 
 }  // namespace perflab

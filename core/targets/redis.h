@@ -78,4 +78,8 @@ class RedisClient {
   std::stop_token stop_;
 };
 
+// One field of the text INFO and CLUSTER INFO answer with ("redis_version" of INFO server ->
+// "7.0.15"); empty when the text has none.
+std::string redis_info_field(std::string_view info, std::string_view field);
+
 }  // namespace perflab

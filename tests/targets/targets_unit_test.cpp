@@ -168,6 +168,15 @@ TEST(TargetsManaged, MissingRedisToolsNameTheirDebianPackages) {
   EXPECT_NE(bench.find("install the Debian package redis-tools"), std::string::npos) << bench;
 }
 
+TEST(TargetsRedisInfo, FieldOfInfoText) {
+  const std::string info = "# Server\r\nredis_version:7.0.15\r\nprocess_id:42\r\n";
+  EXPECT_EQ(redis_info_field(info, "redis_version"), "7.0.15");
+  EXPECT_EQ(redis_info_field(info, "process_id"), "42");
+  EXPECT_EQ(redis_info_field(info, "role"), "");
+  EXPECT_EQ(redis_info_field("cluster_state:ok", "cluster_state"), "ok");  // no line end
+  EXPECT_EQ(redis_info_field("cluster_known_nodes:6\n", "cluster_known_nodes"), "6");
+}
+
 TEST(PgTextFormats, CopyFieldsAndByteaHex) {
   std::string out;
   perflab::pg_append_copy_text(out, "a\tb\\c\nd\re");
