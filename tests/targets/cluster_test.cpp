@@ -29,6 +29,13 @@ ManagedRedisCluster& shared_cluster() {
   return c;
 }
 
+// The ownership marks of `prefix` a master holds (KEYS <prefix>__perflab_owner__*).
+std::vector<RedisReply> prefix_marks(const RedisEndpoint& master, const std::string& prefix) {
+  RedisClient m(master);
+  return m.command({"KEYS", redis_glob_escape(prefix + std::string(kPrefixMarkKey)) + "*"})
+      .elements;
+}
+
 // A master other than the owner of `slot`.
 RedisEndpoint other_master(ClusterClient& c, int slot) {
   for (const auto& m : c.masters())
@@ -277,12 +284,8 @@ TEST(TargetsRedisCluster, ExternalClusterIsClaimedOnEveryMaster) {
   EXPECT_FALSE(t.managed);
   EXPECT_EQ(targets.managed_cluster(), nullptr);
   ClusterClient c(t.seeds);
-  for (const auto& r : c.slot_map()) {
-    RedisClient m(r.master);
-    const RedisReply marks = m.command(
-        {"KEYS", redis_glob_escape(cfg.redis_prefix + std::string(kPrefixMarkKey)) + "*"});
-    EXPECT_EQ(marks.elements.size(), 1u) << r.master.address();
-  }
+  for (const auto& r : c.slot_map())
+    EXPECT_EQ(prefix_marks(r.master, cfg.redis_prefix).size(), 1u) << r.master.address();
   EXPECT_EQ(targets.describe().size(), 3u);
 
   // A user's key under another prefix, on whichever master owns it: refused, left alone.
@@ -302,8 +305,6 @@ TEST(TargetsRedisCluster, ExternalClusterIsClaimedOnEveryMaster) {
   c.command({"DEL", key});
   for (const auto& r : c.slot_map()) {
     RedisClient m(r.master);
-    const RedisReply marks = m.command(
-        {"KEYS", redis_glob_escape(cfg.redis_prefix + std::string(kPrefixMarkKey)) + "*"});
-    for (const auto& k : marks.elements) m.command({"DEL", k.str});
+    for (const auto& k : prefix_marks(r.master, cfg.redis_prefix)) m.command({"DEL", k.str});
   }
 }
