@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "common/figure_format.h"
 #include "common/report.h"
@@ -123,6 +124,104 @@ TEST(RunJson, EveryFieldIsCheckedAndNamed) {
             "field \"groups\": expected an array, got string \"none\"");
   EXPECT_EQ(refusal([](auto& j) { j["targets"] = {5}; }),
             "field \"targets[0]\": expected an object, got number 5");
+}
+
+namespace {
+std::string run_refusal(const std::string& text) {
+  try {
+    run_from_json(text);
+  } catch (const RunFormatError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+}  // namespace
+
+// Run files are read as nlohmann::json, which writes them, reads them back.
+TEST(RunJson, ReadsWhatItsWriterReads) {
+  const std::string text = run_to_json(sample_run(), -1);
+  EXPECT_EQ(run_from_json("\xEF\xBB\xBF" + text).experiment, "iolist");  // a byte-order mark
+  std::string twice = text;  // of duplicate keys, the last
+  twice.insert(1, R"("experiment": "first",)");
+  EXPECT_EQ(run_from_json(twice).experiment, "iolist");
+  std::string escaped = text;  // \u escapes, a surrogate pair too
+  const std::string params = "\"params\":{";
+  escaped.insert(escaped.find(params) + params.size(), R"("caf\u00e9":"\ud83d\ude00 \"q\"",)");
+  EXPECT_EQ(run_from_json(escaped).params.at("caf\u00e9"), "\U0001F600 \"q\"");
+  auto j = nlohmann::json::parse(text);
+  const std::string long_name(70'000, 'k');  // member names longer than 64 KiB
+  j["params"][long_name] = "v";
+  EXPECT_EQ(run_from_json(j.dump()).params.at(long_name), "v");
+}
+
+TEST(RunJson, NotJsonIsRefusedSayingWhere) {
+  const std::string colon = run_refusal("{\n  \"a\": 1,\n  \"b\" 2\n}");
+  EXPECT_EQ(colon.rfind("not JSON: ", 0), 0u) << colon;
+  EXPECT_NE(colon.find(" at line 3, column "), std::string::npos) << colon;
+  EXPECT_NE(colon.find("expected ':'"), std::string::npos) << colon;
+  const std::string deep(1'000'000, '[');  // refused in one line, not a crash
+  EXPECT_EQ(run_refusal("{\"params\": " + deep).rfind("not JSON: ", 0), 0u);
+  const std::string text = run_to_json(sample_run(), -1);
+  ASSERT_EQ(run_from_json(text).experiment, "iolist");
+  for (std::size_t n = 0; n < text.size(); ++n) {
+    const std::string message = run_refusal(text.substr(0, n));
+    ASSERT_EQ(message.rfind("not JSON: ", 0), 0u) << n << ": " << message;
+  }
+  // Numbers beyond a double are refused; so is a whole number beyond 64 bits (nlohmann would
+  // read it as a double; run files never hold one: nlohmann writes a double with '.' or 'e').
+  for (const char* number : {"1e400", "100000000000000000000"}) {
+    std::string t = text;
+    const std::string samples = "\"samples\":[";
+    t.insert(t.find(samples) + samples.size(), std::string(number) + ",");
+    EXPECT_EQ(run_refusal(t).rfind("not JSON: ", 0), 0u) << run_refusal(t);
+  }
+}
+
+TEST(RunJson, ValidJsonOfAnotherShapeIsNotARun) {
+  EXPECT_EQ(run_refusal("[1, 2]"), "not a Perflab run file (no \"schema\": \"perflab-run\")");
+  EXPECT_EQ(run_refusal(R"({"schema": ["perflab-run"]})"),
+            "not a Perflab run file (no \"schema\": \"perflab-run\")");
+  EXPECT_EQ(run_refusal(R"({"schema": "perflab-run", "schema_version": 1, "experiment": 5})"),
+            "field \"experiment\": expected a string, got number 5");
+  EXPECT_EQ(run_refusal(R"({"schema": "perflab-run", "schema_version": 1, "experiment": "x",
+                            "status": "finished", "series": {"a": 1}})"),
+            "field \"series\": expected an array, got object {\"a\":1}");
+  auto j = nlohmann::json::parse(run_to_json(sample_run()));
+  j["params"]["caf\u00e9"] = 1;
+  EXPECT_EQ(run_refusal(j.dump()), "field \"params.caf\u00e9\": expected a string, got number 1");
+}
+
+// Random damage to a run file: it is read, or refused in one line (never what nlohmann refuses).
+TEST(RunJson, DamagedFilesAreReadOrRefused) {
+  const std::string text = run_to_json(sample_run(), -1);
+  std::mt19937 rng(13);
+  const std::string alphabet = "{}[],:\"\\ 0123456789.eE+-truefalsnl\xC3\xA9\xFFu";
+  int refused = 0;
+  for (int i = 0; i < 1000; ++i) {
+    std::string t = text;
+    const int edits = 1 + static_cast<int>(rng() % 3);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng() % t.size();
+      switch (rng() % 3) {
+        case 0:
+          t[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          t.erase(at, 1 + rng() % 4);
+          break;
+        default:
+          t.insert(at, 1, alphabet[rng() % alphabet.size()]);
+      }
+    }
+    SCOPED_TRACE(i);
+    const std::string message = run_refusal(t);
+    if (message == "accepted")
+      EXPECT_TRUE(nlohmann::json::accept(t)) << "accepted what nlohmann refuses: " << t;
+    else
+      ++refused;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  EXPECT_GT(refused, 500);
 }
 
 TEST(RunJson, DetailRoundTrips) {
