@@ -6,11 +6,10 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <nlohmann/json.hpp>
 
 #include "common/run_io.h"
 #include "registry.h"
@@ -60,41 +59,63 @@ bool newest_first(const HistoryEntry& a, const HistoryEntry& b) {
 
 // ---- the summary index: file name -> {size, mtime, run, summary} ----
 
-QJsonObject to_json(const HistoryEntry& e, const QFileInfo& fi) {
+using json = nlohmann::json;
+
+std::string utf8(const QString& text) {
+  return text.toStdString();
+}
+
+// A member of an index object as a string or a whole number; def (or empty) when it is absent
+// or of another type: a damaged index reads as entries to refresh, never as an error.
+QString text_of(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_string() ? q(it->get_ref<const std::string&>()) : QString();
+}
+qint64 integer_of(const json& o, const char* key, qint64 def = 0) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_number_integer() ? it->get<qint64>() : def;
+}
+// The index's record of a file: an object, empty when there is none.
+json record_of(const json& index, const QString& name) {
+  const auto it = index.find(utf8(name));
+  return it != index.end() && it->is_object() ? *it : json::object();
+}
+
+json to_json(const HistoryEntry& e, const QFileInfo& fi) {
   return {{"size", fi.size()},
           {"mtime", fi.lastModified().toMSecsSinceEpoch()},
           {"run", true},
           {"started", e.started.toMSecsSinceEpoch()},
-          {"experiment", e.experiment},
-          {"title", e.title},
-          {"status", e.status},
-          {"targets", e.targets},
-          {"message", e.message},
+          {"experiment", utf8(e.experiment)},
+          {"title", utf8(e.title)},
+          {"status", utf8(e.status)},
+          {"targets", utf8(e.targets)},
+          {"message", utf8(e.message)},
           {"duration_ms", e.duration_ms},
-          {"params", e.params}};
+          {"params", utf8(e.params)}};
 }
 
-HistoryEntry from_json(const QJsonObject& o, const QFileInfo& fi) {
+HistoryEntry from_json(const json& o, const QFileInfo& fi) {
   HistoryEntry e;
   e.path = fi.filePath();
   e.name = fi.completeBaseName();
-  e.started = QDateTime::fromMSecsSinceEpoch(o["started"].toInteger());
-  e.experiment = o["experiment"].toString();
-  e.title = o["title"].toString();
-  e.status = o["status"].toString();
-  e.targets = o["targets"].toString();
-  e.message = o["message"].toString();
-  e.duration_ms = o["duration_ms"].toInteger(-1);
-  e.params = o["params"].toString();
+  e.started = QDateTime::fromMSecsSinceEpoch(integer_of(o, "started"));
+  e.experiment = text_of(o, "experiment");
+  e.title = text_of(o, "title");
+  e.status = text_of(o, "status");
+  e.targets = text_of(o, "targets");
+  e.message = text_of(o, "message");
+  e.duration_ms = integer_of(o, "duration_ms", -1);
+  e.params = text_of(o, "params");
   return e;
 }
 
-bool current(const QJsonObject& o, const QFileInfo& fi) {
-  return o["size"].toInteger(-1) == fi.size() &&
-         o["mtime"].toInteger(-1) == fi.lastModified().toMSecsSinceEpoch();
+bool current(const json& o, const QFileInfo& fi) {
+  return integer_of(o, "size", -1) == fi.size() &&
+         integer_of(o, "mtime", -1) == fi.lastModified().toMSecsSinceEpoch();
 }
 
-QJsonObject not_a_run(const QFileInfo& fi) {
+json not_a_run(const QFileInfo& fi) {
   return {{"size", fi.size()}, {"mtime", fi.lastModified().toMSecsSinceEpoch()}, {"run", false}};
 }
 
@@ -102,20 +123,23 @@ QString index_path(const QString& dir) {
   return QDir(dir).filePath(RunHistory::kIndexName);
 }
 
-QJsonObject read_index(const QString& dir) {
+// The index's files (an object); empty when there is no index or it is damaged.
+json read_index(const QString& dir) {
   QFile f(index_path(dir));
-  if (!f.open(QIODevice::ReadOnly)) return {};
-  const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
-  return doc.isObject() && doc.object()["version"].toInt() == 1 ? doc.object()["files"].toObject()
-                                                                : QJsonObject{};
+  if (!f.open(QIODevice::ReadOnly)) return json::object();
+  const QByteArray text = f.readAll();
+  const json doc = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!doc.is_object() || integer_of(doc, "version") != 1) return json::object();
+  const auto files = doc.find("files");
+  return files != doc.end() && files->is_object() ? *files : json::object();
 }
 
 // Best effort: an index that cannot be written is rebuilt on the next listing.
-void write_index(const QString& dir, const QJsonObject& files) {
+void write_index(const QString& dir, const json& files) {
   QSaveFile f(index_path(dir));
   if (!f.open(QIODevice::WriteOnly)) return;
-  f.write(
-      QJsonDocument(QJsonObject{{"version", 1}, {"files", files}}).toJson(QJsonDocument::Compact));
+  f.write(QByteArray::fromStdString(
+      json{{"version", 1}, {"files", files}}.dump(-1, ' ', false, json::error_handler_t::replace)));
   f.commit();
 }
 
@@ -161,36 +185,36 @@ HistoryEntry RunHistory::summarize(const Run& run, const QString& path) {
 }
 
 std::vector<HistoryEntry> RunHistory::list(QStringList* skipped) const {
-  QJsonObject index;
+  json index;
   {
     std::lock_guard lock(mu_);
     index = read_index(dir_);
   }
   // Files new or changed since the index was written are read, without holding the lock.
   std::vector<HistoryEntry> out;
-  QJsonObject fresh;  // what was read now
+  json fresh = json::object();  // what was read now
   const QFileInfoList files = QDir(dir_).entryInfoList({"*.json"}, QDir::Files);
   for (const QFileInfo& fi : files) {
-    QJsonObject rec = index[fi.fileName()].toObject();
-    if (rec.isEmpty() || !current(rec, fi)) {
+    json rec = record_of(index, fi.fileName());
+    if (rec.empty() || !current(rec, fi)) {
       try {
         rec = to_json(summarize(load_run(fs(fi.filePath())), fi.filePath()), fi);
       } catch (const std::exception&) {
         rec = not_a_run(fi);
       }
-      fresh[fi.fileName()] = rec;
+      fresh[utf8(fi.fileName())] = rec;
     }
-    if (rec["run"].toBool())
+    if (rec.value("run", json()) == true)
       out.push_back(from_json(rec, fi));
     else if (skipped)
       *skipped << fi.fileName();
   }
-  if (!fresh.isEmpty() || index.size() != files.size()) {
+  if (!fresh.empty() || index.size() != static_cast<std::size_t>(files.size())) {
     std::lock_guard lock(mu_);
-    QJsonObject now = read_index(dir_);  // another thread may have added to it meanwhile
-    for (auto it = fresh.begin(); it != fresh.end(); ++it) now[it.key()] = it.value();
-    for (const QString& name : now.keys())
-      if (!QFileInfo::exists(QDir(dir_).filePath(name))) now.remove(name);
+    json now = read_index(dir_);  // another thread may have added to it meanwhile
+    for (const auto& [name, rec] : fresh.items()) now[name] = rec;
+    for (auto it = now.begin(); it != now.end();)
+      it = QFileInfo::exists(QDir(dir_).filePath(q(it.key()))) ? std::next(it) : now.erase(it);
     write_index(dir_, now);
   }
   std::stable_sort(out.begin(), out.end(), newest_first);
@@ -199,15 +223,15 @@ std::vector<HistoryEntry> RunHistory::list(QStringList* skipped) const {
 
 void RunHistory::remember(const QString& path, const HistoryEntry& e) const {
   std::lock_guard lock(mu_);
-  QJsonObject index = read_index(dir_);
-  index[QFileInfo(path).fileName()] = to_json(e, QFileInfo(path));
+  json index = read_index(dir_);
+  index[utf8(QFileInfo(path).fileName())] = to_json(e, QFileInfo(path));
   write_index(dir_, index);
 }
 
 void RunHistory::forget(const QString& path) const {
   std::lock_guard lock(mu_);
-  QJsonObject index = read_index(dir_);
-  index.remove(QFileInfo(path).fileName());
+  json index = read_index(dir_);
+  index.erase(utf8(QFileInfo(path).fileName()));
   write_index(dir_, index);
 }
 
@@ -247,11 +271,11 @@ QString RunHistory::rename(const QString& path, const QString& new_name) const {
   if (!QFile::rename(path, target))
     throw std::runtime_error("cannot rename '" + path.toStdString() + "'");
   std::lock_guard lock(mu_);
-  QJsonObject index = read_index(dir_);
-  const QString from = QFileInfo(path).fileName();
+  json index = read_index(dir_);
+  const std::string from = utf8(QFileInfo(path).fileName());
   if (index.contains(from)) {
-    index[QFileInfo(target).fileName()] = index[from];
-    index.remove(from);
+    index[utf8(QFileInfo(target).fileName())] = index[from];
+    index.erase(from);
     write_index(dir_, index);
   }
   return target;

@@ -333,6 +333,17 @@ class WindowTest : public QObject {
     QCOMPARE(w->history().list().front().experiment, QString("iolist"));
     QVERIFY(QFile::exists(index));
     QCOMPARE(w->history().list().front().path, a);
+    // A damaged index (not JSON, members of another type) is rebuilt, never an error.
+    const QByteArray name = QFileInfo(a).fileName().toUtf8();
+    for (const QByteArray& damaged :
+         {QByteArray("{ not json"), QByteArray("{\"version\": 1, \"files\": []}"),
+          "{\"version\": 1, \"files\": {\"" + name +
+              "\": {\"size\": \"big\", \"mtime\": [], \"run\": \"yes\", \"experiment\": 5}}}"}) {
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(damaged);
+      f.close();
+      QCOMPARE(w->history().list().front().experiment, QString("iolist"));
+    }
   }
 
   void importKeepsTheNameAndTheBytes() {
