@@ -3,11 +3,9 @@
 #include <cmath>
 
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QResizeEvent>
 #include <QScrollBar>
+#include <nlohmann/json.hpp>
 
 #include "common/figure_format.h"
 #include "registry.h"
@@ -32,18 +30,28 @@ QString ratio_text(double v) {
 
 }  // namespace
 
-std::optional<TeachingData> parse_teaching(const QByteArray& json) {
-  QJsonParseError err;
-  QJsonDocument doc = QJsonDocument::fromJson(json, &err);
-  if (err.error != QJsonParseError::NoError || !doc.isObject()) return std::nullopt;
-  QJsonObject o = doc.object();
+std::optional<TeachingData> parse_teaching(const QByteArray& text) {
+  using nlohmann::json;
+  const json o = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!o.is_object()) return std::nullopt;  // not JSON (discarded), or not an object
+  // A string, or empty for anything else; a list's elements likewise.
+  const auto string = [](const json& v) {
+    return v.is_string() ? q(v.get_ref<const std::string&>()) : QString();
+  };
+  const auto member = [&](const char* key) { return o.value(key, json()); };
+  const auto list = [&](const char* key) {
+    QStringList out;
+    if (const json a = member(key); a.is_array())
+      for (const json& v : a) out << string(v);
+    return out;
+  };
   TeachingData d;
-  d.experiment = o["experiment"].toString();
-  d.title = o["title"].toString();
-  d.demonstrates = o["demonstrates"].toString();
-  for (const auto& v : o["how_measured"].toArray()) d.how_measured << v.toString();
-  for (const auto& v : o["notes"].toArray()) d.notes << v.toString();
-  for (const auto& v : o["leads"].toArray()) d.leads << v.toString();
+  d.experiment = string(member("experiment"));
+  d.title = string(member("title"));
+  d.demonstrates = string(member("demonstrates"));
+  d.how_measured = list("how_measured");
+  d.notes = list("notes");
+  d.leads = list("leads");
   if (d.experiment.isEmpty()) return std::nullopt;
   return d;
 }

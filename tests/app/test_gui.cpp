@@ -195,6 +195,20 @@ class GuiTest : public QObject {
     QVERIFY(!o.contains("tables") && !o.contains("figures") && !o.contains("source"));
   }
 
+  void teachingTextOfAnotherShapeReadsAsWhatItHolds() {
+    QVERIFY(!gui::parse_teaching("{ not json"));
+    QVERIFY(!gui::parse_teaching("[1, 2]"));
+    QVERIFY(!gui::parse_teaching(R"({"title": "no experiment"})"));
+    const auto d = gui::parse_teaching(
+        R"({"experiment": "x", "title": 5, "notes": ["a", 5], "leads": "b", "how_measured": ["\u00e9"]})");
+    QVERIFY(d);
+    QCOMPARE(d->experiment, QString("x"));
+    QVERIFY(d->title.isEmpty());  // a member of another type reads as empty
+    QCOMPARE(d->notes, QStringList({"a", ""}));
+    QVERIFY(d->leads.isEmpty());
+    QCOMPARE(d->how_measured, QStringList({QString::fromUtf8("\xC3\xA9")}));
+  }
+
   void iolistTeachingLeadsWithWhereAnAppendsTimeGoes() {
     // The iolist panel's table starts with the breakdown's findings (the prose's "leads"), then
     // those with the article's figure, whatever order the run holds them in.
