@@ -17,12 +17,15 @@ class RunFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What every run file names as its "schema".
+inline constexpr const char* kRunSchema = "perflab-run";
+
 // The largest run file Perflab reads (checked before reading it).
 inline constexpr std::uintmax_t kMaxRunFileBytes = std::uintmax_t{256} << 20;
 
 std::string run_to_json(const Run& run, int indent = 2);
-// Checks the type and range of every field; throws RunFormatError naming the field (e.g.
-// field "series[0].points[2].samples[3]": expected a number, got string "x").
+// (run_read.cpp) Checks the type and range of every field; throws RunFormatError naming the field
+// (e.g. field "series[0].points[2].samples[3]": expected a number, got string "x").
 Run run_from_json(const std::string& text);
 
 // Reads a run file; throws RunFormatError with the path and the reason: a file over

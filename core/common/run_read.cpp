@@ -1,0 +1,533 @@
+// Reading run files (load_run, run_from_json) with simdjson; nlohmann::json writes them.
+//
+// Two JSON libraries, one job each, because reading speed demands it. perflab-json-bench on a
+// 100,000-point run (88 MB), release build, parse + build the Run, CPU time, median of 7 tries
+// [min-max], ratios the median of the per-try ratios [min-max]: the hand-written reader this
+// replaced (common/json_doc) took 234 ms [227-295]; simdjson 3.0's dom::parser 0.70x
+// [0.53-0.97] of that; nlohmann 2.15x [1.84-2.72] through its SAX interface and 3.87x
+// [3.64-4.20] through nlohmann::json. A maintained library reads as fast as the hand-written
+// one did (this reader, every field checked: 194 ms [190-286], 5 tries), so that one went;
+// nlohmann alone would make reading a large run over twice as slow. simdjson 3.0 cannot write
+// a new document (it only re-serializes a parsed one): nlohmann writes run files, as it writes
+// all of Perflab's JSON.
+#include "common/run_io.h"
+
+#include <simdjson.h>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
+
+namespace perflab {
+
+namespace {
+
+using nlohmann::json;
+
+// A value's name among those of an enum, e.g. every CiMethod's to_string().
+template <class E, std::size_t N>
+std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
+  for (E e : all)
+    if (s == to_string(e)) return e;
+  return std::nullopt;
+}
+constexpr CiMethod kCiMethods[] = {CiMethod::None, CiMethod::OrderStatistic, CiMethod::Bootstrap,
+                                   CiMethod::PairedBootstrap};
+constexpr Verdict kVerdicts[] = {Verdict::Faster, Verdict::Slower, Verdict::WithinNoise,
+                                 Verdict::NoDifference, Verdict::TooFewSamples};
+constexpr Reproduction kReproductions[] = {Reproduction::Reproduced, Reproduction::NotReproduced,
+                                           Reproduction::Inconclusive, Reproduction::NotJudged};
+constexpr Better kBetters[] = {Better::Lower, Better::Higher};
+
+}  // namespace
+
+namespace {
+
+using V = simdjson::dom::element;
+using simdjson::dom::element_type;
+
+// A field's name ("series[2].points[0].samples[3]"), put together only when a refusal names
+// it: reading a large run builds no strings for the fields that are fine.
+class Path {
+ public:
+  Path() = default;  // the document itself
+  Path(const Path& parent, std::string_view key) : parent_(&parent), key_(key) {}
+  Path(const Path& parent, std::size_t index) : parent_(&parent), index_(index), indexed_(true) {}
+
+  std::string str() const {
+    if (!parent_) return {};
+    std::string s = parent_->str();
+    if (indexed_) {
+      s += '[';
+      s += std::to_string(index_);
+      s += ']';
+    } else {
+      if (!s.empty()) s += '.';
+      s += key_;
+    }
+    return s;
+  }
+
+ private:
+  const Path* parent_ = nullptr;
+  std::string_view key_;
+  std::size_t index_ = 0;
+  bool indexed_ = false;
+};
+
+// The name nlohmann::json gives a value's type, for refusals.
+const char* type_name(const V& v) {
+  switch (v.type()) {
+    case element_type::ARRAY:
+      return "array";
+    case element_type::OBJECT:
+      return "object";
+    case element_type::INT64:
+    case element_type::UINT64:
+    case element_type::DOUBLE:
+      return "number";
+    case element_type::STRING:
+      return "string";
+    case element_type::BOOL:
+      return "boolean";
+    case element_type::NULL_VALUE:
+      return "null";
+  }
+  return "null";
+}
+
+// Reads a run's JSON checking the type and range of every field; a refusal names the field
+// ("series[2].points[0].samples[3]") and what is wrong with it, in one line.
+class FieldReader {
+ public:
+  [[noreturn]] static void bad(const Path& field, const std::string& why) {
+    throw RunFormatError("field \"" + field.str() + "\": " + why);
+  }
+
+  // The member named key of an object (the last of that name, as nlohmann reads duplicates).
+  static std::optional<V> member(const V& obj, std::string_view key) {
+    std::optional<V> found;
+    simdjson::dom::object members;
+    if (obj.get_object().get(members)) return found;
+    for (const auto m : members)
+      if (m.key == key) found = m.value;
+    return found;
+  }
+
+  // The value of key, or nothing when it is absent or null (then `required` refuses it).
+  static std::optional<V> find(const V& obj, const Path& parent, const char* key, bool required) {
+    std::optional<V> v = member(obj, key);
+    if (!v || v->is_null()) {
+      if (required) bad(Path(parent, key), "missing");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // The value as compact JSON, for messages that show a wrong value.
+  static std::string dump(const V& v) { return simdjson::to_string(v); }
+  static std::string shown(const V& v) {
+    std::string text = dump(v);
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return std::string(type_name(v)) + " " + text;
+  }
+
+  static const V& object(const V& v, const Path& field) {
+    if (!v.is_object()) bad(field, "expected an object, got " + shown(v));
+    return v;
+  }
+  // Calls each(element, its field) for every element of the array v.
+  template <class Each>
+  static void elements(const V& v, const Path& field, Each each) {
+    simdjson::dom::array a;
+    if (v.get_array().get(a)) bad(field, "expected an array, got " + shown(v));
+    std::size_t i = 0;
+    for (const V e : a) each(e, Path(field, i++));
+  }
+  // The same for an optional array member (nothing when it is absent).
+  template <class Each>
+  static void elements(const V& obj, const Path& parent, const char* key, Each each) {
+    if (const auto v = find(obj, parent, key, false)) elements(*v, Path(parent, key), each);
+  }
+  // The number of elements of an optional array member (0 when it is absent or not an array).
+  static std::size_t size(const V& obj, const char* key) {
+    simdjson::dom::array a;
+    const auto v = member(obj, key);
+    return v && !v->get_array().get(a) ? a.size() : 0;
+  }
+  // An object's members the way nlohmann::json iterates them: by key, the last of duplicates.
+  static std::vector<simdjson::dom::key_value_pair> members(const V& obj, const Path& field) {
+    object(obj, field);
+    std::vector<simdjson::dom::key_value_pair> out;
+    const simdjson::dom::object all = obj.get_object().value_unsafe();
+    for (const auto m : all) out.push_back(m);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.key < b.key; });
+    // Of equal keys the last written stays (stable: it is the last of its run).
+    std::vector<simdjson::dom::key_value_pair> unique;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (i + 1 == out.size() || out[i].key != out[i + 1].key) unique.push_back(out[i]);
+    return unique;
+  }
+
+  static std::string string(const V& v, const Path& field) {
+    std::string_view s;
+    if (v.get_string().get(s)) bad(field, "expected a string, got " + shown(v));
+    return std::string(s);
+  }
+  static std::string string(const V& obj, const Path& parent, const char* key, bool required,
+                            const std::string& def = {}) {
+    const auto v = find(obj, parent, key, required);
+    return v ? string(*v, Path(parent, key)) : def;
+  }
+
+  static bool boolean(const V& obj, const Path& parent, const char* key, bool def) {
+    const auto v = find(obj, parent, key, false);
+    if (!v) return def;
+    bool b = false;
+    if (v->get_bool().get(b)) bad(Path(parent, key), "expected true or false, got " + shown(*v));
+    return b;
+  }
+
+  static double number(const V& v, const Path& field) {
+    double d = 0;
+    if (v.get_double().get(d)) bad(field, "expected a number, got " + shown(v));
+    if (!std::isfinite(d)) bad(field, "is not a finite number");
+    return d;
+  }
+  static double number(const V& obj, const Path& parent, const char* key, bool required,
+                       double def = 0) {
+    const auto v = find(obj, parent, key, required);
+    return v ? number(*v, Path(parent, key)) : def;
+  }
+
+  // A whole number in [lo, hi]; a float is taken when it is integral and in range.
+  static std::int64_t integer(const V& obj, const Path& parent, const char* key, std::int64_t lo,
+                              std::int64_t hi, bool required, std::int64_t def = 0) {
+    const auto v = find(obj, parent, key, required);
+    if (!v) return def;
+    const Path field(parent, key);
+    const auto out_of_range = [&] {
+      return dump(*v) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi);
+    };
+    if (v->type() == element_type::UINT64) bad(field, out_of_range());  // above INT64_MAX
+    if (v->type() == element_type::INT64) {
+      const std::int64_t i = v->get_int64().value_unsafe();
+      if (i < lo || i > hi) bad(field, out_of_range());
+      return i;
+    }
+    if (v->type() != element_type::DOUBLE) bad(field, "expected a whole number, got " + shown(*v));
+    const double d = v->get_double().value_unsafe();
+    if (!std::isfinite(d) || d != std::floor(d))
+      bad(field, "expected a whole number, got " + dump(*v));
+    // 2^63 is above every int64 (and INT64_MAX rounds up to it as a double)
+    if (d < static_cast<double>(lo) || d > static_cast<double>(hi) || d >= 0x1p63)
+      bad(field, out_of_range());
+    return static_cast<std::int64_t>(d);
+  }
+
+  // An optional number member; absent or null gives nullopt.
+  static std::optional<double> optional_number(const V& obj, const Path& parent, const char* key) {
+    const auto v = find(obj, parent, key, false);
+    if (!v) return std::nullopt;
+    return number(*v, Path(parent, key));
+  }
+
+  // A string member naming one of an enum's values (as its to_string() spells them).
+  template <class E, std::size_t N>
+  static E name_of(const V& obj, const Path& parent, const char* key, const E (&all)[N]) {
+    const std::string s = string(obj, parent, key, true);
+    if (auto e = enum_from_string(s, all)) return *e;
+    std::string allowed;
+    for (E e : all) allowed += std::string(allowed.empty() ? "" : ", ") + to_string(e);
+    bad(Path(parent, key), "unknown value \"" + s + "\" (expected one of: " + allowed + ")");
+  }
+};
+
+using R = FieldReader;
+const Path kRoot;
+
+// The document's root, once it is JSON of the run-file schema in a version this Perflab reads.
+const V& check_run_document(const V& j) {
+  std::optional<V> schema;
+  std::string_view name;
+  if (j.is_object()) schema = R::member(j, "schema");
+  if (!schema || schema->get_string().get(name) || name != kRunSchema)
+    throw RunFormatError("not a Perflab run file (no \"schema\": \"perflab-run\")");
+  const V version = *R::find(j, kRoot, "schema_version", true);
+  const Path field(kRoot, "schema_version");
+  if (!version.is_number()) R::bad(field, "expected a whole number, got " + R::shown(version));
+  if (version.type() != element_type::INT64 || version.get_int64().value_unsafe() < 1 ||
+      version.get_int64().value_unsafe() > Run::kSchemaVersion)
+    R::bad(field, R::dump(version) + " is not a version this Perflab reads (1.." +
+                      std::to_string(Run::kSchemaVersion) + ")");
+  return j;
+}
+
+// Calls read(element, its field) for every element of the array j[name], each checked to be
+// an object.
+template <class Read>
+void for_each_object(const V& j, const char* name, Read read) {
+  R::elements(j, kRoot, name, [&](const V& e, const Path& f) { read(R::object(e, f), f); });
+}
+
+void read_targets(const V& j, Run& run) {
+  for_each_object(j, "targets", [&](const V& t, const Path& f) {
+    run.targets.push_back({R::string(t, f, "kind", true), R::string(t, f, "address", true),
+                           R::boolean(t, f, "managed", false), R::string(t, f, "version", false)});
+  });
+}
+
+void read_host(const V& j, Run& run) {
+  const auto h = R::find(j, kRoot, "host", false);
+  if (!h) return;
+  const Path f(kRoot, "host");
+  R::object(*h, f);
+  run.host.cpu_model = R::string(*h, f, "cpu_model", false);
+  run.host.cores = static_cast<int>(R::integer(*h, f, "cores", 0, 1 << 20, false));
+  run.host.kernel = R::string(*h, f, "kernel", false);
+  run.host.hostname = R::string(*h, f, "hostname", false);
+  run.host.perflab_version = R::string(*h, f, "perflab_version", false);
+  run.host.build_type = R::string(*h, f, "build_type", false);
+}
+
+void read_groups(const V& j, Run& run) {
+  for_each_object(j, "groups", [&](const V& g, const Path& f) {
+    Group group{R::string(g, f, "id", true),           R::string(g, f, "title", false),
+                R::string(g, f, "unit", false),        R::string(g, f, "x_label", false),
+                R::boolean(g, f, "numeric_x", false),  R::boolean(g, f, "lower_is_better", true),
+                R::string(g, f, "description", false), R::boolean(g, f, "log_y", false),
+                R::boolean(g, f, "log_x", false),      R::boolean(g, f, "headline", false)};
+    group.stacked = R::boolean(g, f, "stacked", false);
+    run.groups.push_back(std::move(group));
+  });
+}
+
+// A point's statistics as stored, for a point without samples (one with samples has them
+// computed from its samples by summarize_samples, and what is stored is not read).
+Stats read_stored_stats(const V& p, const Path& ff) {
+  Stats st;
+  const auto sj = R::find(p, ff, "stats", false);
+  if (!sj) return st;
+  const Path sf(ff, "stats");
+  R::object(*sj, sf);
+  st.n = static_cast<std::size_t>(R::integer(*sj, sf, "n", 0, INT64_MAX, false));
+  st.min = R::number(*sj, sf, "min", false);
+  st.median = R::number(*sj, sf, "median", false);
+  st.mean = R::number(*sj, sf, "mean", false);
+  st.p95 = R::number(*sj, sf, "p95", false);
+  st.max = R::number(*sj, sf, "max", false);
+  st.stddev = R::number(*sj, sf, "stddev", false);
+  return st;
+}
+
+// An interval as run_to_json() writes it; value is the figure it belongs to.
+Estimate read_estimate(const V& obj, const Path& parent, double value) {
+  const Path f(parent, "ci");
+  const V e = R::object(*R::find(obj, parent, "ci", true), f);
+  Estimate est;
+  est.value = value;
+  est.lo = R::number(e, f, "lo", true);
+  est.hi = R::number(e, f, "hi", true);
+  est.level = R::number(e, f, "level", true);
+  if (est.level < 0 || est.level > 1) R::bad(Path(f, "level"), "is not in 0..1");
+  est.full_level = R::boolean(e, f, "full_level", false);
+  est.method = R::name_of(e, f, "method", kCiMethods);
+  if (est.lo > est.hi) R::bad(f, "lo is above hi");
+  return est;
+}
+
+// The median's interval, spread and outliers of a point: recomputed from the samples (as its
+// stats are); for a point without samples, the stored interval is kept. The stored fields are
+// checked either way.
+void read_point_summary(const V& p, const Path& ff, Point& pt) {
+  std::optional<Estimate> stored;
+  if (R::find(p, ff, "ci", false)) stored = read_estimate(p, ff, pt.stats.median);
+  const double cv = R::number(p, ff, "cv", false);
+  if (cv < 0) R::bad(Path(ff, "cv"), "is negative");
+  if (const auto o = R::find(p, ff, "outliers", false)) {
+    const Path of(ff, "outliers");
+    R::object(*o, of);
+    for (const char* k : {"low_severe", "low_mild", "high_mild", "high_severe"})
+      R::integer(*o, of, k, 0, INT64_MAX, false);
+  }
+  if (const auto pr = R::find(p, ff, "precision", false)) {
+    const Path pf(ff, "precision");
+    R::object(*pr, pf);
+    PointPrecision prec;
+    prec.rounds = static_cast<int>(R::integer(*pr, pf, "rounds", 0, INT32_MAX, true));
+    prec.reached = R::boolean(*pr, pf, "reached", false);
+    prec.worst_half_width = R::number(*pr, pf, "worst_half_width", false);
+    pt.precision = prec;
+  }
+  summarize_samples(pt);
+  if (pt.samples.empty()) {
+    pt.cv = cv;
+    if (stored) pt.median_ci = *stored;
+  }
+}
+
+Point read_point(const V& pj, const Path& ff) {
+  const V& p = R::object(pj, ff);
+  Point pt;
+  pt.label = R::string(p, ff, "label", true);
+  if (const auto x = R::find(p, ff, "x", false)) pt.x = R::number(*x, Path(ff, "x"));
+  pt.samples.reserve(R::size(p, "samples"));
+  R::elements(p, ff, "samples",
+              [&](const V& s, const Path& f) { pt.samples.push_back(R::number(s, f)); });
+  if (const auto extra = R::find(p, ff, "extra", false)) {
+    const Path ef(ff, "extra");
+    for (const auto& m : R::members(*extra, ef))
+      pt.extra[std::string(m.key)] = R::number(m.value, Path(ef, m.key));
+  }
+  if (pt.samples.empty()) pt.stats = read_stored_stats(p, ff);
+  read_point_summary(p, ff, pt);
+  return pt;
+}
+
+void read_series(const V& j, Run& run) {
+  for_each_object(j, "series", [&](const V& s, const Path& f) {
+    Series ser{R::string(s, f, "group", true), R::string(s, f, "name", true), {}};
+    if (!run.group(ser.group))
+      throw RunFormatError("series '" + ser.name + "' names unknown group '" + ser.group + "'");
+    ser.points.reserve(R::size(s, "points"));
+    R::elements(s, f, "points",
+                [&](const V& p, const Path& pf) { ser.points.push_back(read_point(p, pf)); });
+    run.series.push_back(std::move(ser));
+  });
+}
+
+void read_findings(const V& j, Run& run) {
+  for_each_object(j, "findings", [&](const V& fj, const Path& f) {
+    Finding fd;
+    fd.id = R::string(fj, f, "id", true);
+    fd.text = R::string(fj, f, "text", false);
+    fd.value = R::number(fj, f, "value", true);
+    if (const auto a = R::find(fj, f, "article", false))
+      fd.article = R::number(*a, Path(f, "article"));
+    if (R::find(fj, f, "ci", false)) fd.ci = read_estimate(fj, f, fd.value);
+    if (R::find(fj, f, "verdict", false)) {
+      fd.verdict = R::name_of(fj, f, "verdict", kVerdicts);
+      fd.threshold = R::number(fj, f, "threshold", true);
+      if (fd.threshold < 0) R::bad(Path(f, "threshold"), "is negative");
+      fd.better = R::name_of(fj, f, "better", kBetters);
+    }
+    if (R::find(fj, f, "reproduction", false))  // derived from article and ci; checked only
+      R::name_of(fj, f, "reproduction", kReproductions);
+    run.findings.push_back(std::move(fd));
+  });
+}
+
+void read_machine_noise(const V& j, Run& run) {
+  const auto m = R::find(j, kRoot, "machine_noise", false);
+  if (!m) return;
+  const Path f(kRoot, "machine_noise");
+  R::object(*m, f);
+  MachineNoise n;
+  n.load_per_core_before = R::optional_number(*m, f, "load_per_core_before");
+  n.load_per_core_after = R::optional_number(*m, f, "load_per_core_after");
+  n.steal_share = R::optional_number(*m, f, "steal_share");
+  n.loaded = R::boolean(*m, f, "loaded", false);
+  n.stolen = R::boolean(*m, f, "stolen", false);
+  R::boolean(*m, f, "busy", false);  // derived: loaded or stolen
+  run.machine = n;
+}
+
+// What is wrong with a text simdjson refused, and where: simdjson says what but not where, so
+// nlohmann's parser (keeping no value) reads it again for the line and column — only then.
+std::string why_not_json(const char* data, std::size_t size, simdjson::error_code error) {
+  try {
+    [[maybe_unused]] const json none =
+        json::parse(data, data + size, [](int, json::parse_event_t, json&) { return false; });
+  } catch (const json::exception& e) {
+    return e.what();
+  }
+  return simdjson::error_message(error);  // nlohmann reads it (a whole number beyond 64 bits)
+}
+
+// The run in text (size bytes at data); `padded`: simdjson's padding follows them, so the
+// text is parsed where it is (else simdjson copies it first).
+Run run_from_text(const char* data, std::size_t size, bool padded) {
+  // A byte-order mark is skipped, as nlohmann (and so Perflab before) skips it.
+  if (size >= 3 && std::memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+    data += 3;
+    size -= 3;
+  }
+  simdjson::dom::parser parser;
+  V j;
+  if (const auto error = parser.parse(data, size, !padded).get(j))
+    throw RunFormatError("not JSON: " + why_not_json(data, size, error));
+  check_run_document(j);
+  Run run;
+  run.experiment = R::string(j, kRoot, "experiment", true);
+  run.title = R::string(j, kRoot, "title", false, run.experiment);
+  if (const auto params = R::find(j, kRoot, "params", false)) {
+    const Path pf(kRoot, "params");
+    for (const auto& m : R::members(*params, pf))
+      run.params[std::string(m.key)] = R::string(m.value, Path(pf, m.key));
+  }
+  read_targets(j, run);
+  read_host(j, run);
+  run.started_unix_ms = R::integer(j, kRoot, "started_unix_ms", 0, INT64_MAX, false);
+  run.ended_unix_ms = R::integer(j, kRoot, "ended_unix_ms", 0, INT64_MAX, false);
+  try {
+    run.status = run_status_from_string(R::string(j, kRoot, "status", true));
+  } catch (const std::invalid_argument& e) {
+    R::bad(Path(kRoot, "status"), e.what());
+  }
+  run.message = R::string(j, kRoot, "message", false);
+  run.detail = R::string(j, kRoot, "detail", false);
+  read_groups(j, run);
+  read_series(j, run);
+  read_findings(j, run);
+  run.threshold = R::number(j, kRoot, "threshold", false, run.threshold);
+  if (run.threshold < 0) R::bad(Path(kRoot, "threshold"), "is negative");
+  read_machine_noise(j, run);
+  return run;
+}
+
+}  // namespace
+
+Run run_from_json(const std::string& text) {
+  return run_from_text(text.data(), text.size(),
+                       text.capacity() - text.size() >= simdjson::SIMDJSON_PADDING);
+}
+
+Run load_run(const std::filesystem::path& path) {
+  // Checked before reading: a huge file is refused by its size, a device or FIFO never read.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw RunFormatError(path.string() + ": cannot open (" +
+                         (ec ? ec.message() : std::string("No such file or directory")) + ")");
+  if (!std::filesystem::is_regular_file(status))
+    throw RunFormatError(path.string() + ": not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw RunFormatError(path.string() + ": cannot read its size (" + ec.message() + ")");
+  if (size > kMaxRunFileBytes)
+    throw RunFormatError(path.string() + ": " + std::to_string(size / (1024 * 1024)) +
+                         " MiB is larger than a run file may be (" +
+                         std::to_string(kMaxRunFileBytes / (1024 * 1024)) + " MiB)");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw RunFormatError(path.string() + ": cannot open (" + std::strerror(errno) + ")");
+  // Not a std::string: that would write zeros over the whole size before the file does. The
+  // padding simdjson reads past the end lets it parse the text where it is.
+  const auto text = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(size) +
+                                                           simdjson::SIMDJSON_PADDING);
+  f.read(text.get(), static_cast<std::streamsize>(size));
+  if (f.bad() || static_cast<std::uintmax_t>(f.gcount()) != size)
+    throw RunFormatError(path.string() + ": read error");
+  std::memset(text.get() + size, 0, simdjson::SIMDJSON_PADDING);
+  try {
+    return run_from_text(text.get(), static_cast<std::size_t>(size), true);
+  } catch (const RunFormatError& e) {
+    throw RunFormatError(path.string() + ": " + e.what());
+  }
+}
+
+}  // namespace perflab
