@@ -5,11 +5,13 @@
 // [min-max], ratios the median of the per-try ratios [min-max]: the hand-written reader this
 // replaced (common/json_doc) took 234 ms [227-295]; simdjson 3.0's dom::parser 0.70x
 // [0.53-0.97] of that; nlohmann 2.15x [1.84-2.72] through its SAX interface and 3.87x
-// [3.64-4.20] through nlohmann::json. A maintained library reads as fast as the hand-written
-// one did (this reader, every field checked: 194 ms [190-286], 5 tries), so that one went;
-// nlohmann alone would make reading a large run over twice as slow. simdjson 3.0 cannot write
-// a new document (it only re-serializes a parsed one): nlohmann writes run files, as it writes
-// all of Perflab's JSON.
+// [3.64-4.20] through nlohmann::json. This reader, every field checked, takes 196 ms [187-222]
+// (nlohmann's SAX interface 2.58x [2.32-2.80] of it), and load_run of that file 0.89x
+// [0.71-1.21] of the hand-written one's wall time (perflab-window-bench load, 15 tries each,
+// interleaved). A maintained library reads as fast as the hand-written one did, so that one
+// went; nlohmann alone would make reading a large run over twice as slow. simdjson 3.0 cannot
+// write a new document (it only re-serializes a parsed one): nlohmann writes run files, as it
+// writes all of Perflab's JSON.
 #include "common/run_io.h"
 
 #include <simdjson.h>
