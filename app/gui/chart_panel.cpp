@@ -22,7 +22,7 @@
 #include <QVBoxLayout>
 #include <QXYSeries>
 
-#include "points_model.h"
+#include "models/points_model.h"
 
 namespace perflab::gui {
 

@@ -11,7 +11,7 @@
 #include "charts/chart_export.h"
 #include "charts/run_chart.h"
 #include "common/run.h"
-#include "value_text.h"
+#include "models/value_text.h"
 
 class QCheckBox;
 class QChartView;

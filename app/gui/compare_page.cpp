@@ -15,9 +15,9 @@
 
 #include "chart_panel.h"
 #include "charts/run_chart.h"
-#include "comparison_model.h"
-#include "history_model.h"
-#include "run_history.h"
+#include "models/comparison_model.h"
+#include "models/history_model.h"
+#include "models/run_history.h"
 
 namespace perflab::gui {
 

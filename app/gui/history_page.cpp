@@ -22,7 +22,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "history_model.h"
+#include "models/history_model.h"
 
 namespace perflab::gui {
 

@@ -8,7 +8,7 @@
 #include <QFutureWatcher>
 #include <QWidget>
 
-#include "run_history.h"
+#include "models/run_history.h"
 
 class QLabel;
 class QTableView;

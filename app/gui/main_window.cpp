@@ -39,6 +39,7 @@
 #include "common/run_io.h"
 #include "compare_page.h"
 #include "history_page.h"
+#include "models/value_text.h"
 #include "param_form.h"
 #include "presentation_view.h"
 #include "registry.h"
@@ -46,7 +47,6 @@
 #include "run_controller.h"
 #include "targets_page.h"
 #include "teaching.h"
-#include "value_text.h"
 
 void perflab_init_gui_resources();
 

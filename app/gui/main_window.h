@@ -9,7 +9,7 @@
 #include <QMainWindow>
 
 #include "gui_types.h"
-#include "run_history.h"
+#include "models/run_history.h"
 #include "runner/experiment.h"
 #include "targets_settings.h"
 

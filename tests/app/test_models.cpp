@@ -10,12 +10,12 @@
 #include "common/compare.h"
 #include "common/figure_format.h"
 #include "common/run_io.h"
-#include "comparison_model.h"
-#include "history_model.h"
-#include "points_model.h"
-#include "run_history.h"
+#include "models/comparison_model.h"
+#include "models/history_model.h"
+#include "models/points_model.h"
+#include "models/run_history.h"
+#include "models/value_text.h"
 #include "sample_runs.h"
-#include "value_text.h"
 
 using namespace perflab;
 using namespace perflab::gui;

@@ -29,15 +29,15 @@
 #include "chart_panel.h"
 #include "common/run_io.h"
 #include "compare_page.h"
-#include "history_model.h"
 #include "history_page.h"
 #include "main_window.h"
+#include "models/history_model.h"
+#include "models/value_text.h"
 #include "param_form.h"
 #include "presentation_view.h"
 #include "report.h"
 #include "sample_runs.h"
 #include "teaching.h"
-#include "value_text.h"
 
 using namespace perflab;
 using namespace perflab::gui;

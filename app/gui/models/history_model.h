@@ -6,8 +6,8 @@
 
 #include <QHash>
 
-#include "run_history.h"
-#include "sorted_table_model.h"
+#include "models/run_history.h"
+#include "models/sorted_table_model.h"
 
 namespace perflab::gui {
 

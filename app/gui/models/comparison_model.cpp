@@ -1,4 +1,4 @@
-#include "comparison_model.h"
+#include "models/comparison_model.h"
 
 #include <cmath>
 
@@ -6,7 +6,7 @@
 
 #include "charts/run_chart.h"
 #include "common/figure_format.h"
-#include "value_text.h"
+#include "models/value_text.h"
 
 namespace perflab::gui {
 

@@ -1,4 +1,4 @@
-#include "run_history.h"
+#include "models/run_history.h"
 
 #include <algorithm>
 #include <stdexcept>

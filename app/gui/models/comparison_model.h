@@ -8,7 +8,7 @@
 
 #include "common/compare.h"
 #include "common/run.h"
-#include "sorted_table_model.h"
+#include "models/sorted_table_model.h"
 
 namespace perflab::gui {
 

@@ -1,4 +1,4 @@
-#include "value_text.h"
+#include "models/value_text.h"
 
 #include <cctype>
 #include <cmath>

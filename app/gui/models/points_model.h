@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/run.h"
-#include "sorted_table_model.h"
+#include "models/sorted_table_model.h"
 
 namespace perflab::gui {
 

@@ -1,4 +1,4 @@
-#include "sorted_table_model.h"
+#include "models/sorted_table_model.h"
 
 #include <algorithm>
 #include <numeric>

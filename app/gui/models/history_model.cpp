@@ -1,9 +1,9 @@
-#include "history_model.h"
+#include "models/history_model.h"
 
 #include <QDir>
 #include <QFileInfo>
 
-#include "value_text.h"
+#include "models/value_text.h"
 
 namespace perflab::gui {
 

@@ -1,10 +1,10 @@
-#include "points_model.h"
+#include "models/points_model.h"
 
 #include <QColor>
 
 #include "charts/run_chart.h"
 #include "common/figure_format.h"
-#include "value_text.h"
+#include "models/value_text.h"
 
 namespace perflab::gui {
 
