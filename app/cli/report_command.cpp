@@ -5,7 +5,7 @@
 #include "cli11/command_line.h"
 #include "common/run_io.h"
 #include "qt_app.h"
-#include "report.h"
+#include "report/report.h"
 
 namespace perflab {
 

@@ -15,8 +15,7 @@
 #include "chart_panel.h"
 #include "main_window.h"
 #include "param_form.h"
-
-void perflab_init_gui_resources();
+#include "report/resources.h"
 
 namespace {
 

@@ -43,12 +43,11 @@
 #include "param_form.h"
 #include "presentation_view.h"
 #include "registry.h"
-#include "report.h"
+#include "report/report.h"
+#include "report/resources.h"
+#include "report/teaching.h"
 #include "run_controller.h"
 #include "targets_page.h"
-#include "teaching.h"
-
-void perflab_init_gui_resources();
 
 namespace perflab::gui {
 

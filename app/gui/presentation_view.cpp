@@ -13,7 +13,7 @@
 
 #include "chart_panel.h"
 #include "charts/run_chart.h"
-#include "teaching.h"
+#include "report/teaching.h"
 
 namespace perflab::gui {
 

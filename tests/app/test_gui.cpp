@@ -43,12 +43,12 @@
 #include "models/run_history.h"
 #include "param_form.h"
 #include "registry.h"
+#include "report/teaching.h"
 #include "sample_runs.h"
 #include "targets/managed_postgres.h"
 #include "targets/postgres.h"
 #include "targets/server_start.h"
 #include "targets_page.h"
-#include "teaching.h"
 
 using namespace perflab;
 using namespace perflab::gui;

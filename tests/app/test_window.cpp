@@ -35,9 +35,9 @@
 #include "models/value_text.h"
 #include "param_form.h"
 #include "presentation_view.h"
-#include "report.h"
+#include "report/report.h"
+#include "report/teaching.h"
 #include "sample_runs.h"
-#include "teaching.h"
 
 using namespace perflab;
 using namespace perflab::gui;

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report/report.h"
 
 #include <memory>
 #include <stdexcept>
@@ -14,9 +14,8 @@
 
 #include "charts/chart_export.h"
 #include "registry.h"
-#include "teaching.h"
-
-void perflab_init_gui_resources();
+#include "report/resources.h"
+#include "report/teaching.h"
 
 namespace perflab::gui {
 

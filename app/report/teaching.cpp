@@ -1,4 +1,4 @@
-#include "teaching.h"
+#include "report/teaching.h"
 
 #include <cmath>
 
