@@ -1,15 +1,16 @@
-#include "bench_command.h"
+#include "cli/bench_command.h"
 
 #include <iostream>
 
+#include "cli/interrupt.h"
 #include "cli11/command_line.h"
-#include "interrupt.h"
 
 namespace perflab {
 
 using namespace perflab::sharding;
 
 BenchCommand::BenchCommand(CLI::App& cmd) {
+  cmd.set_help_flag("--help", "print this help and exit");  // -h is the host
   cmd.footer(
       "A load generator like redis-benchmark: -c clients on one thread, each keeping -P requests "
       "in flight, -n requests in all. Keys go under Perflab's own prefix unless --key-prefix "

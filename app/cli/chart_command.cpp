@@ -1,4 +1,4 @@
-#include "chart_command.h"
+#include "cli/chart_command.h"
 
 #include <cstdio>
 #include <iostream>
@@ -11,9 +11,9 @@
 #include <QSaveFile>
 
 #include "charts/chart_export.h"
+#include "cli/qt_app.h"
 #include "cli11/command_line.h"
 #include "common/run_io.h"
-#include "qt_app.h"
 
 namespace perflab {
 

@@ -1,4 +1,4 @@
-#include "qt_app.h"
+#include "cli/qt_app.h"
 
 #include <cstdio>
 

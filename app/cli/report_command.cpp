@@ -1,10 +1,10 @@
-#include "report_command.h"
+#include "cli/report_command.h"
 
 #include <iostream>
 
+#include "cli/qt_app.h"
 #include "cli11/command_line.h"
 #include "common/run_io.h"
-#include "qt_app.h"
 #include "report/report.h"
 
 namespace perflab {

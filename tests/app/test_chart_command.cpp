@@ -10,7 +10,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "chart_command.h"
+#include "cli/chart_command.h"
 #include "common/run_io.h"
 #include "sample_runs.h"
 

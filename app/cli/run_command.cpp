@@ -1,0 +1,220 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <string_view>
+
+#include "cli/command.h"
+#include "cli/interrupt.h"
+#include "cli11/command_line.h"
+#include "common/report.h"
+#include "common/run_io.h"
+#include "common/text.h"
+#include "registry.h"
+#include "runner/experiment.h"
+
+namespace perflab {
+
+namespace {
+
+using cli::kExitFailed, cli::kExitOk, cli::kExitUsage;
+constexpr int kExitCancelled = 130;
+
+std::string default_out(const std::string& experiment) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return "perflab-" + experiment + "-" + buf + ".json";
+}
+
+// Progress on stderr: one rewritten line on a terminal, plain lines otherwise (at most ~2/s).
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO)) {}
+  void operator()(double fraction, std::string_view step) {
+    if (quiet_) return;
+    std::lock_guard lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!tty_ && now - last_ < std::chrono::milliseconds(500) && std::string(step) == last_step_)
+      return;
+    last_ = now;
+    last_step_ = std::string(step);
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "[%3.0f%%] %.*s", fraction * 100, static_cast<int>(step.size()),
+                  step.data());
+    if (tty_)
+      std::fprintf(stderr, "\r\033[K%s", buf);
+    else
+      std::fprintf(stderr, "%s\n", buf);
+  }
+  void done() {
+    if (tty_ && !quiet_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool quiet_, tty_;
+  std::mutex mu_;
+  std::chrono::steady_clock::time_point last_{};
+  std::string last_step_;
+};
+
+}  // namespace
+
+RunCommand::RunCommand(CLI::App& cmd) {
+  cmd.footer(
+      "Runs an experiment and writes its run file. Passwords: PGPASSWORD or ~/.pgpass for "
+      "PostgreSQL, PERFLAB_REDIS_PASSWORD for Redis; they are never written to run files.");
+  cmd.add_option("EXPERIMENT", experiment_, "iolist, sharding or caching (see perflab-cli list)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& id) {
+            if (make_experiment(id)) return std::string();
+            std::vector<std::string> known;
+            for (const auto& e : all_experiments()) known.push_back(e->id());
+            return "unknown experiment '" + id + "' (" + join(known, ", ") + ")";
+          },
+          "ID"));
+  cmd.add_option("-p,--param", params_, "a parameter, NAME=VALUE (repeat; see perflab-cli list)")
+      ->allow_extra_args(false)
+      ->default_str("")
+      ->check(CLI::Validator(
+          [](std::string& kv) {
+            const auto eq = kv.find('=');
+            return eq == std::string::npos || eq == 0 ? "takes NAME=VALUE, got '" + kv + "'"
+                                                      : std::string();
+          },
+          "NAME=VALUE"));
+  cmd.add_option("--pg", pg_, "an external PostgreSQL (libpq conninfo); default: managed");
+  cmd.add_option("--redis", redis_, "external Redis nodes, HOST:PORT,...; default: managed")
+      ->check(cli::convertible(parse_redis_nodes, "HOST:PORT,..."));
+  cmd.add_option("--redis-cluster", redis_cluster_,
+                 "seed nodes of an external Redis Cluster, HOST:PORT,...; default: managed")
+      ->check(cli::convertible(parse_redis_nodes, "HOST:PORT,..."));
+  const auto not_empty = [](const char* why) {
+    return CLI::Validator(
+        [why](std::string& s) { return s.empty() ? std::string(why) : std::string(); }, "");
+  };
+  cmd.add_option("--schema", cfg_.pg_schema, "the only PostgreSQL schema Perflab touches")
+      ->check(not_empty("must not be empty"));
+  cmd.add_option("--prefix", cfg_.redis_prefix, "the only Redis keys Perflab touches")
+      ->check(not_empty("must not be empty: Perflab writes only under a prefix of its own"));
+  pg_timeout_s_ = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::seconds>(cfg_.pg_limits.statement_timeout).count());
+  cmd.add_option("--pg-timeout", pg_timeout_s_,
+                 "seconds a PostgreSQL statement may take (statement_timeout)")
+      ->check(CLI::Range(1, 86400));
+  cmd.add_option("-o,--out", out_, "the run file (default: perflab-EXPERIMENT-TIME.json)");
+  cmd.add_flag("-q,--quiet", quiet_, "no progress on stderr");
+}
+
+int RunCommand::run(const CLI::App&) {
+  auto exp = make_experiment(experiment_);
+  cfg_.pg_conninfo = pg_;
+  if (!redis_.empty()) {
+    cfg_.redis_nodes = parse_redis_nodes(redis_);
+    if (const char* pw = std::getenv("PERFLAB_REDIS_PASSWORD"))
+      for (auto& n : cfg_.redis_nodes) n.password = pw;
+  }
+  if (!redis_cluster_.empty()) {
+    cfg_.redis_cluster = parse_redis_nodes(redis_cluster_);
+    if (const char* pw = std::getenv("PERFLAB_REDIS_PASSWORD"))
+      for (auto& n : cfg_.redis_cluster) n.password = pw;
+  }
+  cfg_.pg_limits.statement_timeout = std::chrono::seconds(pg_timeout_s_);
+  if (out_.empty()) out_ = default_out(exp->id());
+  // Fail before measuring when the output cannot be written.
+  try {
+    check_output_path(out_);
+  } catch (const std::exception& e) {
+    return fail_program(kExitFailed, std::string(e.what()) + " (--out)");
+  }
+  Run run;
+  if (const int rc = measure(*exp, run); rc != kExitOk) return rc;
+
+  std::cout << format_run_report(run);
+  const bool measured = std::any_of(run.series.begin(), run.series.end(),
+                                    [](const Series& s) { return !s.points.empty(); });
+  if (run.status == RunStatus::Failed && !measured)
+    return fail_program(kExitFailed, run.experiment + " failed: " + run.message);
+  if (const int saved = save_or_fall_back(run); saved != kExitOk) return saved;
+  if (run.status == RunStatus::Failed)
+    return fail_program(kExitFailed, run.experiment + " failed: " + run.message +
+                                         (run.detail.empty() ? "" : " (details in " + out_ + ")"));
+  if (run.status == RunStatus::Cancelled) return kExitCancelled;
+  return kExitOk;
+}
+
+// Checks the targets and measures; Ctrl-C (or SIGTERM) stops the run, which keeps what was
+// measured. kExitOk when `run` holds a run to report.
+int RunCommand::measure(Experiment& exp, Run& run) {
+  std::map<std::string, std::string> params;
+  for (const auto& kv : params_) {
+    const auto eq = kv.find('=');
+    params[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  InterruptStop interrupt(
+      [] { std::fprintf(stderr, "\nperflab-cli: stopping (the run keeps what was measured)\n"); });
+  ProgressPrinter printer(quiet_);
+  RunHooks hooks;
+  hooks.progress = [&](double f, std::string_view s) { printer(f, s); };
+  try {
+    Targets targets(cfg_);
+    // Every target the run needs, checked before anything is measured: a wrong one costs one
+    // line and at most the connect timeout, and writes no run file.
+    try {
+      preflight(exp, targets, params, interrupt.token());
+    } catch (const TargetError& e) {
+      if (interrupt.token().stop_requested())
+        return fail_program(kExitCancelled, "stopped before the run began");
+      return fail_program(kExitFailed, e.what());
+    }
+    run = execute(exp, targets, params, hooks, interrupt.token());
+  } catch (const ParamError& e) {
+    printer.done();
+    return fail_program(kExitUsage, e.what());
+  } catch (const std::exception& e) {
+    printer.done();
+    return fail_program(kExitFailed, e.what());
+  }
+  printer.done();
+  return kExitOk;
+}
+
+// Saves the run at --out; when that fails at the end (the folder went away, the disk filled up),
+// next to it (or here, or in the temporary folder) under a fallback name, and says where.
+int RunCommand::save_or_fall_back(const Run& run) {
+  try {
+    save_run(run, out_);
+    std::cerr << "run written to " << out_ << "\n";
+    return kExitOk;
+  } catch (const std::exception& e) {
+    const std::string name = default_out(run.experiment);
+    const std::filesystem::path folder = std::filesystem::path(out_).has_parent_path()
+                                             ? std::filesystem::path(out_).parent_path()
+                                             : std::filesystem::path(".");
+    for (const auto& dir :
+         {folder, std::filesystem::path("."), std::filesystem::temp_directory_path()}) {
+      try {
+        save_run(run, dir / name);
+        return fail_program(kExitFailed, std::string(e.what()) + "; the run was saved to " +
+                                             (dir / name).string() + " instead");
+      } catch (const std::exception&) {
+      }
+    }
+    return fail_program(kExitFailed,
+                        std::string(e.what()) + "; no fallback could be written either");
+  }
+}
+
+}  // namespace perflab

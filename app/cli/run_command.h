@@ -1,0 +1,40 @@
+#pragma once
+// `perflab-cli run EXPERIMENT [--param NAME=VALUE]... [targets] [--out F] [-q]`: checks the
+// targets, runs an experiment of the registry with progress on stderr, prints its report and
+// writes its run file. Ctrl-C stops the run, which keeps what was measured.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "targets/targets.h"
+
+namespace perflab {
+
+class Experiment;
+struct Run;
+
+class RunCommand {
+ public:
+  explicit RunCommand(CLI::App& cmd);
+  // After parsing: 0 when the run finished and its file is written; 1 when a target, the run or
+  // the file failed (a run that measured something is still written, here or at a fallback),
+  // 2 on bad parameters, 130 when stopped (Ctrl-C). Problems are one line on stderr.
+  int run(const CLI::App& cmd);
+
+ private:
+  int measure(Experiment& exp, Run& run);
+  int save_or_fall_back(const Run& run);
+
+  std::string experiment_;
+  std::vector<std::string> params_;
+  std::optional<std::string> pg_;
+  std::string redis_, redis_cluster_;
+  TargetsConfig cfg_;
+  int pg_timeout_s_ = 30;
+  std::string out_;
+  bool quiet_ = false;
+};
+
+}  // namespace perflab
