@@ -69,20 +69,32 @@ class ProgressPrinter {
   std::string last_step_;
 };
 
+// The experiments' ids, in the registry's order.
+std::vector<std::string> experiment_ids() {
+  std::vector<std::string> ids;
+  for (const auto& e : all_experiments()) ids.push_back(e->id());
+  return ids;
+}
+
+// The ids as a sentence lists them: "iolist, sharding or caching".
+std::string ids_in_words(const std::vector<std::string>& ids) {
+  if (ids.size() < 2) return join(ids, "");
+  return join({ids.begin(), ids.end() - 1}, ", ") + " or " + ids.back();
+}
+
 }  // namespace
 
 RunCommand::RunCommand(CLI::App& cmd) {
   cmd.footer(
       "Runs an experiment and writes its run file. Passwords: PGPASSWORD or ~/.pgpass for "
       "PostgreSQL, PERFLAB_REDIS_PASSWORD for Redis; they are never written to run files.");
-  cmd.add_option("EXPERIMENT", experiment_, "iolist, sharding or caching (see perflab-cli list)")
+  cmd.add_option("EXPERIMENT", experiment_,
+                 ids_in_words(experiment_ids()) + " (see perflab-cli list)")
       ->required()
       ->check(CLI::Validator(
           [](std::string& id) {
             if (make_experiment(id)) return std::string();
-            std::vector<std::string> known;
-            for (const auto& e : all_experiments()) known.push_back(e->id());
-            return "unknown experiment '" + id + "' (" + join(known, ", ") + ")";
+            return "unknown experiment '" + id + "' (" + join(experiment_ids(), ", ") + ")";
           },
           "ID"));
   cmd.add_option("-p,--param", params_, "a parameter, NAME=VALUE (repeat; see perflab-cli list)")
