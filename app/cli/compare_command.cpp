@@ -1,3 +1,4 @@
+// `perflab-cli compare` (compare_command.h): two runs of one experiment, new/old.
 #include "cli/compare_command.h"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// `perflab-cli export` (export_command.h): a run file as CSV, Google Benchmark JSON, run JSON.
 #include "cli/export_command.h"
 
 #include <filesystem>

@@ -1,3 +1,4 @@
+// `perflab-cli list` (list_command.h): the registry's experiments and their parameters.
 #include "cli/list_command.h"
 
 #include <iostream>

@@ -1,3 +1,4 @@
+// `perflab-cli run` (run_command.h): targets checked, the run measured, reported and saved.
 #include "cli/run_command.h"
 
 #include <unistd.h>
