@@ -3,16 +3,10 @@
 #include <QAction>
 #include <QApplication>
 #include <QChartView>
-#include <QCheckBox>
-#include <QClipboard>
 #include <QCloseEvent>
-#include <QDesktopServices>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
-#include <QFormLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
@@ -23,10 +17,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
-#include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
-#include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -36,14 +27,13 @@
 
 #include "chart_panel.h"
 #include "common/report.h"
-#include "common/run_io.h"
 #include "compare_page.h"
+#include "export_actions.h"
 #include "history_page.h"
 #include "models/value_text.h"
 #include "param_form.h"
 #include "presentation_view.h"
 #include "registry.h"
-#include "report/report.h"
 #include "report/resources.h"
 #include "report/teaching.h"
 #include "run_controller.h"
@@ -95,6 +85,7 @@ void MainWindow::buildUi() {
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
   tabs_->addTab(buildRunPage(), "Run");
+  exports_ = new ExportActions(this, settings_.get(), results_, &current_);
   history_page_ = new HistoryPage(&history_);
   tabs_->addTab(history_page_, "History");
   compare_ = new ComparePage(&history_, history_page_->model());
@@ -242,11 +233,10 @@ void MainWindow::buildMenus() {
       QMessageBox::warning(this, "Import run", error);
   });
   file->addSeparator();
-  auto* export_chart =
-      act(file, "Export &chart…", &MainWindow::exportChartDialog, QKeySequence("Ctrl+E"));
-  auto* export_data = act(file, "Export &data…", &MainWindow::exportDataDialog);
-  act(file, "Export &report (PDF + HTML)…", &MainWindow::exportReportDialog);
-  auto* copy = act(file, "Cop&y chart", &MainWindow::copyChart, QKeySequence::Copy);
+  file->addAction(exports_->chartAction());
+  file->addAction(exports_->dataAction());
+  file->addAction(exports_->reportAction());
+  file->addAction(exports_->copyAction());
   file->addSeparator();
   act(file, "&Quit", &QWidget::close, QKeySequence::Quit);
 
@@ -286,9 +276,9 @@ void MainWindow::buildMenus() {
   tb->addAction(run_action_);
   tb->addAction(stop_action_);
   tb->addSeparator();
-  tb->addAction(export_chart);
-  tb->addAction(copy);
-  tb->addAction(export_data);
+  tb->addAction(exports_->chartAction());
+  tb->addAction(exports_->copyAction());
+  tb->addAction(exports_->dataAction());
   tb->addSeparator();
   tb->addAction(presentation_action_);
 }
@@ -687,27 +677,15 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
 }
 
 void MainWindow::exportChart(const QString& path, QSize size, bool all_groups) {
-  results_->exportChart(path, size, all_groups);
+  exports_->exportChart(path, size, all_groups);
 }
 
 void MainWindow::exportData(const QString& path) {
-  if (current_.groups.empty()) throw std::runtime_error("there are no results to export yet");
-  QString lower = path.toLower();
-  std::string text;
-  if (lower.endsWith(".gbench.json"))
-    text = run_to_gbench_json(current_);
-  else if (lower.endsWith(".json"))
-    text = run_to_json(current_);
-  else if (lower.endsWith(".csv"))
-    text = run_to_csv(current_);
-  else
-    throw std::runtime_error("use a .csv, .json or .gbench.json file name");
-  write_file_atomically(path.toStdString(), text);
+  exports_->exportData(path);
 }
 
 void MainWindow::copyChart() {
-  QImage img = results_->chartImage(results_->chartView()->size().expandedTo(QSize(800, 500)));
-  if (!img.isNull()) QGuiApplication::clipboard()->setImage(img);
+  exports_->copyChart();
 }
 
 void MainWindow::setPresentation(bool on) {
@@ -789,89 +767,6 @@ void MainWindow::showAbout() {
               "<tt>perflab-proxy --help</tt></p>")
           .arg(QString::fromLatin1(perflab_version()), QString::fromLatin1(qVersion()), dir,
                history_.dir().toHtmlEscaped(), settings_->fileName().toHtmlEscaped()));
-}
-
-void MainWindow::exportChartDialog() {
-  if (!results_->hasRun()) return;
-  QString dir = settings_->value("export/dir", QDir::homePath()).toString();
-  QString filter;
-  QString path = QFileDialog::getSaveFileName(
-      this, "Export chart", dir + "/" + q(current_.experiment) + "-" + q(results_->group()),
-      "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)", &filter);
-  if (path.isEmpty()) return;
-  if (QFileInfo(path).suffix().isEmpty())
-    path += filter.startsWith("SVG") ? ".svg" : filter.startsWith("PDF") ? ".pdf" : ".png";
-
-  QDialog dialog(this);
-  dialog.setWindowTitle("Chart size");
-  auto* form = new QFormLayout(&dialog);
-  auto* w = new QSpinBox;
-  auto* h = new QSpinBox;
-  w->setRange(100, 20000);
-  h->setRange(100, 20000);
-  w->setValue(settings_->value("export/width", 1200).toInt());
-  h->setValue(settings_->value("export/height", 700).toInt());
-  w->setSuffix(" px");
-  h->setSuffix(" px");
-  auto* all = new QCheckBox("Every chart of the run (grid; one page each in PDF)");
-  form->addRow("Width:", w);
-  form->addRow("Height:", h);
-  form->addRow(all);
-  auto* bb = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-  connect(bb, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-  connect(bb, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  form->addRow(bb);
-  if (dialog.exec() != QDialog::Accepted) return;
-  settings_->setValue("export/width", w->value());
-  settings_->setValue("export/height", h->value());
-  settings_->setValue("export/dir", QFileInfo(path).absolutePath());
-  try {
-    exportChart(path, QSize(w->value(), h->value()), all->isChecked());
-    statusBar()->showMessage("Chart written to " + path, 5000);
-  } catch (const std::exception& e) {
-    QMessageBox::warning(this, "Export chart", e.what());
-  }
-}
-
-void MainWindow::exportDataDialog() {
-  if (current_.groups.empty()) return;
-  QString dir = settings_->value("export/dir", QDir::homePath()).toString();
-  QString filter;
-  QString path = QFileDialog::getSaveFileName(
-      this, "Export data", dir + "/" + q(current_.experiment),
-      "CSV (*.csv);;Perflab run JSON (*.json);;Google Benchmark JSON (*.gbench.json)", &filter);
-  if (path.isEmpty()) return;
-  if (filter.startsWith("Google") && !path.endsWith(".gbench.json")) {
-    if (path.endsWith(".json")) path.chop(5);
-    path += ".gbench.json";
-  } else if (QFileInfo(path).suffix().isEmpty()) {
-    path += filter.startsWith("CSV") ? ".csv" : ".json";
-  }
-  settings_->setValue("export/dir", QFileInfo(path).absolutePath());
-  try {
-    exportData(path);
-    statusBar()->showMessage("Data written to " + path, 5000);
-  } catch (const std::exception& e) {
-    QMessageBox::warning(this, "Export data", e.what());
-  }
-}
-
-void MainWindow::exportReportDialog() {
-  if (current_.groups.empty()) return;
-  QString dir = settings_->value("export/dir", QDir::homePath()).toString();
-  QString path = QFileDialog::getSaveFileName(this, "Export report",
-                                              dir + "/" + q(current_.experiment) + "-report.pdf",
-                                              "PDF document, with an HTML page beside it (*.pdf)");
-  if (path.isEmpty()) return;
-  if (!path.endsWith(".pdf", Qt::CaseInsensitive)) path += ".pdf";
-  const QString html = path.left(path.size() - 4) + ".html";
-  settings_->setValue("export/dir", QFileInfo(path).absolutePath());
-  try {
-    write_report(current_, path, html);
-    statusBar()->showMessage("Report written to " + path + " and " + html, 8000);
-  } catch (const std::exception& e) {
-    QMessageBox::warning(this, "Export report", e.what());
-  }
 }
 
 void MainWindow::openRunDialog() {

@@ -26,6 +26,7 @@ namespace perflab::gui {
 
 class ChartPanel;
 class ComparePage;
+class ExportActions;
 class HistoryPage;
 class ParamForm;
 class PresentationView;
@@ -121,9 +122,6 @@ class MainWindow : public QMainWindow {
   void setRunControls(bool running);
   void updateStatus();
   void setBanner(const QString& text, const QString& colour);
-  void exportChartDialog();
-  void exportDataDialog();
-  void exportReportDialog();
   void openRunDialog();
   // An opened run on show. Sliced (a large run opened in the background): the headline chart
   // built now and painted in the next turn of the event loop, the side panel's figures and the
@@ -159,6 +157,7 @@ class MainWindow : public QMainWindow {
   };
   QFutureWatcher<Opened>*
       open_watch_;  // no saved window state: size the side panel on the first show
+  ExportActions* exports_;
 
   QTabWidget* tabs_;
   QListWidget* experiment_list_;
