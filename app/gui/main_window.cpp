@@ -23,7 +23,6 @@
 #include <QToolBar>
 #include <QUrl>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "chart_panel.h"
 #include "common/report.h"
@@ -37,6 +36,7 @@
 #include "report/resources.h"
 #include "report/teaching.h"
 #include "run_controller.h"
+#include "run_opener.h"
 #include "targets_page.h"
 
 namespace perflab::gui {
@@ -65,6 +65,7 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
   connect(controller_, &RunController::updated, this, &MainWindow::onUpdated);
   connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
   connect(controller_, &RunController::refused, this, &MainWindow::onRefused);
+  opener_ = new RunOpener(history_, this);
   buildUi();
   buildMenus();
   loadSettings();
@@ -77,7 +78,7 @@ MainWindow::~MainWindow() {
   controller_ = nullptr;
   targets_page_->waitForBackground();
   history_page_->waitForBackground();  // it lists history_, a member that goes first
-  open_watch_->waitForFinished();      // it reads through history_ too
+  opener_->waitForFinished();          // it reads through history_ too
 }
 
 void MainWindow::buildUi() {
@@ -196,8 +197,8 @@ void MainWindow::connectUi() {
   });
   connect(stop_button_, &QPushButton::clicked, this, &MainWindow::stopRun);
   connect(history_page_, &HistoryPage::openRequested, this, &MainWindow::openRunInBackground);
-  open_watch_ = new QFutureWatcher<Opened>(this);
-  connect(open_watch_, &QFutureWatcherBase::finished, this, &MainWindow::onRunLoaded);
+  connect(opener_, &RunOpener::fileRead, this, &MainWindow::onRunRead);
+  connect(opener_, &RunOpener::superseded, this, &MainWindow::openRunInBackground);
   connect(history_page_, &HistoryPage::compareRequested, this,
           [this](const QString& a, const QString& b) {
             compare_->compareFiles(a, b);
@@ -421,7 +422,7 @@ bool MainWindow::startRun(QString* error) {
     return fail(QString("Parameters: %1").arg(e.what()));
   }
   saveParams();
-  ++show_generation_;  // an opened run's remaining slices are not wanted
+  opener_->cancelTurns();  // an opened run's remaining slices are not wanted
   current_ = Run{};
   current_.experiment = id.toStdString();
   current_.title = exp->title();
@@ -590,49 +591,34 @@ void MainWindow::openRunInBackground(const QString& path) {
     emit runOpened(false, why);
     return;
   }
-  if (opening()) {  // the reader cannot be interrupted: the newest request waits for it
-    next_open_path_ = path;
-    return;
-  }
-  opening_path_ = path;
+  if (!opener_->open(path)) return;  // a file is being read: the newest request waits for it
   step_ = QString("opening %1 (%2 MB)…")
               .arg(QFileInfo(path).fileName())
               .arg(QFileInfo(path).size() / 1e6, 0, 'f', 1);
   status_->setText(step_);
-  open_watch_->setFuture(QtConcurrent::run([this, path]() -> Opened {
-    try {
-      return {std::make_shared<Run>(history_.load(path)), {}};
-    } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what())};
-    }
-  }));
 }
 
-void MainWindow::onRunLoaded() {
-  const QString path = opening_path_;
-  opening_path_.clear();
-  if (!next_open_path_.isEmpty()) {  // a newer request: this file is no longer wanted
-    openRunInBackground(std::exchange(next_open_path_, QString()));
-    return;
-  }
-  const Opened opened = open_watch_->result();
-  if (!opened.run || running()) {
-    const QString why =
-        opened.run ? "A run started while the file was read: it was not opened."
-                   : QString("Cannot open %1: %2").arg(QFileInfo(path).fileName(), opened.error);
+bool MainWindow::opening() const {
+  return opener_->opening();
+}
+
+void MainWindow::onRunRead(const QString& path, std::shared_ptr<Run> run, const QString& error) {
+  if (!run || running()) {
+    const QString why = run ? "A run started while the file was read: it was not opened."
+                            : QString("Cannot open %1: %2").arg(QFileInfo(path).fileName(), error);
     step_.clear();
     updateStatus();
     setBanner(why, "#b00020");
     emit runOpened(false, why);
     return;
   }
-  showRun(std::move(*opened.run), path, true);
+  showRun(std::move(*run), path, true);
   emit runOpened(true, {});
 }
 
 void MainWindow::showRun(Run run, const QString& path, bool sliced) {
   selectExperiment(q(run.experiment));  // another experiment's run on show is cleared first
-  const quint64 generation = ++show_generation_;
+  opener_->cancelTurns();
   current_ = std::move(run);
   current_path_ = path;
   if (currentExperiment() != q(current_.experiment))
@@ -642,22 +628,15 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
   results_->setRun(current_, sliced);
   if (sliced) {
     teaching_->setRunLoading();
-    // Each turn waits for the one before it and for the paint that one queued. A 1 ms timer, not
-    // a 0 ms one (in Qt 6 that is a posted call, sent in the same batch as the paint, so input
-    // and the window's timers would wait for both).
-    QTimer::singleShot(1, this, [this, generation, chart_view] {
-      chart_view->setUpdatesEnabled(true);  // whatever came since: the chart view is not frozen
-      if (generation != show_generation_) return;
-      QTimer::singleShot(1, this, [this, generation] {
-        if (generation != show_generation_) return;
-        teaching_->setRun(&current_);
-        QTimer::singleShot(1, this, [this, generation] {
-          if (generation != show_generation_) return;
-          results_->showTable();
-          emit runShown();
-        });
-      });
-    });
+    // Each turn waits for the one before it and for the paint that one queued.
+    opener_->showInTurns(
+        // whatever came since: the chart view is not frozen
+        [chart_view] { chart_view->setUpdatesEnabled(true); },
+        {[this] { teaching_->setRun(&current_); },
+         [this] {
+           results_->showTable();
+           emit runShown();
+         }});
   } else {
     teaching_->setRun(&current_);
   }
@@ -728,7 +707,7 @@ void MainWindow::showEvent(QShowEvent* e) {
 }
 
 void MainWindow::clearResults() {
-  ++show_generation_;
+  opener_->cancelTurns();
   current_ = Run{};
   current_path_.clear();
   results_->clear();

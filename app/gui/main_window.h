@@ -5,7 +5,6 @@
 #include <memory>
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QMainWindow>
 
 #include "gui_types.h"
@@ -31,6 +30,7 @@ class HistoryPage;
 class ParamForm;
 class PresentationView;
 class RunController;
+class RunOpener;
 class TargetsPage;
 class TeachingPanel;
 
@@ -65,7 +65,7 @@ class MainWindow : public QMainWindow {
   // outcome, and the banner the reason a file cannot be opened. A request during a load
   // replaces it (the last one asked for is shown).
   void openRunInBackground(const QString& path);
-  bool opening() const { return !opening_path_.isEmpty(); }
+  bool opening() const;
   void exportChart(const QString& path, QSize size, bool all_groups = false);  // throws
   void exportData(const QString& path);  // .csv, .json, .gbench.json; throws
   void copyChart();
@@ -128,7 +128,8 @@ class MainWindow : public QMainWindow {
   // table in the turns after, so the window never stops answering for long; a later showRun,
   // clearResults or startRun cancels the rest.
   void showRun(Run run, const QString& path, bool sliced = false);
-  void onRunLoaded();   // openRunInBackground's worker is done
+  // openRunInBackground's file is read: `run` on show, or the reason it is not.
+  void onRunRead(const QString& path, std::shared_ptr<Run> run, const QString& error);
   void clearResults();  // no run on show: chart, banner, progress and elapsed time reset
   void updateTitle();   // "<run> — <experiment> — Perflab"
   void showAbout();
@@ -147,16 +148,8 @@ class MainWindow : public QMainWindow {
   double fraction_ = 0;
   QElapsedTimer elapsed_;
   qint64 finished_ms_ = -1;
-  bool first_layout_ = false;
-  // openRunInBackground: the file being read, the one asked for after it, the reader.
-  QString opening_path_, next_open_path_;
-  quint64 show_generation_ = 0;  // showRun's slices run only while it is unchanged
-  struct Opened {
-    std::shared_ptr<Run> run;  // null when it could not be read
-    QString error;
-  };
-  QFutureWatcher<Opened>*
-      open_watch_;  // no saved window state: size the side panel on the first show
+  bool first_layout_ = false;  // no saved window state: size the side panel on the first show
+  RunOpener* opener_;          // openRunInBackground's reader, showRun's turns
   ExportActions* exports_;
 
   QTabWidget* tabs_;
