@@ -7,29 +7,23 @@
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
-#include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
-#include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QUrl>
-#include <QVBoxLayout>
 
 #include "chart_panel.h"
-#include "common/report.h"
 #include "compare_page.h"
 #include "export_actions.h"
 #include "history_page.h"
-#include "models/value_text.h"
 #include "param_form.h"
 #include "presentation_view.h"
 #include "registry.h"
@@ -85,8 +79,11 @@ void MainWindow::buildUi() {
   tabs_ = new QTabWidget;
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
-  tabs_->addTab(buildRunPage(), "Run");
+  run_page_ = new RunPage(experiments_);
+  form_ = run_page_->form();
+  results_ = run_page_->results();
   exports_ = new ExportActions(this, settings_.get(), results_, &current_);
+  tabs_->addTab(run_page_, "Run");
   history_page_ = new HistoryPage(&history_);
   tabs_->addTab(history_page_, "History");
   compare_ = new ComparePage(&history_, history_page_->model());
@@ -112,90 +109,20 @@ void MainWindow::buildUi() {
   connectUi();
 }
 
-QWidget* MainWindow::buildRunPage() {
-  auto* run_page = new QSplitter(Qt::Horizontal);
-  run_page->addWidget(buildRunControls());
-  auto* right = new QWidget;
-  auto* rv = new QVBoxLayout(right);
-  banner_ = new QLabel;
-  banner_->setObjectName("banner");
-  banner_->setWordWrap(true);
-  banner_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  banner_->hide();
-  rv->addWidget(banner_);
-  results_ = new ChartPanel;
-  rv->addWidget(results_, 1);
-  run_page->addWidget(right);
-  run_page->setStretchFactor(1, 1);
-  run_page->setSizes({400, 1000});
-  return run_page;
-}
-
-QWidget* MainWindow::buildRunControls() {
-  auto* left = new QWidget;
-  auto* lv = new QVBoxLayout(left);
-  lv->addWidget(new QLabel("<b>Experiment</b>"));
-  experiment_list_ = new QListWidget;
-  experiment_list_->setObjectName("experimentList");
-  experiment_list_->setWordWrap(true);
-  experiment_list_->setMaximumHeight(110);
-  for (const auto& e : experiments_) {
-    auto* item = new QListWidgetItem(q(e.title));
-    item->setData(Qt::UserRole, q(e.id));
-    item->setToolTip(q(e.purpose));
-    experiment_list_->addItem(item);
-  }
-  if (experiments_.empty())
-    experiment_list_->addItem("No experiments are built into this Perflab.");
-  lv->addWidget(experiment_list_);
-  purpose_ = new QLabel;
-  purpose_->setWordWrap(true);
-  purpose_->setObjectName("experimentPurpose");
-  lv->addWidget(purpose_);
-  lv->addWidget(new QLabel("<b>Parameters</b>"));
-  form_ = new ParamForm;
-  auto* scroll = new QScrollArea;
-  scroll->setWidget(form_);
-  scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-  lv->addWidget(scroll, 1);
-  auto* buttons = new QHBoxLayout;
-  run_button_ = new QPushButton("▶ Run");
-  run_button_->setObjectName("runButton");
-  stop_button_ = new QPushButton("■ Stop");
-  stop_button_->setObjectName("stopButton");
-  stop_button_->setEnabled(false);
-  buttons->addWidget(run_button_);
-  buttons->addWidget(stop_button_);
-  lv->addLayout(buttons);
-  progress_ = new QProgressBar;
-  progress_->setObjectName("progressBar");
-  progress_->setRange(0, 1000);
-  progress_->setValue(0);
-  progress_->setFormat("%p%");
-  lv->addWidget(progress_);
-  status_ = new QLabel("Ready.");
-  status_->setObjectName("runStatus");
-  status_->setWordWrap(true);
-  lv->addWidget(status_);
-  left->setMinimumWidth(340);
-  return left;
-}
-
 void MainWindow::connectUi() {
-  connect(tick_, &QTimer::timeout, this, &MainWindow::updateStatus);
+  connect(tick_, &QTimer::timeout, run_page_, &RunPage::updateStatus);
   connect(refresh_, &QTimer::timeout, this, [this] {
     results_->setRun(current_);
     teaching_->setRun(&current_);
   });
-  connect(experiment_list_, &QListWidget::currentRowChanged, this,
+  connect(run_page_->experimentList(), &QListWidget::currentRowChanged, this,
           &MainWindow::onExperimentChanged);
   connect(form_, &ParamForm::changed, this, &MainWindow::saveParams);
-  connect(run_button_, &QPushButton::clicked, this, [this] {
+  connect(run_page_->runButton(), &QPushButton::clicked, this, [this] {
     QString error;
-    if (!startRun(&error)) setBanner(error, "#b00020");
+    if (!startRun(&error)) run_page_->setBanner(error, "#b00020");
   });
-  connect(stop_button_, &QPushButton::clicked, this, &MainWindow::stopRun);
+  connect(run_page_->stopButton(), &QPushButton::clicked, this, &MainWindow::stopRun);
   connect(history_page_, &HistoryPage::openRequested, this, &MainWindow::openRunInBackground);
   connect(opener_, &RunOpener::fileRead, this, &MainWindow::onRunRead);
   connect(opener_, &RunOpener::superseded, this, &MainWindow::openRunInBackground);
@@ -244,7 +171,7 @@ void MainWindow::buildMenus() {
   auto* run = menuBar()->addMenu("&Run");
   run_action_ = run->addAction("&Run", this, [this] {
     QString error;
-    if (!startRun(&error)) setBanner(error, "#b00020");
+    if (!startRun(&error)) run_page_->setBanner(error, "#b00020");
   });
   run_action_->setShortcut(QKeySequence("Ctrl+R"));
   stop_action_ = run->addAction("&Stop", this, &MainWindow::stopRun);
@@ -305,7 +232,7 @@ void MainWindow::loadSettings() {
   }
   first_layout_ = !restoreState(s.value("window/state").toByteArray());
   if (!selectExperiment(s.value("run/experiment").toString()) && !experiments_.empty())
-    experiment_list_->setCurrentRow(0);
+    run_page_->experimentList()->setCurrentRow(0);
 }
 
 QString MainWindow::experimentTitle(const std::string& id) const {
@@ -315,21 +242,15 @@ QString MainWindow::experimentTitle(const std::string& id) const {
 }
 
 bool MainWindow::selectExperiment(const QString& id) {
-  for (int i = 0; i < experiment_list_->count(); ++i)
-    if (experiment_list_->item(i)->data(Qt::UserRole).toString() == id) {
-      experiment_list_->setCurrentRow(i);
-      return true;
-    }
-  return false;
+  return run_page_->selectExperiment(id);
 }
 
 QString MainWindow::currentExperiment() const {
-  auto* item = experiment_list_->currentItem();
-  return item ? item->data(Qt::UserRole).toString() : QString();
+  return run_page_->currentExperiment();
 }
 
 void MainWindow::onExperimentChanged() {
-  int row = experiment_list_->currentRow();
+  int row = run_page_->experimentList()->currentRow();
   if (row < 0 || row >= int(experiments_.size())) return;
   const auto& e = experiments_[row];
   QSignalBlocker block(form_);
@@ -342,7 +263,7 @@ void MainWindow::onExperimentChanged() {
   form_->setValues(saved);
   settings_->setValue("run/experiment", q(e.id));
   if (!running() && !current_.experiment.empty() && current_.experiment != e.id) clearResults();
-  purpose_->setText(q(e.purpose));
+  run_page_->setPurpose(q(e.purpose));
   teaching_->setExperiment(q(e.id), q(e.title), q(e.purpose));
   if (current_.experiment == e.id) teaching_->setRun(&current_);
 }
@@ -430,17 +351,13 @@ bool MainWindow::startRun(QString* error) {
   current_path_.clear();
   results_->setRun(current_);
   teaching_->setRun(nullptr);
-  banner_->hide();
-  fraction_ = 0;
-  step_ = "checking the targets, then starting (managed servers start on first use)";
-  finished_ms_ = -1;
-  progress_->setValue(0);
-  elapsed_.start();
+  run_page_->hideBanner();
+  run_page_->startClock("checking the targets, then starting (managed servers start on first use)");
   targets_page_->clearTargetErrors();
   controller_->start(std::move(exp), targets(), params);
   setRunControls(true);
   tick_->start();
-  updateStatus();
+  run_page_->updateStatus();
   updateTitle();
   emit runStarted();
   return true;
@@ -449,17 +366,14 @@ bool MainWindow::startRun(QString* error) {
 void MainWindow::stopRun() {
   if (!running()) return;
   controller_->stop();
-  stop_button_->setEnabled(false);
+  run_page_->stopButton()->setEnabled(false);
   stop_action_->setEnabled(false);
-  step_ = "stopping…";
-  updateStatus();
+  run_page_->setStep("stopping…");
 }
 
 void MainWindow::onProgress(double fraction, const QString& step) {
-  fraction_ = std::clamp(fraction, 0.0, 1.0);
-  if (!controller_->stopping()) step_ = step;
-  progress_->setValue(static_cast<int>(fraction_ * 1000));
-  updateStatus();
+  run_page_->setProgress(fraction,
+                         controller_->stopping() ? std::nullopt : std::optional<QString>(step));
 }
 
 void MainWindow::onUpdated(const Run& run) {
@@ -469,33 +383,30 @@ void MainWindow::onUpdated(const Run& run) {
 }
 
 void MainWindow::setRunControls(bool running) {
-  run_button_->setEnabled(!running);
+  run_page_->setRunControls(running);
   run_action_->setEnabled(!running);
-  stop_button_->setEnabled(running);
   stop_action_->setEnabled(running);
-  experiment_list_->setEnabled(!running);
-  form_->setEnabled(!running);
 }
 
 void MainWindow::onRefused(TargetField field, const QString& why, bool stopped) {
   tick_->stop();
-  finished_ms_ = elapsed_.elapsed();
+  run_page_->stopClock();
   setRunControls(false);
-  step_ = "not started";
   if (stopped) {
-    banner_->hide();
+    run_page_->hideBanner();
   } else {
     targets_page_->setTargetError(field, why);
-    setBanner("Run not started: " + why + "\nChange the target on the Targets tab.", "#b00020");
+    run_page_->setBanner("Run not started: " + why + "\nChange the target on the Targets tab.",
+                         "#b00020");
   }
-  updateStatus();
+  run_page_->setStep("not started");
   emit runRefused(why);
 }
 
 void MainWindow::onFinished(const Run& run) {
   refresh_->stop();
   tick_->stop();
-  finished_ms_ = elapsed_.elapsed();
+  run_page_->stopClock();
   current_ = run;
   results_->setRun(current_);
   teaching_->setRun(&current_);
@@ -506,34 +417,7 @@ void MainWindow::onFinished(const Run& run) {
   } catch (const std::exception& e) {
     saved_note = QString(" It could not be saved: %1").arg(e.what());
   }
-  switch (run.status) {
-    case RunStatus::Finished:
-      progress_->setValue(1000);
-      step_ = "finished";
-      if (!saved_note.isEmpty())
-        setBanner(saved_note.trimmed(), "#b00020");
-      else if (auto noise = run_noise_summary(run))
-        setBanner(q(*noise), "#8a6d00");
-      else
-        banner_->hide();
-      break;
-    case RunStatus::Cancelled:
-      step_ = "stopped";
-      setBanner(
-          "Run stopped: what was measured before the stop is kept and shown (marked "
-          "cancelled)." +
-              saved_note,
-          "#8a6d00");
-      break;
-    case RunStatus::Failed:
-    case RunStatus::Running:
-      step_ = "failed";
-      setBanner("Run failed: " + q(run.message) +
-                    "\nWhat was measured before the failure is kept and shown." + saved_note,
-                "#b00020");
-      break;
-  }
-  updateStatus();
+  run_page_->showOutcome(run, saved_note);
   updateTitle();
   history_page_->refresh();
   history_page_->selectPath(current_path_);  // the pickers of Compare follow its model
@@ -542,32 +426,14 @@ void MainWindow::onFinished(const Run& run) {
 }
 
 QString MainWindow::statusText() const {
-  return status_->text();
+  return run_page_->statusText();
 }
 QString MainWindow::bannerText() const {
-  return banner_->isVisible() ? banner_->text() : QString();
+  return run_page_->bannerText();
 }
 
-void MainWindow::setBanner(const QString& text, const QString& colour) {
-  banner_->setText(text);
-  banner_->setStyleSheet(QString("QLabel { border: 1px solid %1; color: %1; padding: 6px; "
-                                 "border-radius: 4px; }")
-                             .arg(colour));
-  banner_->setVisible(!text.isEmpty());
-}
-
-void MainWindow::updateStatus() {
-  if (!elapsed_.isValid()) return;
-  qint64 ms = finished_ms_ >= 0 ? finished_ms_ : elapsed_.elapsed();
-  QString text = QString("Step: %1\nElapsed: %2").arg(step_, format_duration(ms));
-  if (finished_ms_ < 0) {
-    if (fraction_ > 0.02 && fraction_ < 1)
-      text += QString(" — about %1 left")
-                  .arg(format_duration(qint64(ms * (1 - fraction_) / fraction_)));
-    else
-      text += " — estimating time left…";
-  }
-  status_->setText(text);
+QProgressBar* MainWindow::progressBar() const {
+  return run_page_->progressBar();
 }
 
 bool MainWindow::openRun(const QString& path, QString* error) {
@@ -587,15 +453,14 @@ bool MainWindow::openRun(const QString& path, QString* error) {
 void MainWindow::openRunInBackground(const QString& path) {
   if (running()) {
     const QString why = "A run is going: stop it or wait before opening another.";
-    setBanner(why, "#b00020");
+    run_page_->setBanner(why, "#b00020");
     emit runOpened(false, why);
     return;
   }
   if (!opener_->open(path)) return;  // a file is being read: the newest request waits for it
-  step_ = QString("opening %1 (%2 MB)…")
-              .arg(QFileInfo(path).fileName())
-              .arg(QFileInfo(path).size() / 1e6, 0, 'f', 1);
-  status_->setText(step_);
+  run_page_->setStepText(QString("opening %1 (%2 MB)…")
+                             .arg(QFileInfo(path).fileName())
+                             .arg(QFileInfo(path).size() / 1e6, 0, 'f', 1));
 }
 
 bool MainWindow::opening() const {
@@ -606,9 +471,8 @@ void MainWindow::onRunRead(const QString& path, std::shared_ptr<Run> run, const 
   if (!run || running()) {
     const QString why = run ? "A run started while the file was read: it was not opened."
                             : QString("Cannot open %1: %2").arg(QFileInfo(path).fileName(), error);
-    step_.clear();
-    updateStatus();
-    setBanner(why, "#b00020");
+    run_page_->setStep({});
+    run_page_->setBanner(why, "#b00020");
     emit runOpened(false, why);
     return;
   }
@@ -640,17 +504,7 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
   } else {
     teaching_->setRun(&current_);
   }
-  finished_ms_ = current_.ended_unix_ms - current_.started_unix_ms;
-  step_ = QString("opened %1 (%2)").arg(QFileInfo(path).fileName(), to_string(current_.status));
-  elapsed_.start();
-  progress_->setValue(current_.status == RunStatus::Finished ? 1000 : 0);
-  updateStatus();
-  if (current_.status == RunStatus::Failed)
-    setBanner("This run failed: " + q(current_.message), "#b00020");
-  else if (current_.status == RunStatus::Cancelled)
-    setBanner("This run was stopped before the end: partial results.", "#8a6d00");
-  else
-    banner_->hide();
+  run_page_->showOpened(current_, path);
   tabs_->setCurrentIndex(0);
   updateTitle();
 }
@@ -710,14 +564,8 @@ void MainWindow::clearResults() {
   opener_->cancelTurns();
   current_ = Run{};
   current_path_.clear();
-  results_->clear();
+  run_page_->clear();
   teaching_->setRun(nullptr);
-  banner_->hide();
-  elapsed_.invalidate();
-  finished_ms_ = -1;
-  fraction_ = 0;
-  progress_->setValue(0);
-  status_->setText("Ready.");
   updateTitle();
 }
 

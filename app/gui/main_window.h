@@ -4,19 +4,16 @@
 // Thin: it drives the core libraries and perflab_charts and measures nothing itself.
 #include <memory>
 
-#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include "gui_types.h"
 #include "models/run_history.h"
+#include "run_page.h"
 #include "runner/experiment.h"
 #include "targets_settings.h"
 
 class QAction;
-class QLabel;
-class QListWidget;
 class QProgressBar;
-class QPushButton;
 class QSettings;
 class QTabWidget;
 class QTimer;
@@ -81,7 +78,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* historyPage() const { return history_page_; }
   ComparePage* comparePage() const { return compare_; }
   TeachingPanel* teachingPanel() const { return teaching_; }
-  QProgressBar* progressBar() const { return progress_; }
+  QProgressBar* progressBar() const;
   RunHistory& history() { return history_; }
 
  signals:
@@ -102,14 +99,8 @@ class MainWindow : public QMainWindow {
   void showEvent(QShowEvent* e) override;
 
  private:
-  struct ExperimentInfo {
-    std::string id, title, purpose;
-    std::vector<ParamSpec> specs;
-  };
   // The window's parts; then connectUi() wires them (pages, timers, controller signals).
   void buildUi();
-  QWidget* buildRunPage();
-  QWidget* buildRunControls();  // experiment list, parameters, Run/Stop, progress, status
   void connectUi();
   void buildMenus();
   void loadSettings();
@@ -120,8 +111,6 @@ class MainWindow : public QMainWindow {
   void onFinished(const Run& run);
   void onRefused(TargetField field, const QString& why, bool stopped);
   void setRunControls(bool running);
-  void updateStatus();
-  void setBanner(const QString& text, const QString& colour);
   void openRunDialog();
   // An opened run on show. Sliced (a large run opened in the background): the headline chart
   // built now and painted in the next turn of the event loop, the side panel's figures and the
@@ -144,21 +133,14 @@ class MainWindow : public QMainWindow {
   RunController* controller_;
   Run current_;
   QString current_path_;
-  QString step_;
-  double fraction_ = 0;
-  QElapsedTimer elapsed_;
-  qint64 finished_ms_ = -1;
   bool first_layout_ = false;  // no saved window state: size the side panel on the first show
   RunOpener* opener_;          // openRunInBackground's reader, showRun's turns
   ExportActions* exports_;
 
   QTabWidget* tabs_;
-  QListWidget* experiment_list_;
-  ParamForm* form_;
-  QPushButton *run_button_, *stop_button_;
-  QProgressBar* progress_;
-  QLabel *status_, *banner_, *purpose_;
-  ChartPanel* results_;
+  RunPage* run_page_;
+  ParamForm* form_;      // run_page_'s
+  ChartPanel* results_;  // run_page_'s
   HistoryPage* history_page_;
   ComparePage* compare_;
   PresentationView* presentation_view_ = nullptr;
