@@ -1,7 +1,8 @@
 #pragma once
 // perflab's main window: experiments and their parameter forms, background runs with progress
 // and Stop, results (chart + table), history, compare, targets, teaching, export.
-// Thin: it drives the core libraries and perflab_charts and measures nothing itself.
+// Thin: it drives the core libraries and perflab_charts and measures nothing itself. Its parts:
+// the Run tab (RunPage), opening run files (RunOpener), the exports (ExportActions), the pages.
 #include <memory>
 
 #include <QMainWindow>
