@@ -1,11 +1,11 @@
-# perflab_library(NAME [AREA FOLDER] [HEADERS H...] SOURCES S...)
+# perflab_library(NAME AREA FOLDER SOURCES S...)   a library of one folder (core/FOLDER)
+# perflab_library(NAME HEADERS H... SOURCES S...)  a library of headers at the top (registry.h)
 #
 # A static library that exposes only its own headers. Its PUBLIC include directory is a folder of
 # the build tree, <build>/include/NAME, holding symbolic links:
-#   - AREA without HEADERS: FOLDER -> the calling source folder (every header of the area);
-#   - AREA with HEADERS:    FOLDER/H -> each listed header (two libraries sharing one folder,
-#                           e.g. perflab_proxy and perflab_sharding in core/sharding);
-#   - HEADERS without AREA: H -> each listed header at the top (registry.h).
+#   - AREA:    FOLDER -> the calling source folder (every header of the area, included as
+#              "FOLDER/x.h");
+#   - HEADERS: H -> each listed header, at the top.
 # A target sees the include directories of what it links (CMake propagates PUBLIC ones), and
 # nothing else: an #include "targets/..." in a library that does not link perflab_targets does
 # not compile. That is how the build enforces the layering.
@@ -13,33 +13,28 @@ set(PERFLAB_INCLUDE_ROOT ${PROJECT_BINARY_DIR}/include)
 
 function(perflab_library name)
   cmake_parse_arguments(PARSE_ARGV 1 A "" "AREA" "HEADERS;SOURCES")
+  if((A_AREA AND A_HEADERS) OR (NOT A_AREA AND NOT A_HEADERS))
+    message(FATAL_ERROR "perflab_library(${name}): give either AREA or HEADERS")
+  endif()
   add_library(${name} STATIC ${A_SOURCES})
   set(root ${PERFLAB_INCLUDE_ROOT}/${name})
-  set(dir ${root})
-  if(A_AREA)
-    set(dir ${root}/${A_AREA})
-  endif()
   file(MAKE_DIRECTORY ${root})
-  # Links of an earlier configure go first (a header removed from the list stays hidden).
-  if(IS_SYMLINK ${dir})
-    file(REMOVE ${dir})
-  elseif(IS_DIRECTORY ${dir})
-    file(GLOB old LIST_DIRECTORIES true ${dir}/*)
-    foreach(o IN LISTS old)
-      if(IS_SYMLINK ${o})
-        file(REMOVE ${o})
-      endif()
-    endforeach()
-  endif()
-  if(A_HEADERS)
-    file(MAKE_DIRECTORY ${dir})
-    foreach(h IN LISTS A_HEADERS)
-      file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR}/${h} ${dir}/${h} SYMBOLIC)
-    endforeach()
-  elseif(A_AREA)
-    file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${dir} SYMBOLIC)
+  # Links of an earlier configure go first (a header removed from the list stays hidden), and
+  # folders of links an older layout made (they hold nothing but links into the sources).
+  file(GLOB old LIST_DIRECTORIES true ${root}/*)
+  foreach(o IN LISTS old)
+    if(IS_SYMLINK ${o})
+      file(REMOVE ${o})
+    elseif(IS_DIRECTORY ${o})
+      file(REMOVE_RECURSE ${o})
+    endif()
+  endforeach()
+  if(A_AREA)
+    file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${root}/${A_AREA} SYMBOLIC)
   else()
-    message(FATAL_ERROR "perflab_library(${name}): give AREA, HEADERS or both")
+    foreach(h IN LISTS A_HEADERS)
+      file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR}/${h} ${root}/${h} SYMBOLIC)
+    endforeach()
   endif()
   target_include_directories(${name} PUBLIC ${root})
 endfunction()

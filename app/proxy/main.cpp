@@ -1,4 +1,4 @@
-// perflab-proxy: the sharding proxy as a standalone daemon (a thin main over core/sharding).
+// perflab-proxy: the sharding proxy as a standalone daemon (a thin main over core/proxy).
 //
 //   perflab-proxy --port 8090 --nodes=127.0.0.1:8081,127.0.0.1:8082 [--bind 127.0.0.1]
 //                 [--requirepass-file F] [--password-file F] [--allow-admin]
@@ -13,14 +13,14 @@
 
 #include "cli11/command_line.h"
 #include "common/endpoint.h"
-#include "sharding/pool_config.h"
-#include "sharding/proxy.h"
+#include "proxy/pool_config.h"
+#include "proxy/proxy.h"
 
 namespace {
 
-namespace sh = perflab::sharding;
+namespace px = perflab::proxy;
 
-sh::Proxy* g_proxy = nullptr;
+px::Proxy* g_proxy = nullptr;
 
 extern "C" void on_signal(int sig) {
   if (!g_proxy) return;
@@ -50,16 +50,16 @@ struct Args {
   std::string backends = "shared";
   std::string log_level = "info";
   std::string log_file;
-  int backend_timeout_ms = sh::ProxyOptions{}.backend_timeout_ms;
+  int backend_timeout_ms = px::ProxyOptions{}.backend_timeout_ms;
   int stats_port = -1;
-  std::int64_t max_bulk_len = sh::RespLimits{}.max_bulk_len;
-  std::int64_t max_multibulk_len = sh::RespLimits{}.max_multibulk_len;
+  std::int64_t max_bulk_len = px::RespLimits{}.max_bulk_len;
+  std::int64_t max_multibulk_len = px::RespLimits{}.max_multibulk_len;
   std::int64_t max_client_pending_bytes =
-      static_cast<std::int64_t>(sh::ProxyOptions{}.max_client_pending_bytes);
+      static_cast<std::int64_t>(px::ProxyOptions{}.max_client_pending_bytes);
 
   // Throws std::invalid_argument for what the command line cannot check alone.
-  sh::ProxyOptions options(const CLI::App& app) const {
-    sh::ProxyOptions o;
+  px::ProxyOptions options(const CLI::App& app) const {
+    px::ProxyOptions o;
     auto given = [&](const char* opt) { return app.count(opt) > 0; };
     if (!cluster.empty()) {
       // A Redis Cluster upstream: its masters and slot map are read when the proxy starts.
@@ -70,7 +70,7 @@ struct Args {
       o.cluster = perflab::parse_redis_nodes(cluster);
     } else if (!config.empty()) {
       // The pool as twemproxy would run it; what the command line gives explicitly wins.
-      sh::PoolConfig pc = sh::read_nutcracker_pool(config, pool);
+      px::PoolConfig pc = px::read_nutcracker_pool(config, pool);
       o.pool = pc.name;
       o.nodes = pc.nodes;
       o.servers = pc.servers;
@@ -87,27 +87,27 @@ struct Args {
       if (nodes.empty())
         throw std::invalid_argument("--nodes is required (or --config, or --cluster)");
       o.nodes = perflab::parse_redis_nodes(nodes);
-      o.routing.hash = sh::parse_hash_function(hash);
-      o.routing.distribution = sh::parse_distribution(distribution);
-      o.routing.tag = sh::HashTag::parse(hash_tag);
+      o.routing.hash = px::parse_hash_function(hash);
+      o.routing.distribution = px::parse_distribution(distribution);
+      o.routing.tag = px::HashTag::parse(hash_tag);
     }
     if (config.empty() || given("--port")) o.port = port;
     if (config.empty() || given("--bind")) o.bind = bind;
     if (config.empty() || given("--backend-timeout")) o.backend_timeout_ms = backend_timeout_ms;
     if (config.empty() || given("--db")) o.db = db;
-    if (given("--hash")) o.routing.hash = sh::parse_hash_function(hash);
-    if (given("--distribution")) o.routing.distribution = sh::parse_distribution(distribution);
-    if (given("--hash-tag")) o.routing.tag = sh::HashTag::parse(hash_tag);
+    if (given("--hash")) o.routing.hash = px::parse_hash_function(hash);
+    if (given("--distribution")) o.routing.distribution = px::parse_distribution(distribution);
+    if (given("--hash-tag")) o.routing.tag = px::HashTag::parse(hash_tag);
     if (!password_file.empty()) o.password = perflab::cli::read_secret_file(password_file);
     if (!password.empty()) o.password = password;
     if (!requirepass_file.empty()) o.requirepass = perflab::cli::read_secret_file(requirepass_file);
     if (!requirepass.empty()) o.requirepass = requirepass;
     o.protected_mode = protected_mode == "yes";
     o.allow_admin = allow_admin;
-    o.write = sh::parse_write_strategy(write);
+    o.write = px::parse_write_strategy(write);
     o.nodelay = nodelay == "on";
     o.shared_backends = backends == "shared";
-    o.log_level = sh::parse_log_level(log_level);
+    o.log_level = px::parse_log_level(log_level);
     o.log_file = log_file;
     o.stats_port = stats_port;
     o.limits.max_bulk_len = max_bulk_len;
@@ -134,13 +134,13 @@ void add_options(CLI::App& app, Args& a) {
                  "redis_auth, redis_db, listen)");
   app.add_option("--pool", a.pool, "the pool of --config to serve (needed when it has several)");
   app.add_option("--hash", a.hash, "key hash, as twemproxy names them")
-      ->check(convertible(sh::parse_hash_function, "HASH"));
+      ->check(convertible(px::parse_hash_function, "HASH"));
   app.add_option("--distribution", a.distribution, "modula or ketama, as twemproxy")
-      ->check(convertible(sh::parse_distribution, "DIST"));
+      ->check(convertible(px::parse_distribution, "DIST"));
   app.add_option("--hash-tag", a.hash_tag,
                  "trailing: a key ending in {tag} hashes the tag (RedisSharding); two characters "
                  "such as {}: twemproxy's hash_tag; none: the whole key")
-      ->check(convertible(sh::HashTag::parse, "TAG"));
+      ->check(convertible(px::HashTag::parse, "TAG"));
   app.add_option("--requirepass-file", a.requirepass_file,
                  "file whose first line is the password clients must AUTH with (also "
                  "PERFLAB_PROXY_REQUIREPASS); without one, only loopback clients are served "
@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
               << "-file or the environment\n";
   if (rc) return *rc;
   try {
-    perflab::sharding::Proxy proxy(args.options(app));
+    perflab::proxy::Proxy proxy(args.options(app));
     g_proxy = &proxy;
     struct sigaction sa {};
     sa.sa_handler = on_signal;

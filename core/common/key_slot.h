@@ -1,7 +1,7 @@
 #pragma once
 // Redis Cluster's hash slots: CRC-16/XMODEM of a key (or of its {tag}) modulo 16384, exactly as
 // redis-server's keyHashSlot computes them. No network code: the cluster client (targets) and the
-// proxy's cluster upstream (sharding) both route with it.
+// proxy's cluster upstream (proxy) both route with it.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -13,7 +13,7 @@ namespace perflab {
 inline constexpr int kClusterSlots = 16384;
 
 // The table of CRC-16/XMODEM (polynomial 0x1021), byte at a time. twemproxy's crc16 hash uses it
-// with a wider accumulator (sharding/hashkit.cpp).
+// with a wider accumulator (proxy/hashkit.cpp).
 const std::array<std::uint16_t, 256>& crc16_xmodem_table();
 // CRC-16/XMODEM: polynomial 0x1021, initial value 0, no reflection ("123456789" -> 0x31C3).
 std::uint16_t crc16_xmodem(std::string_view data);

@@ -20,12 +20,12 @@
 #include "common/key_slot.h"
 #include "common/stats.h"
 #include "common/text.h"
+#include "proxy/proxy.h"
+#include "proxy/routing.h"
 #include "runner/rounds.h"
 #include "sharding/cluster_demo.h"
 #include "sharding/loadgen.h"
-#include "sharding/proxy.h"
 #include "sharding/redis_benchmark.h"
-#include "sharding/routing.h"
 #include "targets/child_process.h"
 #include "targets/owned_folder.h"
 #include "targets/ownership.h"
@@ -89,19 +89,21 @@ struct Variant {
   std::string token;   // in the `variants` parameter
   std::string series;  // in the charts
   VariantKind kind;
-  WriteStrategy write = WriteStrategy::Coalesced;
+  proxy::WriteStrategy write = proxy::WriteStrategy::Coalesced;
   bool nodelay = true;
 };
 
 const std::vector<Variant>& all_variants() {
   static const std::vector<Variant> v = {
       {"direct", "direct redis", VariantKind::Direct},
-      {"coalesced+nodelay", "coalesced+nodelay", VariantKind::Proxy, WriteStrategy::Coalesced,
-       true},
-      {"coalesced", "coalesced, no nodelay", VariantKind::Proxy, WriteStrategy::Coalesced, false},
-      {"per-reply+nodelay", "per-reply+nodelay", VariantKind::Proxy, WriteStrategy::PerReply, true},
-      {"per-reply", "per-reply, no nodelay (lazy)", VariantKind::Proxy, WriteStrategy::PerReply,
+      {"coalesced+nodelay", "coalesced+nodelay", VariantKind::Proxy,
+       proxy::WriteStrategy::Coalesced, true},
+      {"coalesced", "coalesced, no nodelay", VariantKind::Proxy, proxy::WriteStrategy::Coalesced,
        false},
+      {"per-reply+nodelay", "per-reply+nodelay", VariantKind::Proxy, proxy::WriteStrategy::PerReply,
+       true},
+      {"per-reply", "per-reply, no nodelay (lazy)", VariantKind::Proxy,
+       proxy::WriteStrategy::PerReply, false},
       {"twemproxy", "twemproxy", VariantKind::Twemproxy},
       {"cluster", "Redis Cluster (cluster client)", VariantKind::Cluster},
       {"redis-benchmark-cluster", "redis-benchmark --cluster", VariantKind::RedisBenchmarkCluster},
@@ -325,20 +327,20 @@ struct ServersUnderTest {
   std::vector<Variant> variants;  // the plan's, less twemproxy when it cannot run
   std::map<std::string, int> ports;
   std::optional<RedisClusterTarget> cluster;
-  std::map<std::string, std::unique_ptr<Proxy>> proxies;
+  std::map<std::string, std::unique_ptr<proxy::Proxy>> proxies;
   std::unique_ptr<Twemproxy> twem;
 };
 
-std::unique_ptr<Proxy> start_proxy(const std::vector<RedisEndpoint>& nodes, const Variant& v,
-                                   bool cluster) {
-  ProxyOptions o;
+std::unique_ptr<proxy::Proxy> start_proxy(const std::vector<RedisEndpoint>& nodes, const Variant& v,
+                                          bool cluster) {
+  proxy::ProxyOptions o;
   o.port = 0;
   (cluster ? o.cluster : o.nodes) = nodes;
   o.password = nodes.front().password;
   o.write = v.write;
   o.nodelay = v.nodelay;
-  o.log_level = LogLevel::Warn;
-  auto proxy = std::make_unique<Proxy>(o);
+  o.log_level = proxy::LogLevel::Warn;
+  auto proxy = std::make_unique<proxy::Proxy>(o);
   proxy->start();
   return proxy;
 }
@@ -949,7 +951,7 @@ class ShardingExperiment : public Experiment {
       if (i < 4) names4.push_back(n);
       names5.push_back(n);
     }
-    KetamaRing ring4(names4), ring5(names5);
+    proxy::KetamaRing ring4(names4), ring5(names5);
     // Hash slots: 4 masters with even ranges; a 5th takes 16384/5 slots, an equal share from the
     // start of each other master's range.
     std::vector<int> slots4(kClusterSlots), slots5(kClusterSlots);
@@ -972,11 +974,11 @@ class ShardingExperiment : public Experiment {
       std::snprintf(buf, sizeof buf, "key:%012d", i);
       std::string_view k(buf);
       std::size_t a[4], b[4];
-      a[0] = modula_node(k, 4), b[0] = modula_node(k, 5);
+      a[0] = proxy::modula_node(k, 4), b[0] = proxy::modula_node(k, 5);
       a[1] = ring4.node_for(k), b[1] = ring5.node_for(k);
-      std::uint64_t h = fnv1a64(k);
-      a[2] = static_cast<std::size_t>(jump_consistent_hash(h, 4));
-      b[2] = static_cast<std::size_t>(jump_consistent_hash(h, 5));
+      std::uint64_t h = proxy::fnv1a64(k);
+      a[2] = static_cast<std::size_t>(proxy::jump_consistent_hash(h, 4));
+      b[2] = static_cast<std::size_t>(proxy::jump_consistent_hash(h, 5));
       const int slot = cluster_key_slot(k);
       a[3] = static_cast<std::size_t>(slots4[slot]), b[3] = static_cast<std::size_t>(slots5[slot]);
       for (int s = 0; s < 4; ++s) {

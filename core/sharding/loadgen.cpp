@@ -22,7 +22,7 @@
 #include "common/clock.h"
 #include "common/key_slot.h"
 #include "common/text.h"
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 #include "targets/cluster.h"
 #include "targets/io_wait.h"
 
@@ -157,7 +157,7 @@ struct BClient {
   int fd = -1;
   std::string in;
   std::size_t in_start = 0, in_end = 0;
-  ReplyScanner scanner;
+  proxy::ReplyScanner scanner;
   std::size_t to_write = 0, written = 0;
   int outstanding = 0;
   std::int64_t batch_start = 0;
@@ -210,7 +210,7 @@ int connect_to(const BenchOptions& o, const std::stop_token& stop) {
 std::string blocking_command(int fd, const std::vector<std::string_view>& argv,
                              const BenchOptions& o, const std::stop_token& stop) {
   IoDeadline io(o.reply_timeout, stop);
-  return exchange_command(fd, argv, [&](short events) {
+  return proxy::exchange_command(fd, argv, [&](short events) {
     if (io.wait(fd, events) == 0)
       throw std::runtime_error(io.stopped() ? "stopped during setup" : "no reply during setup");
   });
@@ -253,7 +253,7 @@ std::string test_command(const BenchOptions& o, BenchTest test) {
       break;
   }
   std::string one;
-  append_command(one, argv);
+  proxy::append_command(one, argv);
   return one;
 }
 
@@ -502,9 +502,9 @@ class Benchmark {
     for (;;) {
       std::string_view data(c.in.data() + c.in_start, c.in_end - c.in_start);
       if (data.empty()) break;
-      ParseResult pr = c.scanner.scan(data);
-      if (pr.status == ParseStatus::Incomplete) break;
-      if (pr.status == ParseStatus::Error) throw std::runtime_error(pr.error);
+      proxy::ParseResult pr = c.scanner.scan(data);
+      if (pr.status == proxy::ParseStatus::Incomplete) break;
+      if (pr.status == proxy::ParseStatus::Error) throw std::runtime_error(pr.error);
       if (data[0] == '-') {
         if (res_.errors++ == 0) res_.first_error = std::string(data.substr(1, data.find('\r') - 1));
         if (data.starts_with("-MOVED ")) ++res_.moved;

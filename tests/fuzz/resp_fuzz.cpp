@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
-using namespace perflab::sharding;
+using namespace perflab::proxy;
 
 namespace {
 

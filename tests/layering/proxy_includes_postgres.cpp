@@ -1,3 +1,3 @@
 // The proxy needs RESP and routing, never PostgreSQL: must not compile against perflab_proxy.
-#include "sharding/proxy.h"
+#include "proxy/proxy.h"
 #include "targets/postgres.h"

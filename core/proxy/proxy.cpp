@@ -1,4 +1,4 @@
-#include "sharding/proxy.h"
+#include "proxy/proxy.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -26,11 +26,11 @@
 #include "common/clock.h"
 #include "common/key_slot.h"
 #include "common/text.h"
-#include "sharding/cluster_upstream.h"
-#include "sharding/merge.h"
-#include "sharding/routing.h"
+#include "proxy/cluster_upstream.h"
+#include "proxy/merge.h"
+#include "proxy/routing.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 const char* to_string(WriteStrategy w) {
   return w == WriteStrategy::Coalesced ? "coalesced" : "per-reply";
@@ -1713,4 +1713,4 @@ ProxyStats Proxy::stats() const {
   return impl_->snapshot();
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

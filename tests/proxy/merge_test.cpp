@@ -1,15 +1,15 @@
-// The proxy's key splitting and reply merging (sharding/merge.h): pure functions, no server.
+// The proxy's key splitting and reply merging (proxy/merge.h): pure functions, no server.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "sharding/merge.h"
-#include "sharding/resp.h"
-#include "sharding/routing.h"
+#include "proxy/merge.h"
+#include "proxy/resp.h"
+#include "proxy/routing.h"
 
-using namespace perflab::sharding;
+using namespace perflab::proxy;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "sharding/cluster_upstream.h"
+#include "proxy/cluster_upstream.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -10,9 +10,9 @@
 #include <stdexcept>
 
 #include "common/key_slot.h"
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -115,4 +115,4 @@ ClusterUpstream fetch_cluster_upstream(const std::vector<RedisEndpoint>& seeds,
   throw std::runtime_error("no Redis Cluster seed gave its slot map (" + tried + ")");
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

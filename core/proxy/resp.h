@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 // Limits, with Redis's names and defaults.
 struct RespLimits {
@@ -107,4 +107,4 @@ void append_value(std::string& out, const RespValue& v);
 // forwards must be read as the server will read them.
 bool parse_int64(std::string_view s, std::int64_t& out);
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "common/endpoint.h"
-#include "sharding/hashkit.h"
+#include "proxy/hashkit.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 struct PoolConfig {
   std::string name;
@@ -33,4 +33,4 @@ PoolConfig parse_nutcracker_pool(const std::string& yaml, const std::string& poo
 // Reads the file first; throws std::invalid_argument when it cannot be read.
 PoolConfig read_nutcracker_pool(const std::string& path, const std::string& pool);
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

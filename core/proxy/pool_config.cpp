@@ -1,4 +1,4 @@
-#include "sharding/pool_config.h"
+#include "proxy/pool_config.h"
 
 #include <yaml.h>
 
@@ -10,9 +10,9 @@
 #include <stdexcept>
 
 #include "common/text.h"
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 namespace {
 
@@ -248,4 +248,4 @@ PoolConfig read_nutcracker_pool(const std::string& path, const std::string& pool
   }
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -1,11 +1,11 @@
-#include "sharding/routing.h"
+#include "proxy/routing.h"
 
 #include <unordered_map>
 
 #include "common/text.h"
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 std::string_view hash_tag(std::string_view key) {
   return HashTag{}.apply(key);
@@ -215,4 +215,4 @@ std::string command_name(const std::vector<std::string_view>& argv) {
   return n;
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

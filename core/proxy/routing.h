@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sharding/hashkit.h"
+#include "proxy/hashkit.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 // The part of a key that RedisSharding hashes: for a key ending in "{tag}" (a '}' as last byte,
 // the last '{' before it, a non-empty tag between), the tag; otherwise the whole key. So
@@ -81,4 +81,4 @@ bool command_keys(const KeySpec& spec, const std::vector<std::string_view>& argv
 // The name of a command for messages: upper case, with its subcommand ("SCRIPT LOAD").
 std::string command_name(const std::vector<std::string_view>& argv);
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

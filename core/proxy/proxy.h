@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "common/endpoint.h"
-#include "sharding/hashkit.h"
-#include "sharding/resp.h"
+#include "proxy/hashkit.h"
+#include "proxy/resp.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 enum class WriteStrategy { Coalesced, PerReply };
 const char* to_string(WriteStrategy w);
@@ -160,4 +160,4 @@ class Proxy {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

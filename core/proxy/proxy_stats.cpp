@@ -2,9 +2,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/run.h"
-#include "sharding/proxy.h"
+#include "proxy/proxy.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 namespace {
 
@@ -83,4 +83,4 @@ std::string stats_info(const ProxyStats& s) {
   return out;
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -1,4 +1,4 @@
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 namespace {
 
@@ -433,4 +433,4 @@ void append_value(std::string& out, const RespValue& v) {
   }
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 // CRC-32 (IEEE 802.3, as zlib's crc32 and twemproxy's "crc32a").
 std::uint32_t crc32(std::string_view data);
@@ -123,4 +123,4 @@ std::size_t modula_node(std::string_view key, std::size_t n);
 // Jump consistent hash (Lamping & Veach 2014) of a 64-bit key hash.
 std::int32_t jump_consistent_hash(std::uint64_t key, std::int32_t buckets);
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "sharding/routing.h"
+#include "proxy/routing.h"
 
-using namespace perflab::sharding;
+using namespace perflab::proxy;
 
 TEST(Routing, Crc32IsIeee) {
   EXPECT_EQ(crc32("123456789"), 0xCBF43926u);

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
-using namespace perflab::sharding;
+using namespace perflab::proxy;
 
 namespace {
 

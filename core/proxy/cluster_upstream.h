@@ -8,7 +8,7 @@
 
 #include "common/endpoint.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 struct ClusterUpstream {
   std::vector<RedisEndpoint> masters;     // in slot order
@@ -22,4 +22,4 @@ ClusterUpstream fetch_cluster_upstream(const std::vector<RedisEndpoint>& seeds,
                                        const std::string& password,
                                        std::chrono::milliseconds timeout);
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "sharding/routing.h"
+#include "proxy/routing.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 // Where the keys of a multi-key command go.
 struct KeySplit {
@@ -52,4 +52,4 @@ void merge_replies(MergeMode mode, std::string_view command,
                    const std::vector<std::string_view>& replies, const ReplyOrder& order,
                    std::string& out);
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

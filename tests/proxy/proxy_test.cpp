@@ -24,11 +24,10 @@
 #include <vector>
 
 #include "common/key_slot.h"
+#include "proxy/pool_config.h"
+#include "proxy/proxy.h"
+#include "proxy/routing.h"
 #include "servers.h"
-#include "sharding/loadgen.h"
-#include "sharding/pool_config.h"
-#include "sharding/proxy.h"
-#include "sharding/routing.h"
 #include "targets/child_process.h"
 #include "targets/cluster.h"
 #include "targets/managed_redis.h"
@@ -39,7 +38,7 @@
 #include "targets/server_start.h"
 
 using namespace perflab;
-using namespace perflab::sharding;
+using namespace perflab::proxy;
 using Cmd = std::vector<std::string>;
 
 namespace {
@@ -631,40 +630,6 @@ TEST(Proxy, RedisBenchmarkWorksThroughIt) {
       EXPECT_NE(out.find(t), std::string::npos) << t << " missing in:\n" << out;
     EXPECT_EQ(out.find("rror"), std::string::npos) << out;
   }
-}
-
-TEST(Proxy, LoadGeneratorThroughIt) {
-  auto proxy = make_proxy(servers().shards, WriteStrategy::PerReply, true);
-  BenchOptions o;
-  o.port = proxy->port();
-  o.clients = 4;
-  o.requests = 2000;
-  o.pipeline = 8;
-  o.keyspace = 1000;
-  o.key_prefix = "lg:";
-  for (BenchTest t : {BenchTest::Set, BenchTest::Get, BenchTest::Mset, BenchTest::Mget}) {
-    BenchResult r = run_bench(o, t);
-    EXPECT_EQ(r.requests, 2000) << to_string(t);
-    EXPECT_EQ(r.errors, 0) << r.first_error;
-    EXPECT_GT(r.rps, 0);
-    EXPECT_LE(r.p50_ms, r.p99_ms);
-    EXPECT_LE(r.p99_ms, r.max_ms);
-  }
-  // The keys went where the routing says, and only there.
-  int found = 0;
-  for (int i = 0; i < 20; ++i) {
-    char k[32];
-    std::snprintf(k, sizeof k, "lg:%012d", i);
-    for (std::size_t n = 0; n < 4; ++n) {
-      RedisClient c(servers().shards[n]);
-      std::int64_t e = c.command({"EXISTS", k}).integer;
-      if (n != node_for_key(k, 4)) {
-        EXPECT_EQ(e, 0) << k << " on node " << n;
-      }
-      found += static_cast<int>(e);
-    }
-  }
-  EXPECT_GT(found, 10);
 }
 
 TEST(Proxy, BadOptionsAreRejected) {

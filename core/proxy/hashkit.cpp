@@ -1,4 +1,4 @@
-#include "sharding/hashkit.h"
+#include "proxy/hashkit.h"
 
 #include <zlib.h>
 
@@ -10,7 +10,7 @@
 
 #include "common/key_slot.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 std::uint32_t crc32(std::string_view data) {
   uLong c = ::crc32(0L, Z_NULL, 0);
@@ -526,4 +526,4 @@ std::size_t Router::node(std::string_view key) const {
   return modula_[h % modula_.size()];
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "proxy/routing.h"
 #include "servers.h"
-#include "sharding/routing.h"
 #include "targets/managed_redis_cluster.h"
 #include "targets/redis.h"
 #include "targets/server_start.h"
@@ -515,10 +515,9 @@ TEST(ProxyApp, OneLargeReplyThatIsReadIsServed) {
   std::vector<std::string_view> mget{"MGET"};
   for (int i = 0; keys.size() < 4; ++i) {  // two keys on each node: the reply is merged
     const std::string k = "large:" + std::to_string(i);
-    const std::size_t node = sharding::node_for_key(k, 2);
-    if (std::count_if(keys.begin(), keys.end(), [&](const std::string& x) {
-          return sharding::node_for_key(x, 2) == node;
-        }) < 2)
+    const std::size_t node = proxy::node_for_key(k, 2);
+    if (std::count_if(keys.begin(), keys.end(),
+                      [&](const std::string& x) { return proxy::node_for_key(x, 2) == node; }) < 2)
       keys.push_back(k);
   }
   for (const auto& k : keys) {

@@ -1,8 +1,8 @@
-#include "sharding/merge.h"
+#include "proxy/merge.h"
 
-#include "sharding/resp.h"
+#include "proxy/resp.h"
 
-namespace perflab::sharding {
+namespace perflab::proxy {
 
 void split_keys(const std::vector<std::string_view>& argv, std::size_t step, const Router& router,
                 KeySplit& split) {
@@ -137,4 +137,4 @@ void merge_replies(MergeMode mode, std::string_view command,
   }
 }
 
-}  // namespace perflab::sharding
+}  // namespace perflab::proxy
