@@ -1,8 +1,10 @@
-// The proxy's counters as twemproxy's stats JSON and as an INFO-like text.
+// The proxy's counters: read from any thread (a snapshot), and shown as twemproxy's stats JSON and
+// as an INFO-like text.
 #include <nlohmann/json.hpp>
 
 #include "common/run.h"
 #include "proxy/proxy.h"
+#include "proxy/proxy_impl.h"
 
 namespace perflab::proxy {
 
@@ -81,6 +83,43 @@ std::string stats_info(const ProxyStats& s) {
     });
   }
   return out;
+}
+
+ProxyStats Proxy::Impl::snapshot() const {
+  ProxyStats s;
+  s.pool = opts.pool;
+  s.uptime_s = (wall_ns() - started_ns) / 1000000000;
+  s.clients_accepted = st_accepted.get();
+  s.clients_connected = st_connected.get();
+  s.clients_refused = st_refused.get();
+  s.client_eof = st_client_eof.get();
+  s.client_err = st_client_err.get();
+  s.requests = st_requests.get();
+  s.fragments = st_fragments.get();
+  s.forward_error = st_forward_error.get();
+  s.protocol_errors = st_proto.get();
+  s.auth_failures = st_auth.get();
+  s.refused_commands = st_refused_cmds.get();
+  s.client_limit_closes = st_limit.get();
+  s.backend_failures = st_backend.get();
+  s.backend_timeouts = st_timeouts.get();
+  for (std::size_t i = 0; i < server_st.size(); ++i) {
+    const ServerCounters& c = *server_st[i];
+    ServerStats v;
+    v.name = opts.servers.empty() ? node_names[i] : opts.servers[i].name;
+    v.server_eof = c.eof.get();
+    v.server_err = c.err.get();
+    v.server_timedout = c.timedout.get();
+    v.server_connections = c.connections.get();
+    v.requests = c.requests.get();
+    v.request_bytes = c.request_bytes.get();
+    v.responses = c.responses.get();
+    v.response_bytes = c.response_bytes.get();
+    v.in_queue_bytes = c.in_queue_bytes.get();
+    v.out_queue = c.out_queue.get();
+    s.servers.push_back(std::move(v));
+  }
+  return s;
 }
 
 }  // namespace perflab::proxy

@@ -1,0 +1,265 @@
+// A client's connection: reading and parsing its requests, its FIFO of pending replies (sent in
+// request order), flow control, and the commands the proxy answers itself (AUTH, QUIT, PROXY).
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+#include "common/text.h"
+#include "proxy/proxy_impl.h"
+
+namespace perflab::proxy {
+namespace {
+
+// Compares without stopping at the first difference: the time taken does not tell how much of
+// a guessed password was right.
+bool same_secret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
+    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
+    diff |= static_cast<unsigned char>(x ^ y);
+  }
+  return diff == 0;
+}
+
+}  // namespace
+
+void Proxy::Impl::close_fds(Client& c) {
+  for (auto& b : c.backends)
+    if (b && b->fd >= 0) {
+      close_backend_fd(*b);
+      b->dead = true;
+    }
+  close_fd(c);
+  c.dead = true;
+}
+
+void Proxy::Impl::close_client(Client& c, const std::string& why) {
+  if (c.dead) return;
+  log(LogLevel::Debug, "client " + c.peer + " closed: " + why);
+  close_fds(c);
+  by_id.erase(c.id);
+  st_connected.sub();
+  auto it = clients.find(&c);
+  if (it != clients.end()) {
+    graveyard.push_back(std::move(it->second));
+    clients.erase(it);
+  }
+}
+
+// Stops reading a client that holds, or will soon hold, too much; disconnects one that holds
+// far more than its bound (its replies were larger than expected) and does not read them.
+void Proxy::Impl::check_pause(Client& c) {
+  const std::size_t held = c.pending_out() + c.stored_bytes;
+  if (held > hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
+    st_limit.add();
+    st_client_err.add();
+    log(LogLevel::Warn, "client " + c.peer + " disconnected: " + std::to_string(held) +
+                            " bytes of replies it does not read (limit " +
+                            std::to_string(hard_limit) + ")");
+    close_client(c, "output limit");
+    return;
+  }
+  const double expected =
+      static_cast<double>(held) + static_cast<double>(c.inflight) * c.reply_estimate;
+  const auto bound = static_cast<double>(opts.max_client_pending_bytes);
+  bool over = expected >= bound || c.pending.size() >= opts.max_client_pending_requests;
+  bool under = expected <= bound / 2 && c.pending.size() <= opts.max_client_pending_requests / 2;
+  if (!c.paused && over) {
+    c.paused = true;
+    update_events(c);
+  } else if (c.paused && under) {
+    c.paused = false;
+    update_events(c);
+    process_input(c);  // requests already read may be waiting
+  }
+}
+
+void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev) {
+  if (ev & EPOLLOUT) {
+    flush(c);
+    if (c.dead) return;
+    check_pause(c);
+    if (c.dead) return;
+  }
+  if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
+  if (c.paused || c.closing) {
+    if (ev & (EPOLLHUP | EPOLLERR)) {
+      st_client_eof.add();
+      close_client(c, "hung up");
+    }
+    return;
+  }
+  char* p = c.in.space(16 * 1024);
+  std::size_t room = c.in.buf.size() - c.in.end;
+  ssize_t n = ::recv(c.fd, p, room, 0);
+  if (n == 0) {
+    st_client_eof.add();
+    close_client(c, "end of stream");
+    return;
+  }
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+    st_client_err.add();
+    close_client(c, "recv: " + errno_text(errno));
+    return;
+  }
+  c.in.end += static_cast<std::size_t>(n);
+  process_input(c);
+}
+
+void Proxy::Impl::process_input(Client& c) {
+  while (!c.dead && !c.closing && !c.paused && !c.switch_wait && c.in.end > c.in.start) {
+    std::string_view data = c.in.data();
+    ParseResult r = c.parser.parse(data, argv);
+    if (r.status == ParseStatus::Incomplete) break;
+    if (r.status == ParseStatus::Error) {
+      st_proto.add();
+      st_client_err.add();
+      log(LogLevel::Info, "client " + c.peer + ": " + r.error);
+      Pending p;
+      append_error(p.immediate, "ERR " + r.error);
+      p.close_after = true;
+      c.pending.push_back(std::move(p));
+      c.closing = true;
+      c.in.clear();
+      update_events(c);
+      break;
+    }
+    if (!argv.empty() && c.authenticated && !c.dedicated && needs_dedicated(classify(argv))) {
+      if (!c.pending.empty()) {  // earlier requests still on shared connections: wait
+        c.switch_wait = true;
+        c.parser.reset();
+        break;
+      }
+      c.dedicated = true;
+    }
+    if (!argv.empty()) {
+      st_requests.add();
+      dispatch(c, argv, data.substr(0, r.consumed));
+    }
+    c.in.consume(r.consumed);
+    if (c.dead) return;
+    check_pause(c);
+  }
+  if (!c.dead) drain(c);
+}
+
+void Proxy::Impl::immediate(Client& c, std::string_view reply, bool close_after) {
+  Pending p;
+  p.immediate.assign(reply);
+  p.close_after = close_after;
+  c.pending.push_back(std::move(p));
+}
+
+void Proxy::Impl::immediate_error(Client& c, const std::string& msg) {
+  std::string r;
+  append_error(r, msg);
+  immediate(c, r);
+}
+
+void Proxy::Impl::refuse(Client& c, const std::string& msg) {
+  st_refused_cmds.add();
+  immediate_error(c, msg);
+}
+
+// AUTH password, or AUTH default password: answered here, never forwarded.
+void Proxy::Impl::auth(Client& c, const std::vector<std::string_view>& av) {
+  if (av.size() > 3) {
+    immediate_error(c, "ERR syntax error");
+    return;
+  }
+  if (opts.requirepass.empty()) {
+    immediate_error(c,
+                    "ERR AUTH <password> called without any password configured for the "
+                    "default user. Are you sure your configuration is correct?");
+    return;
+  }
+  const bool user_ok = av.size() == 2 || av[1] == "default";
+  if (user_ok && same_secret(av.back(), opts.requirepass)) {
+    c.authenticated = true;
+    c.parser.set_unauthenticated(false);
+    immediate(c, "+OK\r\n");
+    return;
+  }
+  st_auth.add();
+  log(LogLevel::Warn, "client " + c.peer + ": wrong password");
+  immediate_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
+}
+
+void Proxy::Impl::local(Client& c, const std::vector<std::string_view>& av) {
+  const std::string name = to_upper(av[0]);
+  if (name == "QUIT") {
+    immediate(c, "+OK\r\n", true);
+    c.closing = true;
+    update_events(c);
+  } else if (name == "AUTH") {
+    auth(c, av);
+  } else if (to_upper(av[1]) == "STATS" && av.size() == 2) {
+    std::string r;
+    append_bulk(r, stats_info(snapshot()));
+    immediate(c, r);
+  } else {
+    immediate_error(
+        c, "ERR unknown subcommand '" + std::string(av[1]) + "' of PROXY: try PROXY STATS");
+  }
+}
+
+void Proxy::Impl::drain_touched() {
+  auto list = std::move(touched);
+  touched.clear();
+  for (Client* c : list) {
+    c->touched = false;
+    if (!c->dead) drain(*c);
+  }
+}
+
+// Clients past the hard limit: check_pause disconnects those that stopped reading.
+void Proxy::Impl::check_stalled_clients() {
+  std::vector<Client*> over;
+  for (auto& [p, c] : clients)
+    if (!c->dead && c->pending_out() + c->stored_bytes > hard_limit) over.push_back(c.get());
+  for (Client* c : over) check_pause(*c);
+}
+
+// Sends every reply at the head of the FIFO that is complete.
+void Proxy::Impl::drain(Client& c) {
+  while (!c.dead && !c.pending.empty() && c.pending.front().remaining == 0) {
+    Pending p = std::move(c.pending.front());
+    c.pending.pop_front();
+    c.head_seq++;
+    for (auto& pt : p.parts) c.stored_bytes -= pt.reply.size();
+    if (p.parts.empty()) {
+      append_reply(c, p.immediate);
+    } else {
+      merge(p, scratch);
+      append_reply(c, scratch);
+    }
+    if (c.dead) return;
+    if (p.close_after) {
+      c.closing = true;
+      c.pending.clear();
+      update_events(c);
+      if (c.pending_out() == 0) after_output(c);
+      return;
+    }
+  }
+  if (c.dead) return;
+  if (c.switch_wait && c.pending.empty()) {
+    c.switch_wait = false;
+    c.dedicated = true;
+    process_input(c);
+    return;
+  }
+  check_pause(c);
+}
+
+void Proxy::Impl::merge(const Pending& p, std::string& out) {
+  reply_views.clear();
+  for (const auto& pt : p.parts) reply_views.push_back(pt.reply);
+  merge_replies(p.merge, p.name, reply_views, p.order, out);
+}
+
+}  // namespace perflab::proxy

@@ -1,0 +1,247 @@
+// Request dispatch: a command routed by its keys to one node, broadcast to every node, or split
+// by node (by slot over a Redis Cluster) into parts whose replies are merged; parts forwarded.
+#include <string>
+
+#include "common/key_slot.h"
+#include "common/text.h"
+#include "proxy/proxy_impl.h"
+
+namespace perflab::proxy {
+namespace {
+
+// A blocking command's timeout argument (seconds, fractions allowed) in nanoseconds; 0 seconds
+// blocks for ever.
+std::int64_t blocking_ns(const std::vector<std::string_view>& av, int at) {
+  const std::int64_t i = at < 0 ? static_cast<std::int64_t>(av.size()) + at : at;
+  if (i <= 0 || i >= static_cast<std::int64_t>(av.size())) return 0;
+  std::string s(av[static_cast<std::size_t>(i)]);
+  char* end = nullptr;
+  const double secs = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !(secs >= 0)) return 0;  // the node refuses it
+  if (secs == 0 || secs > 1e9) return kForever;
+  return static_cast<std::int64_t>(secs * 1e9);
+}
+
+}  // namespace
+
+// Routes one command. raw is its bytes as received.
+void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av,
+                           std::string_view raw) {
+  const CommandInfo info = classify(av);
+  if (!c.authenticated && info.cls != CommandClass::Local) {
+    refuse(c, "NOAUTH Authentication required.");
+    return;
+  }
+  if (info.cls == CommandClass::Unsupported) {
+    refuse(c, "ERR unsupported command '" + std::string(av[0]) + "'");
+    return;
+  }
+  if (static_cast<int>(av.size()) < info.min_args ||
+      (info.cls == CommandClass::Split && (av.size() - 1) % info.keys.step != 0)) {
+    immediate_error(
+        c, "ERR wrong number of arguments for '" + to_lower(command_name(av)) + "' command");
+    return;
+  }
+  if (info.cls == CommandClass::Local) {
+    if (!c.authenticated && to_upper(av[0]) == "PROXY") {
+      refuse(c, "NOAUTH Authentication required.");
+      return;
+    }
+    local(c, av);
+    return;
+  }
+  if (info.cls == CommandClass::Admin) {
+    if (!opts.allow_admin) {
+      refuse(c, "ERR '" + command_name(av) +
+                    "' is an administrative command: perflab-proxy refuses it (start it with "
+                    "--allow-admin to send it to every node)");
+      return;
+    }
+    if (info.merge == MergeMode::None) {
+      refuse(c, "ERR '" + command_name(av) +
+                    "' cannot go through perflab-proxy: it turns the connection into a stream");
+      return;
+    }
+  }
+  // Inline commands are re-encoded; multibulk ones are forwarded as received.
+  std::string encoded;
+  if (raw.empty() || raw[0] != '*') {
+    append_command(encoded, av);
+    raw = encoded;
+  }
+  const std::uint64_t seq = c.head_seq + c.pending.size();
+  switch (info.cls) {
+    case CommandClass::Keyed:
+      keyed(c, seq, info, av, raw);
+      return;
+    case CommandClass::Broadcast:
+    case CommandClass::Admin: {
+      const std::size_t nodes = opts.nodes.size();
+      Pending p;
+      p.merge = info.merge;
+      p.name = command_name(av);
+      p.parts.resize(nodes);
+      p.remaining = static_cast<int>(nodes);
+      for (std::size_t n = 0; n < nodes; ++n) p.parts[n].node = static_cast<std::uint32_t>(n);
+      c.pending.push_back(std::move(p));
+      st_fragments.add(nodes);
+      for (std::size_t n = 0; n < nodes; ++n)
+        send_part(c, seq, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), raw);
+      return;
+    }
+    case CommandClass::Split:
+      split_command(c, seq, info, av, raw);
+      return;
+    case CommandClass::Local:
+    case CommandClass::Unsupported:
+      return;
+  }
+}
+
+// A command whose keys must all be on one node: forwarded whole to it.
+void Proxy::Impl::keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
+                        const std::vector<std::string_view>& av, std::string_view raw) {
+  const std::int64_t extra = info.timeout_at != 0 ? blocking_ns(av, info.timeout_at) : 0;
+  if (!command_keys(info.keys, av, keys)) {
+    single(c, seq, 0, raw, extra);  // a malformed key count: the node says what is wrong
+    return;
+  }
+  if (keys.empty()) {
+    refuse(c, "ERR '" + command_name(av) +
+                  "' without keys cannot be routed by perflab-proxy: it needs a key to pick a "
+                  "node");
+    return;
+  }
+  // Over a cluster the keys must share a slot (the node refuses them otherwise), else a node.
+  const bool slots = router.uses_slots();
+  const auto where = [&](std::string_view k) {
+    return slots ? static_cast<std::size_t>(cluster_key_slot(k)) : router.node(k);
+  };
+  const std::size_t node = router.node(av[keys[0]]);
+  for (std::size_t i = 1; i < keys.size(); ++i)
+    if (where(av[keys[i]]) != where(av[keys[0]])) {
+      refuse(c, std::string("CROSSSLOT Keys in request don't hash to the same ") +
+                    (slots ? "slot (" : "node (") + command_name(av) +
+                    "): give them a common hash tag, e.g. " +
+                    (router.options().tag.rule == HashTag::Rule::Pair
+                         ? std::string{router.options().tag.open} + "user1" +
+                               router.options().tag.close + ":a"
+                         : std::string("a{user1}")));
+      return;
+    }
+  single(c, seq, node, raw, extra);
+}
+
+void Proxy::Impl::split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
+                                const std::vector<std::string_view>& av, std::string_view raw) {
+  const auto step = static_cast<std::size_t>(info.keys.step);
+  if (router.uses_slots())
+    split_by_slot(av, step);
+  else
+    split_keys(av, step, router, split);
+  // The node of a group of keys: a node, or over a cluster a slot's owner.
+  const auto node_of = [&](std::size_t g) {
+    return router.uses_slots() ? split_node[g] : static_cast<std::uint32_t>(g);
+  };
+  const std::size_t nodes = split.by_node.size();
+  if (split.used == 1) {  // every key on one node (one slot): the reply is already right
+    single(c, seq, node_of(split.last), raw, 0);
+    return;
+  }
+  Pending p;
+  p.merge = info.merge;
+  p.name = command_name(av);
+  p.remaining = static_cast<int>(split.used);
+  for (std::size_t n = 0; n < nodes; ++n)
+    if (!split.by_node[n].empty()) p.parts.push_back(Part{node_of(n), false, {}});
+  if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
+  c.pending.push_back(std::move(p));
+  st_fragments.add(split.used);
+  std::uint32_t part = 0;
+  for (std::size_t n = 0; n < nodes; ++n) {
+    if (split.by_node[n].empty()) continue;
+    scratch.clear();
+    append_node_command(scratch, av, split.by_node[n], step);
+    send_part(c, seq, part++, node_of(n), scratch);
+  }
+}
+
+// Over a cluster: the keys grouped by slot (a node refuses keys of several slots), groups in
+// the order their first key comes; split_node says where each group goes.
+void Proxy::Impl::split_by_slot(const std::vector<std::string_view>& av, std::size_t step) {
+  for (auto& v : split.by_node) v.clear();
+  split.by_node.clear();
+  split_node.clear();
+  split_group.clear();
+  for (std::size_t i = 1; i < av.size(); i += step) {
+    const int slot = cluster_key_slot(av[i]);
+    auto [it, added] = split_group.try_emplace(slot, split.by_node.size());
+    if (added) {
+      split.by_node.emplace_back();
+      split_node.push_back(static_cast<std::uint32_t>(router.node(av[i])));
+    }
+    split.by_node[it->second].push_back(static_cast<std::uint32_t>(i));
+  }
+  split.used = split.by_node.size();
+  split.last = split.used == 0 ? 0 : split.used - 1;
+}
+
+void Proxy::Impl::single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
+                         std::int64_t extra_ns) {
+  Pending p;
+  p.parts.push_back(Part{static_cast<std::uint32_t>(node), false, {}});
+  p.remaining = 1;
+  c.pending.push_back(std::move(p));
+  send_part(c, seq, 0, static_cast<std::uint32_t>(node), raw, extra_ns);
+}
+
+void Proxy::Impl::fail_part(Client& c, std::uint64_t seq, std::uint32_t part,
+                            const std::string& reply) {
+  Pending& p = pending_at(c, seq);
+  Part& pt = p.parts[part];
+  if (pt.done) return;
+  pt.done = true;
+  pt.reply = reply;
+  c.stored_bytes += reply.size();
+  p.remaining--;
+  st_forward_error.add();
+}
+
+void Proxy::Impl::send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,
+                            std::string_view bytes, std::int64_t extra_ns, int redirects,
+                            bool asking) {
+  if (!c.dedicated && shared.empty()) shared.resize(opts.nodes.size());
+  auto& slot = c.dedicated ? c.backends[node] : shared[node];
+  if (!slot) slot = std::make_unique<Backend>(c.dedicated ? &c : nullptr, node);
+  Backend& b = *slot;
+  if (b.state == Backend::State::Down) {
+    if (b.connect_failed &&
+        turn_ns - b.last_fail_ns < std::int64_t{opts.reconnect_interval_ms} * 1000000) {
+      fail_part(c, seq, part,
+                down_reply(node, b.connect_error + " (next try within " +
+                                     std::to_string(opts.reconnect_interval_ms) + " ms)"));
+      return;
+    }
+    std::string why;
+    if (!connect_backend(b, why)) {
+      fail_part(c, seq, part, down_reply(node, why));
+      return;
+    }
+  }
+  if (asking) {
+    append_command(b.out, {"ASKING"});
+    push_entry(b, {0, kInternal, kInternalAsking, 0});
+  }
+  Entry e{c.id, seq, part, extra_ns};
+  if (router.uses_slots()) e.bytes.assign(bytes), e.redirects = redirects;
+  push_entry(b, e);
+  b.out.append(bytes);
+  c.inflight++;
+  ServerCounters& s = *server_st[node];
+  s.requests.add();
+  s.request_bytes.add(bytes.size());
+  s.in_queue_bytes.add(bytes.size());
+  if (b.state == Backend::State::Connected) queue_output(b);
+}
+
+}  // namespace perflab::proxy

@@ -1,0 +1,196 @@
+// The proxy's event loop: one epoll instance on one thread, a turn per wake-up; each turn ends
+// with one send per socket that has output (the coalesced write strategy).
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "proxy/proxy_impl.h"
+
+namespace perflab::proxy {
+
+void Proxy::Impl::update_events(Conn& c) {
+  if (c.fd < 0) return;
+  std::uint32_t ev = 0;
+  if (c.kind == Kind::Client) {
+    auto& cl = static_cast<Client&>(c);
+    if (!cl.paused && !cl.closing) ev |= EPOLLIN;
+  } else if (c.kind == Kind::Backend) {
+    auto& b = static_cast<Backend&>(c);
+    ev |= EPOLLIN;
+    if (b.state == Backend::State::Connecting) ev |= EPOLLOUT;
+  } else if (c.kind != Kind::Stats) {
+    ev |= EPOLLIN;
+  }
+  if (c.want_write) ev |= EPOLLOUT;
+  if (ev == c.events) return;
+  epoll_event e{};
+  e.events = ev;
+  e.data.ptr = &c;
+  ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &e);
+  c.events = ev;
+}
+
+void Proxy::Impl::add_fd(Conn& c, std::uint32_t ev) {
+  epoll_event e{};
+  e.events = ev;
+  e.data.ptr = &c;
+  if (::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &e) != 0)
+    throw std::runtime_error("epoll_ctl: " + errno_text(errno));
+  c.events = ev;
+}
+
+// Removes a socket from epoll before closing it. close() alone does not: while any other
+// reference to the socket exists (a child forked by another thread holds one until its exec),
+// epoll would keep reporting events carrying the pointer of a freed connection.
+void Proxy::Impl::close_fd(Conn& c) {
+  if (c.fd < 0) return;
+  if (ep >= 0) ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+  ::close(c.fd);
+  c.fd = -1;
+}
+
+void Proxy::Impl::loop() {
+  log_start();
+  epoll_event events[256];
+  while (!stop_flag.load(std::memory_order_relaxed)) {
+    const int wait_ms = opts.backend_timeout_ms > 0 ? 100 : 1000;
+    int n = ::epoll_wait(ep, events, 256, wait_ms);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      log(LogLevel::Error, "epoll_wait: " + errno_text(errno));
+      break;
+    }
+    turn_ns = wall_ns();
+    for (int i = 0; i < n; ++i) {
+      Conn* c = static_cast<Conn*>(events[i].data.ptr);
+      std::uint32_t ev = events[i].events;
+      if (c->dead) continue;
+      switch (c->kind) {
+        case Kind::Listener:
+          accept_clients();
+          break;
+        case Kind::StatsListener:
+          accept_stats();
+          break;
+        case Kind::Wake: {
+          std::uint64_t v;
+          while (::read(wake_fd, &v, sizeof v) > 0) {
+          }
+          handle_signals();
+          break;
+        }
+        case Kind::Client:
+          on_client_event(static_cast<Client&>(*c), ev);
+          break;
+        case Kind::Backend:
+          on_backend_event(static_cast<Backend&>(*c), ev);
+          break;
+        case Kind::Stats:
+          flush(*c);
+          break;
+      }
+    }
+    if (turn_ns - last_sweep_ns >= 100'000'000) {
+      last_sweep_ns = turn_ns;
+      check_timeouts();
+      check_stalled_clients();
+      if (fd_refused_unlogged > 0 && turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
+    }
+    end_of_turn();
+  }
+  log(LogLevel::Info, "shutting down: closing " + std::to_string(clients.size()) + " clients");
+  for (auto& [p, c] : clients) close_fds(*c);
+  clients.clear();
+  by_id.clear();
+  graveyard.clear();
+  close_shared();
+}
+
+void Proxy::Impl::end_of_turn() {
+  // Send failures seen during the turn.
+  while (!broken.empty()) {
+    auto list = std::move(broken);
+    broken.clear();
+    for (Backend* b : list)
+      if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
+  }
+  // Coalesced writes: one send per socket per turn.
+  for (std::size_t i = 0; i < dirty.size(); ++i) {
+    Conn* c = dirty[i];
+    c->dirty = false;
+    if (!c->dead) flush(*c);
+  }
+  dirty.clear();
+  while (!broken.empty()) {
+    auto list = std::move(broken);
+    broken.clear();
+    for (Backend* b : list)
+      if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
+    for (Conn* c : dirty) {
+      c->dirty = false;
+      if (!c->dead) flush(*c);
+    }
+    dirty.clear();
+  }
+  graveyard.clear();
+  std::erase_if(stats_conns, [](const std::unique_ptr<Conn>& s) { return s->dead; });
+}
+
+void Proxy::Impl::flush(Conn& c) {
+  if (c.fd < 0 || c.dead) return;
+  if (c.kind == Kind::Backend && static_cast<Backend&>(c).state != Backend::State::Connected)
+    return;
+  while (c.out_off < c.out.size()) {
+    ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
+    if (n > 0) {
+      c.out_off += static_cast<std::size_t>(n);
+      if (c.kind == Kind::Client) static_cast<Client&>(c).out_progress_ns = turn_ns;
+      if (c.kind == Kind::Backend)
+        server_st[static_cast<Backend&>(c).node]->in_queue_bytes.sub(static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      // What was sent goes: a slow reader's buffer holds only what it has not read.
+      if (c.out_off >= 64 * 1024 && c.out_off * 2 >= c.out.size()) {
+        c.out.erase(0, c.out_off);
+        c.out_off = 0;
+      }
+      if (!c.want_write) {
+        c.want_write = true;
+        update_events(c);
+      }
+      return;
+    }
+    // A hard error.
+    if (c.kind == Kind::Client) {
+      st_client_err.add();
+      close_client(static_cast<Client&>(c), "send: " + errno_text(errno));
+    } else if (c.kind == Kind::Stats) {
+      close_fd(c);
+      c.dead = true;
+    } else {
+      auto& b = static_cast<Backend&>(c);
+      server_st[b.node]->in_queue_bytes.sub(c.pending_out());
+      c.out.clear();
+      c.out_off = 0;
+      broken.push_back(&b);
+    }
+    return;
+  }
+  c.out.clear();
+  c.out_off = 0;
+  if (c.out.capacity() > 1024 * 1024) std::string().swap(c.out);  // a burst's memory goes
+  if (c.want_write) {
+    c.want_write = false;
+    update_events(c);
+  }
+  if (c.kind == Kind::Client) after_output(static_cast<Client&>(c));
+  if (c.kind == Kind::Stats) {
+    close_fd(c);
+    c.dead = true;
+  }
+}
+
+}  // namespace perflab::proxy

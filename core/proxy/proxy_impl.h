@@ -1,0 +1,348 @@
+#pragma once
+// The proxy's private state, shared by the files that implement Proxy (proxy, event_loop,
+// listener, client, dispatch, backend, redirects, proxy_stats): connections, request FIFOs,
+// counters. Internal to perflab_proxy: not part of its API, included by nothing else.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "common/clock.h"
+#include "proxy/merge.h"
+#include "proxy/proxy.h"
+#include "proxy/resp.h"
+#include "proxy/routing.h"
+
+namespace perflab::proxy {
+
+inline constexpr std::uint64_t kInternal = ~std::uint64_t{0};  // a reply the proxy consumes (AUTH)
+inline constexpr std::int64_t kForever = std::int64_t{1} << 62;
+
+// A counter written by the loop thread only and read from any thread: a relaxed load and store,
+// no locked instruction on the hot path.
+struct Counter {
+  std::atomic<std::uint64_t> v{0};
+  void add(std::uint64_t n = 1) {
+    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void sub(std::uint64_t n = 1) {
+    v.store(v.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
+  }
+  std::uint64_t get() const { return v.load(std::memory_order_relaxed); }
+};
+
+struct ServerCounters {
+  Counter eof, err, timedout, connections, requests, request_bytes, responses, response_bytes,
+      in_queue_bytes, out_queue;
+};
+
+// A read buffer: bytes [start, end) are unread; compacting moves them to the front, which keeps
+// offsets relative to the unread start valid (the parsers rely on that).
+struct InBuf {
+  std::string buf;
+  std::size_t start = 0, end = 0;
+  char* space(std::size_t min) {
+    if (buf.size() - end < min) {
+      if (start > 0) {
+        std::memmove(buf.data(), buf.data() + start, end - start);
+        end -= start;
+        start = 0;
+      }
+      if (buf.size() - end < min) buf.resize(end + std::max(min, buf.size()));
+    }
+    return buf.data() + end;
+  }
+  std::string_view data() const { return {buf.data() + start, end - start}; }
+  void consume(std::size_t n) {
+    start += n;
+    if (start == end) start = end = 0;
+  }
+  void clear() { start = end = 0; }
+};
+
+enum class Kind { Listener, StatsListener, Wake, Client, Backend, Stats };
+
+struct Conn {
+  explicit Conn(Kind k) : kind(k) {}
+  Kind kind;
+  int fd = -1;
+  bool dead = false;
+  bool dirty = false;        // has output to flush at the end of the loop turn
+  bool want_write = false;   // the kernel buffer was full: waiting for EPOLLOUT
+  std::uint32_t events = 0;  // registered with epoll
+  std::string out;
+  std::size_t out_off = 0;
+  std::size_t pending_out() const { return out.size() - out_off; }
+};
+
+struct Part {
+  std::uint32_t node = 0;
+  bool done = false;
+  std::string reply;
+};
+
+struct Pending {
+  MergeMode merge = MergeMode::None;
+  int remaining = 0;
+  bool close_after = false;
+  std::string immediate;  // a reply known at once (errors, QUIT)
+  std::string name;       // command name, for merge errors
+  std::vector<Part> parts;
+  ReplyOrder order;  // MGET: key -> (part, index)
+};
+
+struct Client;
+
+// A request part waiting for its reply on a backend connection.
+struct Entry {
+  std::uint64_t client;  // Client::id
+  std::uint64_t seq;     // the client's request, or kInternal
+  std::uint32_t part;
+  std::int64_t extra_ns;  // a blocking command's own timeout, on top of the backend timeout
+  // Over a Redis Cluster: the part's command, sent again when the node answers MOVED or ASK,
+  // and how often it was redirected.
+  std::string bytes = {};
+  int redirects = 0;
+};
+
+inline constexpr std::uint32_t kInternalAsking = 2;  // kInternal part numbers: 0 AUTH, 1 SELECT
+
+struct Backend : Conn {
+  Backend(Client* o, std::uint32_t n) : Conn(Kind::Backend), owner(o), node(n) {}
+  enum class State { Down, Connecting, Connected } state = State::Down;
+  Client* owner;  // nullptr: shared by every client
+  std::uint32_t node;
+  InBuf in;
+  ReplyScanner scanner;
+  std::deque<Entry> fifo;
+  std::int64_t progress_ns = 0;  // since when the FIFO's front has waited without a reply byte
+  std::int64_t last_fail_ns = 0;
+  bool connect_failed = false;  // the last connect failed: fail fast until reconnect_interval
+  std::string connect_error;    // why it failed ("connect: Connection refused")
+  bool ever_failed = false;
+};
+
+struct Client : Conn {
+  explicit Client(const RespLimits& l) : Conn(Kind::Client), parser(l) {}
+  std::uint64_t id = 0;
+  bool authenticated = true;
+  bool dedicated = false;    // uses backends of its own (after SELECT, blocking commands, admin)
+  bool switch_wait = false;  // waits for its shared requests to finish before switching
+  bool touched = false;      // has new replies to drain at the end of a backend read
+  InBuf in;
+  RequestParser parser;
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::deque<Pending> pending;
+  std::uint64_t head_seq = 0;  // seq of pending.front()
+  std::size_t stored_bytes = 0;
+  std::size_t inflight = 0;  // request parts sent to backends, reply not yet in
+  // Recent reply size: jumps up to a larger reply at once, decays by 1/8 per smaller one. It
+  // starts high, so that a new client has few requests in flight until its replies are known.
+  double reply_estimate = 0;
+  bool paused = false;   // not reading: too much in flight
+  bool closing = false;  // not reading any more: close once the last reply is out
+  // When its output last moved (or was empty): a client past the hard limit is disconnected
+  // only once it has not read for kStallNs, so one large reply it does read is served.
+  std::int64_t out_progress_ns = 0;
+  std::string peer;
+};
+
+inline std::string errno_text(int e) {
+  return std::strerror(e);
+}
+
+inline void set_nodelay(int fd, bool on) {
+  int v = on ? 1 : 0;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v);
+}
+
+// A listening TCP socket on host:port; throws with the reason (listener.cpp).
+int listen_on(const std::string& host, int port, int& bound_port);
+
+struct Proxy::Impl {
+  ProxyOptions opts;
+  Router router;
+  std::vector<sockaddr_storage> addrs;
+  std::vector<socklen_t> addr_lens;
+  std::vector<std::string> node_names;
+  int ep = -1;
+  int wake_fd = -1;
+  int reserve_fd = -1;  // a spare descriptor, given up to refuse clients when none is left
+  int port = 0;
+  int stats_port = -1;
+  Conn listener{Kind::Listener};
+  Conn stats_listener{Kind::StatsListener};
+  Conn wake{Kind::Wake};
+  std::thread thread;
+  std::atomic<bool> stop_flag{false};
+  std::atomic<bool> reopen_flag{false};
+  std::atomic<int> level_delta{0};
+  std::atomic<int> log_level{0};
+  std::mutex log_mu;
+  int log_fd = 2;
+  std::int64_t started_ns = wall_ns();
+  std::int64_t turn_ns = wall_ns();  // the time of this loop turn
+  std::int64_t last_sweep_ns = 0;
+  std::int64_t fd_log_ns = 0;             // last "out of descriptors" line
+  std::uint64_t fd_refused_unlogged = 0;  // clients refused since
+  std::size_t hard_limit = 0;
+  bool bind_loopback = false;
+  // Clients served at once: what the descriptor limit leaves once the nodes' connections and a
+  // spare (Redis keeps 32 too) are set aside, so that a full house never starves the backends.
+  std::size_t max_clients = 0;
+  std::uint64_t fd_limit = 0;
+
+  std::unordered_map<Client*, std::unique_ptr<Client>> clients;
+  std::unordered_map<std::uint64_t, Client*> by_id;
+  std::uint64_t next_id = 1;
+  std::vector<std::unique_ptr<Backend>> shared;  // one per node, when opts.shared_backends
+  std::vector<Client*> touched;
+  std::vector<std::unique_ptr<Conn>> stats_conns;
+  std::vector<std::unique_ptr<Client>> graveyard;
+  std::vector<Conn*> dirty;
+  std::vector<Backend*> broken;  // send failures, handled at the end of the turn
+  std::vector<std::string_view> argv;
+  KeySplit split;                         // scratch: key indices per node (or per slot)
+  std::vector<std::uint32_t> split_node;  // scratch, over a cluster: the node of each group
+  std::unordered_map<int, std::size_t> split_group;  // scratch, over a cluster: slot -> group
+  std::vector<std::uint32_t> keys;                   // scratch: a command's key indices
+  std::vector<std::string_view> reply_views;         // scratch: the parts' replies, for merging
+  std::string scratch;
+
+  Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
+      st_fragments, st_forward_error, st_proto, st_auth, st_refused_cmds, st_limit, st_backend,
+      st_timeouts;
+  std::vector<std::unique_ptr<ServerCounters>> server_st;
+
+  static constexpr std::uint64_t kSpareFds = 32;
+  static constexpr std::int64_t kStallNs = 1'000'000'000;
+
+  // proxy.cpp: setup, logging, signals.
+  void log(LogLevel level, const std::string& msg);
+  int open_log_file() const;
+  void handle_signals();
+  void init();
+  ~Impl();
+  void log_start();
+  // event_loop.cpp: epoll, the loop and its turns, output.
+  void update_events(Conn& c);
+  void add_fd(Conn& c, std::uint32_t ev);
+  void close_fd(Conn& c);
+  void loop();
+  void end_of_turn();
+  void flush(Conn& c);
+  // listener.cpp: accepting clients (and statistics readers), the client limit.
+  void set_client_limit();
+  bool bind_is_loopback() const;
+  void log_fd_refusals();
+  void refuse_client(int fd);
+  bool refuse_for_lack_of_fds();
+  void accept_clients();
+  void accept_stats();
+  // client.cpp: a client's connection, its requests' FIFO, the commands answered here.
+  void close_fds(Client& c);
+  void close_client(Client& c, const std::string& why);
+  void check_pause(Client& c);
+  void on_client_event(Client& c, std::uint32_t ev);
+  void process_input(Client& c);
+  void immediate(Client& c, std::string_view reply, bool close_after = false);
+  void immediate_error(Client& c, const std::string& msg);
+  void refuse(Client& c, const std::string& msg);
+  void auth(Client& c, const std::vector<std::string_view>& av);
+  void local(Client& c, const std::vector<std::string_view>& av);
+  void drain_touched();
+  void check_stalled_clients();
+  void drain(Client& c);
+  void merge(const Pending& p, std::string& out);
+  // dispatch.cpp: routing a request, splitting it by node, forwarding its parts.
+  void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw);
+  void keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
+             const std::vector<std::string_view>& av, std::string_view raw);
+  void split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
+                     const std::vector<std::string_view>& av, std::string_view raw);
+  void split_by_slot(const std::vector<std::string_view>& av, std::size_t step);
+  void single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
+              std::int64_t extra_ns);
+  void fail_part(Client& c, std::uint64_t seq, std::uint32_t part, const std::string& reply);
+  void send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,
+                 std::string_view bytes, std::int64_t extra_ns = 0, int redirects = 0,
+                 bool asking = false);
+  // backend.cpp: connections to the nodes, their replies.
+  void close_backend_fd(Backend& b);
+  void close_shared();
+  std::string down_reply(std::uint32_t node, const std::string& why);
+  bool connect_backend(Backend& b, std::string& why);
+  void backend_failed(Backend& b, const std::string& why, bool eof);
+  void check_timeouts();
+  void on_backend_event(Backend& b, std::uint32_t ev);
+  bool scan_replies(Backend& b);
+  bool on_backend_reply(Backend& b, std::string_view reply);
+  // redirects.cpp: a Redis Cluster's MOVED and ASK.
+  bool follow_redirect(Client& c, const Entry& e, std::string_view reply);
+  // proxy_stats.cpp: the counters read.
+  ProxyStats snapshot() const;
+
+  // The hot path's small steps, defined here so that every file inlines them.
+  void queue_output(Conn& c) {
+    if (opts.write == WriteStrategy::PerReply && !c.want_write) {
+      flush(c);  // one send for this reply or command
+    } else if (!c.dirty) {
+      c.dirty = true;
+      dirty.push_back(&c);
+    }
+  }
+
+  void append_reply(Client& c, std::string_view bytes) {
+    if (c.pending_out() == 0) c.out_progress_ns = turn_ns;
+    c.out.append(bytes);
+    queue_output(c);
+  }
+
+  // Called when the client's output buffer is empty.
+  void after_output(Client& c) {
+    if (c.closing && c.pending.empty() && c.pending_out() == 0)
+      close_client(c, "closed by request");
+  }
+
+  // Commands that need connections of the client's own: they change connection state (SELECT),
+  // may block (BLPOP...), or are administrative (allowed).
+  bool needs_dedicated(const CommandInfo& info) const {
+    return info.dedicated && (info.cls != CommandClass::Admin || opts.allow_admin);
+  }
+
+  Pending& pending_at(Client& c, std::uint64_t seq) { return c.pending[seq - c.head_seq]; }
+
+  void push_entry(Backend& b, const Entry& e) {
+    if (b.fifo.empty()) b.progress_ns = turn_ns;
+    b.fifo.push_back(e);
+    server_st[b.node]->out_queue.add();
+  }
+
+  Client* client_of(const Backend& b, std::uint64_t id) {
+    if (b.owner) return b.owner->dead ? nullptr : b.owner;
+    auto it = by_id.find(id);
+    return it == by_id.end() || it->second->dead ? nullptr : it->second;
+  }
+
+  void touch(Client& c) {
+    if (!c.touched) {
+      c.touched = true;
+      touched.push_back(&c);
+    }
+  }
+};
+
+}  // namespace perflab::proxy
