@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "common/key_slot.h"
+#include "common/cluster_protocol.h"
 #include "proxy/resp.h"
 
 namespace perflab::proxy {
@@ -61,31 +61,28 @@ class Socket {
   Clock::time_point deadline_;
 };
 
+// The proxy's RESP parse as the protocol's functions read it (strings stay in the reply).
+ClusterReplyNode reply_node(const RespValue& reply) {
+  return cluster_reply_node(reply, [](const RespValue& v) {
+    using Type = ClusterReplyNode::Type;
+    switch (v.type) {
+      case RespValue::Type::Integer:
+        return Type::Integer;
+      case RespValue::Type::Bulk:
+      case RespValue::Type::Status:
+        return Type::String;
+      case RespValue::Type::Array:
+        return Type::Array;
+      default:
+        return Type::Other;
+    }
+  });
+}
+
 ClusterUpstream from_slots(const RespValue& v, const RedisEndpoint& asked) {
   if (v.type == RespValue::Type::Error) throw std::runtime_error(std::string(v.str));
-  if (v.type != RespValue::Type::Array) throw std::runtime_error("CLUSTER SLOTS gave no table");
-  ClusterUpstream up;
-  up.slot_owner.assign(static_cast<std::size_t>(kClusterSlots), ~std::uint32_t{0});
-  for (const RespValue& range : v.elements) {
-    if (range.type != RespValue::Type::Array || range.elements.size() < 3 ||
-        range.elements[2].type != RespValue::Type::Array || range.elements[2].elements.size() < 2)
-      throw std::runtime_error("CLUSTER SLOTS entry is malformed");
-    const auto first = range.elements[0].integer, last = range.elements[1].integer;
-    if (first < 0 || last < first || last >= kClusterSlots)
-      throw std::runtime_error("CLUSTER SLOTS has a bad slot range");
-    RedisEndpoint m;
-    const std::string_view host = range.elements[2].elements[0].str;
-    m.host = host.empty() || host == "?" ? asked.host : std::string(host);
-    m.port = static_cast<int>(range.elements[2].elements[1].integer);
-    std::uint32_t index = 0;
-    while (index < up.masters.size() && up.masters[index].address() != m.address()) ++index;
-    if (index == up.masters.size()) up.masters.push_back(m);
-    for (auto s = first; s <= last; ++s) up.slot_owner[static_cast<std::size_t>(s)] = index;
-  }
-  for (std::uint32_t owner : up.slot_owner)
-    if (owner == ~std::uint32_t{0})
-      throw std::runtime_error("not every slot is served (is the cluster formed?)");
-  return up;
+  ClusterSlotMap map = cluster_slot_map(parse_cluster_slots(reply_node(v), asked.host));
+  return {std::move(map.masters), std::move(map.slot_owner)};
 }
 
 }  // namespace

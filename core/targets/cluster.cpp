@@ -1,7 +1,7 @@
 #include "targets/cluster.h"
 
 #include <algorithm>
-#include <charconv>
+#include <stdexcept>
 #include <utility>
 
 #include "common/key_slot.h"
@@ -10,8 +10,6 @@
 namespace perflab {
 namespace {
 
-constexpr int kMaxRedirects = 5;
-
 RedisReply error_reply(std::string text) {
   RedisReply r;
   r.type = RedisReply::Type::Error;
@@ -19,36 +17,22 @@ RedisReply error_reply(std::string text) {
   return r;
 }
 
-std::optional<int> parse_int(std::string_view s) {
-  int v = 0;
-  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-// "host:port" as a redirection or CLUSTER SLOTS names a node (IPv6 hosts contain colons: the
-// port is after the last one).
-std::optional<RedisEndpoint> parse_node_address(std::string_view text) {
-  const auto colon = text.rfind(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  const auto port = parse_int(text.substr(colon + 1));
-  if (!port || *port <= 0 || *port > 65535) return std::nullopt;
-  RedisEndpoint ep;
-  ep.host = std::string(text.substr(0, colon));
-  ep.port = *port;
-  return ep;
-}
-
-// The node of a CLUSTER SLOTS entry: [host, port, id, ...].
-RedisEndpoint slots_node(const RedisReply& node, const RedisEndpoint& asked) {
-  if (node.type != RedisReply::Type::Array || node.elements.size() < 2 ||
-      node.elements[1].type != RedisReply::Type::Integer)
-    throw RedisError("Redis at " + asked.address() + ": CLUSTER SLOTS lists a node without port");
-  RedisEndpoint ep;
-  const std::string& host = node.elements[0].str;
-  ep.host = (host.empty() || host == "?") ? asked.host : host;
-  ep.port = static_cast<int>(node.elements[1].integer);
-  return ep;
+// hiredis's reply as the protocol's functions read it (strings stay in the reply).
+ClusterReplyNode reply_node(const RedisReply& reply) {
+  return cluster_reply_node(reply, [](const RedisReply& r) {
+    using Type = ClusterReplyNode::Type;
+    switch (r.type) {
+      case RedisReply::Type::Integer:
+        return Type::Integer;
+      case RedisReply::Type::String:
+      case RedisReply::Type::Status:
+        return Type::String;
+      case RedisReply::Type::Array:
+        return Type::Array;
+      default:
+        return Type::Other;
+    }
+  });
 }
 
 bool same_node(const RedisEndpoint& a, const RedisEndpoint& b) {
@@ -64,48 +48,11 @@ std::vector<ClusterSlotRange> parse_cluster_slots(const RedisReply& reply,
                      (reply.str.find("cluster support disabled") != std::string::npos
                           ? " (not a Redis Cluster node)"
                           : ""));
-  if (reply.type != RedisReply::Type::Array)
-    throw RedisError("Redis at " + asked.address() + ": CLUSTER SLOTS did not answer a table");
-  std::vector<ClusterSlotRange> out;
-  for (const RedisReply& e : reply.elements) {
-    if (e.type != RedisReply::Type::Array || e.elements.size() < 3 ||
-        e.elements[0].type != RedisReply::Type::Integer ||
-        e.elements[1].type != RedisReply::Type::Integer)
-      throw RedisError("Redis at " + asked.address() + ": CLUSTER SLOTS entry is malformed");
-    ClusterSlotRange r;
-    r.first = static_cast<int>(e.elements[0].integer);
-    r.last = static_cast<int>(e.elements[1].integer);
-    if (r.first < 0 || r.last < r.first || r.last >= kClusterSlots)
-      throw RedisError("Redis at " + asked.address() + ": CLUSTER SLOTS has a bad slot range");
-    r.master = slots_node(e.elements[2], asked);
-    if (e.elements[2].elements.size() >= 3) r.master_id = e.elements[2].elements[2].str;
-    for (std::size_t i = 3; i < e.elements.size(); ++i)
-      r.replicas.push_back(slots_node(e.elements[i], asked));
-    out.push_back(std::move(r));
+  try {
+    return parse_cluster_slots(reply_node(reply), asked.host);
+  } catch (const std::invalid_argument& e) {
+    throw RedisError("Redis at " + asked.address() + ": " + e.what());
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return out;
-}
-
-std::optional<ClusterRedirect> parse_cluster_redirect(const RedisReply& reply) {
-  if (reply.type != RedisReply::Type::Error) return std::nullopt;
-  const std::string_view s = reply.str;
-  ClusterRedirect r;
-  std::string_view rest;
-  if (s.starts_with("MOVED "))
-    rest = s.substr(6);
-  else if (s.starts_with("ASK "))
-    r.ask = true, rest = s.substr(4);
-  else
-    return std::nullopt;
-  const auto space = rest.find(' ');
-  if (space == std::string_view::npos) return std::nullopt;
-  const auto slot = parse_int(rest.substr(0, space));
-  const auto to = parse_node_address(rest.substr(space + 1));
-  if (!slot || *slot < 0 || *slot >= kClusterSlots || !to) return std::nullopt;
-  r.slot = *slot;
-  r.to = *to;
-  return r;
 }
 
 // ---- ClusterClient ----
@@ -319,8 +266,10 @@ std::vector<RedisReply> ClusterClient::pipeline(
       for (auto& p : group) {
         if (p.asking) ++r;  // ASKING's +OK
         RedisReply& reply = replies[r++];
-        const auto redirect = parse_cluster_redirect(reply);
-        if (!redirect || p.redirects >= kMaxRedirects) {
+        const auto redirect = reply.type == RedisReply::Type::Error
+                                  ? parse_cluster_redirect(reply.str)
+                                  : std::nullopt;
+        if (!redirect || p.redirects >= kClusterMaxRedirects) {
           out[p.index] = std::move(reply);
           continue;
         }

@@ -1,6 +1,7 @@
 #pragma once
 // A Redis Cluster client: the slot map from CLUSTER SLOTS, each command sent to the master that
-// owns its keys' slot (CRC16 with {tag}, common/key_slot.h), MOVED followed (the map updated and
+// owns its keys' slot (CRC16 with {tag}, common/key_slot.h; the protocol's replies read by
+// common/cluster_protocol.h), MOVED followed (the map updated and
 // the command retried), ASK followed once (ASKING + the command), one connection per node,
 // pipelines split by owner and in flight on every node at once, replies in request order.
 //
@@ -15,30 +16,16 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cluster_protocol.h"
 #include "targets/redis.h"
 
 namespace perflab {
 
-// A range of slots and the nodes that serve it, as CLUSTER SLOTS lists them.
-struct ClusterSlotRange {
-  int first = 0, last = 0;  // inclusive
-  RedisEndpoint master;
-  std::string master_id;
-  std::vector<RedisEndpoint> replicas;
-};
-
-// Parses a CLUSTER SLOTS reply; a node listed without an address ("" or "?") is taken to be on
-// `asked`'s host. Throws RedisError when the reply is not a slot table.
+// Parses a CLUSTER SLOTS reply (common/cluster_protocol.h over hiredis's reply); a node listed
+// without an address ("" or "?") is taken to be on `asked`'s host. Throws RedisError when the
+// reply is not a slot table.
 std::vector<ClusterSlotRange> parse_cluster_slots(const RedisReply& reply,
                                                   const RedisEndpoint& asked);
-
-// A redirection error reply: "MOVED <slot> <host:port>" or "ASK <slot> <host:port>".
-struct ClusterRedirect {
-  bool ask = false;
-  int slot = 0;
-  RedisEndpoint to;
-};
-std::optional<ClusterRedirect> parse_cluster_redirect(const RedisReply& reply);
 
 class ClusterClient {
  public:
