@@ -1,5 +1,6 @@
 // Request dispatch: a command routed by its keys to one node, broadcast to every node, or split
 // by node (by slot over a Redis Cluster) into parts whose replies are merged; parts forwarded.
+#include <cstdlib>
 #include <string>
 
 #include "common/key_slot.h"
