@@ -129,6 +129,8 @@ RunCommand::RunCommand(CLI::App& cmd) {
       ->check(CLI::Range(1, 86400));
   cmd.add_option("-o,--out", out_, "the run file (default: perflab-EXPERIMENT-TIME.json)");
   cmd.add_flag("-q,--quiet", quiet_, "no progress on stderr");
+  cmd.add_flag("-v,--verbose", verbose_,
+               "list every noisy figure at the end (by default one line counts them)");
 }
 
 int RunCommand::run(const CLI::App&) {
@@ -155,7 +157,7 @@ int RunCommand::run(const CLI::App&) {
   Run run;
   if (const int rc = measure(*exp, run); rc != kExitOk) return rc;
 
-  std::cout << format_run_report(run);
+  std::cout << format_run_report(run, verbose_);
   const bool measured = std::any_of(run.series.begin(), run.series.end(),
                                     [](const Series& s) { return !s.points.empty(); });
   if (run.status == RunStatus::Failed && !measured)

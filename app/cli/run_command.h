@@ -35,6 +35,7 @@ class RunCommand {
   int pg_timeout_s_ = 30;
   std::string out_;
   bool quiet_ = false;
+  bool verbose_ = false;
 };
 
 }  // namespace perflab

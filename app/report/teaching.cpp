@@ -21,13 +21,6 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
-// Two decimals for ordinary ratios; three significant digits for small ones (a 100x collapse
-// is 0.0075, not "0.01").
-QString ratio_text(double v) {
-  if (v != 0 && std::abs(v) < 0.1) return QString::number(v, 'g', 3);
-  return QString::number(v, 'f', std::abs(v) >= 100 ? 0 : 2);
-}
-
 }  // namespace
 
 std::optional<TeachingData> parse_teaching(const QByteArray& text) {
@@ -77,43 +70,44 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
   QString h = "<h3>The article beside this run</h3>";
   if (table)
     h += "<table border='1' cellspacing='0' cellpadding='4'>"
-         "<tr><th>figure</th><th>article</th><th>this run [95% CI]</th><th>verdict</th>"
-         "<th>article's figure</th></tr>";
+         "<tr><th>figure</th><th>this run [interval] (level)</th><th>verdict</th>"
+         "<th>article's claim</th></tr>";
   auto rank = [&](const Finding& f) {
     for (const auto& lead : leads)
       if (q(f.id).contains(lead)) return 0;
-    return f.article ? 1 : 2;
+    return f.claim ? 1 : 2;
   };
+  // Every word below comes from the finding's model (common/finding.h).
   for (int pass : {0, 1, 2})
     for (const auto& f : run.findings) {
       if (rank(f) != pass) continue;
-      const QString measured = f.ci ? q(format_estimate(*f.ci)) : ratio_text(f.value) + " (exact)";
-      const QString verdict = f.verdict ? q(verdict_text(*f.verdict, f.threshold)) : "—";
-      QString judged = "—";
-      if (f.article) {
+      const QString measured = q(finding_figure(f));
+      const QString verdict = q(finding_verdict(f));
+      QString judged;
+      if (f.claim) {
         const Reproduction r = f.reproduction();
         const char* colour = r == Reproduction::Reproduced      ? "#008000"
                              : r == Reproduction::NotReproduced ? "#b00020"
                                                                 : "#806000";
-        judged = QString("<span style='color:%1'><b>%2</b></span>")
-                     .arg(colour, esc(QString::fromLatin1(to_string(r))));
+        judged = QString("<span style='color:%1'>%2</span>").arg(colour, esc(q(finding_claim(f))));
       }
-      const QString article = f.article ? ratio_text(*f.article) : QString("—");
       if (table)
-        h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'>" + article +
-             "</td><td align='right'><b>" + esc(measured) + "</b></td><td>" + esc(verdict) +
-             "</td><td>" + judged + "</td></tr>";
+        h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'><b>" + esc(measured) +
+             "</b></td><td>" + (verdict.isEmpty() ? QString("—") : esc(verdict)) + "</td><td>" +
+             (judged.isEmpty() ? QString("—") : judged) + "</td></tr>";
       else
-        h += "<p><b>" + esc(q(f.text)) + "</b><br>this run [95% CI]: <b>" + esc(measured) + "</b>" +
-             (f.verdict ? " — " + esc(verdict) : QString()) +
-             (f.article ? "<br>article: " + article + " — " + judged : QString()) + "</p>";
+        h += "<p><b>" + esc(q(f.text)) + "</b>" +
+             (measured.isEmpty() ? QString() : "<br>this run: <b>" + esc(measured) + "</b>") +
+             (verdict.isEmpty() ? QString() : " — " + esc(verdict)) +
+             (judged.isEmpty() ? QString() : "<br>" + judged) + "</p>";
     }
   if (table) h += "</table>";
-  h += "<p><small>A ratio is called faster or slower only when its whole 95% interval lies "
-       "beyond 1 ± " +
+  h += "<p><small>A ratio is called faster or slower only when its whole interval lies beyond "
+       "1 ± " +
        esc(q(format_percent(run.threshold))) +
-       "; the article's figure is <i>reproduced</i> when it lies inside the interval, "
-       "<i>inconclusive</i> when the interval also holds 1 (no difference).</small></p>";
+       ", equivalent when it lies wholly inside; an article's claim is <i>reproduced</i> when the "
+       "whole interval lies inside the claim's band, <i>not reproduced</i> when wholly outside, "
+       "and <i>inconclusive</i> otherwise (docs/verdicts.md).</small></p>";
   if (run.machine && run.machine->busy())
     h += "<p><b>The machine was busy (" + esc(q(describe_machine(*run.machine))) +
          "): these figures may be noisy — rerun, or raise repetitions.</b></p>";

@@ -36,7 +36,7 @@ const char* kWorkloads[] = {"document", "list"};
 struct Published {
   double memcache_faster;   // datastore time / memcache time
   double memcache_cheaper;  // datastore CPU / memcache CPU
-  // memcache+protobuf / memcache, time and CPU: a range as published, the finding its middle
+  // memcache+protobuf / memcache, time and CPU: a range as published, the claim its middle
   double protobuf_lo, protobuf_hi;
   std::optional<double> zlib_slower;                 // +zlib / protobuf, time
   std::optional<double> local_faster;                // datastore time / local memory time
@@ -46,6 +46,31 @@ struct Published {
 constexpr Published kPublishedDocument{2.0,          2.0,          1.0,         1.0,
                                        std::nullopt, std::nullopt, std::nullopt};
 constexpr Published kPublishedList{1.5, 15.0, 1.20, 1.25, 1.05, 100.0, 1.0};
+
+// The article's figures as claims, each with the yardstick its words allow (docs/caching.md):
+// "about 2×" within ±25%; "15× cheaper" and "~100× faster" as orders of magnitude (at least a
+// third of the figure); "no visible change" within ±5%, "the same" within ±10%; "20–25% slower"
+// as that range widened by 5% either side; "~5% slower" as 1.00–1.10.
+struct Claims {
+  std::optional<Claim> memcache_faster, memcache_cheaper, protobuf, zlib_slower, local_faster,
+      local_protobuf_vs_memcache;
+};
+Claims claims(const Published& p) {
+  auto about = [](double v) { return claim_value(v, v * 0.25); };
+  auto order = [](double v) { return claim_above(v, v / 3); };
+  Claims c;
+  c.memcache_faster = about(p.memcache_faster);
+  c.memcache_cheaper =
+      p.memcache_cheaper >= 10 ? order(p.memcache_cheaper) : about(p.memcache_cheaper);
+  c.protobuf = p.protobuf_hi == 1.0
+                   ? claim_no_change(1.0, 0.05)
+                   : claim_value(p.protobuf(), (p.protobuf_hi - p.protobuf_lo) / 2 + 0.05);
+  if (p.zlib_slower) c.zlib_slower = claim_value(*p.zlib_slower, 0.05);
+  if (p.local_faster) c.local_faster = order(*p.local_faster);
+  if (p.local_protobuf_vs_memcache)
+    c.local_protobuf_vs_memcache = claim_no_change(*p.local_protobuf_vs_memcache, 0.10);
+  return c;
+}
 
 std::string times(double v) {
   char buf[32];
@@ -679,84 +704,53 @@ void CachingExperiment::findings(
     auto it = cells.find({w, t, e});
     return it == cells.end() ? nullptr : &it->second;
   };
-  // value = time(a) / time(b): how many times slower a is than b. The cells were measured one
-  // after the other: unpaired intervals. The verdict speaks of a against b (postgres / redis
-  // "slower": PostgreSQL is the slower one).
-  auto add = [&](const std::string& id, const std::string& text, std::optional<double> article,
-                 const std::vector<double>& a, const std::vector<double>& b) {
-    if (auto f = ratio_finding(
-            {id, text, Better::Lower, ctx.threshold(), false, true, std::move(article)}, a, b))
-      ctx.add_finding(std::move(*f));
+  // What a cell is called in a sentence.
+  auto name = [](const std::string& tier, const std::string& encoding) {
+    std::string n = tier == "postgres" ? "PostgreSQL" : tier == "redis" ? "Redis" : "local memory";
+    if (encoding != "native") n += " + " + encoding;
+    return n;
   };
-  auto time_ratio = [&](const std::string& id, const Cell* a, const Cell* b,
-                        const std::string& text, std::optional<double> article) {
+  // subject / baseline of one figure of two cells. The cells were measured one after the other:
+  // unpaired intervals.
+  enum class Figure { Wall, Cpu };
+  auto compare = [&](const std::string& id, const std::string& workload, Figure figure,
+                     std::pair<std::string, std::string> subject,
+                     std::pair<std::string, std::string> baseline, std::optional<Claim> claim) {
+    const Cell* a = cell(workload, subject.first, subject.second);
+    const Cell* b = cell(workload, baseline.first, baseline.second);
     if (!a || !b) return;
-    add(id, text, article, a->wall_samples, b->wall_samples);
-  };
-  auto cpu_ratio = [&](const std::string& id, const Cell* a, const Cell* b, const std::string& text,
-                       std::optional<double> article) {
-    if (!a || !b) return;
+    ComparisonSpec spec{
+        id,
+        workload,
+        ComparedPair{name(subject.first, subject.second), name(baseline.first, baseline.second),
+                     figure == Figure::Wall ? "wall time per get" : "CPU per get (client + server)",
+                     figure == Figure::Wall ? Quantity::Time : Quantity::Cpu, Better::Lower},
+        false,
+        "",
+        std::move(claim)};
+    if (figure == Figure::Wall) return ctx.add_comparison(spec, a->wall_samples, b->wall_samples);
     auto ta = a->total_cpu_samples(), tb = b->total_cpu_samples();
-    if (!ta || !tb) return;
-    add(id, text, article, *ta, *tb);
+    if (ta && tb) ctx.add_comparison(spec, *ta, *tb);
   };
   const std::string N = "native", PB = "protobuf", Z = "protobuf+zlib";
-  const std::optional<double> none;
+  const std::pair pg{std::string("postgres"), N}, redis{std::string("redis"), N},
+      redis_pb{std::string("redis"), PB}, redis_z{std::string("redis"), Z},
+      local{std::string("local"), N}, local_pb{std::string("local"), PB},
+      local_z{std::string("local"), Z};
   for (const std::string w : {"document", "list"}) {
-    const bool doc = w == "document";
-    const std::string what = doc ? "document" : "list";
-    const Published& art = doc ? kPublishedDocument : kPublishedList;
-    time_ratio(w + ".redis_vs_postgres.time", cell(w, "postgres", N), cell(w, "redis", N),
-               what +
-                   ": how many times faster a Redis GET is than PostgreSQL (wall time "
-                   "postgres / redis, native; article: memcache vs datastore)",
-               art.memcache_faster);
-    cpu_ratio(w + ".redis_vs_postgres.cpu", cell(w, "postgres", N), cell(w, "redis", N),
-              what +
-                  ": how many times cheaper in CPU (client + server) a Redis GET is than "
-                  "PostgreSQL (native)",
-              art.memcache_cheaper);
-    time_ratio(w + ".redis_protobuf_vs_postgres.time", cell(w, "postgres", N), cell(w, "redis", PB),
-               what +
-                   ": how many times faster Redis holding protobuf is than PostgreSQL rows "
-                   "(binary forms on both sides, no JSON parsing)",
-               none);
-    time_ratio(w + ".protobuf_vs_native.redis", cell(w, "redis", PB), cell(w, "redis", N),
-               what +
-                   ": Redis with protobuf relative to Redis with the native form, wall time "
-                   "(>1: protobuf slower)",
-               art.protobuf());
-    cpu_ratio(w + ".protobuf_vs_native.redis.cpu", cell(w, "redis", PB), cell(w, "redis", N),
-              what + ": Redis with protobuf relative to Redis with the native form, CPU",
-              art.protobuf());
-    time_ratio(w + ".zlib_vs_protobuf.redis", cell(w, "redis", Z), cell(w, "redis", PB),
-               what +
-                   ": Redis with protobuf+zlib relative to Redis with protobuf, wall time "
-                   "(>1: zlib slower)",
-               art.zlib_slower);
-    time_ratio(w + ".local_vs_postgres.time", cell(w, "postgres", N), cell(w, "local", N),
-               what + ": how many times faster local memory (ready objects) is than PostgreSQL",
-               art.local_faster);
-    cpu_ratio(w + ".local_vs_postgres.cpu", cell(w, "postgres", N), cell(w, "local", N),
-              what +
-                  ": how many times cheaper in CPU local memory (ready objects) is than "
-                  "PostgreSQL (article: 'no CPU at all')",
-              none);
-    time_ratio(w + ".local_vs_redis.time", cell(w, "redis", N), cell(w, "local", N),
-               what +
-                   ": how many times faster local memory (ready objects) is than Redis "
-                   "(native)",
-               none);
-    time_ratio(w + ".local_protobuf_vs_redis.time", cell(w, "local", PB), cell(w, "redis", PB),
-               what +
-                   ": local memory holding protobuf relative to Redis holding protobuf, wall "
-                   "time (~1: decoding dominates)",
-               art.local_protobuf_vs_memcache);
-    time_ratio(w + ".local_zlib_vs_local.time", cell(w, "local", Z), cell(w, "local", N),
-               what +
-                   ": local memory holding protobuf+zlib relative to ready objects, wall time "
-                   "(article: 'no miracle, the list is slow again')",
-               none);
+    const Claims art = claims(w == "document" ? kPublishedDocument : kPublishedList);
+    compare(w + ".redis_vs_postgres.time", w, Figure::Wall, pg, redis, art.memcache_faster);
+    compare(w + ".redis_vs_postgres.cpu", w, Figure::Cpu, pg, redis, art.memcache_cheaper);
+    compare(w + ".redis_protobuf_vs_postgres.time", w, Figure::Wall, pg, redis_pb, std::nullopt);
+    compare(w + ".protobuf_vs_native.redis", w, Figure::Wall, redis_pb, redis, art.protobuf);
+    compare(w + ".protobuf_vs_native.redis.cpu", w, Figure::Cpu, redis_pb, redis, art.protobuf);
+    compare(w + ".zlib_vs_protobuf.redis", w, Figure::Wall, redis_z, redis_pb, art.zlib_slower);
+    compare(w + ".local_vs_postgres.time", w, Figure::Wall, pg, local, art.local_faster);
+    compare(w + ".local_vs_postgres.cpu", w, Figure::Cpu, pg, local, std::nullopt);
+    compare(w + ".local_vs_redis.time", w, Figure::Wall, redis, local, std::nullopt);
+    compare(w + ".local_protobuf_vs_redis.time", w, Figure::Wall, local_pb, redis_pb,
+            art.local_protobuf_vs_memcache);
+    compare(w + ".local_zlib_vs_local.time", w, Figure::Wall, local_z, local, std::nullopt);
   }
 }
 

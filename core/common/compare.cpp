@@ -75,9 +75,9 @@ std::string format_comparison(const Comparison& c, CompareFormat f) {
   for (const auto& r : c.rows) width = std::max(width, r.name.size());
   std::ostringstream o;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %10s %28s  %-14s %-26s %s\n",
+  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %10s %44s  %-14s %-34s %s\n",
                 static_cast<int>(width), "benchmark", "old", "new",
-                f == CompareFormat::Ratio ? "new/old" : "change", "new/old [95% CI]", "p-value",
+                f == CompareFormat::Ratio ? "new/old" : "change", "new/old [CI] (level)", "p-value",
                 "verdict (new vs old)", "unit");
   o << buf;
   for (const auto& r : c.rows) {
@@ -93,11 +93,12 @@ std::string format_comparison(const Comparison& c, CompareFormat f) {
       std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %+9.2f%%", static_cast<int>(width),
                     r.name.c_str(), r.old_value, r.new_value, r.percent);
     o << buf;
-    std::snprintf(buf, sizeof buf, " %28s  %-14s %-26s %s\n", ci.c_str(), p.c_str(),
+    std::snprintf(buf, sizeof buf, " %44s  %-14s %-34s %s\n", ci.c_str(), p.c_str(),
                   verdict.c_str(), r.unit.c_str());
     o << buf;
   }
-  o << "\nverdict: the ratio's 95% interval against 1 ± " << format_percent(c.threshold)
+  o << "\nverdict: where the ratio's whole interval lies against 1 ± "
+    << format_percent(c.threshold)
     << " (new run's threshold); p-value: Mann-Whitney U, two-sided, as compare.py (\"unreliable\": "
        "fewer than 9 repetitions a side)\n";
   if (!c.only_in_old.empty()) {

@@ -29,6 +29,7 @@ Estimate without_interval(std::span<const double> samples) {
   Estimate e;
   e.value = samples.empty() ? 0 : samples.front();
   e.lo = e.hi = e.value;
+  e.n = samples.size();
   return e;
 }
 }  // namespace
@@ -81,6 +82,7 @@ Estimate median_ci_sorted(std::span<const double> s, double level) {
   e.level = ranks.coverage;
   e.full_level = ranks.coverage >= level;
   e.method = CiMethod::OrderStatistic;
+  e.n = s.size();
   return e;
 }
 }  // namespace
@@ -114,6 +116,7 @@ Estimate median_ci_bootstrap(std::span<const double> samples, const BootstrapOpt
   e.level = std::min(level, bound);
   e.full_level = bound >= level;
   e.method = CiMethod::Bootstrap;
+  e.n = samples.size();
   return e;
 }
 

@@ -45,6 +45,9 @@ struct Estimate {
   // level is at least the level asked for. false: too few samples for it (see above).
   bool full_level = false;
   CiMethod method = CiMethod::None;
+  // How many samples (repetitions, rounds) the interval was computed from; for a ratio of two
+  // series, the smaller side. 0 when unknown (run files written before it was recorded).
+  std::size_t n = 0;
 
   bool has_interval() const { return method != CiMethod::None; }
   bool contains(double v) const { return has_interval() && lo <= v && v <= hi; }

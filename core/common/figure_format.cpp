@@ -56,11 +56,24 @@ std::string format_estimate(const Estimate& e) {
   out += number(e.lo);
   out += e.lo < 0 || e.hi < 0 ? ", " : "–";  // a negative end would read as a range sign
   out += number(e.hi);
-  out += "]";
-  if (!e.full_level) {
-    out += e.method == CiMethod::OrderStatistic ? " (" : " (≤";
-    out += printf_double("%.*f", 1, e.level * 100);
-    out += "% CI)";
+  out += "] (";
+  out += format_level(e);
+  out += ")";
+  return out;
+}
+
+std::string format_level(const Estimate& e) {
+  if (!e.has_interval()) return "no interval";
+  // An exact level (order statistics) as it is, a bootstrap's short of the nominal one as the
+  // bound it is: "95.9% CI", "75% CI", "≤93.8% CI".
+  std::string pct = printf_double("%.*f", 1, e.level * 100);
+  if (pct.size() > 2 && pct.compare(pct.size() - 2, 2, ".0") == 0) pct.resize(pct.size() - 2);
+  std::string out = !e.full_level && e.method != CiMethod::OrderStatistic ? "≤" : "";
+  out += pct;
+  out += "% CI";
+  if (e.n > 0) {
+    out += ", n = ";
+    out += std::to_string(e.n);
   }
   return out;
 }
@@ -89,10 +102,13 @@ std::string verdict_text(Verdict v, double threshold) {
     case Verdict::Slower:
     case Verdict::NoDifference:
       return to_string(v);
-    case Verdict::WithinNoise: {
-      std::string out = "no significant difference (within ±";
+    case Verdict::Equivalent:
+      return "equivalent within ±" + format_percent(threshold);
+    case Verdict::LeansFaster:
+    case Verdict::LeansSlower: {
+      std::string out = v == Verdict::LeansFaster ? "faster" : "slower";
+      out += ", not shown beyond ±";
       out += format_percent(threshold);
-      out += ")";
       return out;
     }
     case Verdict::TooFewSamples:
@@ -101,25 +117,13 @@ std::string verdict_text(Verdict v, double threshold) {
   return to_string(v);
 }
 
-std::string format_judgement(const RatioJudgement& j, std::optional<double> published,
-                             std::string_view published_by) {
-  std::string out = format_estimate(j.ratio);
-  out += " — ";
-  out += verdict_text(j.verdict, j.threshold);
-  if (published) {
-    out += "; ";
-    out += published_by;
-    out += " ";
-    out += format_figure(*published);
-    out += " ";
-    out += to_string(judge_published(*published, j.ratio, j.threshold));
-  }
-  return out;
-}
-
 std::string describe_machine(const MachineNoise& m) {
   std::string out;
-  if (m.loaded && m.load_per_core_before) {
+  if (m.loaded && m.busy_share_before) {
+    out += "CPUs ";
+    out += format_percent(*m.busy_share_before);
+    out += " busy with other work just before the run";
+  } else if (m.loaded && m.load_per_core_before) {
     out += "load ";
     out += printf_double("%.*f", 1, *m.load_per_core_before);
     out += " per core before the run";

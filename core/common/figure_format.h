@@ -15,15 +15,18 @@ namespace perflab {
 // ("0.0078", "0.00781"), exponent notation from 1e7 ("1.23e+07"); "n/a" when not finite.
 std::string format_figure(double v);
 
-// An estimate with its interval: "1.02 [0.97–1.06]", "1.20 [0.78–1.45]",
-// "0.0078 [0.0071–0.0085]", "12345 [12001–12702]"; from 1e7 on all three numbers in exponent
-// notation, "1.75e+07 [5.57e+06–2.55e+07]". Below that, the value and both ends get the same
-// decimals: enough for the value to keep two significant digits (and two decimals from 0.1 to
-// 10, as ratios are written) and for the ends to differ by at least 5 in the last one shown.
-// An interval short of the level asked for says how sure it is: "… (93.8% CI)", or for a
-// bootstrap, where that is an upper bound, "… (≤93.8% CI)". Without an interval:
-// "0.78 (no interval)".
+// An estimate with its interval and the interval's real level: "1.02 [0.97–1.06] (95% CI,
+// n = 21)", "0.0078 [0.0071–0.0085] (75% CI, n = 3)"; from 1e7 on all three numbers in exponent
+// notation, "1.75e+07 [5.57e+06–2.55e+07] (95.9% CI, n = 20)". Below that, the value and both ends
+// get the same decimals: enough for the value to keep two significant digits (and two decimals
+// from 0.1 to 10, as ratios are written) and for the ends to differ by at least 5 in the last
+// one shown. Without an interval: "0.78 (no interval)".
 std::string format_estimate(const Estimate& e);
+
+// An interval's level as every view labels it: "95% CI, n = 21", "95.9% CI, n = 20" (an exact
+// order-statistic level), "≤93.8% CI, n = 5" (a bootstrap that few samples keep below its
+// nominal level: the bound); "no interval".
+std::string format_level(const Estimate& e);
 
 // A share as a percentage with two significant digits: 0.123 → "12%", 0.024 → "2.4%",
 // 0.02 → "2%", 0.0051 → "0.51%".
@@ -32,16 +35,10 @@ std::string format_percent(double share);
 // "p = 0.0432" (four decimals, as compare.py prints it), "p < 0.0001".
 std::string format_p_value(double p);
 
-// "faster", "slower", "no significant difference", "no significant difference (within ±2%)",
-// "too few repetitions to judge".
+// A verdict alone, for a table whose row names both sides (compare: new vs old): "faster",
+// "slower", "equivalent within ±2%", "no significant difference", "faster, not shown beyond
+// ±2%", "too few repetitions to judge". A finding's verdict names its sides: finding_verdict().
 std::string verdict_text(Verdict v, double threshold);
-
-// The teaching panel's and the findings' line:
-// "1.02 [0.97–1.06] — no significant difference; article 0.78 not reproduced"
-// (reproduced / not reproduced / inconclusive: judge_published()).
-// `published_by` names where the published figure comes from.
-std::string format_judgement(const RatioJudgement& j, std::optional<double> published = {},
-                             std::string_view published_by = "article");
 
 // "load 1.8 per core before the run, CPU steal 7% during it"; empty when neither was high.
 std::string describe_machine(const MachineNoise& m);

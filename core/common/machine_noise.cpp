@@ -1,5 +1,7 @@
 #include "common/machine_noise.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <fstream>
 #include <iterator>
@@ -73,9 +75,19 @@ MachineSnapshot read_machine_snapshot() {
   return s;
 }
 
+std::optional<double> busy_share(const MachineSnapshot& from, const MachineSnapshot& to) {
+  if (!from.cpu || !to.cpu || to.cpu->total() <= from.cpu->total()) return std::nullopt;
+  const auto idle = [](const CpuTimes& c) { return c.idle + c.iowait; };
+  if (idle(*to.cpu) < idle(*from.cpu)) return std::nullopt;
+  const double total = static_cast<double>(to.cpu->total() - from.cpu->total());
+  const double idle_ticks = static_cast<double>(idle(*to.cpu) - idle(*from.cpu));
+  return std::clamp(1 - idle_ticks / total, 0.0, 1.0);
+}
+
 MachineNoise judge_machine(const MachineSnapshot& before, const MachineSnapshot& after,
-                           const NoiseThresholds& t) {
+                           const NoiseThresholds& t, const MachineSnapshot* window_start) {
   MachineNoise m;
+  if (window_start) m.busy_share_before = busy_share(*window_start, before);
   const int cores = before.cores > 0 ? before.cores : after.cores;
   if (cores > 0) {
     if (before.load) m.load_per_core_before = before.load->one / cores;
@@ -85,7 +97,9 @@ MachineNoise judge_machine(const MachineSnapshot& before, const MachineSnapshot&
       after.cpu->steal >= before.cpu->steal)
     m.steal_share = static_cast<double>(after.cpu->steal - before.cpu->steal) /
                     static_cast<double>(after.cpu->total() - before.cpu->total());
-  m.loaded = m.load_per_core_before && *m.load_per_core_before > t.load_per_core;
+  m.loaded = m.busy_share_before
+                 ? *m.busy_share_before > t.busy_share
+                 : m.load_per_core_before && *m.load_per_core_before > t.load_per_core;
   m.stolen = m.steal_share && *m.steal_share > t.steal_share;
   return m;
 }

@@ -37,8 +37,11 @@ struct MachineSnapshot {
 MachineSnapshot read_machine_snapshot();
 
 struct NoiseThresholds {
-  // Load from others before the run: the 1-minute load average per core. Only the snapshot
-  // before counts: the run's own clients and servers raise the load after it.
+  // Load from others before the run. Measured as the share of all CPUs busy over a short window
+  // just before the run (busy_share_before), where it exists: a build or a server start that
+  // just ended is not in it, as it is in the 1-minute load average for a minute after. The load
+  // average per core is the judge only where no window was measured.
+  double busy_share = 0.5;
   double load_per_core = 0.5;
   // Time the hypervisor gave this VM's CPUs to someone else during the run (steal), as a
   // share of all CPU time. Steal is never the run's own doing.
@@ -48,13 +51,21 @@ struct NoiseThresholds {
 
 struct MachineNoise {
   std::optional<double> load_per_core_before, load_per_core_after;
+  // Share of all CPUs busy (not idle, not waiting for I/O) in the window just before the run.
+  std::optional<double> busy_share_before;
   std::optional<double> steal_share;  // during the run, from the two CPU snapshots
-  bool loaded = false;                // load_per_core_before above its threshold
-  bool stolen = false;                // steal_share above its threshold
+  bool loaded = false;  // busy_share_before (or, without it, load_per_core_before) too high
+  bool stolen = false;  // steal_share above its threshold
   bool busy() const { return loaded || stolen; }
 };
+// `window_start`: a snapshot taken a moment before `before` (the window before the run); without
+// one the load average judges.
 MachineNoise judge_machine(const MachineSnapshot& before, const MachineSnapshot& after,
-                           const NoiseThresholds& t = {});
+                           const NoiseThresholds& t = {},
+                           const MachineSnapshot* window_start = nullptr);
+
+// The share of all CPUs busy between two snapshots; nullopt without both or without time between.
+std::optional<double> busy_share(const MachineSnapshot& from, const MachineSnapshot& to);
 
 // A point whose coefficient of variation is above the threshold.
 inline bool noisy_point(double cv, const NoiseThresholds& t = {}) {

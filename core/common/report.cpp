@@ -8,20 +8,6 @@
 
 namespace perflab {
 
-std::string format_finding_figure(const Finding& f) {
-  if (auto j = f.judgement()) return format_judgement(*j, f.article);
-  std::string out = f.ci ? format_estimate(*f.ci) : format_figure(f.value) + " (exact)";
-  if (f.article) {
-    out += "; article ";
-    out += format_figure(*f.article);
-    if (f.ci) {
-      out += " ";
-      out += to_string(f.reproduction());
-    }
-  }
-  return out;
-}
-
 std::optional<std::string> point_noise_warning(const Point& p, const MachineNoise* machine) {
   if (p.samples.size() < 2) return std::nullopt;  // one sample, or an exact count: no spread
   return noise_warning(p.cv, machine);
@@ -54,7 +40,7 @@ std::optional<std::string> run_noise_summary(const Run& run) {
   return out;
 }
 
-std::string format_run_report(const Run& run) {
+std::string format_run_report(const Run& run, bool verbose) {
   std::ostringstream o;
   o << run.experiment << " — " << run.title << "  [" << to_string(run.status) << "]\n";
   if (!run.message.empty()) o << "  " << run.message << "\n";
@@ -89,7 +75,7 @@ std::string format_run_report(const Run& run) {
     char buf[512];
     std::snprintf(buf, sizeof buf, "  %-*s  %-*s %32s %6s %12s %12s %12s %5s\n",
                   static_cast<int>(lw), g.numeric_x ? g.x_label.c_str() : "benchmark",
-                  static_cast<int>(sw), "series", "median [95% CI]", "CV", "p95", "min", "max",
+                  static_cast<int>(sw), "series", "median [CI] (level)", "CV", "p95", "min", "max",
                   "n");
     o << buf;
     // Rows by point label in first-seen order, series within.
@@ -127,14 +113,25 @@ std::string format_run_report(const Run& run) {
     }
   }
   if (!run.findings.empty()) {
-    o << "\nFindings (ratio [95% CI] — verdict at ±" << format_percent(run.threshold)
-      << "; the article's figure judged against the interval)\n";
-    for (const auto& f : run.findings)
-      o << "  " << f.text << ": " << format_finding_figure(f) << "\n";
+    o << "\nFindings (figure [interval] (its level) — verdict at ±" << format_percent(run.threshold)
+      << "; the article's claim judged against the interval)\n";
+    for (const auto& f : run.findings) o << "  " << finding_sentence(f) << "\n";
   }
+  // One line for the noisy figures, with their count: a list of every one only when asked.
   if (!warnings.empty()) {
-    o << "\nNoisy figures (CV above " << format_percent(NoiseThresholds{}.cv) << ")\n";
-    for (const auto& w : warnings) o << "  " << w << "\n";
+    std::size_t figures = 0;
+    for (const auto& s : run.series)
+      for (const auto& p : s.points) figures += p.samples.size() >= 2 ? 1 : 0;
+    o << "\n"
+      << warnings.size() << " of " << figures << " figures noisy (CV above "
+      << format_percent(NoiseThresholds{}.cv)
+      << "): `--param precision=2` repeats each point until its interval is within ±2%";
+    if (verbose) {
+      o << ":\n";
+      for (const auto& w : warnings) o << "  " << w << "\n";
+    } else {
+      o << "; `--verbose` lists them\n";
+    }
   }
   return o.str();
 }

@@ -8,21 +8,16 @@
 namespace perflab {
 
 // Header (experiment, status, parameters, targets, the machine's load), one table per group
-// (series × point: median with its 95% interval, CV, p95, min, max, n, in the group's unit; a
-// noisy point marked "!"), the findings with their intervals, verdicts and the article's figures
-// judged, then a warning per noisy point.
-std::string format_run_report(const Run& run);
+// (series × point: median with its interval and the interval's level, CV, p95, min, max, n, in the
+// group's unit; a noisy point marked "!"), the findings (finding_sentence), then one line counting
+// the noisy figures; `verbose` lists each of them.
+std::string format_run_report(const Run& run, bool verbose = false);
 
 // One line for a run whose figures may be noisy, nullopt for a calm one: "The machine was busy
 // (load 1.8 per core before the run): every figure may be noisy — rerun, or raise repetitions."
 // or "2 figures are noisy (CV above 10%): append/iolist/100 writers, read/copy/1 reader — rerun,
 // or raise repetitions." (at most three named).
 std::optional<std::string> run_noise_summary(const Run& run);
-
-// A finding's figure as every view shows it: "1.02 [0.97–1.06] — no significant difference;
-// article 0.78 not reproduced" for a judged ratio, "0.12 [0.11–0.13]" with an interval only,
-// "0.83 (exact)" without one (a count), each followed by the article's figure where there is one.
-std::string format_finding_figure(const Finding& f);
 
 // The warning a point carries (noise_warning() of its CV and the machine around its run, which
 // may be null), or nullopt; a point of fewer than two samples has no spread and no warning.

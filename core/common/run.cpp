@@ -83,30 +83,6 @@ void summarize_samples(Point& p) {
   p.outliers = s.outliers;
 }
 
-std::optional<RatioJudgement> Finding::judgement() const {
-  if (!ci || !verdict) return std::nullopt;
-  return RatioJudgement{*ci, *verdict, threshold, better};
-}
-
-Reproduction Finding::reproduction() const {
-  if (!article || !ci) return Reproduction::NotJudged;
-  return judge_published(*article, *ci, threshold);
-}
-
-std::optional<Finding> ratio_finding(const RatioFindingSpec& spec, std::span<const double> a,
-                                     std::span<const double> b) {
-  RatioOptions opt;
-  opt.interleaved = spec.interleaved;
-  const std::optional<Estimate> r = ratio_ci(a, b, opt);
-  if (!r) return std::nullopt;
-  Finding f{spec.id, spec.text, r->value, spec.article};
-  f.ci = *r;
-  f.threshold = spec.threshold;
-  f.better = spec.better;
-  if (spec.judged) f.verdict = judge_ratio(*r, spec.better, spec.threshold);
-  return f;
-}
-
 Point& Run::add_point(const std::string& group_id, const std::string& s, Point p) {
   summarize_samples(p);
   auto& ser = series_for(group_id, s);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/confidence.h"
+#include "common/finding.h"
 #include "common/machine_noise.h"
 #include "common/significance.h"
 #include "common/stats.h"
@@ -94,41 +95,6 @@ struct HostInfo {
 
 // A figure derived from measurements (e.g. the ratio iolist/interpolate for one writer),
 // with the article's published value beside it where there is one.
-struct Finding {
-  std::string id;                 // stable key, e.g. "append_1.iolist_vs_interpolate"
-  std::string text;               // for a person
-  double value = 0;               // measured
-  std::optional<double> article;  // published figure, if any
-  // The figure's 95% interval (ratio_ci over the repetitions); absent for exact figures (counts)
-  // and in run files written before intervals were recorded.
-  std::optional<Estimate> ci = std::nullopt;
-  // For a comparison of two series (a / b): the verdict on the ratio, judged with this threshold
-  // of practical significance and direction of the unit (judge_ratio).
-  std::optional<Verdict> verdict = std::nullopt;
-  double threshold = 0.02;
-  Better better = Better::Lower;
-
-  // The ratio with its verdict, when the finding has both.
-  std::optional<RatioJudgement> judgement() const;
-  // The article's figure judged against the interval (NotJudged without either).
-  Reproduction reproduction() const;
-};
-
-// The finding "a / b" over two points' samples: the ratio of their medians with its interval
-// (paired bootstrap when `interleaved`: sample r of a and of b were measured in the same round)
-// and, when `judged`, the verdict with `threshold` in the direction `better`. nullopt when there
-// is no ratio (a side without samples, a zero median below).
-struct RatioFindingSpec {
-  std::string id, text;
-  Better better = Better::Lower;
-  double threshold = 0.02;
-  bool interleaved = false;
-  bool judged = true;
-  std::optional<double> article = std::nullopt;
-};
-std::optional<Finding> ratio_finding(const RatioFindingSpec& spec, std::span<const double> a,
-                                     std::span<const double> b);
-
 inline Better better_of(const Group& g) {
   return g.lower_is_better ? Better::Lower : Better::Higher;
 }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,7 +36,8 @@ json estimate_json(const Estimate& e) {
           {"hi", e.hi},
           {"level", e.level},
           {"full_level", e.full_level},
-          {"method", to_string(e.method)}};
+          {"method", to_string(e.method)},
+          {"n", e.n}};
 }
 
 json outliers_json(const Outliers& o) {
@@ -51,7 +53,50 @@ json noise_json(const MachineNoise& m) {
   j["load_per_core_before"] = opt(m.load_per_core_before);
   j["load_per_core_after"] = opt(m.load_per_core_after);
   j["steal_share"] = opt(m.steal_share);
+  j["busy_share_before"] = opt(m.busy_share_before);
   return j;
+}
+
+// A finding as stored: its model (what its words are generated from), and the words and
+// judgements derived from it for readers of the file (they are derived again when it is read).
+json finding_json(const Finding& f) {
+  json fj = {{"id", f.id},
+             {"kind", to_string(f.kind)},
+             {"context", f.context},
+             {"text", finding_sentence(f)},
+             {"value", f.value}};
+  switch (f.kind) {
+    case FindingKind::Comparison:
+      fj["comparison"] = {{"subject", f.comparison.subject},
+                          {"baseline", f.comparison.baseline},
+                          {"metric", f.comparison.metric},
+                          {"quantity", to_string(f.comparison.quantity)},
+                          {"better", to_string(f.comparison.better)}};
+      fj["threshold"] = f.threshold;
+      if (!f.not_judged_because.empty()) fj["not_judged_because"] = f.not_judged_because;
+      if (const auto v = f.verdict()) fj["verdict"] = to_string(*v);
+      break;
+    case FindingKind::Share:
+      fj["part"] = f.part;
+      fj["whole"] = f.whole;
+      break;
+    case FindingKind::Figure:
+    case FindingKind::Note:
+      fj["what"] = f.part;
+      fj["unit"] = f.unit;
+      break;
+  }
+  if (f.ci) fj["ci"] = estimate_json(*f.ci);
+  if (f.claim) {
+    // An open end of a band (0 or infinity) is written as null.
+    const auto end = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+    fj["claim"] = {{"kind", to_string(f.claim->kind)},
+                   {"figure", f.claim->figure},
+                   {"lo", end(f.claim->lo)},
+                   {"hi", end(f.claim->hi)}};
+    fj["reproduction"] = to_string(f.reproduction());
+  }
+  return fj;
 }
 
 std::string iso8601(std::int64_t unix_ms) {
@@ -123,20 +168,7 @@ std::string run_to_json(const Run& run, int indent) {
     j["series"].push_back({{"group", s.group}, {"name", s.name}, {"points", std::move(pts)}});
   }
   j["findings"] = json::array();
-  for (const auto& f : run.findings) {
-    json fj = {{"id", f.id}, {"text", f.text}, {"value", f.value}};
-    fj["article"] = f.article ? json(*f.article) : json(nullptr);
-    if (f.ci) {
-      fj["ci"] = estimate_json(*f.ci);
-      fj["reproduction"] = to_string(f.reproduction());
-    }
-    if (f.verdict) {
-      fj["verdict"] = to_string(*f.verdict);
-      fj["threshold"] = f.threshold;
-      fj["better"] = to_string(f.better);
-    }
-    j["findings"].push_back(std::move(fj));
-  }
+  for (const auto& f : run.findings) j["findings"].push_back(finding_json(f));
   j["threshold"] = run.threshold;
   if (run.machine) j["machine_noise"] = noise_json(*run.machine);
   return j.dump(indent);

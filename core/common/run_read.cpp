@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -40,10 +41,12 @@ std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
 }
 constexpr CiMethod kCiMethods[] = {CiMethod::None, CiMethod::OrderStatistic, CiMethod::Bootstrap,
                                    CiMethod::PairedBootstrap};
-constexpr Verdict kVerdicts[] = {Verdict::Faster, Verdict::Slower, Verdict::WithinNoise,
-                                 Verdict::NoDifference, Verdict::TooFewSamples};
-constexpr Reproduction kReproductions[] = {Reproduction::Reproduced, Reproduction::NotReproduced,
-                                           Reproduction::Inconclusive, Reproduction::NotJudged};
+constexpr FindingKind kFindingKinds[] = {FindingKind::Comparison, FindingKind::Share,
+                                         FindingKind::Figure, FindingKind::Note};
+constexpr Quantity kQuantities[] = {Quantity::Time, Quantity::Throughput, Quantity::Cpu,
+                                    Quantity::Count};
+constexpr Claim::Kind kClaimKinds[] = {Claim::Kind::Value, Claim::Kind::Below, Claim::Kind::Above,
+                                       Claim::Kind::NoChange};
 constexpr Better kBetters[] = {Better::Lower, Better::Higher};
 
 }  // namespace
@@ -340,6 +343,7 @@ Estimate read_estimate(const V& obj, const Path& parent, double value) {
   if (est.level < 0 || est.level > 1) R::bad(Path(f, "level"), "is not in 0..1");
   est.full_level = R::boolean(e, f, "full_level", false);
   est.method = R::name_of(e, f, "method", kCiMethods);
+  est.n = static_cast<std::size_t>(R::integer(e, f, "n", 0, 1'000'000'000, false));
   if (est.lo > est.hi) R::bad(f, "lo is above hi");
   return est;
 }
@@ -404,24 +408,73 @@ void read_series(const V& j, Run& run) {
   });
 }
 
-void read_findings(const V& j, Run& run) {
-  for_each_object(j, "findings", [&](const V& fj, const Path& f) {
-    Finding fd;
-    fd.id = R::string(fj, f, "id", true);
-    fd.text = R::string(fj, f, "text", false);
-    fd.value = R::number(fj, f, "value", true);
-    if (const auto a = R::find(fj, f, "article", false))
-      fd.article = R::number(*a, Path(f, "article"));
-    if (R::find(fj, f, "ci", false)) fd.ci = read_estimate(fj, f, fd.value);
-    if (R::find(fj, f, "verdict", false)) {
-      fd.verdict = R::name_of(fj, f, "verdict", kVerdicts);
+// A finding's model; its words and judgements are derived from it again. A finding of a file
+// written before the model (no "kind") keeps its stored text as what it is about, its interval,
+// and its article's figure as a claim of that value within the run's threshold.
+Finding read_finding(const V& fj, const Path& f, double run_threshold) {
+  Finding fd;
+  fd.id = R::string(fj, f, "id", true);
+  fd.value = R::number(fj, f, "value", true);
+  if (R::find(fj, f, "ci", false)) {
+    fd.ci = read_estimate(fj, f, fd.value);
+    if (fd.ci->has_interval() && !(fd.ci->lo <= fd.value && fd.value <= fd.ci->hi))
+      R::bad(Path(f, "value"), "lies outside its interval");
+  }
+  if (!R::find(fj, f, "kind", false)) {
+    fd.kind = FindingKind::Figure;
+    fd.part = R::string(fj, f, "text", false);
+    if (const auto a = R::find(fj, f, "article", false)) {
+      const double article = R::number(*a, Path(f, "article"));
+      fd.claim = claim_value(article, std::max(std::abs(article) * run_threshold, 1e-9));
+    }
+    generate_text(fd);
+    return fd;
+  }
+  fd.kind = R::name_of(fj, f, "kind", kFindingKinds);
+  fd.context = R::string(fj, f, "context", false);
+  switch (fd.kind) {
+    case FindingKind::Comparison: {
+      const Path cf(f, "comparison");
+      const V c = R::object(*R::find(fj, f, "comparison", true), cf);
+      fd.comparison.subject = R::string(c, cf, "subject", true);
+      fd.comparison.baseline = R::string(c, cf, "baseline", true);
+      fd.comparison.metric = R::string(c, cf, "metric", true);
+      fd.comparison.quantity = R::name_of(c, cf, "quantity", kQuantities);
+      fd.comparison.better = R::name_of(c, cf, "better", kBetters);
       fd.threshold = R::number(fj, f, "threshold", true);
       if (fd.threshold < 0) R::bad(Path(f, "threshold"), "is negative");
-      fd.better = R::name_of(fj, f, "better", kBetters);
+      fd.not_judged_because = R::string(fj, f, "not_judged_because", false);
+      if (!(fd.value > 0)) R::bad(Path(f, "value"), "a ratio must be positive");
+      break;
     }
-    if (R::find(fj, f, "reproduction", false))  // derived from article and ci; checked only
-      R::name_of(fj, f, "reproduction", kReproductions);
-    run.findings.push_back(std::move(fd));
+    case FindingKind::Share:
+      fd.part = R::string(fj, f, "part", true);
+      fd.whole = R::string(fj, f, "whole", true);
+      break;
+    case FindingKind::Figure:
+    case FindingKind::Note:
+      fd.part = R::string(fj, f, "what", true);
+      fd.unit = R::string(fj, f, "unit", false);
+      break;
+  }
+  if (const auto c = R::find(fj, f, "claim", false)) {
+    const Path cf(f, "claim");
+    R::object(*c, cf);
+    Claim claim;
+    claim.kind = R::name_of(*c, cf, "kind", kClaimKinds);
+    claim.figure = R::number(*c, cf, "figure", true);
+    claim.lo = R::number(*c, cf, "lo", false, 0);
+    claim.hi = R::number(*c, cf, "hi", false, std::numeric_limits<double>::infinity());
+    if (claim.lo > claim.hi) R::bad(cf, "lo is above hi");
+    fd.claim = claim;
+  }
+  generate_text(fd);
+  return fd;
+}
+
+void read_findings(const V& j, Run& run) {
+  for_each_object(j, "findings", [&](const V& fj, const Path& f) {
+    run.findings.push_back(read_finding(fj, f, run.threshold));
   });
 }
 
@@ -434,6 +487,7 @@ void read_machine_noise(const V& j, Run& run) {
   n.load_per_core_before = R::optional_number(*m, f, "load_per_core_before");
   n.load_per_core_after = R::optional_number(*m, f, "load_per_core_after");
   n.steal_share = R::optional_number(*m, f, "steal_share");
+  n.busy_share_before = R::optional_number(*m, f, "busy_share_before");
   n.loaded = R::boolean(*m, f, "loaded", false);
   n.stolen = R::boolean(*m, f, "stolen", false);
   R::boolean(*m, f, "busy", false);  // derived: loaded or stolen
@@ -486,9 +540,9 @@ Run run_from_text(const char* data, std::size_t size, bool padded) {
   run.detail = R::string(j, kRoot, "detail", false);
   read_groups(j, run);
   read_series(j, run);
-  read_findings(j, run);
   run.threshold = R::number(j, kRoot, "threshold", false, run.threshold);
   if (run.threshold < 0) R::bad(Path(kRoot, "threshold"), "is negative");
+  read_findings(j, run);
   read_machine_noise(j, run);
   return run;
 }

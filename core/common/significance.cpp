@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -32,6 +33,7 @@ std::optional<Estimate> ratio_ci(std::span<const double> a, std::span<const doub
   Estimate e;
   e.value = quantile(a, 0.5) / median_b;
   e.lo = e.hi = e.value;
+  e.n = std::min(a.size(), b.size());
   if (a.size() < 2 || b.size() < 2) return e;
 
   const std::span<const double> series[] = {a, b};
@@ -75,24 +77,46 @@ const char* to_string(Verdict v) {
       return "faster";
     case Verdict::Slower:
       return "slower";
-    case Verdict::WithinNoise:
-      return "within noise";
+    case Verdict::Equivalent:
+      return "equivalent";
     case Verdict::NoDifference:
       return "no significant difference";
+    case Verdict::LeansFaster:
+      return "leans faster";
+    case Verdict::LeansSlower:
+      return "leans slower";
     case Verdict::TooFewSamples:
       return "too few repetitions";
   }
   return "too few repetitions";
 }
 
+std::optional<bool> numerator_better(Verdict v) {
+  switch (v) {
+    case Verdict::Faster:
+    case Verdict::LeansFaster:
+      return true;
+    case Verdict::Slower:
+    case Verdict::LeansSlower:
+      return false;
+    case Verdict::Equivalent:
+    case Verdict::NoDifference:
+    case Verdict::TooFewSamples:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 Verdict judge_ratio(const Estimate& ratio, Better better, double threshold) {
   if (!(threshold >= 0)) throw std::invalid_argument("the threshold must not be negative");
   if (!ratio.has_interval()) return Verdict::TooFewSamples;
+  const bool lower = better == Better::Lower;
+  if (ratio.hi < 1 - threshold) return lower ? Verdict::Faster : Verdict::Slower;
+  if (ratio.lo > 1 + threshold) return lower ? Verdict::Slower : Verdict::Faster;
+  if (1 - threshold <= ratio.lo && ratio.hi <= 1 + threshold) return Verdict::Equivalent;
   if (ratio.lo <= 1 && 1 <= ratio.hi) return Verdict::NoDifference;
-  const bool a_lower = ratio.hi < 1 - threshold;
-  const bool a_higher = ratio.lo > 1 + threshold;
-  if (!a_lower && !a_higher) return Verdict::WithinNoise;
-  return a_lower == (better == Better::Lower) ? Verdict::Faster : Verdict::Slower;
+  const bool a_lower = ratio.hi < 1;  // the interval excludes 1, partly inside the band
+  return a_lower == lower ? Verdict::LeansFaster : Verdict::LeansSlower;
 }
 
 std::optional<RatioJudgement> judge_series(std::span<const double> a, std::span<const double> b,
@@ -117,12 +141,81 @@ const char* to_string(Reproduction r) {
   return "not judged";
 }
 
-Reproduction judge_published(double published, const Estimate& measured, double threshold) {
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string short_figure(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+}  // namespace
+
+const char* to_string(Claim::Kind k) {
+  switch (k) {
+    case Claim::Kind::Value:
+      return "value";
+    case Claim::Kind::Below:
+      return "below";
+    case Claim::Kind::Above:
+      return "above";
+    case Claim::Kind::NoChange:
+      return "no_change";
+  }
+  return "value";
+}
+
+std::string Claim::yardstick() const {
+  switch (kind) {
+    case Kind::Value:
+      return short_figure(figure) + " ± " + short_figure((hi - lo) / 2);
+    case Kind::Below:
+      return "≤ " + short_figure(hi);
+    case Kind::Above:
+      return "≥ " + short_figure(lo);
+    case Kind::NoChange:
+      return "1 ± " + short_figure((hi - lo) / 2 * 100) + "%";
+  }
+  return {};
+}
+
+Claim claim_value(double figure, double tolerance) {
+  if (!(tolerance > 0)) throw std::invalid_argument("a claim's tolerance must be positive");
+  return {Claim::Kind::Value, figure, figure - tolerance, figure + tolerance};
+}
+
+Claim claim_below(double figure, double bound) {
+  return {Claim::Kind::Below, figure, 0, bound};
+}
+
+Claim claim_above(double figure, double bound) {
+  return {Claim::Kind::Above, figure, bound, kInf};
+}
+
+Claim claim_no_change(double figure, double tolerance) {
+  if (!(tolerance > 0)) throw std::invalid_argument("a claim's tolerance must be positive");
+  return {Claim::Kind::NoChange, figure, 1 - tolerance, 1 + tolerance};
+}
+
+Reproduction judge_claim(const Claim& claim, const Estimate& measured) {
   if (!measured.has_interval()) return Reproduction::NotJudged;
-  if (!measured.contains(published)) return Reproduction::NotReproduced;
-  const bool claims_a_difference = std::abs(published - 1) > threshold;
-  return claims_a_difference && measured.contains(1) ? Reproduction::Inconclusive
-                                                     : Reproduction::Reproduced;
+  if (claim.lo <= measured.lo && measured.hi <= claim.hi) return Reproduction::Reproduced;
+  if (measured.hi < claim.lo || measured.lo > claim.hi) return Reproduction::NotReproduced;
+  return Reproduction::Inconclusive;
+}
+
+std::optional<std::size_t> repetitions_to_settle(const Claim& claim, const Estimate& measured) {
+  if (!measured.has_interval() || measured.n < 2) return std::nullopt;
+  // The interval must shrink until neither end crosses the band's nearest edge.
+  double room = kInf;
+  for (double edge : {claim.lo, claim.hi})
+    if (std::isfinite(edge)) room = std::min(room, std::abs(measured.value - edge));
+  const double half = std::max(measured.value - measured.lo, measured.hi - measured.value);
+  if (!(room > 0) || !std::isfinite(room) || !(half > 0)) return std::nullopt;
+  const double factor = (half / room) * (half / room);
+  const double n = std::ceil(static_cast<double>(measured.n) * factor);
+  if (!(n < 1e9)) return std::nullopt;
+  return static_cast<std::size_t>(n);
 }
 
 const char* to_string(UTestMethod m) {

@@ -4,22 +4,24 @@
 // significance, a published figure judged against the interval, and the Mann–Whitney U test
 // that Google Benchmark's compare.py prints beside every comparison.
 //
-// The verdict on a ratio a/b with interval [lo, hi] and threshold t (default 0.02), the rule of
-// Criterion.rs (a change is reported only when its whole interval lies beyond its noise
-// threshold), with "the interval excludes 1" in the role of Criterion's p < 0.05:
-//   1. fewer than two samples on a side: TooFewSamples (no interval, nothing to judge);
-//   2. lo <= 1 <= hi: NoDifference — "no significant difference": the data are compatible
-//      with equal medians;
-//   3. the interval excludes 1 but reaches into the band [1 - t, 1 + t]: WithinNoise — the
-//      difference is probably real but may be smaller than t, too small to matter (Criterion:
-//      "change within noise threshold"); shown as "no significant difference (within ±2%)";
-//   4. hi < 1 - t or lo > 1 + t: Faster or Slower — the whole interval is beyond the band.
+// The verdict on a ratio a/b with interval [lo, hi] and threshold t (default 0.02) says only
+// what the interval shows (docs/verdicts.md). Criterion.rs and compare.py are the anchors; the
+// words here are more precise than theirs, because each case is named by where the whole interval
+// lies against 1 and the band [1 - t, 1 + t]:
+//   1. no interval (fewer than two samples on a side): TooFewSamples;
+//   2. hi < 1 - t or lo > 1 + t: Faster or Slower — the whole interval is beyond the band.
 //      Which of the two follows from the direction of the unit: for times (lower is better)
-//      a/b < 1 means a is faster; for throughput (higher is better) a/b > 1 means a is faster.
+//      a/b < 1 means a is faster; for throughput (higher is better) a/b > 1 means a is faster;
+//   3. 1 - t <= lo and hi <= 1 + t: Equivalent — the whole interval is inside the band;
+//   4. lo <= 1 <= hi (and the interval reaches beyond the band): NoDifference — the data are
+//      compatible with equal medians, and with a difference larger than t either way;
+//   5. the interval excludes 1 but is not wholly beyond the band: LeansFaster or LeansSlower —
+//      the difference is probably real, but this run cannot show it is larger than t.
 // A point estimate alone never makes a verdict: 0.95 [0.90–1.01] is "no significant difference".
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "common/confidence.h"
 
@@ -62,8 +64,20 @@ struct RatioOptions {
 std::optional<Estimate> ratio_ci(std::span<const double> a, std::span<const double> b,
                                  const RatioOptions& opt = {});
 
-enum class Verdict { Faster, Slower, WithinNoise, NoDifference, TooFewSamples };
-const char* to_string(Verdict v);  // "faster", "slower", "within noise", ...
+enum class Verdict {
+  Faster,
+  Slower,
+  Equivalent,
+  NoDifference,
+  LeansFaster,
+  LeansSlower,
+  TooFewSamples
+};
+// "faster", "slower", "equivalent", "no difference", "leans faster", "leans slower",
+// "too few samples": the names run files store.
+const char* to_string(Verdict v);
+// Faster and LeansFaster: the side the ratio's numerator is on; nullopt when none is shown.
+std::optional<bool> numerator_better(Verdict v);
 
 // The verdict on a ratio a/b (see the rule at the top). threshold >= 0.
 Verdict judge_ratio(const Estimate& ratio, Better better, double threshold = 0.02);
@@ -79,17 +93,42 @@ std::optional<RatioJudgement> judge_series(std::span<const double> a, std::span<
                                            Better better, double threshold = 0.02,
                                            const RatioOptions& opt = {});
 
-// A published figure against this run's interval:
-//   - outside the interval: "not reproduced";
-//   - inside, but the interval also holds 1 while the published figure claims a difference
-//     beyond the threshold (|published - 1| > threshold): "inconclusive" — this run cannot tell
-//     the published difference from none (on a busy machine "1.2 [0.78–1.45]" would otherwise
-//     "reproduce" an article's 0.78 and say "no significant difference" in the same line);
-//   - inside otherwise: "reproduced";
+// A published claim about a figure, with the yardstick it is judged by: the band of values that
+// would reproduce it. Four kinds, one rule (judge_claim):
+//   - Value: the published figure with a tolerance, band [figure - tolerance, figure + tolerance]
+//     ("0.78 ± 0.08");
+//   - Below / Above: a direction or an order of magnitude, band (0, bound] or [bound, inf)
+//     ("iolist faster than interpolate": a time ratio below 1; "a collapse of about two orders of
+//     magnitude": a throughput ratio at most 1/30);
+//   - NoChange: "no change within ±tolerance", band [1 - tolerance, 1 + tolerance].
+struct Claim {
+  enum class Kind { Value, Below, Above, NoChange };
+  Kind kind = Kind::Value;
+  double figure = 1;  // what was published, as this finding defines its figure
+  double lo = 0, hi = 0;
+  // The band in words: "0.78 ± 0.08", "≤ 0.0333", "≥ 30", "1 ± 5%".
+  std::string yardstick() const;
+};
+const char* to_string(Claim::Kind k);  // "value", "below", "above", "no_change"
+Claim claim_value(double figure, double tolerance);
+Claim claim_below(double figure, double bound);
+Claim claim_above(double figure, double bound);
+Claim claim_no_change(double figure, double tolerance);
+
+// A claim against this run's interval:
+//   - the whole interval inside the band: "reproduced";
+//   - the whole interval outside it: "not reproduced";
+//   - otherwise: "inconclusive" (repetitions_to_settle() says how many more might settle it);
 //   - no interval: "not judged".
 enum class Reproduction { Reproduced, NotReproduced, Inconclusive, NotJudged };
 const char* to_string(Reproduction r);  // "reproduced", "not reproduced", "inconclusive", ...
-Reproduction judge_published(double published, const Estimate& measured, double threshold = 0.02);
+Reproduction judge_claim(const Claim& claim, const Estimate& measured);
+
+// For an inconclusive claim: about how many repetitions would make the interval narrow enough
+// to lie wholly inside or wholly outside the band, if the estimate stayed where it is (an
+// interval's width shrinks about as 1/sqrt(n)). nullopt when the estimate sits on the band's
+// edge (no number of repetitions settles it) or n is unknown.
+std::optional<std::size_t> repetitions_to_settle(const Claim& claim, const Estimate& measured);
 
 // The Mann–Whitney U test (Wilcoxon rank-sum), two-sided, as compare.py reports it
 // (scipy.stats.mannwhitneyu with its defaults).

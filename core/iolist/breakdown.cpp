@@ -1,7 +1,5 @@
 // Where an append's time goes: the round-trip phases of one append (BEGIN, check, build, INSERT,
-// COMMIT) as a stacked group, one stack per builder and writer count, the build's share in its
-// label.
-#include "common/figure_format.h"
+// COMMIT) as a stacked group, one stack per builder and writer count.
 #include "iolist/iolist_run.h"
 
 namespace perflab::iolist {
@@ -12,13 +10,11 @@ namespace {
 constexpr Phase kRoundTripPhases[] = {Phase::Begin, Phase::Check, Phase::Build, Phase::Insert,
                                       Phase::Commit};
 
-// "iolist, 10 writers, RTT 1 ms: build 0.91%": short, as a stack's label stands upright under
-// it.
-std::string breakdown_label(Builder b, std::int64_t writers, const std::string& rtt,
-                            double build_share) {
+// "iolist, 10 writers, RTT 1 ms": short, as a stack's label stands under it, and never a
+// measured figure: a point's label is its identity (Compare matches on it).
+std::string breakdown_label(Builder b, std::int64_t writers, const std::string& rtt) {
   return std::string(to_string(b)) + ", " + std::to_string(writers) +
-         (writers == 1 ? " writer" : " writers") + rtt_suffix(rtt) + ": build " +
-         format_percent(build_share);
+         (writers == 1 ? " writer" : " writers") + rtt_suffix(rtt);
 }
 
 }  // namespace
@@ -34,8 +30,8 @@ Group breakdown_group(std::size_t events) {
           "BEGIN, the expected-version check, building the INSERT (the builder's work: text and "
           "parameters), sending the INSERT, COMMIT — each its own round trip. A part is its "
           "phase's median time; the stack (100%) is the sum of the five medians, which is close "
-          "to the median append (the append group). The label gives the build's part; a point's "
-          "figures also hold each phase's µs and thread CPU. The findings' shares are ratios of "
+          "to the median append (the append group). A point's figures also hold each phase's µs "
+          "and thread CPU. The findings' shares are ratios of "
           "medians over the same repetitions, with their intervals."};
   g.stacked = true;
   return g;
@@ -48,8 +44,7 @@ void publish_breakdown(RunContext& ctx, Builder builder, std::int64_t writers,
                        const std::string& rtt, const AppendSamples& s) {
   const double whole = s.median_sum(kRoundTripPhases);
   if (!(whole > 0)) return;
-  const std::string stack =
-      breakdown_label(builder, writers, rtt, summarize(s.wall(Phase::Build)).median / whole);
+  const std::string stack = breakdown_label(builder, writers, rtt);
   for (Phase ph : kRoundTripPhases) {
     Point q;
     q.label = stack;

@@ -1,6 +1,7 @@
 // The IO-list experiment's findings: every ratio and share it reports, from what the run
 // measured (the samples of its appends, the client libraries' allocations, its points).
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "common/figure_format.h"
@@ -12,19 +13,24 @@ namespace perflab::iolist {
 
 namespace {
 
-// A ratio of two variants measured side by side, with its interval and verdict.
-void judged_finding(RunContext& ctx, const std::string& id, const std::string& text,
-                    const AppendSamples* a, const AppendSamples* b) {
+// What an append's time is measured as: the time per append, lower is better.
+ComparedPair appends(std::string subject, std::string baseline) {
+  return {std::move(subject), std::move(baseline), "time per append", Quantity::Time,
+          Better::Lower};
+}
+
+// Two variants measured side by side (paired), with their interval and verdict.
+void judged_finding(RunContext& ctx, const std::string& id, const std::string& context,
+                    const ComparedPair& what, const AppendSamples* a, const AppendSamples* b) {
   if (!a || !b) return;
-  if (auto f = ratio_finding({id, text, Better::Lower, ctx.threshold(), true, true}, a->total.wall,
-                             b->total.wall))
-    ctx.add_finding(std::move(*f));
+  ctx.add_comparison({id, context, what, true}, a->total.wall, b->total.wall);
 }
 
 // A share, part / whole of the same repetitions (paired): its interval, no verdict.
-void share_finding(RunContext& ctx, const std::string& id, const std::string& text,
-                   const std::vector<double>& part, const std::vector<double>& whole) {
-  if (auto f = ratio_finding({id, text, Better::Lower, ctx.threshold(), true, false}, part, whole))
+void add_share(RunContext& ctx, const std::string& id, const std::string& context,
+               const std::string& part, const std::vector<double>& part_samples,
+               const std::vector<double>& whole) {
+  if (auto f = share_finding({id, context, part, "one append"}, part_samples, whole))
     ctx.add_finding(std::move(*f));
 }
 
@@ -46,44 +52,38 @@ std::vector<std::int64_t> breakdown_counts(const std::vector<std::int64_t>& writ
 void phase_findings(RunContext& ctx, const IoListMeasured& m, std::int64_t n,
                     const std::vector<std::string>& rtts) {
   const std::string label = writers_label(n, false);
+  const std::string id_n = "append_" + std::to_string(n);
   for (Builder b : {Builder::Interpolate, Builder::IoList}) {
     const AppendSamples* s = m.find(variant_series({b}), label);
     if (!s) continue;
-    share_finding(ctx, "append_" + std::to_string(n) + ".build_share." + to_string(b),
-                  label_cap(label) + ": share of one append spent building the statement (" +
-                      to_string(b) + ")",
-                  s->wall(Phase::Build), s->writer_wall_us);
+    const std::string context = label_cap(label) + ", " + to_string(b);
+    add_share(ctx, id_n + ".build_share." + to_string(b), context, "spent building the statement",
+              s->wall(Phase::Build), s->writer_wall_us);
     if (b != Builder::IoList) continue;
-    share_finding(ctx, "append_" + std::to_string(n) + ".commit_share.iolist",
-                  label_cap(label) + ": share of one append spent in COMMIT (iolist)",
-                  s->wall(Phase::Commit), s->writer_wall_us);
+    add_share(ctx, id_n + ".commit_share.iolist", context, "spent in COMMIT",
+              s->wall(Phase::Commit), s->writer_wall_us);
     if (!s->server_cpu_us.empty())
-      share_finding(ctx, "append_" + std::to_string(n) + ".server_cpu_share.iolist",
-                    label_cap(label) +
-                        ": the server's CPU (its backend, schedstat clock) / one append's "
-                        "wall time (iolist)",
-                    s->server_cpu_us, s->writer_wall_us);
+      add_share(ctx, id_n + ".server_cpu_share.iolist", context,
+                "that is the server's CPU (its backend, schedstat clock)", s->server_cpu_us,
+                s->writer_wall_us);
   }
   for (const std::string& rtt : rtts) {
     const std::string at = label + rtt_suffix(rtt);
-    const std::string id =
-        "append_" + std::to_string(n) + (rtt_ns(rtt) > 0 ? ".rtt_" + rtt + "ms" : std::string());
-    judged_finding(ctx, id + ".pipeline_vs_round_trips.iolist",
-                   label_cap(at) + ", iolist: pipelined (one flight) / four round trips",
+    const std::string id = id_n + (rtt_ns(rtt) > 0 ? ".rtt_" + rtt + "ms" : std::string());
+    judged_finding(ctx, id + ".pipeline_vs_round_trips.iolist", label_cap(at) + ", iolist",
+                   appends("pipelined (one flight)", "four round trips"),
                    m.find(variant_series({Builder::IoList, Transport::Pipeline}), at),
                    m.find(variant_series({Builder::IoList}), at));
     if (rtt_ns(rtt) == 0) continue;
     if (const AppendSamples* s = m.find(variant_series({Builder::IoList}), at))
-      share_finding(ctx, id + ".build_share.iolist",
-                    label_cap(at) +
-                        ": share of one append spent building the statement "
-                        "(iolist)",
-                    s->wall(Phase::Build), s->writer_wall_us);
+      add_share(ctx, id + ".build_share.iolist", label_cap(at) + ", iolist",
+                "spent building the statement", s->wall(Phase::Build), s->writer_wall_us);
   }
 }
 
-// synchronous_commit off / on, judged; and 1 - off / on: the part of an append that waits for
-// the flush.
+// synchronous_commit off / on, judged; and the part of an append that waits for the flush:
+// (on - off) / on of the same rounds, a share that noise can push below zero (then it says it
+// is below what the run can measure).
 void synchronous_commit_findings(RunContext& ctx, const IoListMeasured& m, std::int64_t n) {
   const std::string label = writers_label(n, false);
   const AppendSamples* off =
@@ -91,86 +91,60 @@ void synchronous_commit_findings(RunContext& ctx, const IoListMeasured& m, std::
   const AppendSamples* on = m.find(variant_series({Builder::IoList}), label);
   if (!off || !on) return;
   const std::string id = "append_" + std::to_string(n);
-  auto f = ratio_finding({id + ".synchronous_commit.off_vs_on.iolist",
-                          label_cap(label) + ", iolist: synchronous_commit off / on", Better::Lower,
-                          ctx.threshold(), true, true},
-                         off->total.wall, on->total.wall);
-  if (!f) return;
-  Finding share{id + ".synchronous_commit_share.iolist",
-                label_cap(label) +
-                    ", iolist: share of one append that waits for the WAL flush at COMMIT "
-                    "(1 − synchronous_commit off / on; off gives up the durability of the "
-                    "last transactions on a crash)",
-                1 - f->value,
-                {}};
-  if (f->ci) {
-    share.ci = *f->ci;
-    share.ci->value = 1 - f->ci->value;
-    share.ci->lo = 1 - f->ci->hi;
-    share.ci->hi = 1 - f->ci->lo;
-  }
-  ctx.add_finding(std::move(share));
-  ctx.add_finding(std::move(*f));
+  const std::string context = label_cap(label) + ", iolist";
+  const auto& w_off = off->total.wall;
+  const auto& w_on = on->total.wall;
+  std::vector<double> waits;
+  for (std::size_t r = 0; r < std::min(w_off.size(), w_on.size()); ++r)
+    waits.push_back(w_on[r] - w_off[r]);
+  add_share(ctx, id + ".synchronous_commit_share.iolist", context,
+            "that waits for the WAL flush at COMMIT (on − off, of on; off gives up the "
+            "durability of the last transactions on a crash)",
+            waits, std::vector<double>(w_on.begin(), w_on.begin() + waits.size()));
+  ctx.add_comparison({id + ".synchronous_commit.off_vs_on.iolist", context,
+                      appends("synchronous_commit off", "synchronous_commit on"), true},
+                     w_off, w_on);
 }
 
-// The build share at the largest payload, and the smallest payload at which it reaches the
-// article's 20% (where building matters as much as it did in 2016), per builder.
+// The build's share at the largest payload, and the largest share of the sweep (where building
+// matters most), per builder.
 void payload_findings(RunContext& ctx, const IoListSettings& set, const IoListMeasured& m) {
   auto sizes = set.payload_sizes;
   if (sizes.empty()) return;
   std::sort(sizes.begin(), sizes.end());
   for (const std::string& b : set.builder_names) {
-    std::optional<std::int64_t> reached;  // the smallest payload where the share is >= 20%
-    const AppendSamples* at_reached = nullptr;
-    double most = 0;
+    const AppendSamples* largest = nullptr;
+    std::int64_t largest_at = 0;
     for (auto bytes : sizes) {
       const AppendSamples* s = m.find(b, "payload " + std::to_string(bytes));
-      if (!s) continue;
-      const double share = s->share(Phase::Build);
-      most = std::max(most, share);
-      if (!reached && share >= 0.2) {
-        reached = bytes;
-        at_reached = s;
-      }
+      if (s && (!largest || s->share(Phase::Build) > largest->share(Phase::Build)))
+        largest = s, largest_at = bytes;
     }
     const AppendSamples* last = m.find(b, "payload " + std::to_string(sizes.back()));
     if (!last) continue;
-    share_finding(ctx, "payload.build_share_at_largest." + b,
-                  "Single writer, " + format_bytes(std::size_t(sizes.back())) +
-                      " per event: share of one append spent building the statement (" + b + ")",
-                  last->wall(Phase::Build), last->writer_wall_us);
-    // Its figure is a share like the others: where it reaches 20%, the share there (with its
-    // interval); else the largest share of the sweep.
-    if (reached)
-      share_finding(ctx, "payload.build_share_20pct." + b,
-                    "The build's share of an append (" + b + ") reaches the article's 20% at " +
-                        format_bytes(std::size_t(*reached)) + " per event: the share there",
-                    at_reached->wall(Phase::Build), at_reached->writer_wall_us);
-    else
-      ctx.add_finding({"payload.build_share_20pct." + b,
-                       "The build's share of an append (" + b +
-                           ") stays below the article's 20% up to " +
-                           format_bytes(std::size_t(sizes.back())) +
-                           " per event: the largest share in the sweep",
-                       most,
-                       {}});
+    add_share(ctx, "payload.build_share_at_largest." + b,
+              "Single writer, " + format_bytes(std::size_t(sizes.back())) + " per event, " + b,
+              "spent building the statement", last->wall(Phase::Build), last->writer_wall_us);
+    add_share(ctx, "payload.build_share_largest." + b,
+              "Single writer, payload sweep, " + b + ", at its largest share (" +
+                  format_bytes(std::size_t(largest_at)) + " per event)",
+              "spent building the statement", largest->wall(Phase::Build), largest->writer_wall_us);
   }
 }
 
 // libpqxx against libpq: time, judged, and allocations per append (exact counts).
 void client_findings(RunContext& ctx, const IoListSettings& set, const IoListMeasured& m) {
   for (const std::string& b : set.builder_names) {
-    judged_finding(ctx, "client.time.libpqxx_vs_libpq." + b,
-                   "Single writer, " + b + ": append time through libpqxx / through libpq",
-                   m.find("libpqxx", "client " + b), m.find("libpq", "client " + b));
+    judged_finding(ctx, "client.time.libpqxx_vs_libpq." + b, "Single writer, " + b,
+                   appends("libpqxx", "libpq"), m.find("libpqxx", "client " + b),
+                   m.find("libpq", "client " + b));
     auto x = m.client_allocs.find({"libpqxx", b}), y = m.client_allocs.find({"libpq", b});
     if (x == m.client_allocs.end() || y == m.client_allocs.end()) continue;
-    const double ax = summarize(x->second).median, ay = summarize(y->second).median;
-    ctx.add_finding({"client.allocs.libpqxx_vs_libpq." + b,
-                     "Single writer, " + b + ": allocations per append through libpqxx (" +
-                         format_figure(ax) + ") / through libpq (" + format_figure(ay) + ")",
-                     ay > 0 ? ax / ay : 0.0,
-                     {}});
+    ctx.add_comparison(
+        {"client.allocs.libpqxx_vs_libpq." + b, "Single writer, " + b,
+         ComparedPair{"libpqxx", "libpq", "allocations per append", Quantity::Count, Better::Lower},
+         false, "", std::nullopt, true},
+        x->second, y->second);
   }
 }
 
@@ -184,9 +158,17 @@ void breakdown_findings(RunContext& ctx, const IoListSettings& set, const IoList
   payload_findings(ctx, set, m);
   client_findings(ctx, set, m);
   judged_finding(ctx, "relay.overhead",
-                 "The relay's own cost: an append through the relay at 0 ms / straight to the "
-                 "server (iolist, single writer, four round trips)",
+                 "Single writer, iolist, four round trips: the relay's own cost",
+                 appends("through the relay at 0 ms", "straight to the server"),
                  m.find("relay at 0 ms", "relay"), m.find("direct", "relay"));
+}
+
+// The article's figure for a benchmark as a claim: "20–25% faster" within ±0.08 of its ratio,
+// "reads did not change" (a ratio within 5% of 1) as no change within ±5% (docs/iolist.md).
+std::optional<Claim> published_claim(bool read, std::int64_t clients) {
+  const auto r = published_ratio(read, clients);
+  if (!r) return std::nullopt;
+  return std::abs(*r - 1) <= 0.05 ? claim_no_change(*r, 0.05) : claim_value(*r, 0.08);
 }
 
 // Every ratio of the run's points with its interval: append and read builders were interleaved
@@ -199,25 +181,23 @@ void point_findings(RunContext& ctx, const IoListSettings& set) {
     const Point* pt = run.find_point(group, series, label);
     return pt && pt->stats.n > 0 ? pt : nullptr;
   };
-  auto ratio = [&](RatioFindingSpec spec, const char* group, const std::string& label,
+  auto ratio = [&](const ComparisonSpec& spec, const char* group, const std::string& label,
                    const std::string& a, const std::string& b) {
-    ctx.add_ratio_finding(std::move(spec), point(group, a, label), point(group, b, label));
+    ctx.add_comparison(spec, point(group, a, label), point(group, b, label));
   };
-  ratio({"build_100.time.iolist_vs_interpolate",
-         "Building a 100-event statement: iolist time / interpolate time"},
-        "build_time", "100", "iolist", "interpolate");
-  // One deterministic count per builder: exact, no interval.
-  if (const Point* a = point("build_allocs", "iolist", "100"),
-      *b = point("build_allocs", "interpolate", "100");
-      a && b && b->stats.median > 0)
-    ctx.add_finding({"build_100.allocs.iolist_vs_interpolate",
-                     "Building a 100-event statement: iolist allocations / interpolate allocations",
-                     a->stats.median / b->stats.median,
-                     {}});
+  ratio(
+      {"build_100.time.iolist_vs_interpolate", "Building a 100-event statement",
+       ComparedPair{"iolist", "interpolate", "time per statement", Quantity::Time, Better::Lower}},
+      "build_time", "100", "iolist", "interpolate");
+  ratio({"build_100.allocs.iolist_vs_interpolate", "Building a 100-event statement",
+         ComparedPair{"iolist", "interpolate", "allocations per statement", Quantity::Count,
+                      Better::Lower},
+         false, "", std::nullopt, true},
+        "build_allocs", "100", "iolist", "interpolate");
   for (auto n : set.writers)
     ratio({"append_" + std::to_string(n) + ".iolist_vs_interpolate",
-           "Append, " + writers_label(n, false) + ": iolist / interpolate", Better::Lower, 0, true,
-           true, published_ratio(false, n)},
+           "Append, " + writers_label(n, false), appends("iolist", "interpolate"), true, "",
+           published_claim(false, n)},
           "append", writers_label(n, false), "iolist", "interpolate");
   for (auto n : set.writers) {
     const std::string how = set.events <= kPgbenchMaxEventsPerStatement
@@ -226,16 +206,16 @@ void point_findings(RunContext& ctx, const IoListSettings& set) {
                                       std::to_string(pgbench_chunks(set.events).size()) +
                                       " pipelined INSERTs";
     ratio({"append_" + std::to_string(n) + ".iolist_vs_pgbench",
-           "Append, " + writers_label(n, false) + ": Perflab iolist / pgbench, " + how},
+           "Append, " + writers_label(n, false) + ", " + how, appends("Perflab iolist", "pgbench")},
           "append", writers_label(n, false), "iolist", "pgbench");
   }
   for (auto n : set.readers)
-    ratio({"read_" + std::to_string(n) + ".iolist_vs_interpolate",
-           "Read, " + writers_label(n, true) + ": iolist / interpolate", Better::Lower, 0, true,
-           true, published_ratio(true, n)},
-          "read", writers_label(n, true), "iolist", "interpolate");
-  // The best builder's events/s against iolist's, for a single writer: time(iolist) /
-  // time(best), a ratio of events/s (higher is better).
+    ratio(
+        {"read_" + std::to_string(n) + ".iolist_vs_interpolate", "Read, " + writers_label(n, true),
+         ComparedPair{"iolist", "interpolate", "time per read", Quantity::Time, Better::Lower},
+         true, "", published_claim(true, n)},
+        "read", writers_label(n, true), "iolist", "interpolate");
+  // The builder with the lowest median time per append against iolist, for a single writer.
   const std::string one = writers_label(1, false);
   if (point("append", "iolist", one)) {
     std::string best;
@@ -244,11 +224,10 @@ void point_findings(RunContext& ctx, const IoListSettings& set) {
       if (const Point* p = point("append", to_string(b), one))
         if (best.empty() || p->stats.median < best_us)
           best = to_string(b), best_us = p->stats.median;
-    if (!best.empty() && best_us > 0)
-      ratio({"append_1.best_vs_iolist_events_per_s",
-             "Single writer: events/s of the fastest builder (" + best + ") / events/s of iolist",
-             Better::Higher, 0, true},
-            "append", one, "iolist", best);
+    if (!best.empty() && best != "iolist")
+      ratio({"append_1.best_vs_iolist", "Single writer, the builder with the lowest median",
+             appends(best, "iolist"), true},
+            "append", one, best, "iolist");
   }
 }
 

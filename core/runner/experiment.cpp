@@ -1,12 +1,20 @@
 #include "runner/experiment.h"
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <exception>
+#include <mutex>
 
 #include "common/machine_noise.h"
 #include "targets/targets.h"
 
 namespace perflab {
+
+namespace {
+// How long the machine's load from others is watched before a run (Stop ends it at once).
+constexpr std::chrono::milliseconds kBusyWindow{300};
+}  // namespace
 
 RunContext::RunContext(Targets& targets, Params params, RunHooks hooks, std::stop_token stop,
                        Run& run)
@@ -54,10 +62,15 @@ double RunContext::threshold() const {
   return params_.values().count("threshold") ? params_.get_double("threshold") / 100.0 : 0.02;
 }
 
-void RunContext::add_ratio_finding(RatioFindingSpec spec, const Point* a, const Point* b) {
-  if (!a || !b) return;
-  spec.threshold = threshold();
-  if (auto f = ratio_finding(spec, a->samples, b->samples)) add_finding(std::move(*f));
+void RunContext::add_comparison(const ComparisonSpec& spec, const Point* subject,
+                                const Point* baseline) {
+  if (!subject || !baseline) return;
+  add_comparison(spec, subject->samples, baseline->samples);
+}
+
+void RunContext::add_comparison(const ComparisonSpec& spec, std::span<const double> subject,
+                                std::span<const double> baseline) {
+  if (auto f = comparison_finding(spec, threshold(), subject, baseline)) add_finding(std::move(*f));
 }
 
 void RunContext::add_group(const Group& g) {
@@ -114,6 +127,14 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
   run.params = resolved.values();
   run.host = current_host();
   run.started_unix_ms = unix_ms_now();
+  // The machine's load from others: the CPUs' busy share over a short window just before the
+  // run (a build or server start that just ended is not in it; the load average would be).
+  const MachineSnapshot window_start = read_machine_snapshot();
+  {
+    std::mutex m;
+    std::unique_lock lock(m);
+    std::condition_variable_any().wait_for(lock, stop, kBusyWindow, [] { return false; });
+  }
   const MachineSnapshot before = read_machine_snapshot();
   RunContext ctx(targets, std::move(resolved), hooks, stop, run);
   run.threshold = ctx.threshold();
@@ -132,7 +153,7 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
       run.detail = d->detail();
   }
   for (auto& t : targets.describe()) ctx.add_target(std::move(t));
-  run.machine = judge_machine(before, read_machine_snapshot());
+  run.machine = judge_machine(before, read_machine_snapshot(), {}, &window_start);
   run.ended_unix_ms = unix_ms_now();
   if (hooks.on_update) hooks.on_update(ctx.snapshot());
   return run;

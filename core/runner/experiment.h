@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
@@ -50,9 +51,12 @@ class RunContext {
   void add_group(const Group& g);
   void add_point(const std::string& group, const std::string& series, Point p);
   void add_finding(Finding f);
-  // The finding a / b over two points' samples (ratio_finding()) judged with the run's
-  // threshold; nothing when a point is missing or there is no ratio.
-  void add_ratio_finding(RatioFindingSpec spec, const Point* a, const Point* b);
+  // The comparison subject / baseline over two points' samples (comparison_finding()) judged
+  // with the run's threshold; nothing when a point is missing or there is no ratio.
+  void add_comparison(const ComparisonSpec& spec, const Point* subject, const Point* baseline);
+  // The same over two series of samples.
+  void add_comparison(const ComparisonSpec& spec, std::span<const double> subject,
+                      std::span<const double> baseline);
   void add_target(TargetInfo t);
   Run snapshot() const;
 
@@ -67,7 +71,7 @@ class RunContext {
 
 // What the article behind an experiment published, as data (the teaching panel shows it beside
 // a run; the prose around it lives in resources/teaching/<id>.json). The experiment is the one
-// place its figures are written: its findings carry the same figures as Finding::article.
+// place its figures are written: its findings carry the same figures as their Finding::claim.
 struct ArticleTable {
   std::string title;
   std::string unit;  // of the figures in the rows, or empty

@@ -215,10 +215,10 @@ std::string count_text(std::int64_t n) {
 void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const DemoOptions& opts,
                   int slots) {
   if (!cluster.managed) {
-    ctx.add_finding({"reshard.skipped",
-                     "resharding left out: Perflab moves slots only on a cluster it manages, "
-                     "never on a user's",
-                     0, std::nullopt});
+    ctx.add_finding(note_finding({"reshard.skipped", "",
+                                  "resharding left out: Perflab moves slots only on a cluster it "
+                                  "manages, never on a user's",
+                                  ""}));
     return;
   }
   ctx.progress(0.0, "resharding under load");
@@ -277,32 +277,39 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
       ctx, [](int) { return true; }, checked);
   load.cleanup(ctx);
   const auto lost = static_cast<std::int64_t>(load.acknowledged.size()) - verified;
-  ctx.add_finding({"reshard.slots_moved",
-                   std::string("resharding: slots moved from ") + masters.at(0).address() + " to " +
-                       masters.at(1).address() + " under load, in " +
-                       format_fixed(move_ended - move_started, 1) + " s",
-                   static_cast<double>(moved_slots.load()), std::nullopt});
-  ctx.add_finding({"reshard.moved", "resharding: MOVED redirections the client followed",
-                   static_cast<double>(load.moved), std::nullopt});
-  ctx.add_finding({"reshard.ask", "resharding: ASK redirections the client followed",
-                   static_cast<double>(load.ask), std::nullopt});
   ctx.add_finding(
-      {"reshard.errors",
+      figure_finding({"reshard.slots_moved", "",
+                      std::string("resharding: slots moved from ") + masters.at(0).address() +
+                          " to " + masters.at(1).address() + " under load, in " +
+                          format_fixed(move_ended - move_started, 1) + " s",
+                      ""},
+                     static_cast<double>(moved_slots.load())));
+  ctx.add_finding(figure_finding(
+      {"reshard.moved", "", "resharding: MOVED redirections the client followed", ""},
+      static_cast<double>(load.moved)));
+  ctx.add_finding(
+      figure_finding({"reshard.ask", "", "resharding: ASK redirections the client followed", ""},
+                     static_cast<double>(load.ask)));
+  ctx.add_finding(figure_finding(
+      {"reshard.errors", "",
        std::string("resharding: requests answered with an error") +
            (load.first_error.empty() ? std::string()
                                      : std::string(" (first: ") + load.first_error + ")"),
-       static_cast<double>(load.errors), std::nullopt});
-  ctx.add_finding(
-      {"reshard.keys_verified",
+       ""},
+      static_cast<double>(load.errors)));
+  ctx.add_finding(figure_finding(
+      {"reshard.keys_verified", "",
        lost == 0
            ? std::string("resharding: nothing lost — every one of the ") + count_text(checked) +
                  " acknowledged writes, before and during the move, read back "
                  "with its value"
            : std::string("resharding: ") + count_text(lost) + " of " + count_text(checked) +
                  " acknowledged writes did NOT read back with their value",
-       static_cast<double>(verified), std::nullopt});
-  ctx.add_finding({"reshard.keys_lost", "resharding: acknowledged writes lost",
-                   static_cast<double>(lost), std::nullopt});
+       ""},
+      static_cast<double>(verified)));
+  ctx.add_finding(
+      figure_finding({"reshard.keys_lost", "", "resharding: acknowledged writes lost", ""},
+                     static_cast<double>(lost)));
 }
 
 void failover_demo(RunContext& ctx, const DemoOptions& opts) {
@@ -354,40 +361,45 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
       ctx, [&](int s) { return !victim_slot[static_cast<std::size_t>(s)]; }, checked_surviving);
   const auto failed_ok = load.verify(
       ctx, [&](int s) { return victim_slot[static_cast<std::size_t>(s)] != 0; }, checked_failed);
-  ctx.add_finding(
-      {"failover.errors",
+  ctx.add_finding(figure_finding(
+      {"failover.errors", "",
        "failover: requests answered with an error after " + victim + " was killed" +
            (load.first_error.empty() ? std::string()
                                      : std::string(" (first: ") + load.first_error + ")"),
-       static_cast<double>(load.errors), std::nullopt});
+       ""},
+      static_cast<double>(load.errors)));
   if (recovered_at)
-    ctx.add_finding({"failover.recovery_s",
-                     "failover: seconds from the kill until a write to the killed master's slots "
-                     "succeeded again (its replica promoted)",
-                     *recovered_at - killed_at.load(), std::nullopt});
+    ctx.add_finding(figure_finding(
+        {"failover.recovery_s", "",
+         "failover: seconds from the kill until a write to the killed master's slots "
+         "succeeded again (its replica promoted)",
+         ""},
+        *recovered_at - killed_at.load()));
   else
-    ctx.add_finding({"failover.not_recovered",
-                     "failover: writes to the killed master's slots did not succeed again within "
-                     "the run (make demo_s longer)",
-                     0, std::nullopt});
+    ctx.add_finding(note_finding({"failover.not_recovered", "",
+                                  "failover: writes to the killed master's slots did not succeed "
+                                  "again within the run (make demo_s longer)",
+                                  ""}));
   const std::int64_t lost = checked_surviving - surviving;
-  ctx.add_finding(
-      {"failover.keys_verified",
+  ctx.add_finding(figure_finding(
+      {"failover.keys_verified", "",
        lost == 0
            ? std::string("failover: nothing lost on the surviving masters — all ") +
                  count_text(checked_surviving) + " acknowledged writes read back with their values"
            : std::string("failover: ") + count_text(lost) + " of " + count_text(checked_surviving) +
                  " acknowledged writes of the surviving masters were lost",
-       static_cast<double>(surviving), std::nullopt});
-  ctx.add_finding({"failover.keys_lost",
-                   "failover: acknowledged writes lost on the surviving masters",
-                   static_cast<double>(lost), std::nullopt});
-  ctx.add_finding(
-      {"failover.failed_master_keys_lost",
+       ""},
+      static_cast<double>(surviving)));
+  ctx.add_finding(figure_finding(
+      {"failover.keys_lost", "", "failover: acknowledged writes lost on the surviving masters", ""},
+      static_cast<double>(lost)));
+  ctx.add_finding(figure_finding(
+      {"failover.failed_master_keys_lost", "",
        "failover: acknowledged writes to the killed master's slots not on its promoted "
        "replica (replication is asynchronous: writes in flight at the kill can go), of " +
            count_text(checked_failed),
-       static_cast<double>(checked_failed - failed_ok), std::nullopt});
+       ""},
+      static_cast<double>(checked_failed - failed_ok)));
 }
 
 }  // namespace perflab::sharding

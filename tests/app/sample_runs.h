@@ -50,8 +50,12 @@ inline Run sample_run(double scale = 1.0) {
         "build", "iolist",
         sample_point(std::to_string(static_cast<int>(e)), {t * 0.3, t * 0.33, t * 0.28}, e));
   }
-  run.findings.push_back({"append_1.iolist_vs_interpolate",
-                          "iolist / interpolate, append 100 events, 1 writer", 0.79, 0.78});
+  Finding f = figure_finding({.id = "append_1.iolist_vs_interpolate",
+                              .what = "iolist / interpolate, append 100 events, 1 writer"},
+                             0.79);
+  f.claim = claim_value(0.78, 0.08);
+  generate_text(f);
+  run.findings.push_back(f);
   return run;
 }
 

@@ -133,7 +133,11 @@ class GuiTest : public QObject {
 
   void teachingShowsSmallRatiosWithSignificantDigits() {
     Run run = test::sample_run();
-    run.findings.push_back({"collapse", "per-reply / coalesced at -P 2", 0.00782, 0.00754});
+    Finding collapse =
+        figure_finding({.id = "collapse", .what = "per-reply / coalesced at -P 2"}, 0.00782);
+    collapse.claim = claim_below(0.00754, 1.0 / 30);
+    generate_text(collapse);
+    run.findings.push_back(collapse);
     const QString html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
     QVERIFY2(html.contains("0.00782") && html.contains("0.00754"), qPrintable(html));
   }
@@ -147,31 +151,35 @@ class GuiTest : public QObject {
       b.push_back(100 * (1 + 0.03 * (i % 4)));
       a.push_back(b.back() * (1 + 0.01 * ((i * 5) % 3 - 1)));
     }
-    auto f =
-        ratio_finding({"append_1.iolist_vs_interpolate", "Append, 1 writer: iolist / interpolate",
-                       Better::Lower, 0.02, true, true, 0.78},
-                      a, b);
-    QVERIFY(f && f->verdict);
+    auto f = comparison_finding(
+        {.id = "append_1.iolist_vs_interpolate",
+         .context = "Append, 1 writer",
+         .what = {.subject = "iolist", .baseline = "interpolate", .metric = "time per append"},
+         .interleaved = true,
+         .claim = claim_value(0.78, 0.08)},
+        0.02, a, b);
+    QVERIFY(f && f->verdict());
     run.findings.push_back(*f);
     QString html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
     QTextDocument doc;
     doc.setHtml(html);
     const QString text = doc.toPlainText();
     QVERIFY2(text.contains(QString::fromStdString(format_estimate(*f->ci))), qPrintable(text));
-    QVERIFY2(text.contains("no significant difference"), qPrintable(text));
+    // The verdict as the finding's model words it, naming its sides or its band.
+    QVERIFY2(text.contains(QString::fromStdString(finding_verdict(*f))), qPrintable(text));
     QVERIFY2(text.contains("not reproduced"), qPrintable(text));
     QVERIFY(html.contains("#b00020"));  // not reproduced, in red
     // Inside the interval: reproduced, in green; a busy machine is said.
-    run.findings[0].article = f->ci->value;
+    run.findings[0].claim = claim_value(f->ci->value, 0.1);
     MachineNoise busy;
     busy.stolen = true;
     busy.steal_share = 0.12;
     run.machine = busy;
     html = gui::teaching_html(std::nullopt, {}, "t", "p", &run);
     doc.setHtml(html);
-    QVERIFY2(
-        doc.toPlainText().contains("reproduced") && !doc.toPlainText().contains("not reproduced"),
-        qPrintable(doc.toPlainText()));
+    QVERIFY2(doc.toPlainText().contains("): reproduced") &&
+                 !doc.toPlainText().contains("): not reproduced"),
+             qPrintable(doc.toPlainText()));
     QVERIFY(html.contains("#008000"));
     QVERIFY(doc.toPlainText().contains("The machine was busy (CPU steal 12% during the run)"));
   }
@@ -216,11 +224,17 @@ class GuiTest : public QObject {
     QVERIFY(data && !data->leads.isEmpty());
     Run run = test::sample_run();
     run.findings.clear();
-    run.findings.push_back({"append_1.iolist_vs_interpolate", "ARTICLE ROW", 1.0, 0.78});
-    run.findings.push_back({"relay.overhead", "OTHER ROW", 1.01, std::nullopt});
-    run.findings.push_back({"append_1.build_share.iolist", "BUILD SHARE ROW", 0.01, std::nullopt});
+    const auto row = [](const char* id, const char* text, double v, bool article) {
+      Finding f = figure_finding({.id = id, .what = text}, v);
+      if (article) f.claim = claim_value(0.78, 0.08);
+      generate_text(f);
+      return f;
+    };
+    run.findings.push_back(row("append_1.iolist_vs_interpolate", "ARTICLE ROW", 1.0, true));
+    run.findings.push_back(row("relay.overhead", "OTHER ROW", 1.01, false));
+    run.findings.push_back(row("append_1.build_share.iolist", "BUILD SHARE ROW", 0.01, false));
     run.findings.push_back(
-        {"append_1.pipeline_vs_round_trips.iolist", "PIPELINE ROW", 0.6, std::nullopt});
+        row("append_1.pipeline_vs_round_trips.iolist", "PIPELINE ROW", 0.6, false));
     QTextDocument doc;
     doc.setHtml(gui::teaching_html(data, {}, "t", "p", &run));
     const QString text = doc.toPlainText();
@@ -505,9 +519,9 @@ class GuiTest : public QObject {
     const Finding* f = nullptr;
     for (const auto& x : w_->currentRun().findings)
       if (x.id == "append_1.iolist_vs_interpolate") f = &x;
-    QVERIFY(f && f->ci && f->verdict);
+    QVERIFY(f && f->ci && f->verdict());
     QVERIFY2(teach.contains(QString::fromStdString(format_estimate(*f->ci))), qPrintable(teach));
-    QVERIFY(teach.contains(QString::fromStdString(verdict_text(*f->verdict, f->threshold))));
+    QVERIFY2(teach.contains(QString::fromStdString(finding_verdict(*f))), qPrintable(teach));
     QVERIFY(teach.contains(QString::fromLatin1(to_string(f->reproduction()))));
   }
 

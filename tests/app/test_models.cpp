@@ -100,10 +100,11 @@ class ModelsTest : public QObject {
     const QString tip = point_tooltip(*run->group("append"), "iolist", p);
     QVERIFY(tip.contains("median: <b>" + format_value(p.stats.median) + " µs/op"));
     QVERIFY(tip.contains("samples: 5"));
-    QVERIFY2(tip.contains("95% interval of the median: " +
-                          QString::fromStdString(format_estimate(p.median_ci)).toHtmlEscaped() +
-                          " (n = 5)"),
+    // The interval with its real level (5 samples: 93.8%), never "95%" beside it.
+    QVERIFY2(tip.contains("median with its interval: " +
+                          QString::fromStdString(format_estimate(p.median_ci)).toHtmlEscaped()),
              qPrintable(tip));
+    QVERIFY2(tip.contains("(93.8% CI, n = 5)") && !tip.contains("95%"), qPrintable(tip));
     QCOMPARE(text(m, 4, PointsModel::UnitColumn, Qt::ToolTipRole), tip);
     // The median's interval and the CV have their columns; a calm point is not marked.
     QVERIFY(p.median_ci.has_interval());

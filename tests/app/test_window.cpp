@@ -72,7 +72,11 @@ Run sweep_run() {
   }
   for (const char* node : {"node 1", "node 2", "node 3", "node 4"})
     run.add_point("keys", "modula", test::sample_point(node, {2500, 2500, 2500}));
-  run.findings.push_back({"collapse_p2.set", "SET at -P 2: per-reply / coalesced", 0.0081, 0.0075});
+  Finding collapse = figure_finding(
+      {.id = "collapse_p2.set", .what = "SET at -P 2: per-reply / coalesced"}, 0.0081);
+  collapse.claim = claim_below(0.0075, 1.0 / 30);
+  generate_text(collapse);
+  run.findings.push_back(collapse);
   return run;
 }
 
@@ -550,11 +554,11 @@ class WindowTest : public QObject {
     panel.show();
     panel.setExperiment("iolist", "IO lists", "");
     panel.setRun(&run);
-    QVERIFY(!panel.toHtml().contains("this run [95% CI]</th>") &&
-            !panel.toHtml().contains("this run [95% CI]</span></th>"));
-    QVERIFY(panel.toPlainText().contains("this run [95% CI]: "));
+    QVERIFY(!panel.toHtml().contains("this run [interval] (level)</th>") &&
+            !panel.toHtml().contains("this run [interval] (level)</span></th>"));
+    QVERIFY(panel.toPlainText().contains("this run: "));
     panel.resize(900, 700);
-    QTRY_VERIFY(!panel.toPlainText().contains("this run [95% CI]: "));
+    QTRY_VERIFY(!panel.toPlainText().contains("this run: "));
     QVERIFY(panel.toPlainText().contains(QString::fromStdString(run.findings.front().text)));
   }
 

@@ -9,6 +9,7 @@
 #include "caching/experiment.h"
 #include "caching/records.h"
 #include "caching/tiers.h"
+#include "finding_rules.h"
 #include "runner/experiment.h"
 #include "servers.h"
 #include "targets/ownership.h"
@@ -169,12 +170,19 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
     ASSERT_TRUE(f.ci.has_value()) << f.id;
     EXPECT_EQ(f.ci->method, CiMethod::Bootstrap) << f.id;
     EXPECT_TRUE(f.ci->lo <= f.value && f.value <= f.ci->hi) << f.id;
-    EXPECT_TRUE(f.verdict.has_value()) << f.id;
+    EXPECT_TRUE(f.verdict().has_value()) << f.id;
+    // Every word true of its numbers: who wins follows the ratio as defined.
+    for (const auto& v : test::finding_rule_violations(f)) ADD_FAILURE() << v;
     if (f.id == "list.local_vs_postgres.time") {
-      EXPECT_EQ(f.article, 100.0);
+      ASSERT_TRUE(f.claim.has_value());
+      EXPECT_EQ(f.claim->figure, 100.0);
+      EXPECT_EQ(f.comparison.subject, "PostgreSQL");
+      EXPECT_EQ(f.comparison.baseline, "local memory");
     }
     if (f.id == "list.redis_vs_postgres.cpu") {
-      EXPECT_EQ(f.article, 15.0);
+      ASSERT_TRUE(f.claim.has_value());
+      EXPECT_EQ(f.claim->figure, 15.0);
+      EXPECT_EQ(f.comparison.quantity, Quantity::Cpu);
     }
   }
   for (const std::string enc : {"native", "protobuf", "protobuf+zlib"}) {

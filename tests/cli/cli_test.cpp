@@ -203,14 +203,13 @@ TEST_F(Cli, RunCompareExportChart) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Append 10 events (us/op"), std::string::npos) << r.out;
   // Medians with their intervals, ratios with interval and verdict, the article judged.
-  EXPECT_NE(r.out.find("median [95% CI]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("median [CI] (level)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("verdict at ±2%"), std::string::npos) << r.out;
   const perflab::Run first = load_run(a);
   for (const auto& f : first.findings)
     if (f.id == "append_1.iolist_vs_interpolate") {
       ASSERT_TRUE(f.judgement().has_value());
-      EXPECT_NE(r.out.find(format_judgement(*f.judgement(), f.article)), std::string::npos)
-          << r.out;
+      EXPECT_NE(r.out.find(finding_sentence(f)), std::string::npos) << r.out;
       EXPECT_NE(r.out.find("article 0.78"), std::string::npos) << r.out;
     }
   EXPECT_NE(r.err.find("run written to"), std::string::npos);

@@ -68,11 +68,12 @@ TEST(Compare, RowsCarryIntervalPValueAndVerdict) {
   EXPECT_EQ(h.rows[0].judgement->verdict, Verdict::Slower);
 }
 
-TEST(Compare, EqualRunsAreNoDifferenceAndFewRepetitionsUnreliable) {
+TEST(Compare, EqualRunsAreEquivalentAndFewRepetitionsUnreliable) {
+  // Identical samples: the whole interval of new/old lies inside ±2%.
   const Comparison same = compare_runs(run_with(around(100, 10)), run_with(around(100, 10)));
-  EXPECT_EQ(same.rows[0].judgement->verdict, Verdict::NoDifference);
+  EXPECT_EQ(same.rows[0].judgement->verdict, Verdict::Equivalent);
   EXPECT_FALSE(same.rows[0].significant());
-  EXPECT_NE(format_comparison(same, CompareFormat::Ratio).find("no significant difference"),
+  EXPECT_NE(format_comparison(same, CompareFormat::Ratio).find("equivalent within ±2%"),
             std::string::npos);
   // Three repetitions a side: the U test cannot reach p < 0.05 (compare.py: unreliable).
   const Comparison few = compare_runs(run_with(around(100, 3)), run_with(around(50, 3)));

@@ -24,23 +24,32 @@ TEST(FigureFormat, Figures) {
   EXPECT_EQ(format_figure(NAN), "n/a");
 }
 
-TEST(FigureFormat, EstimatesWithTheirIntervals) {
-  EXPECT_EQ(format_estimate(interval(1.0213, 0.9712, 1.0634)), "1.02 [0.97–1.06]");
-  EXPECT_EQ(format_estimate(interval(0.00781, 0.00712, 0.00853)), "0.0078 [0.0071–0.0085]");
-  EXPECT_EQ(format_estimate(interval(0.7812, 0.7751, 0.7893)), "0.781 [0.775–0.789]");
-  EXPECT_EQ(format_estimate(interval(12345, 12001, 12702)), "12345 [12001–12702]");
+TEST(FigureFormat, EstimatesWithTheirIntervalsAndTheirRealLevel) {
+  EXPECT_EQ(format_estimate(interval(1.0213, 0.9712, 1.0634)), "1.02 [0.97–1.06] (95% CI)");
+  EXPECT_EQ(format_estimate(interval(0.00781, 0.00712, 0.00853)),
+            "0.0078 [0.0071–0.0085] (95% CI)");
+  EXPECT_EQ(format_estimate(interval(0.7812, 0.7751, 0.7893)), "0.781 [0.775–0.789] (95% CI)");
+  EXPECT_EQ(format_estimate(interval(12345, 12001, 12702)), "12345 [12001–12702] (95% CI)");
   // A huge value: its ends in the same notation, also an end below 1e7.
-  EXPECT_EQ(format_estimate(interval(1.75e7, 5567554, 2.55e7)), "1.75e+07 [5.57e+06–2.55e+07]");
-  EXPECT_EQ(format_estimate(interval(0.5, 0.5, 0.5)), "0.500 [0.500–0.500]");
+  EXPECT_EQ(format_estimate(interval(1.75e7, 5567554, 2.55e7)),
+            "1.75e+07 [5.57e+06–2.55e+07] (95% CI)");
+  EXPECT_EQ(format_estimate(interval(0.5, 0.5, 0.5)), "0.500 [0.500–0.500] (95% CI)");
 
+  // The level as it is, with the samples it came from: never "95%" beside a lower one.
   auto few = interval(3, 1, 5, CiMethod::OrderStatistic);
-  few.full_level = false, few.level = 0.9375;
-  EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (93.8% CI)");
+  few.full_level = false, few.level = 0.9375, few.n = 5;
+  EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (93.8% CI, n = 5)");
   few.method = CiMethod::Bootstrap;
-  EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (≤93.8% CI)");
+  EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (≤93.8% CI, n = 5)");
+  auto three = interval(3, 1, 5, CiMethod::OrderStatistic);
+  three.full_level = false, three.level = 0.75, three.n = 3;
+  EXPECT_EQ(format_level(three), "75% CI, n = 3");
+  auto twenty = interval(3, 1, 5, CiMethod::OrderStatistic);
+  twenty.level = 0.9586, twenty.n = 20;
+  EXPECT_EQ(format_level(twenty), "95.9% CI, n = 20");
   // A wide interval keeps the two decimals ratios are written with.
-  EXPECT_EQ(format_estimate(interval(1.2, 0.78, 1.45)), "1.20 [0.78–1.45]");
-  EXPECT_EQ(format_estimate(interval(25.3, 11.2, 40.7)), "25 [11–41]");
+  EXPECT_EQ(format_estimate(interval(1.2, 0.78, 1.45)), "1.20 [0.78–1.45] (95% CI)");
+  EXPECT_EQ(format_estimate(interval(25.3, 11.2, 40.7)), "25 [11–41] (95% CI)");
 
   Estimate alone;
   alone.value = alone.lo = alone.hi = 0.78;
@@ -57,23 +66,10 @@ TEST(FigureFormat, PercentAndPValues) {
   EXPECT_EQ(format_p_value(1), "p = 1.0000");
 }
 
-TEST(FigureFormat, TheTeachingPanelLine) {
-  RatioJudgement j{interval(1.0213, 0.9712, 1.0634), Verdict::NoDifference, 0.02, Better::Lower};
-  EXPECT_EQ(format_judgement(j, 0.78),
-            "1.02 [0.97–1.06] — no significant difference; article 0.78 not reproduced");
-  EXPECT_EQ(format_judgement(j), "1.02 [0.97–1.06] — no significant difference");
-  EXPECT_EQ(format_judgement(j, 1.0),
-            "1.02 [0.97–1.06] — no significant difference; article 1.00 reproduced");
-
-  j = {interval(1.2, 0.78, 1.45), Verdict::NoDifference, 0.02, Better::Lower};
-  EXPECT_EQ(format_judgement(j, 0.78),
-            "1.20 [0.78–1.45] — no significant difference; article 0.78 inconclusive");
-
-  j = {interval(0.79, 0.76, 0.82), Verdict::Faster, 0.02, Better::Lower};
-  EXPECT_EQ(format_judgement(j, 0.78, "published"),
-            "0.79 [0.76–0.82] — faster; published 0.78 reproduced");
-
-  EXPECT_EQ(verdict_text(Verdict::WithinNoise, 0.02), "no significant difference (within ±2%)");
+TEST(FigureFormat, VerdictsAlone) {
+  EXPECT_EQ(verdict_text(Verdict::Equivalent, 0.02), "equivalent within ±2%");
+  EXPECT_EQ(verdict_text(Verdict::LeansSlower, 0.02), "slower, not shown beyond ±2%");
+  EXPECT_EQ(verdict_text(Verdict::NoDifference, 0.02), "no significant difference");
   EXPECT_EQ(verdict_text(Verdict::TooFewSamples, 0.02), "too few repetitions to judge");
 }
 

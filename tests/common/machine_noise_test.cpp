@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/figure_format.h"
 #include "common/machine_noise.h"
 
 using namespace perflab;
@@ -83,6 +84,29 @@ TEST(MachineNoise, JudgesABusyMachine) {
   EXPECT_FALSE(m.busy());
   EXPECT_FALSE(m.load_per_core_before);
   EXPECT_FALSE(m.steal_share);
+}
+
+// A build that just ended leaves the load average high for a minute, but the CPUs idle: the
+// window just before the run is what judges, so Perflab's own build is not held against the
+// machine.
+TEST(MachineNoise, TheWindowBeforeTheRunJudgesNotTheLoadAverage) {
+  MachineSnapshot window, before, after;
+  window.cores = before.cores = after.cores = 2;
+  window.load = before.load = LoadAverage{8.0, 4, 1, 1, 400};  // 4 per core: a build just ended
+  CpuTimes c0, c1;
+  c0.user = 1000, c0.idle = 1000;
+  c1.user = 1005, c1.idle = 1095;  // 5 of 100 ticks busy in the window
+  window.cpu = c0, before.cpu = c1, after.cpu = c1;
+  auto m = judge_machine(before, after, {}, &window);
+  EXPECT_NEAR(*m.busy_share_before, 0.05, 1e-9);
+  EXPECT_FALSE(m.loaded);
+  EXPECT_DOUBLE_EQ(*m.load_per_core_before, 4.0);  // recorded, not judged
+  // Others busy in the window: 70 of 100 ticks.
+  c1.user = 1070, c1.idle = 1030;
+  before.cpu = c1;
+  m = judge_machine(before, after, {}, &window);
+  EXPECT_TRUE(m.loaded);
+  EXPECT_EQ(describe_machine(m), "CPUs 70% busy with other work just before the run");
 }
 
 TEST(MachineNoise, NoisyPointAboveTenPercent) {

@@ -35,8 +35,9 @@ TEST(RunJson, RoundTripKeepsEverything) {
   ASSERT_NE(p, nullptr);
   EXPECT_DOUBLE_EQ(p->stats.median, 110);
   EXPECT_DOUBLE_EQ(p->extra.at("cpu"), 20);
-  ASSERT_TRUE(back.findings[0].article.has_value());
-  EXPECT_FALSE(back.findings[1].article.has_value());
+  ASSERT_TRUE(back.findings[0].claim.has_value());
+  EXPECT_DOUBLE_EQ(back.findings[0].claim->figure, 0.78);
+  EXPECT_FALSE(back.findings[1].claim.has_value());
   EXPECT_EQ(back.status, RunStatus::Finished);
   EXPECT_TRUE(back.group("build_allocs")->numeric_x);
   EXPECT_DOUBLE_EQ(*back.find_point("build_allocs", "interpolate", "100")->x, 100.0);
@@ -357,13 +358,17 @@ TEST(Report, ShowsTablesAndFindings) {
   const std::string t = format_run_report(sample_run());
   EXPECT_NE(t.find("Append 100 events (us/op, lower is better)"), std::string::npos);
   EXPECT_NE(t.find("interpolate"), std::string::npos);
-  // A figure without an interval says it is exact, and the article's figure stands beside it.
-  EXPECT_NE(t.find("ratio: 0.77 (exact); article 0.78"), std::string::npos) << t;
+  // A figure without an interval stands with the article's claim beside it, not judged.
+  EXPECT_NE(t.find("ratio: 0.77; article 0.78 (0.78 ± 0.08): not judged"), std::string::npos) << t;
   // Small ratios keep three significant digits (a 100x collapse is not "0.01").
   perflab::Run r = sample_run();
-  r.findings.push_back({"collapse", "collapse", 0.00782, 0.00754});
+  Finding collapse = figure_finding({"collapse", "", "collapse", ""}, 0.00782);
+  collapse.claim = claim_below(0.00754, 1.0 / 30);
+  generate_text(collapse);
+  r.findings.push_back(collapse);
   const std::string u = format_run_report(r);
-  EXPECT_NE(u.find("collapse: 0.00782 (exact); article 0.00754"), std::string::npos) << u;
+  EXPECT_NE(u.find("collapse: 0.00782; article 0.00754 (≤ 0.0333): not judged"), std::string::npos)
+      << u;
 }
 
 namespace {
@@ -380,9 +385,11 @@ perflab::Run judged_run() {
   Point pb{"12 rounds", std::nullopt, b, {}, {}};
   r.add_point("append", "iolist", pa);
   r.add_point("append", "interpolate", pb);
-  auto f = ratio_finding({"append_12.iolist_vs_interpolate", "Append: iolist / interpolate",
-                          Better::Lower, 0.02, true, true, 0.78},
-                         a, b);
+  auto f = comparison_finding(
+      {"append_12.iolist_vs_interpolate", "Append",
+       ComparedPair{"iolist", "interpolate", "time per append", Quantity::Time, Better::Lower},
+       true, "", claim_value(0.78, 0.01)},
+      0.02, a, b);
   r.findings.push_back(*f);
   return r;
 }
@@ -391,20 +398,22 @@ perflab::Run judged_run() {
 TEST(Report, FindingsCarryIntervalVerdictAndTheArticleJudged) {
   const perflab::Run r = judged_run();
   const Finding& f = r.findings.back();
-  ASSERT_TRUE(f.ci && f.verdict);
-  EXPECT_EQ(*f.verdict, Verdict::Faster);
+  ASSERT_TRUE(f.ci && f.verdict());
+  EXPECT_EQ(*f.verdict(), Verdict::Faster);
   EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap);
+  EXPECT_EQ(f.ci->n, 12u);
   EXPECT_TRUE(f.ci->lo < 0.8 && 0.8 < f.ci->hi);
-  EXPECT_EQ(f.reproduction(), Reproduction::NotReproduced);  // 0.78 lies below the interval
+  EXPECT_EQ(f.reproduction(), Reproduction::NotReproduced);  // [0.77, 0.79] lies below it
   const std::string t = format_run_report(r);
-  EXPECT_NE(t.find("Append: iolist / interpolate: " + format_judgement(*f.judgement(), 0.78)),
+  EXPECT_NE(t.find("Append, time per append: iolist / interpolate: " + format_estimate(*f.ci) +
+                   " — iolist faster; article 0.78 (0.78 ± 0.01): not reproduced"),
             std::string::npos)
       << t;
-  EXPECT_NE(t.find("— faster; article 0.78 not reproduced"), std::string::npos) << t;
   // Every point's median with its interval and CV in the table.
   const Point* p = r.find_point("append", "interpolate", "12 rounds");
   EXPECT_NE(t.find(format_estimate(p->median_ci)), std::string::npos) << t;
-  EXPECT_NE(t.find("median [95% CI]"), std::string::npos);
+  EXPECT_NE(t.find("median [CI] (level)"), std::string::npos);
+  EXPECT_EQ(t.find("95% CI]"), std::string::npos);
 }
 
 TEST(Report, NoisyPointsAndABusyMachineAreWarned) {
@@ -412,8 +421,13 @@ TEST(Report, NoisyPointsAndABusyMachineAreWarned) {
   Point noisy{"noisy", std::nullopt, {100, 150, 80, 130, 60, 170}, {}, {}};
   r.add_point("append", "iolist", noisy);
   std::string t = format_run_report(r);
-  EXPECT_NE(t.find("append/iolist/noisy: this figure is noisy (CV"), std::string::npos) << t;
-  EXPECT_NE(t.find("rerun, or raise repetitions"), std::string::npos);
+  // One line with the count; the list only when asked for.
+  EXPECT_NE(t.find("1 of 3 figures noisy (CV above 10%)"), std::string::npos) << t;
+  EXPECT_NE(t.find("`--verbose` lists them"), std::string::npos) << t;
+  EXPECT_EQ(t.find("append/iolist/noisy: this figure is noisy"), std::string::npos) << t;
+  const std::string verbose = format_run_report(r, true);
+  EXPECT_NE(verbose.find("append/iolist/noisy: this figure is noisy (CV"), std::string::npos)
+      << verbose;
   EXPECT_EQ(t.find("the machine was busy"), std::string::npos);
   MachineNoise m;
   m.load_per_core_before = 1.8;
@@ -461,9 +475,11 @@ TEST(RunJson, IntervalsVerdictsAndNoiseRoundTrip) {
   ASSERT_TRUE(back.series[0].points[0].precision.has_value());
   EXPECT_EQ(back.series[0].points[0].precision->rounds, 17);
   const Finding& f = back.findings.back();
-  ASSERT_TRUE(f.ci && f.verdict);
-  EXPECT_EQ(*f.verdict, Verdict::Faster);
-  EXPECT_EQ(f.better, Better::Lower);
+  ASSERT_TRUE(f.ci && f.verdict());
+  EXPECT_EQ(*f.verdict(), Verdict::Faster);
+  EXPECT_EQ(f.comparison.better, Better::Lower);
+  EXPECT_EQ(f.comparison.subject, "iolist");
+  EXPECT_EQ(f.ci->n, 12u);
   EXPECT_DOUBLE_EQ(f.ci->lo, r.findings.back().ci->lo);
   EXPECT_DOUBLE_EQ(back.threshold, 0.03);
   ASSERT_TRUE(back.machine.has_value());
@@ -485,13 +501,21 @@ TEST(RunJson, OldFilesWithoutIntervalsStillOpen) {
       p.erase("cv");
       p.erase("outliers");
     }
-  for (auto& f : j["findings"])
-    for (const char* k : {"ci", "verdict", "threshold", "better", "reproduction"}) f.erase(k);
+  for (auto& f : j["findings"]) {
+    for (const char* k : {"ci", "verdict", "threshold", "reproduction", "kind", "comparison",
+                          "context", "claim", "what", "unit"})
+      f.erase(k);
+    f["article"] = 0.78;
+  }
   const perflab::Run back = run_from_json(j.dump());
   // The points' intervals come back from their samples; findings have none to show.
   const Point* p = back.find_point("append", "iolist", "12 rounds");
   EXPECT_TRUE(p->median_ci.has_interval());
   EXPECT_FALSE(back.findings.back().ci.has_value());
+  // A finding of an old file keeps its text; its article's figure becomes a claim of that value.
+  EXPECT_EQ(back.findings.back().kind, FindingKind::Figure);
+  ASSERT_TRUE(back.findings.back().claim.has_value());
+  EXPECT_DOUBLE_EQ(back.findings.back().claim->figure, 0.78);
   EXPECT_FALSE(back.machine.has_value());
   EXPECT_DOUBLE_EQ(back.threshold, 0.02);
 }
@@ -509,8 +533,12 @@ TEST(RunJson, NewFieldsAreCheckedAndNamed) {
       EXPECT_NE(std::string(e.what()).find("\"" + field + "\""), std::string::npos) << e.what();
     }
   };
-  refused([&](auto& j) { j["findings"][last]["verdict"] = "better"; },
-          "findings[" + std::to_string(last) + "].verdict");
+  refused([&](auto& j) { j["findings"][last]["kind"] = "opinion"; },
+          "findings[" + std::to_string(last) + "].kind");
+  refused([&](auto& j) { j["findings"][last]["comparison"]["better"] = "sideways"; },
+          "findings[" + std::to_string(last) + "].comparison.better");
+  refused([&](auto& j) { j["findings"][last]["value"] = 5; },
+          "findings[" + std::to_string(last) + "].value");
   refused([&](auto& j) { j["findings"][last]["ci"]["lo"] = "x"; },
           "findings[" + std::to_string(last) + "].ci.lo");
   refused([&](auto& j) { j["findings"][last]["ci"]["method"] = "guess"; },

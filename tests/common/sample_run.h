@@ -24,7 +24,10 @@ inline perflab::Run sample_run() {
   r.add_point("append", "interpolate", c);
   Point x{"100", 100.0, {304}, {}, {}};
   r.add_point("build_allocs", "interpolate", x);
-  r.findings.push_back({"append_1.iolist_vs_interpolate", "ratio", 0.77, 0.78});
-  r.findings.push_back({"other", "no article", 1.5, std::nullopt});
+  Finding ratio = figure_finding({"append_1.iolist_vs_interpolate", "", "ratio", ""}, 0.77);
+  ratio.claim = claim_value(0.78, 0.08);
+  generate_text(ratio);
+  r.findings.push_back(ratio);
+  r.findings.push_back(figure_finding({"other", "", "no article", ""}, 1.5));
   return r;
 }

@@ -42,14 +42,23 @@ TEST(Verdict, IntervalAgainstOneAndTheBand) {
   EXPECT_EQ(judge_ratio(interval(0.93, 0.90, 0.97), Better::Higher), Verdict::Slower);
   EXPECT_EQ(judge_ratio(interval(1.06, 1.03, 1.10), Better::Lower), Verdict::Slower);
   EXPECT_EQ(judge_ratio(interval(1.06, 1.03, 1.10), Better::Higher), Verdict::Faster);
-  // Excludes 1 but reaches into [0.98, 1.02]: real, maybe too small to matter.
-  EXPECT_EQ(judge_ratio(interval(0.98, 0.97, 0.99), Better::Lower), Verdict::WithinNoise);
-  EXPECT_EQ(judge_ratio(interval(0.945, 0.90, 0.99), Better::Lower), Verdict::WithinNoise);
-  EXPECT_EQ(judge_ratio(interval(1.01, 1.005, 1.03), Better::Higher), Verdict::WithinNoise);
+  // Wholly inside [0.98, 1.02]: equivalent within the threshold, whether or not it holds 1.
+  EXPECT_EQ(judge_ratio(interval(0.99, 0.985, 0.995), Better::Lower), Verdict::Equivalent);
+  EXPECT_EQ(judge_ratio(interval(1.0, 0.99, 1.01), Better::Higher), Verdict::Equivalent);
+  // Holds 1 and reaches beyond the band: no significant difference.
+  EXPECT_EQ(judge_ratio(interval(1.19, 1.00, 1.29), Better::Lower), Verdict::NoDifference);
+  // Excludes 1, not wholly beyond the band: leans, not shown beyond the threshold.
+  EXPECT_EQ(judge_ratio(interval(0.98, 0.97, 0.99), Better::Lower), Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(interval(0.945, 0.90, 0.99), Better::Lower), Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(interval(1.01, 1.005, 1.03), Better::Higher), Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(interval(1.19, 1.001, 1.29), Better::Lower), Verdict::LeansSlower);
+  EXPECT_EQ(judge_ratio(interval(1.32, 1.02, 1.43), Better::Higher), Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(interval(0.87, 0.62, 0.999), Better::Higher), Verdict::LeansSlower);
   // Without a threshold, excluding 1 is enough.
   EXPECT_EQ(judge_ratio(interval(0.98, 0.97, 0.99), Better::Lower, 0.0), Verdict::Faster);
-  // A wider threshold swallows more.
-  EXPECT_EQ(judge_ratio(interval(0.93, 0.90, 0.97), Better::Lower, 0.05), Verdict::WithinNoise);
+  // A wider threshold: the same interval no longer clears it.
+  EXPECT_EQ(judge_ratio(interval(0.93, 0.90, 0.97), Better::Lower, 0.05), Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(interval(0.97, 0.96, 0.99), Better::Lower, 0.05), Verdict::Equivalent);
   // No interval, no verdict.
   Estimate alone;
   alone.value = alone.lo = alone.hi = 0.5;
@@ -58,20 +67,40 @@ TEST(Verdict, IntervalAgainstOneAndTheBand) {
   EXPECT_STREQ(to_string(Verdict::NoDifference), "no significant difference");
 }
 
-TEST(Verdict, PublishedFigureAgainstTheInterval) {
-  EXPECT_EQ(judge_published(0.78, interval(1.02, 0.97, 1.06)), Reproduction::NotReproduced);
-  EXPECT_EQ(judge_published(1.00, interval(1.02, 0.97, 1.06)), Reproduction::Reproduced);
-  EXPECT_EQ(judge_published(0.99, interval(1.02, 0.97, 1.06)), Reproduction::Reproduced);
-  EXPECT_EQ(judge_published(0.97, interval(1.02, 0.97, 1.06)), Reproduction::Inconclusive);
-  EXPECT_EQ(judge_published(0.78, Estimate{}), Reproduction::NotJudged);
-  // Inside, but the interval cannot tell the published 22% speed-up from none.
-  EXPECT_EQ(judge_published(0.78, interval(1.2, 0.78, 1.45)), Reproduction::Inconclusive);
-  // Inside and clear of 1: the published speed-up is seen.
-  EXPECT_EQ(judge_published(0.78, interval(0.80, 0.74, 0.86)), Reproduction::Reproduced);
-  // A published "no difference" (1.00, 0.99) is reproduced by an interval around 1.
-  EXPECT_EQ(judge_published(0.99, interval(1.0, 0.95, 1.05)), Reproduction::Reproduced);
-  EXPECT_EQ(judge_published(0.90, interval(1.0, 0.85, 1.05), 0.15), Reproduction::Reproduced);
+TEST(Claim, ReproducedOnlyInsideNotReproducedOnlyOutside) {
+  const Claim value = claim_value(0.78, 0.08);  // [0.70, 0.86]
+  EXPECT_EQ(judge_claim(value, interval(0.80, 0.74, 0.86)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_claim(value, interval(1.02, 0.97, 1.06)), Reproduction::NotReproduced);
+  // Holds 0.78 but reaches beyond the band: a wide interval reproduces nothing.
+  EXPECT_EQ(judge_claim(value, interval(1.2, 0.78, 1.45)), Reproduction::Inconclusive);
+  EXPECT_EQ(judge_claim(value, Estimate{}), Reproduction::NotJudged);
+  // "Reads did not change" (±5%): 1.08 [0.46–1.36] is too wide to say so.
+  const Claim same = claim_no_change(1.0, 0.05);
+  EXPECT_EQ(judge_claim(same, interval(1.08, 0.46, 1.36)), Reproduction::Inconclusive);
+  EXPECT_EQ(judge_claim(same, interval(1.0, 0.97, 1.03)), Reproduction::Reproduced);
+  // A collapse of about two orders of magnitude: 86× is it, though the article measured 133×.
+  const Claim collapse = claim_below(1.0 / 133, 1.0 / 30);
+  EXPECT_EQ(judge_claim(collapse, interval(1.0 / 86, 1.0 / 95, 1.0 / 80)),
+            Reproduction::Reproduced);
+  EXPECT_EQ(judge_claim(collapse, interval(0.5, 0.4, 0.6)), Reproduction::NotReproduced);
+  const Claim above = claim_above(100, 30);
+  EXPECT_EQ(judge_claim(above, interval(160000, 120000, 200000)), Reproduction::Reproduced);
+  EXPECT_EQ(above.yardstick(), "≥ 30");
+  EXPECT_EQ(value.yardstick(), "0.78 ± 0.08");
+  EXPECT_EQ(same.yardstick(), "1 ± 5%");
   EXPECT_STREQ(to_string(Reproduction::NotReproduced), "not reproduced");
+}
+
+TEST(Claim, RepetitionsToSettleShrinkTheIntervalPastTheNearestEdge) {
+  Estimate e = interval(0.80, 0.70, 0.90);  // half-width 0.10
+  e.n = 10;
+  // The band [0.70, 0.86]: the nearest edge is 0.06 away, so the half-width must shrink by
+  // 0.06/0.10: n * (0.10/0.06)^2 = 27.8 -> 28.
+  EXPECT_EQ(repetitions_to_settle(claim_value(0.78, 0.08), e), 28u);
+  // On the edge itself nothing settles it; without n there is no estimate.
+  EXPECT_FALSE(repetitions_to_settle(claim_value(0.70, 0.10), e));
+  e.n = 0;
+  EXPECT_FALSE(repetitions_to_settle(claim_value(0.78, 0.08), e));
 }
 
 TEST(RatioCi, ValueMethodAndEdgeCases) {
@@ -216,7 +245,7 @@ TEST(RatioVerdict, ClearlyDifferentSeriesAndTheDirectionOfBetter) {
   // 1% apart, measured very precisely: real, but inside the ±2% band.
   const auto tiny = interleaved(30, 0.99, 0.1, 0.001, 44);
   const auto j = judge_series(tiny.a, tiny.b, Better::Lower);
-  EXPECT_EQ(j->verdict, Verdict::WithinNoise);
+  EXPECT_TRUE(j->verdict == Verdict::Equivalent || j->verdict == Verdict::LeansFaster);
   EXPECT_LT(j->ratio.hi, 1.0);
   // With no threshold at all the same interval is a (tiny) speed-up.
   EXPECT_EQ(judge_series(tiny.a, tiny.b, Better::Lower, 0.0)->verdict, Verdict::Faster);

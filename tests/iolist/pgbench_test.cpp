@@ -61,7 +61,8 @@ TEST(PgbenchPeer, RunsTheSameAppendAndItsRowsLand) {
     pgbench_tx += static_cast<std::int64_t>(p->extra.at("transactions"));
     bool finding = false;
     for (const auto& f : run.findings)
-      if (f.text.rfind(std::string("Append, ") + label + ": Perflab iolist / pgbench", 0) == 0) {
+      if (f.comparison.subject == "Perflab iolist" && f.comparison.baseline == "pgbench" &&
+          f.context.rfind(std::string("Append, ") + label + ",", 0) == 0) {
         finding = true;
         EXPECT_GT(f.value, 0);
       }

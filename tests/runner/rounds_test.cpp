@@ -51,9 +51,11 @@ class Rounds : public Experiment {
       p.precision = rounds.precision();
       ctx.add_point("g", name, std::move(p));
     }
-    ctx.add_ratio_finding({"a_vs_b", "a / b", Better::Lower, 0, true},
-                          ctx.snapshot().find_point("g", "a", "p"),
-                          ctx.snapshot().find_point("g", "b", "p"));
+    ctx.add_comparison(
+        {.id = "a_vs_b",
+         .what = {.subject = "a", .baseline = "b", .metric = "time", .better = Better::Lower},
+         .interleaved = true},
+        ctx.snapshot().find_point("g", "a", "p"), ctx.snapshot().find_point("g", "b", "p"));
   }
 };
 
@@ -76,7 +78,7 @@ TEST(PointRounds, FixedRepetitionsWithoutAPrecision) {
   // The finding: paired, judged at the run's threshold (parameter, in percent).
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].ci->method, CiMethod::PairedBootstrap);
-  EXPECT_EQ(*r.findings[0].verdict, Verdict::Faster);
+  EXPECT_EQ(*r.findings[0].verdict(), Verdict::Faster);
   EXPECT_DOUBLE_EQ(r.findings[0].threshold, 0.02);
   EXPECT_DOUBLE_EQ(r.threshold, 0.02);
   const perflab::Run r5 = execute(e, t, {{"threshold", "5"}}, {}, {});

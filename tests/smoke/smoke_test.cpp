@@ -1,6 +1,7 @@
 // Smoke runs of the release build: each experiment once, with its smallest parameters, on
 // managed servers, through the perflab-cli a user runs. The run file must say "finished" and
-// hold every chart the experiment draws, each with points, and its findings.
+// hold every chart the experiment draws, each with points, and its findings, none of which may
+// say what its own numbers refute.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "common/run_io.h"
+#include "finding_rules.h"
 
 extern char** environ;
 namespace fs = std::filesystem;
@@ -94,6 +96,10 @@ TEST_P(SmokeRun, FinishesWithEveryChart) {
   }
   EXPECT_EQ(drawn, s.groups);
   EXPECT_FALSE(run.findings.empty());
+  // No finding says what its own numbers refute (docs/verdicts.md).
+  for (const auto& f : run.findings)
+    for (const auto& v : perflab::test::finding_rule_violations(f))
+      ADD_FAILURE() << v << "\n  " << finding_sentence(f);
   EXPECT_FALSE(run.targets.empty());
   fs::remove_all(dir);
 }

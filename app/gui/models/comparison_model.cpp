@@ -54,7 +54,7 @@ QString tooltip(const ComparisonRow& r, int verdict) {
                   .arg(QString::fromStdString(r.name).toHtmlEscaped(), format_value(r.old_value), u,
                        format_value(r.new_value), QString::number(r.ratio, 'f', 3),
                        percent_text(r.percent));
-  t += QString("<br>95% interval: %1<br>Mann–Whitney U: %2<br>verdict: %3")
+  t += QString("<br>interval: %1<br>Mann–Whitney U: %2<br>verdict: %3")
            .arg(interval_text(r).toHtmlEscaped(), p_value_text(r).toHtmlEscaped(),
                 verdict_cell(r).toHtmlEscaped());
   if (r.utest.enough && !r.utest.reliable)
@@ -74,7 +74,7 @@ int significance(const ComparisonRow& r) {
 
 ComparisonModel::ComparisonModel(QObject* parent)
     : SortedTableModel({"Benchmark", "Unit", "Old (median)", "New (median)", "New / old", "Change",
-                        "New / old [95% CI]", "p-value", "Verdict"},
+                        "New / old [CI] (level)", "p-value", "Verdict"},
                        parent) {}
 
 void ComparisonModel::setComparison(Comparison cmp) {

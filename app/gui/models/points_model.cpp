@@ -49,9 +49,9 @@ bool numeric(int column) {
 }  // namespace
 
 PointsModel::PointsModel(QObject* parent)
-    : SortedTableModel(
-          {"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit", "Median [95% CI]", "CV"},
-          parent),
+    : SortedTableModel({"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit",
+                        "Median [CI] (level)", "CV"},
+                       parent),
       run_(std::make_shared<const Run>()) {}
 
 void PointsModel::setRun(std::shared_ptr<const Run> run, const std::string& group) {

@@ -37,9 +37,8 @@ QString point_tooltip(const Group& group, const std::string& series, const Point
                        u.toHtmlEscaped(), format_value(s.p95), format_value(s.min),
                        format_value(s.max), format_value(s.mean), format_value(s.stddev))
                   .arg(s.n);
-  t += QString("<br>95% interval of the median: %1 (n = %2)")
-           .arg(QString::fromStdString(format_estimate(point.median_ci)).toHtmlEscaped())
-           .arg(s.n);
+  t += QString("<br>median with its interval: %1")
+           .arg(QString::fromStdString(format_estimate(point.median_ci)).toHtmlEscaped());
   if (s.n >= 2) {
     t += QString("<br>CV: %1").arg(QString::fromStdString(format_percent(point.cv)));
     if (point.outliers.total() > 0)

@@ -82,7 +82,6 @@ class DomRunBuilder {
         fd.id = Dom::string(req(e, "id"));
         fd.text = opt_string(e, "text");
         fd.value = Dom::number(req(e, "value"));
-        if (auto a = Dom::find(e, "article")) fd.article = Dom::number(*a);
         run.findings.push_back(std::move(fd));
       });
     run.threshold = opt_number(root, "threshold");
@@ -377,10 +376,7 @@ class SaxRunBuilder : public nlohmann::json_sax<json> {
         point().extra[key_] = v;
         break;
       case In::Finding:
-        if (key_ == "value")
-          run.findings.back().value = v;
-        else if (key_ == "article")
-          run.findings.back().article = v;
+        if (key_ == "value") run.findings.back().value = v;
         break;
       default:
         break;

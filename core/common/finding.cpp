@@ -1,0 +1,289 @@
+// Findings: their construction from samples and every word said about them (finding.h).
+#include "common/finding.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/figure_format.h"
+
+namespace perflab {
+
+const char* to_string(Quantity q) {
+  switch (q) {
+    case Quantity::Time:
+      return "time";
+    case Quantity::Throughput:
+      return "throughput";
+    case Quantity::Cpu:
+      return "cpu";
+    case Quantity::Count:
+      return "count";
+  }
+  return "time";
+}
+
+const char* to_string(FindingKind k) {
+  switch (k) {
+    case FindingKind::Comparison:
+      return "comparison";
+    case FindingKind::Share:
+      return "share";
+    case FindingKind::Figure:
+      return "figure";
+    case FindingKind::Note:
+      return "note";
+  }
+  return "figure";
+}
+
+std::optional<Verdict> Finding::verdict() const {
+  if (kind != FindingKind::Comparison || !not_judged_because.empty()) return std::nullopt;
+  return judge_ratio(ci ? *ci : exact_estimate(value), comparison.better, threshold);
+}
+
+Estimate exact_estimate(double value) {
+  Estimate e;
+  e.value = e.lo = e.hi = value;
+  e.level = 1;
+  e.full_level = true;
+  e.method = CiMethod::OrderStatistic;
+  return e;
+}
+
+Reproduction Finding::reproduction() const {
+  if (!claim || !ci) return Reproduction::NotJudged;
+  return judge_claim(*claim, *ci);
+}
+
+std::optional<RatioJudgement> Finding::judgement() const {
+  const auto v = verdict();
+  if (!v) return std::nullopt;
+  return RatioJudgement{ci ? *ci : exact_estimate(value), *v, threshold, comparison.better};
+}
+
+namespace {
+// A finding of `kind` whose figure is the ratio a / b of two series (its interval, paired when
+// `interleaved`), the rest of it left to the caller; nullopt when there is no ratio.
+std::optional<Finding> ratio_of(FindingKind kind, const std::string& id, const std::string& context,
+                                bool interleaved, std::span<const double> a,
+                                std::span<const double> b) {
+  RatioOptions opt;
+  opt.interleaved = interleaved;
+  const std::optional<Estimate> r = ratio_ci(a, b, opt);
+  if (!r) return std::nullopt;
+  Finding f;
+  f.id = id;
+  f.kind = kind;
+  f.context = context;
+  f.value = r->value;
+  f.ci = *r;
+  return f;
+}
+}  // namespace
+
+std::optional<Finding> comparison_finding(const ComparisonSpec& spec, double threshold,
+                                          std::span<const double> subject,
+                                          std::span<const double> baseline) {
+  auto f =
+      ratio_of(FindingKind::Comparison, spec.id, spec.context, spec.interleaved, subject, baseline);
+  if (!f) return std::nullopt;
+  f->comparison = spec.what;
+  f->not_judged_because = spec.not_judged_because;
+  if (spec.exact) f->ci.reset();
+  f->threshold = threshold;
+  f->claim = spec.claim;
+  generate_text(*f);
+  return f;
+}
+
+std::optional<Finding> share_finding(const ShareSpec& spec, std::span<const double> part,
+                                     std::span<const double> whole) {
+  auto f = ratio_of(FindingKind::Share, spec.id, spec.context, true, part, whole);
+  if (!f) return std::nullopt;
+  f->part = spec.part;
+  f->whole = spec.whole;
+  f->claim = spec.claim;
+  generate_text(*f);
+  return f;
+}
+
+Finding figure_finding(const FigureSpec& spec, double value, std::optional<Estimate> ci) {
+  Finding f;
+  f.id = spec.id;
+  f.kind = FindingKind::Figure;
+  f.context = spec.context;
+  f.part = spec.what;
+  f.unit = spec.unit;
+  f.value = value;
+  f.ci = ci;
+  generate_text(f);
+  return f;
+}
+
+Finding note_finding(const FigureSpec& spec) {
+  Finding f = figure_finding(spec, 0);
+  f.kind = FindingKind::Note;
+  generate_text(f);
+  return f;
+}
+
+namespace {
+
+// The adjectives of a quantity: what its better and its worse side are called.
+struct Words {
+  const char *better, *worse;
+};
+Words words(Quantity q) {
+  switch (q) {
+    case Quantity::Time:
+    case Quantity::Throughput:
+      return {"faster", "slower"};
+    case Quantity::Cpu:
+      return {"cheaper", "costlier"};
+    case Quantity::Count:
+      return {"lower", "higher"};
+  }
+  return {"better", "worse"};
+}
+
+// How much better or worse a ratio r of the two says one side is: "A is k% faster than B" means
+// B takes (1 + k) times as long as A (or A achieves 1 + k times B's throughput), so either side
+// of 1 the amount is max(r, 1/r) - 1.
+double amount(double r) {
+  return (r >= 1 ? r : 1 / r) - 1;
+}
+
+std::string with_context(const Finding& f, const std::string& rest) {
+  return f.context.empty() ? rest : f.context + ", " + rest;
+}
+
+std::string percent_share(double v) {
+  return format_percent(std::clamp(v, 0.0, 1.0));
+}
+
+}  // namespace
+
+std::string finding_title(const Finding& f) {
+  switch (f.kind) {
+    case FindingKind::Comparison:
+      return with_context(
+          f, f.comparison.metric + ": " + f.comparison.subject + " / " + f.comparison.baseline);
+    case FindingKind::Share:
+      return with_context(f, "share of " + f.whole + " " + f.part);
+    case FindingKind::Figure:
+    case FindingKind::Note:
+      return with_context(f, f.part);
+  }
+  return f.text;
+}
+
+std::string finding_figure(const Finding& f) {
+  switch (f.kind) {
+    case FindingKind::Comparison:
+      return f.ci ? format_estimate(*f.ci) : format_figure(f.value) + " (exact)";
+    case FindingKind::Share: {
+      if (!f.ci || !f.ci->has_interval()) return percent_share(f.value);
+      const Estimate& e = *f.ci;
+      // A difference of two noisy times can come out below zero: a share cannot.
+      if (e.lo <= 0)
+        return "below what this run can measure (≤ " + percent_share(e.hi) + ", " +
+               format_level(e) + ")";
+      return percent_share(e.value) + " [" + percent_share(e.lo) + "–" + percent_share(e.hi) +
+             "] (" + format_level(e) + ")";
+    }
+    case FindingKind::Figure: {
+      std::string out = f.ci ? format_estimate(*f.ci) : format_figure(f.value);
+      if (!f.unit.empty()) {
+        out += f.unit == "%" ? "" : " ";
+        out += f.unit;
+      }
+      return out;
+    }
+    case FindingKind::Note:
+      return {};
+  }
+  return format_figure(f.value);
+}
+
+std::string finding_verdict(const Finding& f) {
+  if (f.kind != FindingKind::Comparison) return {};
+  if (!f.not_judged_because.empty()) return "not judged: " + f.not_judged_because;
+  const auto v = f.verdict();
+  if (!v) return {};
+  const ComparedPair& c = f.comparison;
+  const Words w = words(c.quantity);
+  const double lo = f.ci ? f.ci->lo : f.value, hi = f.ci ? f.ci->hi : f.value;
+  const bool lower = c.better == Better::Lower;
+  switch (*v) {
+    case Verdict::Faster:
+      return c.subject + " " + w.better;
+    case Verdict::Slower:
+      return c.baseline + " " + w.better;
+    case Verdict::Equivalent:
+      return "equivalent within ±" + format_percent(f.threshold);
+    case Verdict::NoDifference: {
+      // The interval holds 1: the subject could be worse by its worse end, or better by the other.
+      const double worse_end = lower ? hi : lo, better_end = lower ? lo : hi;
+      return "no significant difference: " + c.subject + " could be " +
+             format_percent(amount(worse_end)) + " " + w.worse + " or " +
+             format_percent(amount(better_end)) + " " + w.better;
+    }
+    case Verdict::LeansFaster:
+    case Verdict::LeansSlower: {
+      const std::string& winner = *v == Verdict::LeansFaster ? c.subject : c.baseline;
+      const double a = amount(lo), b = amount(hi);
+      return winner + " " + w.better + ", by between " + format_percent(std::min(a, b)) + " and " +
+             format_percent(std::max(a, b)) + " — not shown beyond ±" + format_percent(f.threshold);
+    }
+    case Verdict::TooFewSamples:
+      return "too few repetitions to judge";
+  }
+  return {};
+}
+
+std::string finding_claim(const Finding& f) {
+  if (!f.claim) return {};
+  const Claim& c = *f.claim;
+  const bool share = f.kind == FindingKind::Share;
+  std::string out = "article ";
+  out += share ? percent_share(c.figure) : format_figure(c.figure);
+  if (!share) {
+    out += " (";
+    out += c.yardstick();
+    out += ")";
+  }
+  const Reproduction r = f.reproduction();
+  out += ": ";
+  out += to_string(r);
+  if (r == Reproduction::Inconclusive) {
+    if (auto n = repetitions_to_settle(c, *f.ci))
+      out += " — about " + std::to_string(*n) + " repetitions (now " + std::to_string(f.ci->n) +
+             ") might settle it";
+    else
+      out += " — the estimate sits on the claim's edge";
+  }
+  return out;
+}
+
+std::string finding_sentence(const Finding& f) {
+  std::string out = f.text.empty() ? finding_title(f) : f.text;
+  if (const std::string figure = finding_figure(f); !figure.empty()) {
+    out += ": ";
+    out += figure;
+  }
+  if (const std::string v = finding_verdict(f); !v.empty()) {
+    out += " — ";
+    out += v;
+  }
+  if (const std::string c = finding_claim(f); !c.empty()) {
+    out += "; ";
+    out += c;
+  }
+  return out;
+}
+
+void generate_text(Finding& f) {
+  f.text = finding_title(f);
+}
+
+}  // namespace perflab
