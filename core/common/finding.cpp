@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "common/figure_format.h"
 
@@ -153,6 +154,16 @@ double amount(double r) {
   return (r >= 1 ? r : 1 / r) - 1;
 }
 
+// The amount in words: a percentage below 100% ("21%"), a factor from there on ("2.95×": a
+// "2681% faster" reads as nothing a room can hold).
+std::string amount_text(double r) {
+  const double a = amount(r);
+  if (a < 1) return format_percent(a);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g×", 1 + a);
+  return buf;
+}
+
 std::string with_context(const Finding& f, const std::string& rest) {
   return f.context.empty() ? rest : f.context + ", " + rest;
 }
@@ -224,9 +235,8 @@ std::string finding_verdict(const Finding& f) {
     case Verdict::NoDifference: {
       // The interval holds 1: the subject could be worse by its worse end, or better by the other.
       const double worse_end = lower ? hi : lo, better_end = lower ? lo : hi;
-      return "no significant difference: " + c.subject + " could be " +
-             format_percent(amount(worse_end)) + " " + w.worse + " or " +
-             format_percent(amount(better_end)) + " " + w.better;
+      return "no significant difference: " + c.subject + " could be " + amount_text(worse_end) +
+             " " + w.worse + " or " + amount_text(better_end) + " " + w.better;
     }
     case Verdict::LeansFaster:
     case Verdict::LeansSlower: {

@@ -74,6 +74,9 @@ TEST(FindingWords, VerdictsTrueOfTheInterval) {
   EXPECT_EQ(finding_verdict(comparison(relay, interval(1.19, 1.003, 1.29))),
             "direct faster, by between 0.3% and 29% — not shown beyond ±2%");
   EXPECT_EQ(finding_verdict(comparison(relay, interval(1.0, 0.99, 1.01))), "equivalent within ±2%");
+  // Beyond 100% an amount is a factor: 0.17 [0.04–2.95] could be 2.95× slower or 25× faster.
+  EXPECT_EQ(finding_verdict(comparison(relay, interval(0.17, 0.04, 2.95))),
+            "no significant difference: through the relay could be 2.95× slower or 25× faster");
   // Throughput 0.87 [0.62–0.999]: the subject is slower, not shown beyond ±2%.
   const Finding sharding =
       comparison({"proxy", "twemproxy", "requests/s", Quantity::Throughput, Better::Higher},
