@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/figure_format.h"
+#include "common/report.h"
 #include "registry.h"
 
 namespace perflab::gui {
@@ -108,6 +109,7 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
        ", equivalent when it lies wholly inside; an article's claim is <i>reproduced</i> when the "
        "whole interval lies inside the claim's band, <i>not reproduced</i> when wholly outside, "
        "and <i>inconclusive</i> otherwise (docs/verdicts.md).</small></p>";
+  if (auto note = interval_level_note(run)) h += "<p><small>" + esc(q(*note)) + "</small></p>";
   if (run.machine && run.machine->busy())
     h += "<p><b>The machine was busy (" + esc(q(describe_machine(*run.machine))) +
          "): these figures may be noisy — rerun, or raise repetitions.</b></p>";

@@ -40,6 +40,23 @@ std::optional<std::string> run_noise_summary(const Run& run) {
   return out;
 }
 
+std::optional<std::string> interval_level_note(const Run& run) {
+  const Estimate* lowest = nullptr;
+  auto consider = [&](const Estimate& e) {
+    if (e.has_interval() && !e.full_level && (!lowest || e.level < lowest->level)) lowest = &e;
+  };
+  for (const auto& s : run.series)
+    for (const auto& p : s.points) consider(p.median_ci);
+  for (const auto& f : run.findings)
+    if (f.ci) consider(*f.ci);
+  if (!lowest) return std::nullopt;
+  std::size_t enough = 2;
+  while (median_ci_ranks(enough).coverage < 0.95) ++enough;
+  return "Intervals in this run reach at most " + format_level(*lowest) +
+         " (too few repetitions for 95%); a median's interval reaches 95% from " +
+         std::to_string(enough) + " repetitions.";
+}
+
 std::string format_run_report(const Run& run, bool verbose) {
   std::ostringstream o;
   o << run.experiment << " — " << run.title << "  [" << to_string(run.status) << "]\n";
@@ -112,6 +129,7 @@ std::string format_run_report(const Run& run, bool verbose) {
       }
     }
   }
+  if (auto note = interval_level_note(run)) o << "\n" << *note << "\n";
   if (!run.findings.empty()) {
     o << "\nFindings (figure [interval] (its level) — verdict at ±" << format_percent(run.threshold)
       << "; the article's claim judged against the interval)\n";

@@ -19,6 +19,11 @@ std::string format_run_report(const Run& run, bool verbose = false);
 // or raise repetitions." (at most three named).
 std::optional<std::string> run_noise_summary(const Run& run);
 
+// Once per run whose intervals fall short of 95% (too few repetitions for it), what they reach
+// and what would reach 95%: "Intervals in this run reach at most 75% (n = 3); a median's
+// interval reaches 95% from 6 repetitions." nullopt when every interval reaches 95%.
+std::optional<std::string> interval_level_note(const Run& run);
+
 // The warning a point carries (noise_warning() of its CV and the machine around its run, which
 // may be null), or nullopt; a point of fewer than two samples has no spread and no warning.
 std::optional<std::string> point_noise_warning(const Point& p, const MachineNoise* machine);

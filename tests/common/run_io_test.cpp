@@ -439,6 +439,20 @@ TEST(Report, NoisyPointsAndABusyMachineAreWarned) {
       << t;
 }
 
+// Intervals short of 95% are said once per run, with their real level and what would reach 95%.
+TEST(Report, IntervalsShortOf95PercentAreSaidOnce) {
+  const std::string t = format_run_report(sample_run());  // three samples a point: 75%
+  EXPECT_NE(t.find("Intervals in this run reach at most 75% CI, n = 3 (too few repetitions for "
+                   "95%); a median's interval reaches 95% from 6 repetitions."),
+            std::string::npos)
+      << t;
+  perflab::Run full;
+  full.add_point(
+      "append", "iolist",
+      Point{"twelve", std::nullopt, {9, 10, 11, 10, 9, 10, 11, 10, 9, 10, 11, 10}, {}, {}});
+  EXPECT_FALSE(interval_level_note(full).has_value());
+}
+
 TEST(Report, NoiseSummaryForTheWindowsBanner) {
   perflab::Run r = sample_run();
   EXPECT_FALSE(run_noise_summary(r).has_value());
