@@ -326,8 +326,10 @@ RedisReply SlotMigration::checked(RedisClient& c, const std::vector<std::string_
   RedisReply r = c.command(argv);
   if (r.type == RedisReply::Type::Error) {
     std::string step;
-    for (std::size_t i = 0; i < argv.size() && i < 3; ++i)
-      step += (i ? " " : "") + std::string(argv[i]);
+    for (std::size_t i = 0; i < argv.size() && i < 3; ++i) {
+      if (i) step += ' ';  // appended piece by piece: GCC 12 -O3 flags " " + std::string&&
+      step += argv[i];
+    }
     throw RedisError("Redis at " + c.endpoint().address() + ": " + step +
                      " failed while moving slot " + std::to_string(slot_) + ": " + r.str);
   }

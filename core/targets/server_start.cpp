@@ -80,8 +80,13 @@ std::string log_tail(const fs::path& log, std::size_t max_lines) {
   std::string out;
   for (std::size_t i = start; i < lines.size(); ++i) out += "\n  " + lines[i];
   // The folder is removed when a start fails, so the message carries the lines, not the path.
-  return out.empty() ? std::string("(" + log.filename().string() + " is empty)")
-                     : "last lines of " + log.filename().string() + ":" + out;
+  // Put together piece by piece: GCC 12 at -O3 flags "literal" + std::string&& (-Wrestrict).
+  const std::string name = log.filename().string();
+  std::string said = out.empty() ? "(" : "last lines of ";
+  said += name;
+  said += out.empty() ? " is empty)" : ":";
+  said += out;
+  return said;
 }
 
 bool log_mentions_port_in_use(const fs::path& log) {
