@@ -1,0 +1,175 @@
+// The caching experiment's cache-aside sweep: documents in PostgreSQL read through Redis and a
+// local cache of each budget (Zipf reads), per encoding; hit ratio and latency per budget.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "caching/caching_run.h"
+#include "caching/zipf.h"
+#include "common/clock.h"
+
+namespace perflab::caching {
+
+namespace {
+
+void add_aside_groups(RunContext& ctx) {
+  ctx.add_group({"aside_hit_ratio", "Cache-aside: local hit ratio vs local budget", "%",
+                 "local cache budget (MB)", true, false,
+                 "Share of Zipf-distributed document reads answered by the in-process cache "
+                 "(local → redis → postgres) in steady state, per encoding of the cached value: "
+                 "compressed values fit more documents into the same budget.",
+                 false, true});
+  ctx.add_group({"aside_latency", "Cache-aside: mean read latency vs local budget", "us/read",
+                 "local cache budget (MB)", true, true,
+                 "Mean wall time of a read through local → redis → postgres (samples: means of "
+                 "consecutive chunks of reads).",
+                 false, true});
+}
+
+// The cache-aside documents, in PostgreSQL (the source of truth); their keys.
+std::vector<std::string> load_aside_documents(RunContext& ctx, const CachingPlan& plan,
+                                              PostgresTier& source) {
+  std::vector<std::string> keys;
+  keys.reserve(plan.aside_keys);
+  PgTransaction tx(source.connection());  // a stop rolls the half-loaded set back
+  for (std::size_t i = 0; i < plan.aside_keys; ++i) {
+    ctx.check_stop();
+    Document d = generate_document(plan.seed, i + 1, plan.doc_bytes);
+    keys.push_back(d.key);
+    source.put_document(d);
+  }
+  tx.commit();
+  return keys;
+}
+
+// A read through local memory, then Redis, then PostgreSQL, filling the caches on the way
+// back, with the counts of where reads were answered.
+class CacheAside {
+ public:
+  CacheAside(LocalTier& local, RedisTier& redis, PostgresTier& source, const Codec& codec)
+      : local_(local), redis_(redis), source_(source), codec_(codec) {}
+
+  void read(const std::string& key) {
+    if (local_.get_document(key)) {
+      ++local_hits;
+      return;
+    }
+    std::optional<std::string> bytes = redis_.get_document_bytes(key);
+    std::shared_ptr<const Document> obj;
+    if (bytes) {
+      ++redis_hits;
+    } else {
+      ++pg_reads;
+      obj = source_.get_document(key);
+      if (!obj) throw std::runtime_error("PostgreSQL lost document " + key);
+      bytes = codec_.encode(*obj);
+      redis_.put_document_bytes(key, *bytes);
+    }
+    if (!obj) obj = std::make_shared<const Document>(codec_.decode_document(*bytes));
+    if (codec_.encoding == Encoding::Native)
+      local_.put_document(std::move(obj));
+    else
+      local_.put_document_bytes(key, std::move(*bytes));
+  }
+
+  std::int64_t local_hits = 0, redis_hits = 0, pg_reads = 0;
+
+ private:
+  LocalTier& local_;
+  RedisTier& redis_;
+  PostgresTier& source_;
+  const Codec& codec_;
+};
+
+// One (encoding, budget) point of the cache-aside sweep: caches emptied, warmed up to steady
+// state, then aside_reads measured Zipf reads in chunks (a sample per chunk).
+void measure_aside(RunContext& ctx, const CachingPlan& plan, RedisTier& redis, PostgresTier& source,
+                   const Codec& codec, const std::vector<std::string>& keys,
+                   std::int64_t budget_mb) {
+  redis.remove_own_keys();  // each budget starts from empty caches
+  LocalTier local(static_cast<std::size_t>(budget_mb) * kMiB, codec);
+  ZipfSampler zipf(keys.size(), plan.zipf_s, derive_seed(plan.seed, 3, 0));
+  CacheAside aside(local, redis, source, codec);
+  // Warm-up, not measured: every key once (fills Redis from PostgreSQL, so the measured reads
+  // see no first-time misses), then as many Zipf reads as will be measured (brings the local
+  // cache to its steady state).
+  for (const auto& k : keys) {
+    ctx.check_stop();
+    aside.read(k);
+  }
+  for (std::int64_t i = 0; i < plan.aside_reads; ++i) {
+    ctx.check_stop();
+    aside.read(keys[zipf.next()]);
+  }
+  aside.local_hits = aside.redis_hits = aside.pg_reads = 0;
+  local.cache().reset_counters();
+
+  const std::int64_t chunk = std::max<std::int64_t>(1, plan.aside_reads / 20);
+  std::vector<double> lat_samples, hit_samples;
+  double total_ns = 0;
+  for (std::int64_t i = 0; i < plan.aside_reads;) {
+    const std::int64_t n = std::min(chunk, plan.aside_reads - i);
+    const std::int64_t hits0 = aside.local_hits;
+    const std::int64_t t0 = wall_ns();
+    for (std::int64_t j = 0; j < n; ++j) {
+      ctx.check_stop();
+      aside.read(keys[zipf.next()]);
+    }
+    const double ns = static_cast<double>(wall_ns() - t0);
+    total_ns += ns;
+    lat_samples.push_back(ns / 1e3 / static_cast<double>(n));
+    hit_samples.push_back(100.0 * static_cast<double>(aside.local_hits - hits0) /
+                          static_cast<double>(n));
+    i += n;
+  }
+  const LruStats st = local.stats();
+  const double reads_d = static_cast<double>(plan.aside_reads);
+  std::map<std::string, double> extra{
+      {"hit_ratio_pct", 100.0 * static_cast<double>(aside.local_hits) / reads_d},
+      {"mean_us", total_ns / 1e3 / reads_d},
+      {"local_hits", static_cast<double>(aside.local_hits)},
+      {"redis_hits", static_cast<double>(aside.redis_hits)},
+      {"postgres_reads", static_cast<double>(aside.pg_reads)},
+      {"evictions", static_cast<double>(st.evictions)},
+      {"local_entries", static_cast<double>(st.entries)},
+      {"local_bytes", static_cast<double>(st.bytes)}};
+  const std::string series = to_string(codec.encoding);
+  const double x = static_cast<double>(budget_mb);
+  ctx.add_point("aside_hit_ratio", series,
+                Point{std::to_string(budget_mb), x, hit_samples, {}, extra});
+  ctx.add_point("aside_latency", series,
+                Point{std::to_string(budget_mb), x, lat_samples, {}, extra});
+}
+
+}  // namespace
+
+// The cache-aside scenario: documents in PostgreSQL, read through Redis and a local cache of
+// each budget, per encoding of the cached value.
+void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+               double share) {
+  add_aside_groups(ctx);
+  ctx.progress(share, "loading " + std::to_string(plan.aside_keys) +
+                          " documents into PostgreSQL for the cache-aside scenario");
+  PostgresTier source(servers.pg, Codec{Encoding::Native, plan.zlib_level}, ctx.stop_token());
+  const std::vector<std::string> keys = load_aside_documents(ctx, plan, source);
+  const std::size_t total = plan.encodings.size() * plan.budgets.size();
+  std::size_t done = 0;
+  for (Encoding enc : plan.encodings) {
+    const Codec codec{enc, plan.zlib_level};
+    RedisTier redis(servers.redis, codec, ctx.stop_token());
+    for (std::int64_t budget_mb : plan.budgets) {
+      ctx.check_stop();
+      ctx.progress(share + (1 - share) * static_cast<double>(done) / static_cast<double>(total),
+                   std::string("cache-aside: ") + to_string(enc) + ", local budget " +
+                       std::to_string(budget_mb) + " MB");
+      measure_aside(ctx, plan, redis, source, codec, keys, budget_mb);
+      ++done;
+    }
+  }
+}
+
+}  // namespace perflab::caching

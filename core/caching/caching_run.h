@@ -1,0 +1,147 @@
+#pragma once
+// One caching run as its parts share it: the settings read from the parameters, the servers, the
+// cells the tier matrix measured, and the article's figures. Internal to the experiment.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "caching/codec.h"
+#include "caching/records.h"
+#include "caching/tiers.h"
+#include "runner/experiment.h"
+#include "targets/postgres.h"
+#include "targets/targets.h"
+
+namespace perflab::caching {
+
+inline constexpr std::size_t kMiB = 1024 * 1024;
+inline constexpr std::int64_t kListGroup = 1;
+inline constexpr const char* kWorkloads[] = {"document", "list"};
+
+// The article's figures (App Engine: datastore, memcache, instance memory), written once: the
+// findings carry them as Finding::article and article() quotes them in the published table.
+// Each is a ratio as the finding computes it.
+struct Published {
+  double memcache_faster;   // datastore time / memcache time
+  double memcache_cheaper;  // datastore CPU / memcache CPU
+  // memcache+protobuf / memcache, time and CPU: a range as published, the claim its middle
+  double protobuf_lo, protobuf_hi;
+  std::optional<double> zlib_slower;                 // +zlib / protobuf, time
+  std::optional<double> local_faster;                // datastore time / local memory time
+  std::optional<double> local_protobuf_vs_memcache;  // local+protobuf / memcache+protobuf
+  double protobuf() const { return (protobuf_lo + protobuf_hi) / 2; }
+};
+extern const Published kPublishedDocument, kPublishedList;
+
+// The article's figures as claims, each with the yardstick its words allow (caching/article.cpp).
+struct Claims {
+  std::optional<Claim> memcache_faster, memcache_cheaper, protobuf, zlib_slower, local_faster,
+      local_protobuf_vs_memcache;
+};
+Claims claims(const Published& p);
+
+// The article's table, as published.
+ArticleTable published_table();
+
+// What one (workload, tier, encoding) cell measured.
+struct Cell {
+  double wall_us = 0;                             // median per get
+  double cpu_us = 0;                              // client CPU per get (mean)
+  std::optional<double> server_cpu_us;            // per get, when measurable
+  bool local = false;                             // no server at all
+  std::vector<double> wall_samples, cpu_samples;  // per get, one per sample
+  std::optional<double> total_cpu_us() const {
+    if (local) return cpu_us;
+    if (server_cpu_us) return cpu_us + *server_cpu_us;
+    return std::nullopt;
+  }
+  // Client + server CPU per get, one per sample. The server's CPU is one figure over the whole
+  // measuring window and is added to every sample: an interval over these covers the client's
+  // spread only.
+  std::optional<std::vector<double>> total_cpu_samples() const {
+    if (!local && !server_cpu_us) return std::nullopt;
+    std::vector<double> out = cpu_samples;
+    for (double& v : out) v += local ? 0 : *server_cpu_us;
+    return out;
+  }
+};
+
+// A run's settings, from its (validated) parameters.
+struct CachingPlan {
+  std::vector<std::string> tiers;
+  std::vector<Encoding> encodings;
+  int reps = 0, warmup = 0, zlib_level = 0;
+  std::int64_t window_ns = 0;
+  std::size_t local_budget = 0, list_size = 0, doc_bytes = 0, aside_keys = 0;
+  double zipf_s = 0;
+  std::int64_t aside_reads = 0;
+  std::vector<std::int64_t> budgets;  // MB, each once
+  std::uint64_t seed = 0;
+
+  bool aside() const { return aside_reads > 0 && !encodings.empty(); }
+
+  // Throws ParamError when the cache-aside documents would not fit in memory.
+  static CachingPlan from(const Params& p) {
+    CachingPlan c;
+    c.tiers = p.get_subset("tiers");
+    for (const auto& e : p.get_subset("encodings")) {
+      auto enc = encoding_from_string(e);
+      if (!enc) throw ParamError("parameter 'encodings': unknown encoding '" + e + "'");
+      c.encodings.push_back(*enc);
+    }
+    c.reps = static_cast<int>(p.get_int("repetitions"));
+    c.warmup = static_cast<int>(p.get_int("warmup"));
+    c.window_ns = p.get_int("server_cpu_window_ms") * 1'000'000;
+    c.zlib_level = static_cast<int>(p.get_int("zlib_level"));
+    c.local_budget = static_cast<std::size_t>(p.get_int("local_budget_mb")) * kMiB;
+    c.list_size = static_cast<std::size_t>(p.get_int("list_size"));
+    c.doc_bytes = static_cast<std::size_t>(p.get_int("document_kb")) * 1024;
+    c.zipf_s = p.get_double("zipf_s");
+    c.aside_keys = static_cast<std::size_t>(p.get_int("aside_keys"));
+    c.aside_reads = p.get_int("aside_reads");
+    for (std::int64_t b : p.get_int_list("aside_budgets_mb"))
+      if (std::find(c.budgets.begin(), c.budgets.end(), b) == c.budgets.end())
+        c.budgets.push_back(b);
+    c.seed = static_cast<std::uint64_t>(p.get_int("seed"));
+    if (c.aside_reads > 0 && static_cast<double>(c.aside_keys) * static_cast<double>(c.doc_bytes) >
+                                 2.0 * 1024 * 1024 * 1024)
+      throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
+    return c;
+  }
+};
+
+// The servers a run uses; the experiment's PostgreSQL tables go however the run ends.
+struct CachingServers {
+  PgTarget pg;
+  RedisTarget redis;
+  std::optional<PgConnection> admin;
+  CachingServers() = default;
+  CachingServers(const CachingServers&) = delete;
+  CachingServers& operator=(const CachingServers&) = delete;
+  ~CachingServers() {
+    if (!admin) return;
+    try {
+      PostgresTier::drop_tables(*admin, pg.schema);
+    } catch (...) {
+    }
+  }
+};
+
+// Every (tier, encoding) of the matrix, its gets measured (caching/tier_gets.cpp).
+void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+                const Document& doc, const CommentList& list, double share);
+
+// The cache-aside sweep of the local budget (caching/cache_aside.cpp).
+void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+               double share);
+
+// The comparisons of the matrix's cells, each against the article's claim (caching/findings.cpp).
+void findings(RunContext& ctx,
+              const std::map<std::tuple<std::string, std::string, std::string>, Cell>& cells);
+
+}  // namespace perflab::caching

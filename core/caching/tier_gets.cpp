@@ -1,0 +1,215 @@
+// The caching experiment's tier matrix: each tier and encoding stores the records, then the gets
+// of both workloads are timed (wall, client CPU, server CPU, bytes) and the findings updated.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "caching/caching_run.h"
+#include "common/clock.h"
+#include "runner/rounds.h"
+
+namespace perflab::caching {
+
+namespace {
+
+struct Measurement {
+  std::vector<double> wall_us, cpu_us;  // per get, one per sample
+  std::optional<double> server_cpu_us;
+  int gets_per_sample = 1;
+  std::optional<PointPrecision> precision;  // when measured to a precision
+};
+
+// Times `get` (returns false when the tier lost the value): warm-up, then `reps` samples of
+// `inner` gets each (inner chosen so a sample lasts >= 20 µs, so the clocks' own cost stays
+// small), then more gets until `window_ns` has passed so that the server's CPU counter (10 ms
+// ticks for /proc) has something to count.
+Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tier, int warmup,
+                    int reps, std::int64_t window_ns) {
+  const auto lost = [&] {
+    return std::runtime_error("the " + tier.name() + " tier (" + to_string(tier.codec().encoding) +
+                              ") no longer holds the record");
+  };
+  for (int i = 0; i < warmup; ++i) {
+    ctx.check_stop();
+    if (!get()) throw lost();
+  }
+  std::int64_t t0 = wall_ns();
+  std::int64_t n = 0;
+  do {
+    if (!get()) throw lost();
+    ++n;
+  } while (wall_ns() - t0 < 200'000 && n < 100'000);
+  const double est_ns = static_cast<double>(wall_ns() - t0) / static_cast<double>(n);
+  Measurement m;
+  m.gets_per_sample = static_cast<int>(std::clamp(std::ceil(20'000.0 / est_ns), 1.0, 10'000.0));
+
+  const bool has_server = tier.name() != "local";
+  const std::optional<std::int64_t> s0 = has_server ? tier.server_cpu_ns() : std::nullopt;
+  const std::int64_t start = wall_ns();
+  std::int64_t gets = 0;
+  m.wall_us.reserve(static_cast<std::size_t>(reps));
+  m.cpu_us.reserve(static_cast<std::size_t>(reps));
+  // With a precision: samples until the median of the wall time is that precise.
+  PointRounds rounds(ctx, 0, reps, 1);
+  while (rounds.next()) {
+    ctx.check_stop();
+    Stopwatch sw;
+    for (int i = 0; i < m.gets_per_sample; ++i)
+      if (!get()) throw lost();
+    const std::int64_t cpu = sw.cpu_elapsed_ns();
+    const std::int64_t wall = sw.wall_elapsed_ns();
+    m.wall_us.push_back(static_cast<double>(wall) / 1e3 / m.gets_per_sample);
+    m.cpu_us.push_back(static_cast<double>(cpu) / 1e3 / m.gets_per_sample);
+    gets += m.gets_per_sample;
+    rounds.record(std::span<const double>(&m.wall_us.back(), 1));
+  }
+  m.precision = rounds.precision();
+  if (s0) {
+    while (wall_ns() - start < window_ns) {
+      ctx.check_stop();
+      if (!get()) throw lost();
+      ++gets;
+    }
+    const std::optional<std::int64_t> s1 = tier.server_cpu_ns();
+    if (s1 && gets > 0)
+      m.server_cpu_us = static_cast<double>(*s1 - *s0) / 1e3 / static_cast<double>(gets);
+  }
+  return m;
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
+  for (const char* w : kWorkloads) {
+    const std::string W = w;
+    const std::string what =
+        W == "document" ? "one " + std::to_string(plan.doc_bytes / 1024) + " KB document by key"
+                        : "a list of " + std::to_string(plan.list_size) + " comments";
+    ctx.add_group({W + "_wall", "Wall time per get: " + what, "us/get", "", false, true,
+                   "Median wall time of one get returning a ready object; bars per tier, one per "
+                   "encoding.",
+                   false, false, W == kWorkloads[0]});
+    ctx.add_group({W + "_cpu", "Client CPU per get: " + what, "us/get", "", false, true,
+                   "CPU time of the client thread per get (fetch, copy, decode)."});
+    ctx.add_group({W + "_server_cpu", "Server CPU per get: " + what, "us/get", "", false, true,
+                   "CPU the server spent per get, the article's api_cpu: the PostgreSQL "
+                   "backend process (managed servers only, /proc) and redis-server (INFO "
+                   "used_cpu_sys + used_cpu_user)."});
+    ctx.add_group({W + "_bytes", "Bytes stored: " + what, "bytes", "", false, true,
+                   "Size of the stored record in each tier and encoding (PostgreSQL: after "
+                   "TOAST compression)."});
+  }
+}
+
+std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
+                                const CachingServers& servers, std::size_t local_budget,
+                                std::stop_token stop) {
+  if (name == "postgres") return std::make_unique<PostgresTier>(servers.pg, codec, stop);
+  if (name == "redis") return std::make_unique<RedisTier>(servers.redis, codec, stop);
+  return std::make_unique<LocalTier>(local_budget, codec);
+}
+
+// Stores the records; every tier must give back exactly what it was given before it is timed.
+void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
+                     const Document& doc, const CommentList& list) {
+  tier.put_document(doc);
+  tier.put_list(list);
+  auto d = tier.get_document(doc.key);
+  auto l = tier.get_list(list.group_id);
+  if (!d || !l)
+    throw std::runtime_error(
+        "the " + tier_name + " tier (" + series + ") did not keep the records" +
+        (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)" : ""));
+  if (!(*d == doc) || !(*l == list))
+    throw std::runtime_error("the " + tier_name + " tier (" + series +
+                             ") returned records different from those stored");
+}
+
+// Measures the gets of one workload from one tier and publishes its points (wall, client CPU,
+// server CPU, bytes); returns the cell the findings compare.
+Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
+                  const std::string& tier_name, const std::string& series,
+                  const std::string& workload, const Document& doc, const CommentList& list) {
+  std::function<bool()> get;
+  if (workload == "document")
+    get = [&] { return tier.get_document(doc.key) != nullptr; };
+  else
+    get = [&] { return tier.get_list(list.group_id) != nullptr; };
+  Measurement m = measure(ctx, get, tier, plan.warmup, plan.reps, plan.window_ns);
+  const std::size_t bytes =
+      workload == "document" ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
+  Cell c;
+  c.local = tier_name == "local";
+  c.cpu_us = mean(m.cpu_us);
+  c.server_cpu_us = m.server_cpu_us;
+
+  Point wall{tier_name, std::nullopt, m.wall_us, {}, {}};
+  wall.precision = m.precision;
+  wall.extra["cpu_us"] = c.cpu_us;
+  if (c.server_cpu_us) wall.extra["server_cpu_us"] = *c.server_cpu_us;
+  wall.extra["bytes"] = static_cast<double>(bytes);
+  wall.extra["gets_per_sample"] = m.gets_per_sample;
+  ctx.add_point(workload + "_wall", series, std::move(wall));
+
+  Point cpu{tier_name, std::nullopt, m.cpu_us, {}, {}};
+  cpu.precision = m.precision;
+  if (c.server_cpu_us) cpu.extra["server_cpu_us"] = *c.server_cpu_us;
+  if (auto t = c.total_cpu_us()) cpu.extra["total_cpu_us"] = *t;
+  ctx.add_point(workload + "_cpu", series, std::move(cpu));
+
+  if (c.server_cpu_us) {
+    Point sp{tier_name, std::nullopt, {*c.server_cpu_us}, {}, {}};
+    ctx.add_point(workload + "_server_cpu", series, std::move(sp));
+  }
+  ctx.add_point(workload + "_bytes", series,
+                Point{tier_name, std::nullopt, {static_cast<double>(bytes)}, {}, {}});
+  c.wall_us = summarize(m.wall_us).median;
+  c.wall_samples = m.wall_us;
+  c.cpu_samples = m.cpu_us;
+  return c;
+}
+
+}  // namespace
+
+// Every (tier, encoding) of the matrix: records stored and checked, then both workloads'
+// gets measured; the findings are updated after each, so a stopped run keeps them.
+void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+                const Document& doc, const CommentList& list, double share) {
+  add_matrix_groups(ctx, plan);
+  const std::size_t cells_total =
+      std::max<std::size_t>(plan.tiers.size() * plan.encodings.size(), 1);
+  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
+  std::size_t done = 0;
+  for (const auto& tier_name : plan.tiers) {
+    for (Encoding enc : plan.encodings) {
+      ctx.check_stop();
+      const Codec codec{enc, plan.zlib_level};
+      const std::string series = to_string(enc);
+      const double frac = share * static_cast<double>(done) / static_cast<double>(cells_total);
+      ctx.progress(frac, "storing records in " + tier_name + " (" + series + ")");
+      auto tier = make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token());
+      store_and_check(*tier, tier_name, series, doc, list);
+      for (const char* w : kWorkloads) {
+        const std::string W = w;
+        ctx.progress(frac, "measuring " + W + " gets from " + tier_name + " (" + series + ")");
+        cells[{W, tier_name, series}] =
+            measure_cell(ctx, plan, *tier, tier_name, series, W, doc, list);
+      }
+      ++done;
+      findings(ctx, cells);
+    }
+  }
+}
+
+}  // namespace perflab::caching
