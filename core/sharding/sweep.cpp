@@ -1,0 +1,572 @@
+// The sharding experiment's pipeline sweep: its variants (the proxy's write strategies, direct
+// Redis, twemproxy, Redis Cluster, redis-benchmark --cluster), their servers, and the measurements.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "common/stats.h"
+#include "common/text.h"
+#include "runner/rounds.h"
+#include "sharding/redis_benchmark.h"
+#include "sharding/sharding_run.h"
+#include "targets/child_process.h"
+#include "targets/owned_folder.h"
+#include "targets/ownership.h"
+#include "targets/redis.h"
+#include "targets/server_binary.h"
+#include "targets/server_start.h"
+#include "targets/targets.h"
+
+namespace perflab::sharding {
+
+namespace fs = std::filesystem;
+
+const std::vector<Variant>& all_variants() {
+  static const std::vector<Variant> v = {
+      {"direct", "direct redis", VariantKind::Direct},
+      {"coalesced+nodelay", "coalesced+nodelay", VariantKind::Proxy,
+       proxy::WriteStrategy::Coalesced, true},
+      {"coalesced", "coalesced, no nodelay", VariantKind::Proxy, proxy::WriteStrategy::Coalesced,
+       false},
+      {"per-reply+nodelay", "per-reply+nodelay", VariantKind::Proxy, proxy::WriteStrategy::PerReply,
+       true},
+      {"per-reply", "per-reply, no nodelay (lazy)", VariantKind::Proxy,
+       proxy::WriteStrategy::PerReply, false},
+      {"twemproxy", "twemproxy", VariantKind::Twemproxy},
+      {"cluster", "Redis Cluster (cluster client)", VariantKind::Cluster},
+      {"redis-benchmark-cluster", "redis-benchmark --cluster", VariantKind::RedisBenchmarkCluster},
+      {"proxy-cluster", "perflab-proxy over Redis Cluster", VariantKind::ProxyOverCluster},
+  };
+  return v;
+}
+
+std::vector<std::string> variant_tokens() {
+  std::vector<std::string> out;
+  for (const auto& v : all_variants()) out.push_back(v.token);
+  return out;
+}
+
+const Variant& variant(const std::string& token) {
+  for (const auto& v : all_variants())
+    if (v.token == token) return v;
+  throw std::invalid_argument("unknown variant '" + token + "'");
+}
+
+std::vector<std::string> test_tokens() {
+  std::vector<std::string> out;
+  for (BenchTest t : {BenchTest::Set, BenchTest::Get, BenchTest::Mset, BenchTest::Mget})
+    out.push_back(to_lower(to_string(t)));
+  return out;
+}
+
+namespace {
+
+bool port_accepts(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// twemproxy (nutcracker) as a child process, configured to route like RedisSharding:
+// crc32a (the full IEEE CRC-32) and modula over the nodes in order.
+class Twemproxy {
+ public:
+  // Starts nutcracker and waits (up to 5 s, or until a stop request) until it listens.
+  Twemproxy(const fs::path& binary, const std::vector<RedisEndpoint>& nodes, std::stop_token stop)
+      : dir_("perflab-twemproxy-"), port_(free_loopback_port()) {
+    const int stats_port = free_loopback_port();
+    {
+      std::ofstream y(dir_.path() / "nutcracker.yml");
+      y << "perflab:\n"
+        << "  listen: 127.0.0.1:" << port_ << "\n"
+        << "  hash: crc32a\n"
+        << "  distribution: modula\n"
+        << "  redis: true\n"
+        << "  preconnect: true\n"
+        << "  auto_eject_hosts: false\n"
+        << "  server_connections: 1\n"
+        << "  timeout: 5000\n"
+        << "  servers:\n";
+      for (const auto& n : nodes) y << "   - " << n.host << ":" << n.port << ":1\n";
+    }
+    ChildProcessOptions opts;
+    opts.args = {"-c", (dir_.path() / "nutcracker.yml").string(),
+                 "-o", (dir_.path() / "nutcracker.log").string(),
+                 "-p", (dir_.path() / "nutcracker.pid").string(),
+                 "-s", std::to_string(stats_port),
+                 "-a", "127.0.0.1",
+                 "-v", "4"};
+    opts.output = dir_.path() / "stdout.log";
+    proc_ = std::make_unique<ChildProcess>(binary, std::move(opts));
+    for (int i = 0; i < 100; ++i) {  // up to 5 s
+      if (port_accepts(port_)) return;
+      if (!proc_->running())
+        throw std::runtime_error("nutcracker " + describe_exit_status(*proc_->exit_status()) +
+                                 " at start");
+      if (stop.stop_requested()) throw Cancelled{};
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    throw std::runtime_error("nutcracker did not start listening within 5 s");
+  }
+  int port() const { return port_; }
+
+ private:
+  TempFolder dir_;  // destroyed last: the process is stopped before its folder goes
+  int port_ = 0;
+  std::unique_ptr<ChildProcess> proc_;
+};
+
+// Removes the keys the load generator wrote, and only those, when the run ends, however it ends:
+// <key_prefix><12 digits> below the keyspace (or the one literal key of keyspace 0). Small
+// keyspaces are deleted by name; large ones by a SCAN of exactly that shape.
+class KeyCleanup {
+ public:
+  KeyCleanup(RedisTarget t, std::string key_prefix, std::int64_t keyspace, std::stop_token stop)
+      : t_(std::move(t)), key_prefix_(std::move(key_prefix)), keyspace_(keyspace), stop_(stop) {}
+  ~KeyCleanup() {
+    for (std::size_t i = 0; i < t_.nodes.size(); ++i) {
+      try {
+        // A healthy server answers a cleanup in milliseconds; a frozen one is not waited for long.
+        RedisClient c(t_.nodes[i], std::min(t_.timeout, std::chrono::milliseconds(1000)), stop_);
+        clean(c);
+      } catch (...) {
+        // Best effort: a node that went away or froze keeps nothing worth waiting for.
+      }
+    }
+  }
+
+ private:
+  static constexpr std::int64_t kByName = 1'000'000;
+
+  void clean(RedisClient& c) const {
+    std::vector<std::string> batch;
+    auto flush = [&] {
+      if (batch.empty()) return;
+      std::vector<std::string_view> del{"UNLINK"};
+      for (const auto& k : batch) del.push_back(k);
+      c.command(del);
+      batch.clear();
+    };
+    if (keyspace_ == 0) {
+      batch.push_back(key_prefix_ + std::string(kBenchKeyPlaceholder));
+    } else if (keyspace_ <= kByName) {
+      for (std::int64_t k = 0; k < keyspace_; ++k) {
+        batch.push_back(bench_key(key_prefix_, k));
+        if (batch.size() == 1000) flush();
+      }
+    } else {
+      std::string pattern = redis_glob_escape(key_prefix_);
+      for (int d = 0; d < 12; ++d) pattern += "[0-9]";
+      std::string cursor = "0";
+      do {
+        RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+        if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
+        cursor = r.elements[0].str;
+        for (const auto& k : r.elements[1].elements)
+          if (std::stoll(k.str.substr(key_prefix_.size())) < keyspace_) batch.push_back(k.str);
+        flush();
+      } while (cursor != "0");
+    }
+    flush();
+  }
+
+  RedisTarget t_;
+  std::string key_prefix_;
+  std::int64_t keyspace_;
+  std::stop_token stop_;
+};
+
+}  // namespace
+
+SweepPlan make_plan(const Params& p) {
+  SweepPlan plan;
+  for (const auto& t : p.get_subset("tests")) plan.tests.push_back(parse_bench_test(t));
+  for (const auto& token : p.get_subset("variants")) plan.variants.push_back(variant(token));
+  plan.depths =
+      p.get_choice("preset") == "seed" ? std::vector<std::int64_t>{1, 2} : p.get_int_list("depths");
+  std::sort(plan.depths.begin(), plan.depths.end());
+  plan.depths.erase(std::unique(plan.depths.begin(), plan.depths.end()), plan.depths.end());
+  return plan;
+}
+
+bool uses_cluster(const Variant& v) {
+  return v.kind == VariantKind::Cluster || v.kind == VariantKind::RedisBenchmarkCluster ||
+         v.kind == VariantKind::ProxyOverCluster;
+}
+
+namespace {
+
+// The load generator's own --cluster mode (a cluster-aware client).
+bool cluster_client(const Variant& v) {
+  return v.kind == VariantKind::Cluster || v.kind == VariantKind::RedisBenchmarkCluster;
+}
+
+// Does the variant run this test? (redis-benchmark has no MGET.)
+bool runs(const Variant& v, BenchTest t) {
+  return v.kind != VariantKind::RedisBenchmarkCluster || redis_benchmark_has(t);
+}
+
+// Removes the run's keys on the cluster, and only those, when it ends: <key_prefix>... on each
+// master, one key per UNLINK (the keys of one master can be in several slots).
+class ClusterKeyCleanup {
+ public:
+  ClusterKeyCleanup(std::optional<RedisClusterTarget> t, std::string key_prefix,
+                    std::stop_token stop)
+      : t_(std::move(t)), key_prefix_(std::move(key_prefix)), stop_(std::move(stop)) {}
+  ~ClusterKeyCleanup() {
+    if (!t_) return;
+    try {
+      const auto timeout = std::min(t_->timeout, std::chrono::milliseconds(1000));
+      ClusterClient cluster(t_->seeds, timeout, stop_);
+      for (RedisEndpoint m : cluster.masters()) {
+        m.password = t_->seeds.front().password;
+        RedisClient c(m, timeout, stop_);
+        const std::string pattern = redis_glob_escape(key_prefix_) + "*";
+        std::string cursor = "0";
+        do {
+          RedisReply r = c.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
+          if (r.type != RedisReply::Type::Array || r.elements.size() != 2) break;
+          cursor = r.elements[0].str;
+          std::vector<std::vector<std::string_view>> unlink;
+          for (const auto& k : r.elements[1].elements) unlink.push_back({"UNLINK", k.str});
+          if (!unlink.empty()) c.pipeline(unlink);
+        } while (cursor != "0");
+      }
+    } catch (...) {
+      // Best effort, as KeyCleanup.
+    }
+  }
+
+ private:
+  std::optional<RedisClusterTarget> t_;
+  std::string key_prefix_;
+  std::stop_token stop_;
+};
+
+// The servers a run measures, up until it ends: a port per variant that could be started.
+struct ServersUnderTest {
+  std::vector<Variant> variants;  // the plan's, less twemproxy when it cannot run
+  std::map<std::string, int> ports;
+  std::optional<RedisClusterTarget> cluster;
+  std::map<std::string, std::unique_ptr<proxy::Proxy>> proxies;
+  std::unique_ptr<Twemproxy> twem;
+};
+
+std::unique_ptr<proxy::Proxy> start_proxy(const std::vector<RedisEndpoint>& nodes, const Variant& v,
+                                          bool cluster) {
+  proxy::ProxyOptions o;
+  o.port = 0;
+  (cluster ? o.cluster : o.nodes) = nodes;
+  o.password = nodes.front().password;
+  o.write = v.write;
+  o.nodelay = v.nodelay;
+  o.log_level = proxy::LogLevel::Warn;
+  auto proxy = std::make_unique<proxy::Proxy>(o);
+  proxy->start();
+  return proxy;
+}
+
+// twemproxy, or why it is left out of this run (a finding says so).
+std::unique_ptr<Twemproxy> start_twemproxy(const RedisTarget& target, std::stop_token stop,
+                                           std::string& why_not) {
+  std::optional<fs::path> bin;
+  try {
+    bin = find_server_binary("nutcracker");
+  } catch (const std::exception&) {
+  }
+  if (!bin) {
+    why_not = "nutcracker is not installed (Debian package nutcracker)";
+    return nullptr;
+  }
+  if (!target.nodes.front().password.empty()) {
+    why_not = "the nodes need a password";
+    return nullptr;
+  }
+  try {
+    return std::make_unique<Twemproxy>(*bin, target.nodes, stop);
+  } catch (const std::exception& e) {
+    why_not = e.what();
+    return nullptr;
+  }
+}
+
+ServersUnderTest start_servers(RunContext& ctx, const RedisTarget& target,
+                               const std::optional<RedisClusterTarget>& cluster,
+                               const std::vector<Variant>& variants) {
+  ServersUnderTest s;
+  s.cluster = cluster;
+  for (const Variant& v : variants) {
+    if (v.kind == VariantKind::RedisBenchmarkCluster) {
+      std::string why_not;
+      try {
+        find_server_binary("redis-benchmark");
+      } catch (const std::exception&) {
+        why_not = "redis-benchmark is not installed (Debian package redis-tools)";
+      }
+      if (why_not.empty() && !cluster->managed)
+        why_not =
+            "its keys (key:{tag}:...) are not under Perflab's prefix, so it runs only on "
+            "a managed cluster";
+      if (!why_not.empty()) {
+        ctx.add_finding(note_finding({"redis_benchmark_cluster.skipped", "",
+                                      "redis-benchmark --cluster left out: " + why_not, ""}));
+        continue;
+      }
+    }
+    if (v.kind == VariantKind::ProxyOverCluster) {
+      s.proxies[v.token] = start_proxy(cluster->seeds, v, true);
+      s.ports[v.token] = s.proxies[v.token]->port();
+    } else if (uses_cluster(v)) {
+      s.ports[v.token] = cluster->seeds.front().port;
+    } else if (v.kind == VariantKind::Direct) {
+      s.ports[v.token] = target.nodes.front().port;
+    } else if (v.kind == VariantKind::Proxy) {
+      s.proxies[v.token] = start_proxy(target.nodes, v, false);
+      s.ports[v.token] = s.proxies[v.token]->port();
+    } else {
+      std::string why_not;
+      s.twem = start_twemproxy(target, ctx.stop_token(), why_not);
+      if (!s.twem) {
+        ctx.add_finding(
+            note_finding({"twemproxy.skipped", "", "twemproxy left out: " + why_not, ""}));
+        continue;
+      }
+      s.ports[v.token] = s.twem->port();
+    }
+    s.variants.push_back(v);
+  }
+  return s;
+}
+
+std::string sweep_group_id(BenchTest t) {
+  return "sweep_" + to_lower(to_string(t));
+}
+
+void add_sweep_groups(RunContext& ctx, const std::vector<BenchTest>& tests, std::int64_t clients,
+                      std::size_t nodes) {
+  for (BenchTest t : tests) {
+    Group g;
+    g.id = sweep_group_id(t);
+    g.title = bench_title(t) + " through the proxy, by pipeline depth";
+    g.unit = "req/s";
+    g.x_label = "pipeline depth (-P)";
+    g.numeric_x = true;
+    g.lower_is_better = false;
+    g.log_y = g.log_x = true;  // depths 1..64, rates over decades: log-log
+    g.headline = t == tests.front();
+    g.description =
+        "Requests per second with -c " + std::to_string(clients) +
+        " clients, each keeping -P requests in flight, through " + std::to_string(nodes) +
+        " Redis nodes. Per-reply writes without TCP_NODELAY stall on Nagle + delayed ACK "
+        "(~40 ms per round) as soon as two replies are outstanding.";
+    ctx.add_group(g);
+  }
+}
+
+// The load generator's options for every point of the sweep (port, pipeline and host per point).
+BenchOptions base_bench_options(const Params& p, const RedisTarget& target,
+                                const std::string& key_prefix) {
+  BenchOptions o;
+  o.password = target.nodes.front().password;
+  o.clients = static_cast<int>(p.get_int("clients"));
+  o.requests = p.get_int("requests");
+  o.keyspace = p.get_int("keyspace");
+  o.data_size = static_cast<int>(p.get_int("data_size"));
+  o.key_prefix = key_prefix;
+  o.time_limit =
+      std::chrono::milliseconds(static_cast<std::int64_t>(p.get_double("point_budget_s") * 1000));
+  o.reply_timeout = target.timeout;
+  return o;
+}
+
+// The measurements of one variant at one point, over the repetitions.
+struct PointSamples {
+  Point point;
+  std::map<std::string, std::vector<double>> extras;  // latency figures and counts
+  double shortest_seconds = 0;                        // of the runs (0 before the first)
+  void add(const BenchResult& r) {
+    shortest_seconds = point.samples.empty() ? r.seconds : std::min(shortest_seconds, r.seconds);
+    point.samples.push_back(r.rps);
+    extras["p50_ms"].push_back(r.p50_ms);
+    extras["p95_ms"].push_back(r.p95_ms);
+    extras["p99_ms"].push_back(r.p99_ms);
+    extras["max_ms"].push_back(r.max_ms);
+    extras["avg_ms"].push_back(r.avg_ms);
+    extras["requests"].push_back(static_cast<double>(r.requests));
+    extras["seconds"].push_back(r.seconds);
+    extras["time_limited"].push_back(r.time_limited ? 1.0 : 0.0);
+  }
+  // The point at depth d: latency figures are the median over the repetitions (max: the largest).
+  Point finish(std::int64_t d) {
+    point.label = std::to_string(d);
+    point.x = static_cast<double>(d);
+    for (auto& [name, vals] : extras)
+      point.extra[name] =
+          name == "max_ms" ? *std::max_element(vals.begin(), vals.end()) : quantile(vals, 0.5);
+    return std::move(point);
+  }
+};
+
+}  // namespace
+
+std::string rate_key(BenchTest t, std::int64_t d, const std::string& v) {
+  return std::string(to_string(t)) + "|" + std::to_string(d) + "|" + v;
+}
+
+namespace {
+
+// The sweep's measurements: each (test, depth) point with the variants taking turns.
+struct Sweep {
+  Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int r)
+      : ctx(c), servers(s), base(std::move(b)), direct_host(std::move(host)), repeat(r) {}
+  RunContext& ctx;
+  const ServersUnderTest& servers;
+  BenchOptions base;
+  std::string direct_host;
+  int repeat = 1;
+  std::size_t total = 0, done = 0;
+  SweepRates rps;
+  SweepSeconds shortest;
+  std::map<std::string, std::int64_t> redis_benchmark_requests;  // its -n per rate_key
+
+  // The variants take turns, `repeat` times, so that drifts of a busy machine hit them all;
+  // then each variant's point is published.
+  // With a precision, rounds go on until the ratios the findings state at this depth (or,
+  // at a depth without any, every variant's median) are that precise.
+  void measure(BenchTest t, std::int64_t d) {
+    std::vector<Variant> variants;  // those that run this test
+    for (const auto& v : servers.variants)
+      if (runs(v, t)) variants.push_back(v);
+    const std::size_t n = variants.size();
+    std::vector<PointSamples> samples(n);
+    PointRounds rounds(ctx, 0, repeat, n);
+    const auto at = [&](const char* token) {
+      for (std::size_t vi = 0; vi < n; ++vi)
+        if (variants[vi].token == token) return vi;
+      return n;
+    };
+    for (const SweepRatio& r : sweep_ratios())
+      if (r.depth == d && at(r.a) < n && at(r.b) < n) rounds.track_ratio(at(r.a), at(r.b));
+    while (rounds.next()) {
+      std::vector<double> round(n);
+      for (std::size_t vi = 0; vi < n; ++vi) {
+        const BenchResult r = once(t, d, variants[vi]);
+        round[vi] = r.rps;
+        samples[vi].add(r);
+      }
+      rounds.record(round);
+    }
+    for (std::size_t vi = 0; vi < n; ++vi) {
+      Point pt = samples[vi].finish(d);
+      pt.precision = rounds.precision();
+      shortest[rate_key(t, d, variants[vi].token)] = samples[vi].shortest_seconds;
+      rps[rate_key(t, d, variants[vi].token)] = pt.samples;
+      ctx.add_point(sweep_group_id(t), variants[vi].series, std::move(pt));
+    }
+  }
+
+  BenchResult once(BenchTest t, std::int64_t d, const Variant& v) {
+    ctx.check_stop();
+    ctx.progress(0.05 + 0.95 * static_cast<double>(done) / static_cast<double>(total),
+                 bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series);
+    BenchOptions o = base;
+    o.host = v.kind == VariantKind::Direct ? direct_host : "127.0.0.1";
+    o.port = servers.ports.at(v.token);
+    o.pipeline = static_cast<int>(d);
+    if (cluster_client(v)) {
+      o.cluster = true;
+      o.host = servers.cluster->seeds.front().host;
+      o.password = servers.cluster->seeds.front().password;
+    }
+    BenchResult r = v.kind == VariantKind::RedisBenchmarkCluster
+                        ? redis_benchmark_long_enough(o, t, d)
+                        : run_bench(o, t, ctx.stop_token());
+    if (r.cancelled) ctx.check_stop();
+    if (r.errors > 0)
+      throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
+                               std::to_string(r.requests) + " " + bench_title(t) +
+                               " requests with an error, e.g. " + r.first_error);
+    ++done;
+    return r;
+  }
+
+  // redis-benchmark --cluster with -n raised until a run lasts kRedisBenchmarkMinSeconds (its
+  // 250 ms tick would make a shorter one read slow); the -n found is kept for the point's
+  // later rounds. A shorter run is run again, up to 6 runs in all; should the last still be
+  // shorter, it is kept and the ratio against it is not judged (sweep_findings).
+  BenchResult redis_benchmark_long_enough(BenchOptions o, BenchTest t, std::int64_t d) {
+    constexpr std::int64_t kMaxRequests = 100'000'000;
+    std::int64_t& n = redis_benchmark_requests[rate_key(t, d, "redis-benchmark-cluster")];
+    n = std::max(n, o.requests);
+    // Its whole run is bounded by 4 times the budget + 10 s: the budget of a sized run.
+    o.time_limit = std::max<std::chrono::milliseconds>(
+        o.time_limit, std::chrono::milliseconds(
+                          static_cast<std::int64_t>(kRedisBenchmarkMinSeconds * 1.3 * 1000)));
+    for (int attempt = 1;; ++attempt) {
+      o.requests = n;
+      BenchResult r = run_redis_benchmark(o, t, ctx.stop_token());
+      if (r.cancelled || r.errors > 0 || r.seconds >= kRedisBenchmarkMinSeconds || attempt == 6 ||
+          n >= kMaxRequests)
+        return r;
+      // Its rate is at least n / seconds (the tick only adds time): aim 30% past the minimum.
+      // A run within its first two ticks says little of the rate: then at least 16 times more.
+      const double wanted =
+          static_cast<double>(n) * kRedisBenchmarkMinSeconds * 1.3 / std::max(r.seconds, 0.25);
+      const std::int64_t grown = r.seconds <= 0.5 ? 16 * n : 2 * n;
+      n = std::min(kMaxRequests, std::max(grown, static_cast<std::int64_t>(wanted)));
+    }
+  }
+};
+
+}  // namespace
+
+void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const TargetNeeds& need) {
+  ctx.progress(0.02, "starting Redis nodes");
+  RedisTarget target = ctx.targets().redis(need.redis_nodes, ctx.stop_token());
+  for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
+  const std::string key_prefix = target.prefix + "bench:key:";
+  KeyCleanup cleanup(target, key_prefix, p.get_int("keyspace"), ctx.stop_token());
+  std::optional<RedisClusterTarget> cluster;
+  if (need.redis_cluster) {
+    ctx.progress(0.03, "starting the Redis Cluster");
+    cluster = ctx.targets().redis_cluster(ctx.stop_token());
+    for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
+  }
+  ClusterKeyCleanup cluster_cleanup(cluster, key_prefix, ctx.stop_token());
+  const ServersUnderTest servers = start_servers(ctx, target, cluster, plan.variants);
+  add_sweep_groups(ctx, plan.tests, p.get_int("clients"), target.nodes.size());
+
+  Sweep sweep(ctx, servers, base_bench_options(p, target, key_prefix), target.nodes.front().host,
+              static_cast<int>(p.get_int("repeat")));
+  sweep.total = plan.tests.size() * plan.depths.size() * servers.variants.size() *
+                static_cast<std::size_t>(sweep.repeat);
+  try {
+    for (BenchTest t : plan.tests)
+      for (std::int64_t d : plan.depths) sweep.measure(t, d);
+  } catch (...) {
+    // A stopped run keeps the figures of the depths it completed.
+    if (ctx.stop_requested()) sweep_findings(ctx, plan.tests, sweep.rps, sweep.shortest);
+    throw;
+  }
+  sweep_findings(ctx, plan.tests, sweep.rps, sweep.shortest);
+}
+
+}  // namespace perflab::sharding
