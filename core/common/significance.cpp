@@ -91,22 +91,6 @@ const char* to_string(Verdict v) {
   return "too few repetitions";
 }
 
-std::optional<bool> numerator_better(Verdict v) {
-  switch (v) {
-    case Verdict::Faster:
-    case Verdict::LeansFaster:
-      return true;
-    case Verdict::Slower:
-    case Verdict::LeansSlower:
-      return false;
-    case Verdict::Equivalent:
-    case Verdict::NoDifference:
-    case Verdict::TooFewSamples:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 Verdict judge_ratio(const Estimate& ratio, Better better, double threshold) {
   if (!(threshold >= 0)) throw std::invalid_argument("the threshold must not be negative");
   if (!ratio.has_interval()) return Verdict::TooFewSamples;

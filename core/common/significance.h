@@ -73,11 +73,9 @@ enum class Verdict {
   LeansSlower,
   TooFewSamples
 };
-// "faster", "slower", "equivalent", "no difference", "leans faster", "leans slower",
-// "too few samples": the names run files store.
+// "faster", "slower", "equivalent", "no significant difference", "leans faster", "leans slower",
+// "too few repetitions": the names run files store.
 const char* to_string(Verdict v);
-// Faster and LeansFaster: the side the ratio's numerator is on; nullopt when none is shown.
-std::optional<bool> numerator_better(Verdict v);
 
 // The verdict on a ratio a/b (see the rule at the top). threshold >= 0.
 Verdict judge_ratio(const Estimate& ratio, Better better, double threshold = 0.02);
