@@ -112,6 +112,9 @@ struct Run {
   RunStatus status = RunStatus::Running;
   std::string message;  // failure or cancellation reason: one line
   std::string detail;   // more about a failure (e.g. a helper program's error output), or empty
+  // The person's own words about the run ("lecture 3, laptop on battery"), or empty: shown in
+  // History, the report and the presentation view's title; never generated, never judged.
+  std::string note;
   std::vector<Group> groups;
   std::vector<Series> series;
   std::vector<Finding> findings;

@@ -134,6 +134,7 @@ std::string run_to_json(const Run& run, int indent) {
   j["status"] = to_string(run.status);
   j["message"] = run.message;
   if (!run.detail.empty()) j["detail"] = run.detail;
+  if (!run.note.empty()) j["note"] = run.note;
   j["groups"] = json::array();
   for (const auto& g : run.groups)
     j["groups"].push_back({{"id", g.id},

@@ -538,6 +538,7 @@ Run run_from_text(const char* data, std::size_t size, bool padded) {
   }
   run.message = R::string(j, kRoot, "message", false);
   run.detail = R::string(j, kRoot, "detail", false);
+  run.note = R::string(j, kRoot, "note", false);
   read_groups(j, run);
   read_series(j, run);
   run.threshold = R::number(j, kRoot, "threshold", false, run.threshold);

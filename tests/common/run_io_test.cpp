@@ -234,6 +234,13 @@ TEST(RunJson, DetailRoundTrips) {
   EXPECT_EQ(nlohmann::json::parse(run_to_json(sample_run())).count("detail"), 0u);
 }
 
+TEST(RunJson, NoteRoundTrips) {
+  perflab::Run r = sample_run();
+  r.note = "lecture 3 \u2014 laptop on battery";
+  EXPECT_EQ(run_from_json(run_to_json(r)).note, r.note);
+  EXPECT_EQ(nlohmann::json::parse(run_to_json(sample_run())).count("note"), 0u);
+}
+
 TEST(RunFile, OversizeAndNonRegularFilesAreRefusedUnread) {
   const auto dir = temp_dir();
   const auto huge = dir / "huge.json";
