@@ -1,6 +1,7 @@
 #include "cli11/command_line.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -44,7 +45,33 @@ std::optional<int> handle(CLI::App& app, const CLI::ParseError& e) {
 
 }  // namespace
 
+bool looks_like_option(const std::string& word) {
+  if (word.rfind("--", 0) == 0) return true;  // "--name", and "--" (the end of options)
+  return word.size() >= 2 && word[0] == '-' && std::isalpha(static_cast<unsigned char>(word[1]));
+}
+
+void values_are_not_options(CLI::App& app) {
+  static const std::string name = "value, not an option";
+  const CLI::Validator not_an_option(
+      [](std::string& value) {
+        return looks_like_option(value)
+                   ? "needs a value, and '" + value + "' is an option, not a value"
+                   : std::string();
+      },
+      "", name);
+  for (CLI::Option* opt : app.get_options()) {
+    if (!opt->nonpositional() || opt->get_items_expected_max() == 0) continue;  // a flag
+    try {
+      opt->get_validator(name);  // already there (the command was parsed before)
+    } catch (const CLI::OptionNotFound&) {
+      opt->check(not_an_option);
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands({})) values_are_not_options(*sub);
+}
+
 std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args) {
+  values_are_not_options(app);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // as CLI11 wants them
   try {
     app.parse(reversed);

@@ -17,7 +17,18 @@ constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 // in the help.
 void setup(CLI::App& app, bool short_help = true);
 
-// Parses `args` (the words after the command's name). nullopt: the command should run. Otherwise
+// A word that names an option: "--name", "--" or "-x" (a letter); "-", "-1" and "-0.5" are
+// values.
+bool looks_like_option(const std::string& word);
+
+// The rule of every option that takes a value, in `app` and all its subcommands: its value is
+// never a word that looks like an option ("--pdf --html" is --pdf without a value, a usage
+// error, not a file named "--html"; "--pdf=--html" likewise). Options defined after this call
+// are not covered: parse() applies it to the whole tree before parsing.
+void values_are_not_options(CLI::App& app);
+
+// Parses `args` (the words after the command's name), every option defined by then following
+// values_are_not_options. nullopt: the command should run. Otherwise
 // the exit code, after printing: the help or the version on stdout (0), or a usage error as one
 // line "<command>: <reason> (see <command> --help)" on stderr (2), naming the subcommand given.
 std::optional<int> parse(CLI::App& app, const std::vector<std::string>& args);
