@@ -16,6 +16,8 @@ PACKAGES=(
   libgtest-dev
   # servers and peers the experiments start (managed servers) or compare with
   postgresql-15 postgresql-client-15 redis-server redis-tools nutcracker
+  # pdftotext and pdfimages: the report tests decode the PDF it writes
+  poppler-utils
   # fonts for charts (the GUI tests run on Qt's offscreen platform, no X server needed)
   fonts-dejavu-core
 )

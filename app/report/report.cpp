@@ -5,7 +5,6 @@
 
 #include <QBuffer>
 #include <QDateTime>
-#include <QPageLayout>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSaveFile>
@@ -14,6 +13,7 @@
 
 #include "charts/chart_export.h"
 #include "registry.h"
+#include "report/pagination.h"
 #include "report/resources.h"
 #include "report/teaching.h"
 
@@ -46,25 +46,42 @@ QByteArray png(const QImage& image) {
   return bytes;
 }
 
+// The report's title: the run's, else the experiment's (its teaching text's title, else its id).
+QString title_of(const Run& run) {
+  if (!run.title.empty()) return q(run.title);
+  perflab_init_gui_resources();
+  const auto teaching = load_teaching(q(run.experiment));
+  return teaching && !teaching->title.isEmpty() ? teaching->title : q(run.experiment);
+}
+
 // Chart pictures: wide enough to read on A4 and on a screen.
 constexpr int kChartWidth = 1400, kChartHeight = 800;
 
 }  // namespace
+
+QPageLayout report_page_layout() {
+  return QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15),
+                     QPageLayout::Millimeter);
+}
 
 QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_width) {
   perflab_init_gui_resources();  // the teaching texts
   const auto exp = make_experiment(run.experiment);
   const Article article = exp ? exp->article() : Article{};
   QString h;
-  h += "<h1>" + esc(q(run.title.empty() ? run.experiment : run.title)) + "</h1>";
+  h += "<h1>" + esc(title_of(run)) + "</h1>";
+  if (!run.note.empty()) h += "<p><i>" + esc(q(run.note)) + "</i></p>";
   h += "<p>" + esc(charts::run_description(run)) + "</p>";
   if (!run.message.empty() && run.status != RunStatus::Finished)
     h += "<p><i>" + esc(q(run.message)) + "</i></p>";
-  // The teaching text, the article beside this run, the article's tables.
+  // The teaching text, the article beside this run (one block per finding), the article's
+  // tables; the title is the report's own.
   h += teaching_html(load_teaching(q(run.experiment)), article, q(run.title),
-                     exp ? q(exp->purpose()) : QString(), &run);
+                     exp ? q(exp->purpose()) : QString(), &run, FindingsLayout::Blocks,
+                     /*with_title=*/false);
 
-  h += "<h2>The charts</h2>";
+  // One chart a page: its heading, its description and the chart.
+  bool first = true;
   for (const auto& id : charts::chart_groups(run)) {
     const Group* g = run.group(id);
     charts::ExportSpec spec;
@@ -73,11 +90,13 @@ QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_
     spec.options.presentation = true;  // fonts that stay readable on a printed page
     const QString name = "chart-" + q(id) + ".png";
     images->push_back({name, charts::render_image(run, spec)});
-    h += "<h3>" + esc(q(g->title)) + "</h3>";
+    h += first ? "<h2 style='page-break-before: always'>The charts</h2><h3>"
+               : "<h3 style='page-break-before: always'>";
+    first = false;
+    h += esc(q(g->title)) + "</h3>";
     if (!g->description.empty()) h += "<p>" + esc(q(g->description)) + "</p>";
     h += QString("<p><img src='%1' width='%2'></p>").arg(esc(name)).arg(chart_width);
   }
-
   h += "<h2>Parameters</h2><table border='1' cellspacing='0' cellpadding='4'>";
   for (const auto& [k, v] : run.params) h += row(q(k), q(v));
   h += "</table>";
@@ -104,10 +123,12 @@ QByteArray report_html_page(const Run& run) {
         "src='" + esc(im.name) + "'",
         "src='data:image/png;base64," + QString::fromLatin1(png(im.image).toBase64()) + "'");
   const QString page =
-      "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" +
-      esc(q(run.title.empty() ? run.experiment : run.title)) + " — Perflab report</title>" +
+      "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>" + esc(title_of(run)) +
+      " — Perflab report</title>" +
       "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
-      "table{border-collapse:collapse}img{max-width:100%;height:auto}</style></head><body>" +
+      "table{border-collapse:collapse;break-inside:avoid;page-break-inside:avoid}"
+      "h1,h2,h3,h4{break-after:avoid;page-break-after:avoid}"
+      "img{max-width:100%;height:auto}</style></head><body>" +
       body + "</body></html>\n";
   return page.toUtf8();
 }
@@ -138,8 +159,7 @@ QByteArray report_pdf(const Run& run) {
   QBuffer buf(&bytes);
   buf.open(QIODevice::WriteOnly);
   QPdfWriter pdf(&buf);
-  pdf.setPageSize(QPageSize(QPageSize::A4));
-  pdf.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
+  pdf.setPageLayout(report_page_layout());
   // The document laid out on the page's text area, in points, and each chart as wide as that
   // area (a wider picture is cut at the margin, whatever the screen's resolution).
   const QSizeF area = pdf.pageLayout().paintRectPoints().size();
@@ -148,6 +168,7 @@ QByteArray report_pdf(const Run& run) {
   ReportDocument doc(std::move(images));
   doc.setPageSize(area);
   doc.setHtml(html);
+  keep_blocks_whole(doc);  // no finding split across pages, no heading without what it heads
   pdf.setTitle(charts::run_description(run));
   pdf.setCreator("Perflab");
   doc.print(&pdf);

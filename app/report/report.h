@@ -6,6 +6,7 @@
 // A QApplication must exist (charts are drawn with Qt Charts).
 #include <QByteArray>
 #include <QImage>
+#include <QPageLayout>
 #include <QString>
 #include <vector>
 
@@ -18,9 +19,13 @@ struct ReportImage {
   QImage image;
 };
 
+// The PDF's page: A4, portrait, 15 mm margins; a chart is as wide as its text area.
+QPageLayout report_page_layout();
+
 // The report as HTML whose <img> sources are the images' names; the images are returned in
-// `images` (every chart of the run, in its order).
-QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_width = 640);
+// `images` (every chart of the run, in its order), each shown `chart_width` wide. Under the title,
+// the run's note when it has one; each chart starts a page of its own (when printed).
+QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_width = 800);
 
 // The self-contained HTML page (images inlined as data: URLs) and the PDF document.
 QByteArray report_html_page(const Run& run);

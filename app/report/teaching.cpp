@@ -92,7 +92,14 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
                                                                 : "#806000";
         judged = QString("<span style='color:%1'>%2</span>").arg(colour, esc(q(finding_claim(f))));
       }
-      if (table)
+      if (layout == FindingsLayout::Blocks)
+        h += "<table width='100%' border='1' cellspacing='0' cellpadding='6' "
+             "style='margin-top:6px'><tr><td><b>" +
+             esc(q(f.text)) + "</b>" +
+             (measured.isEmpty() ? QString() : "<br>this run: <b>" + esc(measured) + "</b>") +
+             (verdict.isEmpty() ? QString() : " — " + esc(verdict)) +
+             (judged.isEmpty() ? QString() : "<br>" + judged) + "</td></tr></table>";
+      else if (table)
         h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'><b>" + esc(measured) +
              "</b></td><td>" + (verdict.isEmpty() ? QString("—") : esc(verdict)) + "</td><td>" +
              (judged.isEmpty() ? QString("—") : judged) + "</td></tr>";
@@ -121,9 +128,9 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
 
 QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
                       const QString& title, const QString& purpose, const Run* run,
-                      FindingsLayout layout) {
+                      FindingsLayout layout, bool with_title) {
   QString h;
-  h += "<h2>" + esc(data && !data->title.isEmpty() ? data->title : title) + "</h2>";
+  if (with_title) h += "<h2>" + esc(data && !data->title.isEmpty() ? data->title : title) + "</h2>";
   if (data) {
     h += "<h3>What it demonstrates</h3><p>" + esc(data->demonstrates) + "</p>";
   } else {
@@ -142,8 +149,8 @@ QString teaching_html(const std::optional<TeachingData>& data, const Article& ar
     if (!article.source.empty()) h += "<p><small>" + esc(q(article.source)) + "</small></p>";
   }
   for (const auto& t : article.tables) {
-    h += "<p><b>" + esc(q(t.title)) + "</b>" +
-         (t.unit.empty() ? QString() : " (" + esc(q(t.unit)) + ")") + "</p>";
+    h += "<h4>" + esc(q(t.title)) + (t.unit.empty() ? QString() : " (" + esc(q(t.unit)) + ")") +
+         "</h4>";
     h += "<table border='1' cellspacing='0' cellpadding='4'><tr>";
     for (const auto& c : t.columns) h += "<th>" + esc(q(c)) + "</th>";
     h += "</tr>";

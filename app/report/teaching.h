@@ -28,9 +28,10 @@ struct TeachingData {
 std::optional<TeachingData> load_teaching(const QString& experiment_id);
 std::optional<TeachingData> parse_teaching(const QByteArray& json);
 
-// How findings are laid out: a table where there is room (the report, the presentation view),
-// one block per finding in a narrow panel (five columns in 300 px wrap a letter per line).
-enum class FindingsLayout { Table, Stacked };
+// How findings are laid out: a table where there is room (the presentation view), one block per
+// finding in a narrow panel (five columns in 300 px wrap a letter per line), or one boxed block
+// per finding, a one-cell table each, that a printed page keeps whole (the report).
+enum class FindingsLayout { Table, Stacked, Blocks };
 
 // The run's findings beside the article's figures they carry (or a line saying why there are
 // none): the panel's, the presentation view's and the report's. Findings whose id contains one
@@ -40,10 +41,10 @@ QString findings_html(const Run& run, FindingsLayout layout = FindingsLayout::Ta
 
 // The panel's HTML: the teaching prose (or the experiment's own title/purpose when there is
 // none), the run's findings beside the article's figures they carry (`run` may be null), and
-// the article's published tables.
+// the article's published tables. Without `with_title`, no heading of its own (the report has one).
 QString teaching_html(const std::optional<TeachingData>& data, const Article& article,
                       const QString& title, const QString& purpose, const Run* run,
-                      FindingsLayout layout = FindingsLayout::Table);
+                      FindingsLayout layout = FindingsLayout::Table, bool with_title = true);
 
 class TeachingPanel : public QTextBrowser {
   Q_OBJECT
