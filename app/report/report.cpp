@@ -1,15 +1,22 @@
 #include "report/report.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 
+#include <QAbstractBarSeries>
+#include <QBarSet>
 #include <QBuffer>
 #include <QDateTime>
+#include <QGuiApplication>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSaveFile>
+#include <QScreen>
 #include <QTextDocument>
 #include <QUrl>
+#include <QXYSeries>
 
 #include "charts/chart_export.h"
 #include "registry.h"
@@ -54,14 +61,66 @@ QString title_of(const Run& run) {
   return teaching && !teaching->title.isEmpty() ? teaching->title : q(run.experiment);
 }
 
-// Chart pictures: wide enough to read on A4 and on a screen.
-constexpr int kChartWidth = 1400, kChartHeight = 800;
+// The smallest font of a chart in pixels of the picture it is painted into (`dpi`): its title,
+// legend, axis labels and titles, and point or bar labels where shown.
+double font_px(const QFont& f, double dpi) {
+  return f.pointSizeF() > 0 ? f.pointSizeF() * dpi / 72 : f.pixelSize();
+}
+double smallest_text_px(const QChart& chart, double dpi) {
+  double px = font_px(chart.legend()->font(), dpi);
+  const auto keep = [&](const QFont& f) { px = std::min(px, font_px(f, dpi)); };
+  if (!chart.title().isEmpty()) keep(chart.titleFont());
+  for (const QAbstractAxis* axis : chart.axes()) {
+    if (!axis->isVisible()) continue;
+    if (axis->labelsVisible()) keep(axis->labelsFont());
+    if (axis->isTitleVisible() && !axis->titleText().isEmpty()) keep(axis->titleFont());
+  }
+  for (QAbstractSeries* s : chart.series()) {
+    if (const auto* xy = qobject_cast<const QXYSeries*>(s); xy && xy->pointLabelsVisible())
+      keep(xy->pointLabelsFont());
+    if (const auto* bars = qobject_cast<const QAbstractBarSeries*>(s);
+        bars && bars->isLabelsVisible())
+      for (const QBarSet* set : bars->barSets()) keep(set->labelFont());
+  }
+  return px;
+}
+
+// The resolution charts are laid out and painted at (the screen's, as chart_export does).
+double chart_dpi() {
+  const auto* screen = QGuiApplication::primaryScreen();
+  return screen ? std::round(screen->logicalDotsPerInch()) : 96;
+}
+
+// A chart's picture: its height over its width (a chart, its heading and its description fill
+// about one A4 page).
+constexpr double kChartAspect = 0.95;
+
+charts::ExportSpec chart_spec(const Run& run, const std::string& group) {
+  charts::ExportSpec spec;
+  spec.groups = {group};
+  spec.options.presentation = true;  // the larger fonts and thicker lines
+  const auto chart = charts::build_chart(run, group, spec.options);
+  const double text_px = smallest_text_px(*chart, chart_dpi());
+  // Shown page_width points wide, a picture w pixels wide shows text_px at
+  // text_px * page_width / w points: w is the widest that keeps it at kMinChartTextPt.
+  const double page_width = report_page_layout().paintRectPoints().width();
+  const int width = static_cast<int>(std::floor(text_px * page_width / kMinChartTextPt));
+  spec.size = QSize(width, static_cast<int>(std::lround(width * kChartAspect)));
+  return spec;
+}
 
 }  // namespace
 
 QPageLayout report_page_layout() {
   return QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15),
                      QPageLayout::Millimeter);
+}
+
+ReportChartSize report_chart_size(const Run& run, const std::string& group) {
+  const charts::ExportSpec spec = chart_spec(run, group);
+  const auto chart = charts::build_chart(run, group, spec.options);
+  const double page_width = report_page_layout().paintRectPoints().width();
+  return {spec.size, smallest_text_px(*chart, chart_dpi()) * page_width / spec.size.width()};
 }
 
 QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_width) {
@@ -84,10 +143,7 @@ QString report_html(const Run& run, std::vector<ReportImage>* images, int chart_
   bool first = true;
   for (const auto& id : charts::chart_groups(run)) {
     const Group* g = run.group(id);
-    charts::ExportSpec spec;
-    spec.groups = {id};
-    spec.size = QSize(kChartWidth, kChartHeight);
-    spec.options.presentation = true;  // fonts that stay readable on a printed page
+    const charts::ExportSpec spec = chart_spec(run, id);
     const QString name = "chart-" + q(id) + ".png";
     images->push_back({name, charts::render_image(run, spec)});
     h += first ? "<h2 style='page-break-before: always'>The charts</h2><h3>"

@@ -7,7 +7,9 @@
 #include <QByteArray>
 #include <QImage>
 #include <QPageLayout>
+#include <QSize>
 #include <QString>
+#include <string>
 #include <vector>
 
 #include "common/run.h"
@@ -21,6 +23,18 @@ struct ReportImage {
 
 // The PDF's page: A4, portrait, 15 mm margins; a chart is as wide as its text area.
 QPageLayout report_page_layout();
+
+// The smallest text of a chart on the printed page, in points.
+constexpr double kMinChartTextPt = 9;
+
+// How a chart of the report is drawn: its picture's size in pixels, and the size on the PDF's
+// page (the picture as wide as the text area) of its smallest text, from the chart's fonts and
+// that scale: at least kMinChartTextPt.
+struct ReportChartSize {
+  QSize pixels;
+  double smallest_text_pt = 0;
+};
+ReportChartSize report_chart_size(const Run& run, const std::string& group);
 
 // The report as HTML whose <img> sources are the images' names; the images are returned in
 // `images` (every chart of the run, in its order), each shown `chart_width` wide. Under the title,

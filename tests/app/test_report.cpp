@@ -1,8 +1,9 @@
 // The report as a handout, checked on the PDF itself (decoded with poppler's pdftotext and
 // pdfimages): one block per finding never split across pages, each chart on a page of its own
-// with its heading, the title once with the run's note under it.
+// with its heading, the title once with the run's note under it, chart text of at least 9 pt.
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -147,6 +148,32 @@ class ReportTest : public QObject {
     const QString first = strip(pages_.first());
     QVERIFY(first.startsWith(title));
     QVERIFY(first.indexOf(strip(QString::fromStdString(run_.note))) == title.size());
+  }
+
+  void chartTextIsAtLeastNinePointsOnThePage() {
+    const auto groups = charts::chart_groups(run_);
+    const auto images = pdf_images(pdf_);
+    QCOMPARE(images.size(), groups.size());
+    const double dpi = QGuiApplication::primaryScreen()->logicalDotsPerInch();
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const ReportChartSize size = report_chart_size(run_, groups[i]);
+      QVERIFY2(size.smallest_text_pt >= kMinChartTextPt,
+               qPrintable(QString::number(size.smallest_text_pt)));
+      // The PDF shows the picture at the scale the size was computed for: as wide as the text.
+      QCOMPARE(images[i].width, size.pixels.width());
+      const double shown_pt = images[i].width * 72.0 / images[i].x_ppi;
+      QVERIFY(std::abs(shown_pt - report_page_layout().paintRectPoints().width()) < 2);
+      // The chart's axis labels and legend, in points on paper, from the chart's own fonts.
+      charts::ChartOptions opts;
+      opts.presentation = true;
+      const auto chart = charts::build_chart(run_, groups[i], opts);
+      std::vector<QFont> fonts{chart->legend()->font()};
+      for (const auto* axis : chart->axes()) fonts.push_back(axis->labelsFont());
+      for (const QFont& f : fonts) {
+        const double on_paper = f.pointSizeF() * dpi / images[i].x_ppi;
+        QVERIFY2(on_paper >= kMinChartTextPt - 0.05, qPrintable(QString::number(on_paper)));
+      }
+    }
   }
 
   void htmlPageKeepsBlocksWholeWhenPrinted() {
