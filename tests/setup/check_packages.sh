@@ -53,7 +53,8 @@ optional='^/usr/lib/x86_64-linux-gnu/cmake/GTest/GMockTargets'
   # Absolute paths in the build rules: link-line libraries, tools (compiler, protoc, moc),
   # include directories, and every CMake file the configure step read (re-run dependencies).
   # The cache is not read: it also records libraries CMake found but nothing links (libGLU).
-  { grep -ohE '(^|[ =;:"'\''(])/(usr|lib|lib64|bin|sbin|etc|opt)/[^ ;:"'\'')]+' \
+  # A path ends at a backslash too: a tool a test runs, in an escaped define (-DTOOL=\"/usr/...\").
+  { grep -ohE '(^|[ =;:"'\''(])/(usr|lib|lib64|bin|sbin|etc|opt)/[^ ;:"'\'')\\]+' \
     "$build/build.ninja" || true; } | sed -E 's/^[ =;:"'\''(]//'
   # Package configs: <Name>_DIR:PATH=<dir> -> the config file in that dir.
   sed -nE 's/^[A-Za-z0-9_]+_DIR:PATH=(\/.*)$/\1/p' "$build/CMakeCache.txt" | while read -r d; do
