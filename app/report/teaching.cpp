@@ -92,22 +92,22 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
                                                                 : "#806000";
         judged = QString("<span style='color:%1'>%2</span>").arg(colour, esc(q(finding_claim(f))));
       }
+      // A finding's own block (stacked, or boxed for the report): title, figure — verdict, claim.
+      const QString block =
+          "<b>" + esc(q(f.text)) + "</b>" +
+          (measured.isEmpty() ? QString() : "<br>this run: <b>" + esc(measured) + "</b>") +
+          (verdict.isEmpty() ? QString() : " — " + esc(verdict)) +
+          (judged.isEmpty() ? QString() : "<br>" + judged);
       if (layout == FindingsLayout::Blocks)
         h += "<table width='100%' border='1' cellspacing='0' cellpadding='6' "
-             "style='margin-top:6px'><tr><td><b>" +
-             esc(q(f.text)) + "</b>" +
-             (measured.isEmpty() ? QString() : "<br>this run: <b>" + esc(measured) + "</b>") +
-             (verdict.isEmpty() ? QString() : " — " + esc(verdict)) +
-             (judged.isEmpty() ? QString() : "<br>" + judged) + "</td></tr></table>";
+             "style='margin-top:6px'><tr><td>" +
+             block + "</td></tr></table>";
       else if (table)
         h += "<tr><td>" + esc(q(f.text)) + "</td><td align='right'><b>" + esc(measured) +
              "</b></td><td>" + (verdict.isEmpty() ? QString("—") : esc(verdict)) + "</td><td>" +
              (judged.isEmpty() ? QString("—") : judged) + "</td></tr>";
       else
-        h += "<p><b>" + esc(q(f.text)) + "</b>" +
-             (measured.isEmpty() ? QString() : "<br>this run: <b>" + esc(measured) + "</b>") +
-             (verdict.isEmpty() ? QString() : " — " + esc(verdict)) +
-             (judged.isEmpty() ? QString() : "<br>" + judged) + "</p>";
+        h += "<p>" + block + "</p>";
     }
   if (table) h += "</table>";
   h += "<p><small>A ratio is called faster or slower only when its whole interval lies beyond "
