@@ -56,6 +56,8 @@ struct Args {
   std::int64_t max_multibulk_len = px::RespLimits{}.max_multibulk_len;
   std::int64_t max_client_pending_bytes =
       static_cast<std::int64_t>(px::ProxyOptions{}.max_client_pending_bytes);
+  std::int64_t max_client_memory = static_cast<std::int64_t>(px::ProxyOptions{}.max_client_memory);
+  int client_timeout_ms = px::ProxyOptions{}.client_timeout_ms;
 
   // Throws std::invalid_argument for what the command line cannot check alone.
   px::ProxyOptions options(const CLI::App& app) const {
@@ -113,6 +115,8 @@ struct Args {
     o.limits.max_bulk_len = max_bulk_len;
     o.limits.max_multibulk_len = max_multibulk_len;
     o.max_client_pending_bytes = static_cast<std::size_t>(max_client_pending_bytes);
+    o.max_client_memory = static_cast<std::size_t>(max_client_memory);
+    o.client_timeout_ms = client_timeout_ms;
     return o;
   }
 };
@@ -195,6 +199,15 @@ void add_options(CLI::App& app, Args& a) {
                  "before the proxy stops reading it; over twice that, not reading for 1 s, it is "
                  "disconnected")
       ->check(CLI::Range(std::int64_t{1024}, std::int64_t{1} << 40));
+  app.add_option("--max-client-memory", a.max_client_memory,
+                 "bytes all clients together may hold (commands arriving, replies waiting; "
+                 "Redis's maxmemory-clients); past it the clients holding the most are "
+                 "disconnected, logged and counted (clients_evicted). 0: no bound")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
+  app.add_option("--client-timeout", a.client_timeout_ms,
+                 "ms a client may stay silent (sending and reading nothing, no reply awaited, a "
+                 "half-sent command included) before it is closed (Redis's timeout); 0: never")
+      ->check(CLI::Range(0, 1 << 30));
 }
 
 }  // namespace

@@ -165,7 +165,7 @@ void Proxy::Impl::on_backend_event(Backend& b, std::uint32_t ev) {
   // Up to 256 KiB per event: large replies leave the kernel quickly, for every client's sake.
   for (int reads = 0; reads < 16; ++reads) {
     char* p = b.in.space(16 * 1024);
-    std::size_t room = b.in.buf.size() - b.in.end;
+    const std::size_t room = b.in.room();
     ssize_t n = ::recv(b.fd, p, room, 0);
     if (n == 0) {
       backend_failed(b, "connection closed by the server", true);
@@ -176,7 +176,7 @@ void Proxy::Impl::on_backend_event(Backend& b, std::uint32_t ev) {
       backend_failed(b, "recv: " + errno_text(errno), false);
       return;
     }
-    b.in.end += static_cast<std::size_t>(n);
+    b.in.wrote(static_cast<std::size_t>(n));
     b.progress_ns = turn_ns;  // a large reply still arriving is not a frozen node
     if (!scan_replies(b)) return;
     if (static_cast<std::size_t>(n) < room) break;

@@ -42,6 +42,9 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   close_fds(c);
   by_id.erase(c.id);
   st_connected.sub();
+  client_mem.sub(c.mem);
+  c.mem = 0;
+  give_back_pending = true;
   auto it = clients.find(&c);
   if (it != clients.end()) {
     graveyard.push_back(std::move(it->second));
@@ -92,21 +95,29 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev) {
     }
     return;
   }
+  lend_input(c);
+  // A larger buffer takes a copy of the half-read command first: room for it, under the bound.
+  if (c.in.must_grow(16 * 1024) && !bound_client_memory(&c, c.in.end - c.in.start)) return;
   char* p = c.in.space(16 * 1024);
-  std::size_t room = c.in.buf.size() - c.in.end;
-  ssize_t n = ::recv(c.fd, p, room, 0);
+  ssize_t n = ::recv(c.fd, p, c.in.room(), 0);
   if (n == 0) {
     st_client_eof.add();
     close_client(c, "end of stream");
     return;
   }
   if (n < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+      return_input(c);
+      return;
+    }
     st_client_err.add();
     close_client(c, "recv: " + errno_text(errno));
     return;
   }
-  c.in.end += static_cast<std::size_t>(n);
+  c.in.wrote(static_cast<std::size_t>(n));
+  c.last_io_ns = turn_ns;
+  account(c);
+  if (!bound_client_memory(&c, 0)) return;
   process_input(c);
 }
 
@@ -144,7 +155,9 @@ void Proxy::Impl::process_input(Client& c) {
     if (c.dead) return;
     check_pause(c);
   }
-  if (!c.dead) drain(c);
+  if (c.dead) return;
+  return_input(c);
+  drain(c);
 }
 
 void Proxy::Impl::immediate(Client& c, std::string_view reply, bool close_after) {
@@ -247,6 +260,7 @@ void Proxy::Impl::drain(Client& c) {
     }
   }
   if (c.dead) return;
+  account(c);
   if (c.switch_wait && c.pending.empty()) {
     c.switch_wait = false;
     c.dedicated = true;

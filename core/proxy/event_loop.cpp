@@ -54,7 +54,7 @@ void Proxy::Impl::loop() {
   log_start();
   epoll_event events[256];
   while (!stop_flag.load(std::memory_order_relaxed)) {
-    const int wait_ms = opts.backend_timeout_ms > 0 ? 100 : 1000;
+    const int wait_ms = opts.backend_timeout_ms > 0 || opts.client_timeout_ms > 0 ? 100 : 1000;
     int n = ::epoll_wait(ep, events, 256, wait_ms);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -62,6 +62,7 @@ void Proxy::Impl::loop() {
       break;
     }
     turn_ns = wall_ns();
+    if (n == 0) give_back_memory();  // a quiet moment
     for (int i = 0; i < n; ++i) {
       Conn* c = static_cast<Conn*>(events[i].data.ptr);
       std::uint32_t ev = events[i].events;
@@ -95,6 +96,7 @@ void Proxy::Impl::loop() {
       last_sweep_ns = turn_ns;
       check_timeouts();
       check_stalled_clients();
+      check_idle_clients();
       if (fd_refused_unlogged > 0 && turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
     }
     end_of_turn();
@@ -133,6 +135,8 @@ void Proxy::Impl::end_of_turn() {
     }
     dirty.clear();
   }
+  if (opts.max_client_memory > 0 && client_mem.get() > opts.max_client_memory)
+    bound_client_memory(nullptr, 0);  // replies that grew during the turn
   graveyard.clear();
   std::erase_if(stats_conns, [](const std::unique_ptr<Conn>& s) { return s->dead; });
 }
@@ -145,7 +149,10 @@ void Proxy::Impl::flush(Conn& c) {
     ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
     if (n > 0) {
       c.out_off += static_cast<std::size_t>(n);
-      if (c.kind == Kind::Client) static_cast<Client&>(c).out_progress_ns = turn_ns;
+      if (c.kind == Kind::Client) {
+        auto& cl = static_cast<Client&>(c);
+        cl.out_progress_ns = cl.last_io_ns = turn_ns;
+      }
       if (c.kind == Kind::Backend)
         server_st[static_cast<Backend&>(c).node]->in_queue_bytes.sub(static_cast<std::size_t>(n));
       continue;
@@ -181,12 +188,18 @@ void Proxy::Impl::flush(Conn& c) {
   }
   c.out.clear();
   c.out_off = 0;
-  if (c.out.capacity() > 1024 * 1024) std::string().swap(c.out);  // a burst's memory goes
+  if (c.out.capacity() > 1024 * 1024) {  // a burst's memory goes
+    std::string().swap(c.out);
+    give_back_pending = true;
+  }
   if (c.want_write) {
     c.want_write = false;
     update_events(c);
   }
-  if (c.kind == Kind::Client) after_output(static_cast<Client&>(c));
+  if (c.kind == Kind::Client) {
+    account(static_cast<Client&>(c));
+    after_output(static_cast<Client&>(c));
+  }
   if (c.kind == Kind::Stats) {
     close_fd(c);
     c.dead = true;

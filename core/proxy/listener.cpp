@@ -176,6 +176,7 @@ void Proxy::Impl::accept_clients() {
     c->peer = peer_name(ss);
     c->backends.resize(opts.nodes.size());
     c->id = next_id++;
+    c->last_io_ns = turn_ns;
     c->dedicated = !opts.shared_backends;
     c->authenticated = opts.requirepass.empty();
     c->parser.set_unauthenticated(!c->authenticated);

@@ -118,6 +118,9 @@ void Proxy::Impl::init() {
   if (opts.backend_timeout_ms < 0)
     throw std::invalid_argument("backend timeout below 0: " +
                                 std::to_string(opts.backend_timeout_ms));
+  if (opts.client_timeout_ms < 0)
+    throw std::invalid_argument("client timeout below 0: " +
+                                std::to_string(opts.client_timeout_ms));
   if (opts.db < 0) throw std::invalid_argument("database below 0: " + std::to_string(opts.db));
   if (!opts.servers.empty() && opts.servers.size() != opts.nodes.size())
     throw std::invalid_argument("server names and weights given for " +
@@ -204,6 +207,14 @@ void Proxy::Impl::log_start() {
           (opts.backend_timeout_ms > 0 ? std::to_string(opts.backend_timeout_ms) + " ms"
                                        : std::string("none")) +
           (stats_port >= 0 ? ", statistics on port " + std::to_string(stats_port) : std::string()));
+  log(LogLevel::Info,
+      "all clients together may hold " +
+          (opts.max_client_memory > 0
+               ? std::to_string(opts.max_client_memory) + " bytes (past it the largest are evicted)"
+               : std::string("any amount (no bound)")) +
+          ", client timeout " +
+          (opts.client_timeout_ms > 0 ? std::to_string(opts.client_timeout_ms) + " ms"
+                                      : std::string("none")));
   if (opts.requirepass.empty() && opts.protected_mode && !bind_loopback)
     log(LogLevel::Warn, "no requirepass while listening on " + opts.bind +
                             ": protected mode, only loopback clients are served");

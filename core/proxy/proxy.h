@@ -77,6 +77,15 @@ struct ProxyOptions {
   // stays bounded, and one large reply that a client does read is still served.
   std::size_t max_client_pending_bytes = 32 * 1024 * 1024;
   std::size_t max_client_pending_requests = 10000;
+  // What all clients together may hold (Redis's maxmemory-clients): their input (a command
+  // still arriving), their output and the replies waiting for an earlier one, and their own
+  // backend connections' buffers. Past it, the clients holding the most are disconnected until
+  // the rest fit; each is logged and counted (clients_evicted). 0: no bound.
+  std::size_t max_client_memory = std::size_t{1} << 30;
+  // A client that has sent and read nothing for this long while no reply of its is awaited
+  // (Redis's `timeout`; a half-sent command counts as idle) is closed and counted
+  // (client_timeouts). 0: never (the default, as in Redis).
+  int client_timeout_ms = 0;
   int reconnect_interval_ms = 100;  // after a failed connect, fail fast for this long
   // A backend connection that sends no reply byte for this long while requests wait (twemproxy's
   // `timeout:`) is reset and those requests fail; blocking commands get their own timeout on
@@ -117,6 +126,9 @@ struct ProxyStats {
   std::uint64_t auth_failures = 0;
   std::uint64_t refused_commands = 0;     // NOAUTH, administrative, unsupported, CROSSSLOT
   std::uint64_t client_limit_closes = 0;  // clients disconnected for holding too much
+  std::uint64_t client_memory = 0;        // what all clients hold now (see max_client_memory)
+  std::uint64_t clients_evicted = 0;      // disconnected: all clients held too much together
+  std::uint64_t client_timeouts = 0;      // closed after client_timeout_ms without I/O
   std::uint64_t backend_failures = 0;     // connections to nodes lost or failed
   std::uint64_t backend_timeouts = 0;
   std::vector<ServerStats> servers;

@@ -50,27 +50,49 @@ struct ServerCounters {
 };
 
 // A read buffer: bytes [start, end) are unread; compacting moves them to the front, which keeps
-// offsets relative to the unread start valid (the parsers rely on that).
+// offsets relative to the unread start valid (the parsers rely on that). Storage is not zeroed:
+// a large buffer's pages become resident only as bytes arrive, so touched() is what it costs.
 struct InBuf {
-  std::string buf;
-  std::size_t start = 0, end = 0;
+  std::unique_ptr<char[]> mem;
+  std::size_t cap = 0, start = 0, end = 0;
+  std::size_t high = 0;  // the most bytes written since it was allocated
+  // Whether space(min) would move the unread bytes into a new, larger allocation.
+  bool must_grow(std::size_t min) const { return cap - (end - start) < min; }
   char* space(std::size_t min) {
-    if (buf.size() - end < min) {
+    if (cap - end < min) {
       if (start > 0) {
-        std::memmove(buf.data(), buf.data() + start, end - start);
+        std::memmove(mem.get(), mem.get() + start, end - start);
         end -= start;
         start = 0;
       }
-      if (buf.size() - end < min) buf.resize(end + std::max(min, buf.size()));
+      if (cap - end < min) {
+        const std::size_t n = end + std::max(min, cap);
+        auto m = std::make_unique_for_overwrite<char[]>(n);
+        if (end > 0) std::memcpy(m.get(), mem.get(), end);
+        mem = std::move(m);
+        cap = n;
+        high = end;
+      }
     }
-    return buf.data() + end;
+    return mem.get() + end;
   }
-  std::string_view data() const { return {buf.data() + start, end - start}; }
+  std::size_t room() const { return cap - end; }
+  void wrote(std::size_t n) {
+    end += n;
+    high = std::max(high, end);
+  }
+  std::size_t touched() const { return high; }
+  std::string_view data() const { return {mem.get() + start, end - start}; }
+  bool empty() const { return start == end; }
   void consume(std::size_t n) {
     start += n;
     if (start == end) start = end = 0;
   }
   void clear() { start = end = 0; }
+  void release() {
+    mem.reset();
+    cap = start = end = high = 0;
+  }
 };
 
 enum class Kind { Listener, StatsListener, Wake, Client, Backend, Stats };
@@ -157,6 +179,8 @@ struct Client : Conn {
   // When its output last moved (or was empty): a client past the hard limit is disconnected
   // only once it has not read for kStallNs, so one large reply it does read is served.
   std::int64_t out_progress_ns = 0;
+  std::int64_t last_io_ns = 0;  // when it last sent or read anything (the client timeout)
+  std::size_t mem = 0;          // what it holds, as last accounted in Impl::client_mem
   std::string peer;
 };
 
@@ -222,9 +246,16 @@ struct Proxy::Impl {
   std::vector<std::string_view> reply_views;         // scratch: the parts' replies, for merging
   std::string scratch;
 
+  // Client memory (client_memory.cpp): what all clients hold together, an input buffer lent
+  // to each client while it reads (returned when it has no half-read command left), and
+  // whether memory was freed since the allocator last gave it back.
+  Counter client_mem;
+  InBuf spare_in;
+  bool give_back_pending = false;
+
   Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
       st_fragments, st_forward_error, st_proto, st_auth, st_refused_cmds, st_limit, st_backend,
-      st_timeouts;
+      st_timeouts, st_evicted, st_client_timeouts;
   std::vector<std::unique_ptr<ServerCounters>> server_st;
 
   static constexpr std::uint64_t kSpareFds = 32;
@@ -267,6 +298,14 @@ struct Proxy::Impl {
   void check_stalled_clients();
   void drain(Client& c);
   void merge(const Pending& p, std::string& out);
+  // client_memory.cpp: the bound on all clients' memory, eviction, the client timeout, giving
+  // memory back when idle.
+  void account(Client& c);
+  bool bound_client_memory(Client* growing, std::size_t extra);
+  void lend_input(Client& c);
+  void return_input(Client& c);
+  void check_idle_clients();
+  void give_back_memory();
   // dispatch.cpp: routing a request, splitting it by node, forwarding its parts.
   void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw);
   void keyed(Client& c, std::uint64_t seq, const CommandInfo& info,

@@ -25,6 +25,9 @@ void each_pool_field(const ProxyStats& s, F f) {
   f("auth_failures", s.auth_failures);
   f("refused_commands", s.refused_commands);
   f("client_limit_closes", s.client_limit_closes);
+  f("client_memory", s.client_memory);
+  f("clients_evicted", s.clients_evicted);
+  f("client_timeouts", s.client_timeouts);
   f("backend_failures", s.backend_failures);
   f("backend_timeouts", s.backend_timeouts);
 }
@@ -101,6 +104,9 @@ ProxyStats Proxy::Impl::snapshot() const {
   s.auth_failures = st_auth.get();
   s.refused_commands = st_refused_cmds.get();
   s.client_limit_closes = st_limit.get();
+  s.client_memory = client_mem.get();
+  s.clients_evicted = st_evicted.get();
+  s.client_timeouts = st_client_timeouts.get();
   s.backend_failures = st_backend.get();
   s.backend_timeouts = st_timeouts.get();
   for (std::size_t i = 0; i < server_st.size(); ++i) {
