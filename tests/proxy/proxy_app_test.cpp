@@ -23,24 +23,16 @@
 
 #include "common/clock.h"
 #include "proxy/routing.h"
+#include "proxy_process.h"
 #include "servers.h"
 #include "targets/managed_redis_cluster.h"
 #include "targets/redis.h"
 #include "targets/server_start.h"
 
 using namespace perflab;
+using namespace perflab::proxy::support;
 
 namespace {
-
-std::string nodes_arg() {
-  RedisTarget t = test::shared_targets().redis(2);
-  std::string s = "--nodes=";
-  for (std::size_t i = 0; i < 2; ++i) {
-    if (i) s += ',';
-    s += t.nodes[i].address();
-  }
-  return s;
-}
 
 // Runs the proxy with args; returns its exit status and what it wrote to stderr.
 int run_proxy(const std::vector<std::string>& args, std::string& err) {
@@ -148,103 +140,10 @@ TEST(ProxyApp, HelpVersionAndInlineValues) {
 
 namespace {
 
-// perflab-proxy as a process of its own: started with args (and optionally a descriptor limit),
-// stderr to a log file, stopped with SIGTERM.
-class ProxyProcess {
- public:
-  ProxyProcess(std::vector<std::string> args, rlim_t nofile = 0)
-      : port_(free_loopback_port()),
-        log_("/tmp/" + test::unique_name("perflab-proxy-app") + ".log") {
-    args.insert(args.begin(), {PERFLAB_PROXY_BIN, "--port", std::to_string(port_)});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // ASan's quarantine would keep freed memory resident: the memory bound is about the proxy.
-    std::vector<std::string> env_text;
-    for (char** e = environ; *e; ++e)
-      if (std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0) env_text.emplace_back(*e);
-    env_text.emplace_back("ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:quarantine_size_mb=1");
-    std::vector<char*> envp;
-    for (auto& e : env_text) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const std::string log = log_;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(fd, 2);
-      if (nofile) {
-        rlimit rl{nofile, nofile};
-        ::setrlimit(RLIMIT_NOFILE, &rl);
-      }
-      ::execve(argv[0], argv.data(), envp.data());
-      ::_exit(127);
-    }
-    for (int i = 0; i < 200; ++i) {
-      try {
-        RedisClient c({"127.0.0.1", port_, {}}, std::chrono::milliseconds(200));
-        return;
-      } catch (const RedisError&) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    }
-    ADD_FAILURE() << "perflab-proxy did not start: " << log_text();
-  }
-  ~ProxyProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    std::filesystem::remove(log_);
-  }
-  int port() const { return port_; }
-  pid_t pid() const { return pid_; }
-  std::string log_text() const {
-    std::ifstream in(log_);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  // Resident memory in bytes (VmRSS).
-  std::int64_t rss() const {
-    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
-    std::string line;
-    while (std::getline(in, line))
-      if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
-    return -1;
-  }
-  bool alive() { return ::waitpid(pid_, nullptr, WNOHANG) == 0; }
-
- private:
-  int port_;
-  std::string log_;
-  pid_t pid_ = -1;
-};
-
-int connect_raw(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
   return n;
-}
-
-// A counter of PROXY STATS ("requests:123").
-std::uint64_t proxy_stat(RedisClient& c, const std::string& name) {
-  const std::string info = c.command({"PROXY", "STATS"}).str;
-  const auto at = info.find("\r\n" + name + ":");
-  if (at == std::string::npos) return ~std::uint64_t{0};
-  return std::stoull(info.substr(at + name.size() + 3));
 }
 
 }  // namespace

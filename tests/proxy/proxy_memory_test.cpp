@@ -1,0 +1,289 @@
+// The bound on what all clients hold in perflab-proxy (many large commands at once, the largest
+// client evicted), the client timeout, and memory given back once the proxy is idle: the
+// executable against real managed Redis servers, its resident memory read from /proc.
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proxy_process.h"
+#include "targets/redis.h"
+
+using namespace perflab;
+using namespace perflab::proxy::support;
+
+namespace {
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+std::string set_header(const std::string& key, std::size_t value_size) {
+  return "*3\r\n$3\r\nSET\r\n$" + std::to_string(key.size()) + "\r\n" + key + "\r\n$" +
+         std::to_string(value_size) + "\r\n";
+}
+
+// Sends all of `data` unless the peer closes or `stop` is set; false when it did not.
+bool send_all(int fd, std::string_view data, const std::atomic<bool>& stop) {
+  std::size_t off = 0;
+  while (off < data.size() && !stop.load()) {
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    if (p.revents & (POLLERR | POLLHUP)) return false;
+    const std::size_t chunk = std::min<std::size_t>(data.size() - off, 1 << 20);
+    ssize_t n = ::send(fd, data.data() + off, chunk, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      off += static_cast<std::size_t>(n);
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      return false;
+    }
+  }
+  return off == data.size();
+}
+
+// Whether the proxy closed fd within `ms` (bytes it sent first are skipped).
+bool closed_within(int fd, int ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+  }
+  return false;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+}  // namespace
+
+// Issue 24's attack, scaled for CI: 20 clients stream a 32 MiB SET value each (4 MiB/s each),
+// again whenever they are evicted, against a bound of 128 MiB. Unbounded, the proxy would hold
+// 640 MiB; bounded, its peak resident memory stays under the bound plus a margin (the
+// allocator's slack, what the sanitizer keeps, a command already forwarded to a node), and a
+// client sending PINGs beside the attack is answered every time.
+TEST(ProxyMemory, ManyLargeCommandsStayUnderTheBound) {
+  // The margin: the allocator's slack and a command being forwarded; the sanitizer's shadow
+  // memory adds an eighth of what is allocated.
+  const std::int64_t bound = 128 * kMiB, margin = 32 * kMiB + (kSanitized ? bound / 8 : 0);
+  const std::size_t value_size = 32 * kMiB;
+  ProxyProcess p({nodes_arg(), "--max-client-memory", std::to_string(bound)});
+  RedisClient victim({"127.0.0.1", p.port(), {}});
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(victim.command({"PING"}).str, "PONG");
+  const std::int64_t before = p.rss();
+  ASSERT_LT(p.peak_rss(), before + 16 * kMiB) << "the peak should start near the baseline";
+
+  const std::string value(value_size, 'x');
+  std::atomic<bool> stop{false};
+  std::atomic<int> attempts{0}, completed{0};
+  std::vector<std::thread> attackers;
+  for (int i = 0; i < 20; ++i)
+    attackers.emplace_back([&, i] {
+      const std::string key = "mem:attack:" + std::to_string(i);
+      while (!stop.load()) {
+        const int fd = connect_raw(p.port());
+        if (fd < 0) continue;
+        attempts++;
+        bool sent = send_all(fd, set_header(key, value_size), stop);
+        // 4 MiB/s each, 80 MiB/s in all (issue 24's attack grew the proxy by 127 MB/s): a
+        // loaded 2-core machine keeps a share of a core for the victim, whose latency is measured.
+        for (std::size_t off = 0; sent && off < value_size && !stop.load(); off += kMiB / 4) {
+          sent = send_all(fd, std::string_view(value).substr(off, kMiB / 4), stop);
+          std::this_thread::sleep_for(std::chrono::milliseconds(62));
+        }
+        if (sent && send_all(fd, "\r\n", stop)) {
+          completed++;
+          closed_within(fd, 2000);  // the reply, then our close
+        }
+        ::close(fd);
+      }
+    });
+  std::vector<double> ms;
+  int errors = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(6);
+  while (std::chrono::steady_clock::now() < until) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (victim.command({"PING"}).str != "PONG") errors++;
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  stop = true;
+  for (auto& t : attackers) t.join();
+  const std::int64_t peak = p.peak_rss();
+  const std::uint64_t evicted = proxy_stat(victim, "clients_evicted");
+  const double p99 = percentile(ms, 0.99);
+  std::printf(
+      "20 x %zu MiB SET values: %d attempts, %d completed, %llu evicted; proxy RSS %.1f MiB "
+      "before, peak %.1f MiB (+%.1f MiB; bound %lld MiB + margin %lld MiB); victim: %zu PINGs, "
+      "p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+      value_size / kMiB, attempts.load(), completed.load(),
+      static_cast<unsigned long long>(evicted), static_cast<double>(before) / kMiB,
+      static_cast<double>(peak) / kMiB, static_cast<double>(peak - before) / kMiB,
+      static_cast<long long>(bound / kMiB), static_cast<long long>(margin / kMiB), ms.size(),
+      percentile(ms, 0.5), p99, percentile(ms, 1.0));
+  EXPECT_LT(peak - before, bound + margin);
+  EXPECT_GE(evicted, 1u);
+  EXPECT_EQ(errors, 0);
+  // Served, never stalled for long: the target (a p99 under 10 ms, measured on the release
+  // build) is for a benchmark; on a loaded 2-core machine, under the sanitizers, the proxy gets
+  // a fraction of a core and every copy is slower, so the bound here is far above it.
+  EXPECT_LT(p99, kSanitized ? 2500.0 : 500.0);
+  EXPECT_NE(p.log_text().find("evicted: it held"), std::string::npos);
+  // Every client gone, nothing is left accounted to them.
+  for (int i = 0; i < 50 && proxy_stat(victim, "client_memory") > 1 * kMiB; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_LT(proxy_stat(victim, "client_memory"), static_cast<std::uint64_t>(kMiB));
+  std::vector<std::string> del{"DEL"};
+  for (int i = 0; i < 20; ++i) del.push_back("mem:attack:" + std::to_string(i));
+  std::vector<std::string_view> del_v(del.begin(), del.end());
+  victim.command(del_v);
+}
+
+// Past the bound the client holding the most is disconnected, not the one whose bytes arrived
+// last: a small half-sent command survives a large one, finishes and is answered. The eviction
+// is logged with the client's address and counted in PROXY STATS and on the statistics port.
+TEST(ProxyMemory, LargestClientIsEvicted) {
+  const int stats_port = free_loopback_port();
+  ProxyProcess p({nodes_arg(), "--max-client-memory", std::to_string(32 * kMiB), "--stats-port",
+                  std::to_string(stats_port)});
+  const std::size_t small_size = 4 * kMiB;
+  const std::string small_value(small_size, 's');
+  const int small = connect_raw(p.port());
+  ASSERT_GE(small, 0);
+  std::atomic<bool> stop{false};
+  ASSERT_TRUE(send_all(small, set_header("mem:small", small_size), stop));
+  ASSERT_TRUE(send_all(small, std::string_view(small_value).substr(0, small_size / 2), stop));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  const int big = connect_raw(p.port());
+  ASSERT_GE(big, 0);
+  sockaddr_in me{};
+  socklen_t len = sizeof me;
+  ::getsockname(big, reinterpret_cast<sockaddr*>(&me), &len);
+  const std::string big_value(64 * kMiB, 'b');
+  EXPECT_FALSE(send_all(big, set_header("mem:big", big_value.size()) + big_value, stop))
+      << "the large client should have been disconnected";
+  ::close(big);
+
+  ASSERT_TRUE(send_all(small, std::string_view(small_value).substr(small_size / 2), stop));
+  ASSERT_TRUE(send_all(small, "\r\n", stop));
+  pollfd pf{small, POLLIN, 0};
+  ASSERT_EQ(::poll(&pf, 1, 10000), 1);
+  char buf[64];
+  const ssize_t n = ::recv(small, buf, sizeof buf, 0);
+  EXPECT_EQ(std::string(buf, static_cast<std::size_t>(std::max<ssize_t>(n, 0))), "+OK\r\n");
+  ::close(small);
+
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(c.command({"STRLEN", "mem:small"}).integer, static_cast<long long>(small_size));
+  EXPECT_EQ(c.command({"EXISTS", "mem:big"}).integer, 0);
+  EXPECT_EQ(proxy_stat(c, "clients_evicted"), 1u);
+  const std::string log = p.log_text();
+  EXPECT_NE(log.find("client 127.0.0.1:" + std::to_string(ntohs(me.sin_port)) + " evicted"),
+            std::string::npos)
+      << log;
+  const int stats = connect_raw(stats_port);
+  ASSERT_GE(stats, 0);
+  std::string json;
+  for (ssize_t k; (k = ::recv(stats, buf, sizeof buf, 0)) > 0;)
+    json.append(buf, static_cast<std::size_t>(k));
+  ::close(stats);
+  EXPECT_NE(json.find("\"clients_evicted\":1,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"client_memory\":"), std::string::npos) << json;
+  EXPECT_EQ(c.command({"DEL", "mem:small"}).integer, 1);
+}
+
+// With --client-timeout, a client silent for that long is closed: one that sent half a command,
+// one that sent nothing. One waiting for a blocking command's reply is not idle, nor is one that
+// keeps talking. Without the option nobody is closed (the default, as Redis's timeout 0).
+TEST(ProxyMemory, IdleClientsTimeOut) {
+  ProxyProcess p({nodes_arg(), "--client-timeout", "500"});
+  const int half = connect_raw(p.port());
+  const int silent = connect_raw(p.port());
+  ASSERT_GE(half, 0);
+  ASSERT_GE(silent, 0);
+  std::atomic<bool> stop{false};
+  ASSERT_TRUE(send_all(half, set_header("mem:half", 100 * 1000) + "abc", stop));
+  RedisClient blocked({"127.0.0.1", p.port(), {}}, std::chrono::seconds(10));
+  RedisClient talker({"127.0.0.1", p.port(), {}});
+  std::thread ping([&] {
+    for (int i = 0; i < 20; ++i) {
+      EXPECT_EQ(talker.command({"PING"}).str, "PONG");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  EXPECT_EQ(blocked.command({"BLPOP", "mem:nothing", "2"}).type, RedisReply::Type::Nil);
+  ping.join();
+  EXPECT_TRUE(closed_within(half, 5000));
+  EXPECT_TRUE(closed_within(silent, 5000));
+  ::close(half);
+  ::close(silent);
+  EXPECT_EQ(talker.command({"PING"}).str, "PONG");
+  EXPECT_GE(proxy_stat(talker, "client_timeouts"), 2u);  // the blocked one may follow
+  EXPECT_NE(p.log_text().find("ms (client timeout 500 ms, a command half-sent)"), std::string::npos)
+      << p.log_text();
+
+  ProxyProcess untimed({nodes_arg()});
+  const int idle = connect_raw(untimed.port());
+  ASSERT_GE(idle, 0);
+  EXPECT_FALSE(closed_within(idle, 1500));
+  ::close(idle);
+  RedisClient c({"127.0.0.1", untimed.port(), {}});
+  EXPECT_EQ(proxy_stat(c, "client_timeouts"), 0u);
+}
+
+// A storm of connections, each holding a half-sent command of 40 KB for a moment: once they are
+// gone and the proxy has had a quiet moment, its resident memory drops back (the allocator gives
+// back what nobody uses instead of keeping it).
+TEST(ProxyMemory, MemoryGivenBackWhenIdle) {
+  ProxyProcess p({nodes_arg()});
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  EXPECT_EQ(c.command({"PING"}).str, "PONG");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const std::int64_t base = p.rss();
+  const std::string half = set_header("mem:storm", 100 * 1000) + std::string(40 * 1000, 'h');
+  std::atomic<bool> stop{false};
+  int connections = 0;
+  for (int round = 0; round < 10; ++round) {
+    std::vector<int> fds;
+    for (int i = 0; i < 300; ++i) {
+      const int fd = connect_raw(p.port());
+      if (fd < 0) continue;
+      connections++;
+      send_all(fd, half, stop);
+      fds.push_back(fd);
+    }
+    EXPECT_EQ(c.command({"PING"}).str, "PONG");  // every half command has been read
+    for (int fd : fds) ::close(fd);
+  }
+  EXPECT_EQ(c.command({"PING"}).str, "PONG");
+  const std::int64_t after_storm = p.rss();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const std::int64_t after_quiet = p.rss();
+  std::printf(
+      "%d connections holding 40 KB each: proxy RSS %.1f MiB before, %.1f MiB after the storm, "
+      "%.1f MiB after a quiet second\n",
+      connections, static_cast<double>(base) / kMiB, static_cast<double>(after_storm) / kMiB,
+      static_cast<double>(after_quiet) / kMiB);
+  ASSERT_GT(after_storm - base, 8 * kMiB) << "the storm should have cost memory";
+  EXPECT_LT(after_quiet - base, (after_storm - base) / 2);
+}
