@@ -96,10 +96,13 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev) {
     return;
   }
   lend_input(c);
-  // A larger buffer takes a copy of the half-read command first: room for it, under the bound.
+  // A larger buffer may take a copy of the half-read command first: room for it, under the
+  // bound.
   if (c.in.must_grow(16 * 1024) && !bound_client_memory(&c, c.in.end - c.in.start)) return;
   char* p = c.in.space(16 * 1024);
-  ssize_t n = ::recv(c.fd, p, c.in.room(), 0);
+  // At most 256 KiB per event: a client streaming a large value gets its turn like any other,
+  // and a loop turn stays short for everyone else.
+  ssize_t n = ::recv(c.fd, p, std::min<std::size_t>(c.in.room(), 256 * 1024), 0);
   if (n == 0) {
     st_client_eof.add();
     close_client(c, "end of stream");
