@@ -8,6 +8,8 @@
 extern "C" void __sanitizer_purge_allocator();
 #endif
 
+#include <mutex>
+
 #include "proxy/proxy_impl.h"
 
 namespace perflab::proxy {
@@ -17,6 +19,16 @@ namespace {
 constexpr std::size_t kLentInputMax = 64 * 1024;
 
 }  // namespace
+
+// Allocations of a megabyte or more get mappings of their own, returned when freed. glibc would
+// otherwise raise that threshold after the first such free (to 32 MiB at most) and keep later
+// buffers in its heap once freed: a few hundred megabytes after a burst of large commands.
+void tune_allocator() {
+#if !defined(__SANITIZE_ADDRESS__)
+  static std::once_flag once;
+  std::call_once(once, [] { ::mallopt(M_MMAP_THRESHOLD, 1 << 20); });
+#endif
+}
 
 // A client's input (bytes written into its buffer: a large buffer's untouched pages cost
 // nothing), its output, the replies it waits to send in order, and its own backend connections'

@@ -10,10 +10,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -50,13 +52,17 @@ struct ServerCounters {
 };
 
 // A read buffer: bytes [start, end) are unread; compacting moves them to the front, which keeps
-// offsets relative to the unread start valid (the parsers rely on that). Storage is not zeroed:
-// a large buffer's pages become resident only as bytes arrive, so touched() is what it costs.
+// offsets relative to the unread start valid (the parsers rely on that). Storage is neither
+// zeroed nor copied to grow: realloc remaps a large buffer's pages, whose untouched ones cost
+// nothing, so touched() is what it costs.
 struct InBuf {
-  std::unique_ptr<char[]> mem;
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> mem;
   std::size_t cap = 0, start = 0, end = 0;
   std::size_t high = 0;  // the most bytes written since it was allocated
-  // Whether space(min) would move the unread bytes into a new, larger allocation.
+  // Whether space(min) would need a larger allocation.
   bool must_grow(std::size_t min) const { return cap - (end - start) < min; }
   char* space(std::size_t min) {
     if (cap - end < min) {
@@ -67,11 +73,11 @@ struct InBuf {
       }
       if (cap - end < min) {
         const std::size_t n = end + std::max(min, cap);
-        auto m = std::make_unique_for_overwrite<char[]>(n);
-        if (end > 0) std::memcpy(m.get(), mem.get(), end);
-        mem = std::move(m);
+        char* m = static_cast<char*>(std::realloc(mem.get(), n));
+        if (!m) throw std::bad_alloc();
+        (void)mem.release();
+        mem.reset(m);
         cap = n;
-        high = end;
       }
     }
     return mem.get() + end;
@@ -192,6 +198,9 @@ inline void set_nodelay(int fd, bool on) {
   int v = on ? 1 : 0;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v);
 }
+
+// Large buffers returned to the system as soon as they are freed (client_memory.cpp).
+void tune_allocator();
 
 // A listening TCP socket on host:port; throws with the reason (listener.cpp).
 int listen_on(const std::string& host, int port, int& bound_port);
