@@ -59,6 +59,8 @@ TEST(ProxyApp, BadArgumentsExitWith2AndOneLine) {
       {"--port", "8090", "--nodes=127.0.0.1:notaport"},
       {"--port", "8090", nodes, "--frobnicate"},
       {"--port", "8090", nodes, "--bind", "not-an-address"},
+      {"--port", "8090", nodes, "--client-timeout", "-5"},
+      {"--port", "8090", nodes, "--max-client-memory", "lots"},
   };
   for (const auto& args : bad) {
     std::string err;
@@ -126,8 +128,9 @@ TEST(ProxyApp, HelpVersionAndInlineValues) {
   std::string help;
   for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) help.append(buf, n);
   EXPECT_EQ(::pclose(f), 0);
-  for (const char* opt : {"--port", "--nodes", "--write", "--nodelay", "--backend-connections",
-                          "--log-level", "--max-bulk-len", "PERFLAB_PROXY_PASSWORD"})
+  for (const char* opt :
+       {"--port", "--nodes", "--write", "--nodelay", "--backend-connections", "--log-level",
+        "--max-bulk-len", "--max-client-memory", "--client-timeout", "PERFLAB_PROXY_PASSWORD"})
     EXPECT_NE(help.find(opt), std::string::npos) << opt;
   // --opt value and --opt=value alike; a missing value is a usage error.
   EXPECT_EQ(run_proxy({"--port=70000", nodes_arg()}, out), 2);

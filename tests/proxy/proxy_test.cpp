@@ -353,6 +353,9 @@ TEST(Proxy, BadOptionsAreRejected) {
   o.nodes = servers().shards;
   o.bind = "not-an-address";
   EXPECT_THROW(Proxy{o}, std::invalid_argument);
+  o.bind = "127.0.0.1";
+  o.client_timeout_ms = -1;
+  EXPECT_THROW(Proxy{o}, std::invalid_argument);
   EXPECT_THROW(parse_write_strategy("lazy"), std::invalid_argument);
   EXPECT_THROW(parse_log_level("loud"), std::invalid_argument);
 }
