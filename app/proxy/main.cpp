@@ -230,6 +230,7 @@ int main(int argc, char** argv) {
               << "-file or the environment\n";
   if (rc) return *rc;
   try {
+    perflab::proxy::return_large_buffers_when_freed();
     perflab::proxy::Proxy proxy(args.options(app));
     g_proxy = &proxy;
     struct sigaction sa {};

@@ -20,10 +20,9 @@ constexpr std::size_t kLentInputMax = 64 * 1024;
 
 }  // namespace
 
-// Allocations of a megabyte or more get mappings of their own, returned when freed. glibc would
-// otherwise raise that threshold after the first such free (to 32 MiB at most) and keep later
-// buffers in its heap once freed: a few hundred megabytes after a burst of large commands.
-void tune_allocator() {
+// glibc would otherwise raise its mmap threshold after the first large free (to 32 MiB at most)
+// and keep later large buffers in its heap once freed, above the client memory bound.
+void return_large_buffers_when_freed() {
 #if !defined(__SANITIZE_ADDRESS__)
   static std::once_flag once;
   std::call_once(once, [] { ::mallopt(M_MMAP_THRESHOLD, 1 << 20); });

@@ -132,7 +132,6 @@ void Proxy::Impl::init() {
                               : Router::cluster_slots(std::move(slot_owner), opts.nodes.size());
   bind_loopback = bind_is_loopback();
   log_level.store(static_cast<int>(opts.log_level));
-  tune_allocator();
   hard_limit = std::max(2 * opts.max_client_pending_bytes,
                         opts.max_client_pending_bytes + std::size_t{16} * 1024 * 1024);
   for (const auto& n : opts.nodes) {

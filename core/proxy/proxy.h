@@ -139,6 +139,11 @@ struct ProxyStats {
 std::string stats_json(const ProxyStats& s, const std::string& source, std::int64_t timestamp);
 std::string stats_info(const ProxyStats& s);
 
+// For a process that is the proxy and nothing else (perflab-proxy): allocations of a megabyte
+// or more get mappings of their own, returned to the system when freed. Process-wide, so never
+// called where the proxy shares a process with measurements.
+void return_large_buffers_when_freed();
+
 class Proxy {
  public:
   // Validates the options, resolves the nodes, binds and listens. Throws std::runtime_error

@@ -199,9 +199,6 @@ inline void set_nodelay(int fd, bool on) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v);
 }
 
-// Large buffers returned to the system as soon as they are freed (client_memory.cpp).
-void tune_allocator();
-
 // A listening TCP socket on host:port; throws with the reason (listener.cpp).
 int listen_on(const std::string& host, int port, int& bound_port);
 
