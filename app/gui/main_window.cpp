@@ -338,7 +338,7 @@ bool MainWindow::startRun(QString* error) {
   if (!invalid.isEmpty()) return fail("Parameters: " + invalid);
   auto params = form_->values();
   try {
-    Params::resolve(exp->params(), params);
+    resolve_params(*exp, params);
   } catch (const std::exception& e) {
     return fail(QString("Parameters: %1").arg(e.what()));
   }

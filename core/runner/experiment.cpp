@@ -112,15 +112,19 @@ Run RunContext::snapshot() const {
   return run_;
 }
 
+Params resolve_params(const Experiment& exp, const std::map<std::string, std::string>& params) {
+  return Params::resolve(exp.params(), with_plan(exp.plans(), params));
+}
+
 void preflight(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
                std::stop_token stop) {
-  const Params resolved = Params::resolve(exp.params(), params);  // throws ParamError first
+  const Params resolved = resolve_params(exp, params);  // throws ParamError first
   targets.preflight(exp.needs(resolved), std::move(stop));
 }
 
 Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
             const RunHooks& hooks, std::stop_token stop) {
-  Params resolved = Params::resolve(exp.params(), params);  // throws ParamError first
+  Params resolved = resolve_params(exp, params);  // throws ParamError first
   Run run;
   run.experiment = exp.id();
   run.title = exp.title();
@@ -153,6 +157,11 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
       run.detail = d->detail();
   }
   for (auto& t : targets.describe()) ctx.add_target(std::move(t));
+  const std::vector<Plan> plans = exp.plans();
+  if (const auto plan = run.params.find("plan"); plan != run.params.end())
+    if (const Plan* p = find_plan(plans, plan->second))
+      for (auto& note : plan_notes(*p, exp.params(), run.params, ctx.snapshot().findings))
+        ctx.add_finding(std::move(note));
   run.machine = judge_machine(before, read_machine_snapshot(), {}, &window_start);
   run.ended_unix_ms = unix_ms_now();
   if (hooks.on_update) hooks.on_update(ctx.snapshot());

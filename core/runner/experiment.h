@@ -14,6 +14,7 @@
 
 #include "common/params.h"
 #include "common/run.h"
+#include "runner/plan.h"
 #include "targets/targets.h"
 
 namespace perflab {
@@ -101,10 +102,17 @@ class Experiment {
   virtual TargetNeeds needs(const Params& params) const = 0;
   // The published figures this experiment reproduces (empty when there are none).
   virtual Article article() const { return {}; }
+  // The plans it offers beside its defaults (plan.h); params() lists them as the parameter
+  // `plan` (plan_param).
+  virtual std::vector<Plan> plans() const { return {}; }
   // Measures, publishing points through ctx. Throws on failure; honours ctx's stop token
   // within a second (by check_stop() or by returning early).
   virtual void run(RunContext& ctx) = 0;
 };
+
+// The run's parameters: the defaults, the values of the plan named by params["plan"], then
+// params (with_plan). Throws ParamError naming the parameter (or the plan) at fault.
+Params resolve_params(const Experiment& exp, const std::map<std::string, std::string>& params);
 
 // Before a run: resolves the parameters (throws ParamError) and checks every configured target
 // the run would use (Targets::preflight: throws TargetError with one line), so a wrong target
@@ -124,10 +132,11 @@ class DetailedError : public std::runtime_error {
   std::string detail_;
 };
 
-// Runs an experiment to a Run: resolves the parameters (throws ParamError before anything
-// starts when one is invalid), records host facts and time, catches failures (status Failed
-// with the message, and Run::detail for a DetailedError) and cancellation (status Cancelled,
-// also when a stop made a server operation give up), and always returns what was measured.
+// Runs an experiment to a Run: resolves the parameters (resolve_params; throws ParamError before
+// anything starts when one is invalid), records host facts and time, catches failures (status
+// Failed with the message, and Run::detail for a DetailedError) and cancellation (status Cancelled,
+// also when a stop made a server operation give up), adds the plan's notes (plan_notes) and
+// always returns what was measured.
 Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::string>& params,
             const RunHooks& hooks, std::stop_token stop);
 

@@ -1,0 +1,103 @@
+// A plan (plan.h): the parameter `plan`, a run's values resolved with one, and the notes a short
+// plan adds for the headline findings it could not settle.
+#include "runner/plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "common/text.h"
+
+namespace perflab {
+
+ParamSpec plan_param(const std::vector<Plan>& plans) {
+  ParamSpec spec{.name = "plan",
+                 .type = ParamType::OneOf,
+                 .default_value = std::string(kDefaultPlan),
+                 .choices = {std::string(kDefaultPlan)},
+                 .help = "default: the parameters' defaults"};
+  for (const auto& p : plans) {
+    spec.choices.push_back(p.name);
+    spec.help += "; " + p.name + ": " + p.summary;
+  }
+  spec.help += " (the plan's values under any given here)";
+  return spec;
+}
+
+const Plan* find_plan(const std::vector<Plan>& plans, std::string_view name) {
+  for (const auto& p : plans)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::map<std::string, std::string> with_plan(const std::vector<Plan>& plans,
+                                             const std::map<std::string, std::string>& overrides) {
+  const auto it = overrides.find("plan");
+  if (it == overrides.end()) return overrides;
+  const std::string name = validate_param(plan_param(plans), it->second);
+  const Plan* plan = find_plan(plans, name);
+  if (!plan) return overrides;  // the default plan
+  std::map<std::string, std::string> out = plan->values;
+  for (const auto& [k, v] : overrides) out[k] = v;
+  out["plan"] = name;
+  return out;
+}
+
+bool finding_settled(const Finding& f) {
+  if (f.kind == FindingKind::Note) return true;
+  if (f.claim && f.reproduction() == Reproduction::Inconclusive) return false;
+  if (f.kind != FindingKind::Comparison) return true;
+  const auto v = f.verdict();
+  if (!v) return false;
+  return *v == Verdict::Faster || *v == Verdict::Slower || *v == Verdict::Equivalent;
+}
+
+namespace {
+
+// "repetitions = 10 (here 3), point_budget_s = 1.5 (here 0.5)": the settling parameters whose
+// default measures more than the run's value.
+std::string default_plan_adds(const Plan& plan, const std::vector<ParamSpec>& specs,
+                              const std::map<std::string, std::string>& values) {
+  std::vector<std::string> parts;
+  for (const auto& name : plan.settling_params) {
+    const auto spec = std::find_if(specs.begin(), specs.end(),
+                                   [&](const ParamSpec& s) { return s.name == name; });
+    const auto value = values.find(name);
+    if (spec == specs.end() || value == values.end()) continue;
+    if (spec->type != ParamType::Int && spec->type != ParamType::Double) continue;
+    const std::string def = validate_param(*spec, spec->default_value);
+    if (std::stod(def) > std::stod(value->second))
+      parts.push_back(name + " = " + def + " (here " + value->second + ")");
+  }
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& specs,
+                                const std::map<std::string, std::string>& values,
+                                const std::vector<Finding>& findings) {
+  const std::string adds = default_plan_adds(plan, specs, values);
+  const std::string more = adds.empty() ? "" : "; the default plan measures " + adds;
+  std::vector<Finding> notes;
+  for (const auto& id : plan.headline_findings) {
+    const auto f = std::find_if(findings.begin(), findings.end(),
+                                [&](const Finding& x) { return x.id == id; });
+    std::string what;
+    if (f == findings.end()) {
+      what = "Not measured in the " + plan.name + " plan: " + id + more;
+    } else if (!finding_settled(*f)) {
+      what = finding_title(*f) + ": the " + plan.name + " plan's time was not enough to settle it";
+      if (f->claim && f->ci && f->reproduction() == Reproduction::Inconclusive)
+        if (auto n = repetitions_to_settle(*f->claim, *f->ci))
+          what += " (about " + std::to_string(*n) + " repetitions might, here " +
+                  std::to_string(f->ci->n) + ")";
+      what += more;
+    } else {
+      continue;
+    }
+    notes.push_back(note_finding({.id = plan.name + "_plan." + id, .what = what}));
+  }
+  return notes;
+}
+
+}  // namespace perflab

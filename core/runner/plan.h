@@ -1,0 +1,54 @@
+#pragma once
+// A plan: a named set of parameter values an experiment offers beside its defaults (the lecture
+// plan: the story in about a minute), how a run's parameters resolve with one, and the notes a
+// short plan adds for the headline findings it could not settle.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/finding.h"
+#include "common/params.h"
+
+namespace perflab {
+
+struct Plan {
+  std::string name;     // "lecture": what `--plan` and the parameter `plan` take
+  std::string summary;  // one line for a person: what the plan keeps and what it leaves out
+  // The parameters the plan sets; the others keep their defaults.
+  std::map<std::string, std::string> values;
+  // The findings the plan is built to show (Finding::id); a run on the plan notes each one that
+  // is missing or not settled.
+  std::vector<std::string> headline_findings;
+  // The numeric parameters that measure more of the same the larger they are (repetitions, time
+  // per point): where the default is larger, what the default plan would add to settle a finding.
+  std::vector<std::string> settling_params;
+};
+
+// The name of the plan that changes nothing.
+inline constexpr std::string_view kDefaultPlan = "default";
+
+// The parameter `plan` (one of "default" and the plans' names), recorded in every run file.
+ParamSpec plan_param(const std::vector<Plan>& plans);
+
+// The plan of that name; nullptr for "default" and unknown names.
+const Plan* find_plan(const std::vector<Plan>& plans, std::string_view name);
+
+// A run's parameter values with the plan named by overrides["plan"] beneath them: the defaults,
+// then the plan's values, then each override. Throws ParamError for an unknown plan.
+std::map<std::string, std::string> with_plan(const std::vector<Plan>& plans,
+                                             const std::map<std::string, std::string>& overrides);
+
+// For each of the plan's headline findings that is missing or undecided in `findings` (a
+// comparison without a verdict on a difference, or an article's claim still inconclusive), a
+// note saying so, and what the default plan would measure instead (generated from `specs` and
+// the run's `values`).
+std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& specs,
+                                const std::map<std::string, std::string>& values,
+                                const std::vector<Finding>& findings);
+
+// Whether a finding has settled what it states: a comparison with a verdict on a difference or
+// an equivalence, and its article's claim reproduced or not; shares and figures always.
+bool finding_settled(const Finding& f);
+
+}  // namespace perflab
