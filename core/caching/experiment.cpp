@@ -30,6 +30,24 @@ class CachingExperiment : public Experiment {
         "App Engine measurements as published in the article (seed 003).", {published_table()}, {}};
   }
 
+  // The lecture: document and list from every tier, native vs protobuf, wall time first; no
+  // zlib and no cache-aside sweep.
+  std::vector<Plan> plans() const override {
+    return {
+        {.name = "lecture",
+         .summary = "PostgreSQL vs Redis vs local memory, native vs protobuf, in about a "
+                    "minute",
+         .values = {{"repetitions", "10"},
+                    {"warmup", "1"},
+                    {"server_cpu_window_ms", "250"},
+                    {"encodings", "native,protobuf"},
+                    {"aside_reads", "0"}},
+         .headline_findings = {"document.redis_vs_postgres.time", "list.redis_vs_postgres.time",
+                               "document.protobuf_vs_native.redis", "list.protobuf_vs_native.redis",
+                               "document.local_vs_redis.time", "list.local_vs_redis.time"},
+         .settling_params = {"repetitions", "server_cpu_window_ms"}}};
+  }
+
   std::vector<ParamSpec> params() const override {
     std::vector<ParamSpec> v;
     v.push_back({.name = "repetitions",
@@ -123,6 +141,7 @@ class CachingExperiment : public Experiment {
                  .max = 9007199254740992.0,
                  .help = "seed of the generated records and of the read sequence"});
     for (auto& spec : statistics_params()) v.push_back(std::move(spec));
+    v.push_back(plan_param(plans()));
     return v;
   }
 

@@ -25,6 +25,25 @@ class ShardingExperiment : public Experiment {
 
   Article article() const override { return sharding_article(); }
 
+  // The lecture: the collapse at -P 1 and 2 and the sweep to 16 for SET, Redis direct and the
+  // proxy writing per reply without TCP_NODELAY or coalesced with it; the key distribution.
+  std::vector<Plan> plans() const override {
+    return {{.name = "lecture",
+             .summary = "the collapse through the proxy (per-reply vs coalesced + TCP_NODELAY) "
+                        "and the key distribution, in about a minute",
+             .values = {{"depths", "1,2,4,8,16"},
+                        {"tests", "set"},
+                        {"nodes", "2"},
+                        {"variants", "direct,coalesced+nodelay,per-reply"},
+                        {"repeat", "3"},
+                        {"point_budget_s", "0.5"},
+                        {"keyspace", "10000"},
+                        {"distribution_keys", "20000"}},
+             .headline_findings = {"collapse_p2.set", "vs_direct_p1.set", "moved.modula",
+                                   "moved.ketama", "moved.jump", "moved.hash"},
+             .settling_params = {"repeat", "point_budget_s", "requests"}}};
+  }
+
   std::vector<ParamSpec> params() const override {
     std::vector<ParamSpec> specs{
         {.name = "preset",
@@ -137,6 +156,7 @@ class ShardingExperiment : public Experiment {
                              "demonstration",
                      .label = "Slots to move"});
     for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
+    specs.push_back(plan_param(plans()));
     return specs;
   }
 
