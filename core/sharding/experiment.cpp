@@ -2,6 +2,8 @@
 // pipeline sweep, the cluster demonstrations (one file each, sharing sharding/sharding_run.h).
 #include "sharding/experiment.h"
 
+#include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -170,9 +172,18 @@ class ShardingExperiment : public Experiment {
 
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();  // validated against the specs before the run started
-    const SweepPlan plan = make_plan(p);
+    SweepPlan plan = make_plan(p);
+    const auto start = std::chrono::steady_clock::now();
     distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
     ctx.check_stop();
+    // The distribution's share of the run: its seconds against the sweep's, every point of which
+    // ends by its time budget; so the time left holds from the sweep's first point on.
+    const double distribution_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double sweep_s = p.get_double("point_budget_s") * p.get_int("repeat") *
+                           double(plan.tests.size() * plan.depths.size() * plan.variants.size());
+    if (distribution_s + sweep_s > 0)
+      plan.progress_from = std::clamp(distribution_s / (distribution_s + sweep_s), 0.02, 0.9);
     if (p.get_bool("sweep")) run_sweep(ctx, p, plan, needs(p));
     demonstrations(ctx, p);
     ctx.progress(1.0, "done");

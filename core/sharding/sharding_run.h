@@ -65,6 +65,8 @@ struct SweepPlan {
   std::vector<BenchTest> tests;
   std::vector<Variant> variants;
   std::vector<std::int64_t> depths;  // ascending, each once
+  // The share of the run done when the sweep starts (the key distribution before it).
+  double progress_from = 0.05;
 };
 
 SweepPlan make_plan(const Params& p);

@@ -443,6 +443,7 @@ struct Sweep {
   std::string direct_host;
   int repeat = 1;
   std::size_t total = 0, done = 0;
+  double from = 0.05;  // the progress when the first point starts
   SweepRates rps;
   SweepSeconds shortest;
   std::map<std::string, std::int64_t> redis_benchmark_requests;  // its -n per rate_key
@@ -485,7 +486,7 @@ struct Sweep {
 
   BenchResult once(BenchTest t, std::int64_t d, const Variant& v) {
     ctx.check_stop();
-    ctx.progress(0.05 + 0.95 * static_cast<double>(done) / static_cast<double>(total),
+    ctx.progress(from + (1 - from) * static_cast<double>(done) / static_cast<double>(total),
                  bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series);
     BenchOptions o = base;
     o.host = v.kind == VariantKind::Direct ? direct_host : "127.0.0.1";
@@ -539,14 +540,14 @@ struct Sweep {
 }  // namespace
 
 void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const TargetNeeds& need) {
-  ctx.progress(0.02, "starting Redis nodes");
+  ctx.progress(plan.progress_from * 0.6, "starting Redis nodes");
   RedisTarget target = ctx.targets().redis(need.redis_nodes, ctx.stop_token());
   for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
   const std::string key_prefix = target.prefix + "bench:key:";
   KeyCleanup cleanup(target, key_prefix, p.get_int("keyspace"), ctx.stop_token());
   std::optional<RedisClusterTarget> cluster;
   if (need.redis_cluster) {
-    ctx.progress(0.03, "starting the Redis Cluster");
+    ctx.progress(plan.progress_from * 0.8, "starting the Redis Cluster");
     cluster = ctx.targets().redis_cluster(ctx.stop_token());
     for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
   }
@@ -558,6 +559,7 @@ void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const Ta
               static_cast<int>(p.get_int("repeat")));
   sweep.total = plan.tests.size() * plan.depths.size() * servers.variants.size() *
                 static_cast<std::size_t>(sweep.repeat);
+  sweep.from = plan.progress_from;
   try {
     for (BenchTest t : plan.tests)
       for (std::int64_t d : plan.depths) sweep.measure(t, d);
