@@ -98,6 +98,9 @@ RunCommand::RunCommand(CLI::App& cmd) {
             return "unknown experiment '" + id + "' (" + join(experiment_ids(), ", ") + ")";
           },
           "ID"));
+  cmd.add_option("--plan", plan_,
+                 "a plan of parameter values, e.g. lecture (see perflab-cli list); each --param "
+                 "overrides it");
   cmd.add_option("-p,--param", params_, "a parameter, NAME=VALUE (repeat; see perflab-cli list)")
       ->allow_extra_args(false)
       ->default_str("")
@@ -174,6 +177,7 @@ int RunCommand::run(const CLI::App&) {
 // measured. kExitOk when `run` holds a run to report.
 int RunCommand::measure(Experiment& exp, Run& run) {
   std::map<std::string, std::string> params;
+  if (!plan_.empty()) params["plan"] = plan_;
   for (const auto& kv : params_) {
     const auto eq = kv.find('=');
     params[kv.substr(0, eq)] = kv.substr(eq + 1);

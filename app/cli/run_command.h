@@ -1,7 +1,7 @@
 #pragma once
-// `perflab-cli run EXPERIMENT [--param NAME=VALUE]... [targets] [--out F] [-q]`: checks the
-// targets, runs an experiment of the registry with progress on stderr, prints its report and
-// writes its run file. Ctrl-C stops the run, which keeps what was measured.
+// `perflab-cli run EXPERIMENT [--plan NAME] [--param NAME=VALUE]... [targets] [--out F] [-q]`:
+// checks the targets, runs an experiment of the registry with progress on stderr, prints its report
+// and writes its run file. Ctrl-C stops the run, which keeps what was measured.
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +28,7 @@ class RunCommand {
   int save_or_fall_back(const Run& run);
 
   std::string experiment_;
+  std::string plan_;
   std::vector<std::string> params_;
   std::optional<std::string> pg_;
   std::string redis_, redis_cluster_;

@@ -245,6 +245,33 @@ TEST_F(Cli, ChartCommandLine) {
   EXPECT_NE(r.out.find("--png"), std::string::npos);
 }
 
+// `--plan lecture` applies the experiment's lecture plan, recorded in the run file; each --param
+// overrides a value of the plan; list shows the plans; an unknown plan is a usage error.
+TEST_F(Cli, PlanAppliesAndParamsOverrideIt) {
+  const auto out = dir_ / "lecture.json";
+  auto r = cli({"run", "iolist", "--plan", "lecture", "-p", "benchmarks=build", "-p",
+                "build_sizes=1,100", "-p", "build_sample_ms=1", "--out", out.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const perflab::Run run = load_run(out);
+  EXPECT_EQ(run.params.at("plan"), "lecture");
+  EXPECT_EQ(run.params.at("builders"), "interpolate,iolist");  // the plan's
+  EXPECT_EQ(run.params.at("repetitions"), "30");               // the plan's
+  EXPECT_EQ(run.params.at("build_sizes"), "1,100");            // given: over the plan's
+  EXPECT_EQ(run.params.at("benchmarks"), "build");
+  EXPECT_EQ(run.find_series("build_time", "prepared"), nullptr);
+  EXPECT_NE(run.find_point("build_time", "iolist", "100"), nullptr);
+
+  r = cli({"list"});
+  EXPECT_NE(r.out.find("  --plan lecture: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--param plan=default  (one of: default | lecture)"), std::string::npos)
+      << r.out;
+
+  r = cli({"run", "iolist", "--plan", "seminar", "--out", (dir_ / "no.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'plan'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "no.json"));
+}
+
 // One parser (CLI11) for every command: --opt value and --opt=value alike, a missing value is a
 // usage error (exit 2, one line), --help for every command, --version.
 TEST_F(Cli, EveryCommandParsesTheSameWay) {
