@@ -1,6 +1,7 @@
 #include "targets_page.h"
 
 #include <future>
+#include <utility>
 
 #include <QButtonGroup>
 #include <QComboBox>
@@ -14,6 +15,7 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
+
 #include <QtConcurrent>
 
 #include "targets/postgres.h"
@@ -301,6 +303,13 @@ void TargetsPage::connectUi() {
           [this] { onTestAnswered(true); });
   connect(&redis_watch_, &QFutureWatcher<ConnectionResult>::finished, this,
           [this] { onTestAnswered(false); });
+  connect(&start_watch_, &QFutureWatcher<ConnectionResult>::finished, this, [this] {
+    const ConnectionResult r = start_watch_.result();
+    if (!r.ok) managed_status_->setText("✘ " + r.text);
+    emit managedStarted(r.ok, r.text);
+    if (auto next = std::exchange(pending_start_, std::nullopt)) return startManaged(*next);
+    if (r.ok) refreshManagedState();
+  });
   connect(&state_watch_, &QFutureWatcher<ManagedState>::finished, this,
           [this] { managed_status_->setText(describe_managed_state(state_watch_.result())); });
   connect(state_timer_, &QTimer::timeout, this, &TargetsPage::refreshManagedState);
@@ -325,6 +334,7 @@ void TargetsPage::waitForBackground() {
   pg_watch_.waitForFinished();
   redis_watch_.waitForFinished();
   state_watch_.waitForFinished();
+  start_watch_.waitForFinished();
 }
 
 TargetsForm TargetsPage::form() const {
@@ -464,6 +474,23 @@ void TargetsPage::refreshManagedState() {
   if (state_watch_.isRunning()) return;
   auto targets = targets_();
   state_watch_.setFuture(QtConcurrent::run([targets] { return query_managed_state(*targets); }));
+}
+
+void TargetsPage::startManaged(const TargetNeeds& needs) {
+  if (start_watch_.isRunning()) {  // one start at a time: this one when it ends
+    pending_start_ = needs;
+    return;
+  }
+  auto targets = targets_();
+  managed_status_->setText("Starting the managed servers the plan needs…");
+  start_watch_.setFuture(QtConcurrent::run([targets, needs] {
+    try {
+      targets->start_managed(needs);
+      return ConnectionResult{true, QString("managed servers ready")};
+    } catch (const std::exception& e) {
+      return ConnectionResult{false, explain(e.what())};
+    }
+  }));
 }
 
 void TargetsPage::showEvent(QShowEvent* e) {

@@ -3,6 +3,7 @@
 // Redis, a "Test connection" for each that answers within 5 s, Apply/Revert.
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -70,6 +71,10 @@ class TargetsPage : public QWidget {
   void testRedis();
   QString managedStatus() const;
   void refreshManagedState();
+  // Starts in the background the managed servers a run will need (a plan was chosen), so that
+  // pressing Run measures at once; the managed state shows them when they are ready and
+  // managedStarted() tells how it went.
+  void startManaged(const TargetNeeds& needs);
   // Waits for background tasks (window shutdown).
   void waitForBackground();
 
@@ -77,6 +82,7 @@ class TargetsPage : public QWidget {
   void applyRequested();
   void revertRequested();
   void tested(const QString& kind, bool ok, const QString& text);
+  void managedStarted(bool ok, const QString& text);
 
  protected:
   void showEvent(QShowEvent* e) override;
@@ -106,6 +112,8 @@ class TargetsPage : public QWidget {
   QTimer* state_timer_;
   QFutureWatcher<ConnectionResult> pg_watch_, redis_watch_;
   QFutureWatcher<ManagedState> state_watch_;
+  QFutureWatcher<ConnectionResult> start_watch_;
+  std::optional<TargetNeeds> pending_start_;
   int pg_generation_ = 0, redis_generation_ = 0;
 };
 

@@ -130,6 +130,12 @@ void Targets::preflight(const TargetNeeds& needs, std::stop_token stop) {
   if (needs.redis_cluster && !cfg_.redis_cluster.empty()) redis_cluster(stop);
 }
 
+void Targets::start_managed(const TargetNeeds& needs, std::stop_token stop) {
+  if (needs.postgres && !cfg_.pg_conninfo) postgres(stop);
+  if (needs.redis_nodes > 0 && cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
+  if (needs.redis_cluster && cfg_.redis_cluster.empty()) redis_cluster(stop);
+}
+
 ManagedRedisCluster* Targets::managed_cluster() {
   std::lock_guard lock(mu_);
   return cluster_.get();

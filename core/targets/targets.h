@@ -92,6 +92,9 @@ class Targets {
   // connect timeout; managed servers pass (they are Perflab's, started when first used).
   // Throws TargetError with one line naming the target and what to change.
   void preflight(const TargetNeeds& needs, std::stop_token stop = {});
+  // Starts now the managed servers `needs` names that are not running yet (configured ones are
+  // left alone), so that a run started next measures at once. Throws TargetError.
+  void start_managed(const TargetNeeds& needs, std::stop_token stop = {});
   // Managed servers (nullptr / empty when external or not started yet).
   ManagedPostgres* managed_postgres();
   std::vector<ManagedRedis*> managed_redis();
