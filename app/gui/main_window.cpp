@@ -53,7 +53,7 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
   perflab_init_gui_resources();
   setWindowIcon(QIcon(":/icons/perflab.svg"));
   for (const auto& e : all_experiments())
-    experiments_.push_back({e->id(), e->title(), e->purpose(), e->params()});
+    experiments_.push_back({e->id(), e->title(), e->purpose(), e->params(), e->plans()});
   controller_ = new RunController(this);
   connect(controller_, &RunController::progressed, this, &MainWindow::onProgress);
   connect(controller_, &RunController::updated, this, &MainWindow::onUpdated);
@@ -118,6 +118,15 @@ void MainWindow::connectUi() {
   connect(run_page_->experimentList(), &QListWidget::currentRowChanged, this,
           &MainWindow::onExperimentChanged);
   connect(form_, &ParamForm::changed, this, &MainWindow::saveParams);
+  // A plan chosen: its servers start now, so that Run measures at once.
+  connect(form_, &ParamForm::planChosen, this, [this](const QString& plan) {
+    auto exp = make_experiment(currentExperiment().toStdString());
+    if (!exp || plan.toStdString() == kDefaultPlan || running()) return;
+    try {
+      targets_page_->startManaged(exp->needs(resolve_params(*exp, form_->values())));
+    } catch (const std::exception&) {  // an invalid field: the run will say which
+    }
+  });
   connect(run_page_->runButton(), &QPushButton::clicked, this, [this] {
     QString error;
     if (!startRun(&error)) run_page_->setBanner(error, "#b00020");
@@ -254,7 +263,7 @@ void MainWindow::onExperimentChanged() {
   if (row < 0 || row >= int(experiments_.size())) return;
   const auto& e = experiments_[row];
   QSignalBlocker block(form_);
-  form_->setSpecs(e.specs);
+  form_->setSpecs(e.specs, e.plans);
   std::map<std::string, std::string> saved;
   settings_->beginGroup("params/" + q(e.id));
   for (const auto& key : settings_->childKeys())

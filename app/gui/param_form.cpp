@@ -1,3 +1,4 @@
+// The parameter form (param_form.h): an editor per spec, the plan choice, defaults restored.
 #include "param_form.h"
 
 #include <climits>
@@ -53,7 +54,20 @@ ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
   auto* restore = new QPushButton("Restore defaults");
   restore->setObjectName("restoreDefaults");
   connect(restore, &QPushButton::clicked, this, &ParamForm::restoreDefaults);
-  v->addWidget(restore, 0, Qt::AlignLeft);
+  plan_label_ = new QLabel("Plan:");
+  plan_ = new QComboBox;
+  plan_label_->setBuddy(plan_);
+  connect(plan_, &QComboBox::activated, this,
+          [this](int i) { applyPlan(plan_->itemText(i).toStdString()); });
+  auto* bottom = new QHBoxLayout;
+  bottom->addWidget(restore);
+  bottom->addSpacing(12);
+  bottom->addWidget(plan_label_);
+  bottom->addWidget(plan_);
+  bottom->addStretch();
+  v->addLayout(bottom);
+  plan_label_->hide();
+  plan_->hide();
   v->addStretch();
 }
 
@@ -159,11 +173,27 @@ void ParamForm::addRow(const ParamSpec& spec, QWidget* editor) {
   layout_->addRow(label, cell);
 }
 
-void ParamForm::setSpecs(const std::vector<ParamSpec>& specs) {
+void ParamForm::setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> plans) {
   while (layout_->rowCount() > 0) layout_->removeRow(0);
   fields_.clear();
   specs_ = specs;
+  plans_ = std::move(plans);
+  plan_label_->hide();
+  plan_->hide();
   for (const auto& spec : specs_) {
+    if (spec.name == "plan" && spec.type == ParamType::OneOf) {  // beside "Restore defaults"
+      QSignalBlocker block(plan_);
+      plan_->clear();
+      for (const auto& c : spec.choices) plan_->addItem(q(c));
+      plan_->setObjectName("param_plan");
+      plan_->setToolTip(q("<b>plan</b>: " + spec.help));
+      plan_label_->show();
+      plan_->show();
+      Field f{spec, plan_};
+      set_text(f, spec.default_value);
+      fields_.push_back(f);
+      continue;
+    }
     Field f{spec, makeEditor(spec)};
     addRow(spec, f.widget);
     set_text(f, spec.default_value);
@@ -249,6 +279,21 @@ void ParamForm::setValues(const std::map<std::string, std::string>& values) {
 void ParamForm::restoreDefaults() {
   for (auto& f : fields_) set_text(f, f.spec.default_value);
   emit changed();
+}
+
+void ParamForm::applyPlan(const std::string& name) {
+  const Plan* plan = find_plan(plans_, name);
+  for (auto& f : fields_) {
+    std::string text = f.spec.default_value;
+    if (f.widget == plan_) {
+      text = plan ? plan->name : std::string(kDefaultPlan);
+    } else if (plan) {
+      if (auto it = plan->values.find(f.spec.name); it != plan->values.end()) text = it->second;
+    }
+    set_text(f, text);
+  }
+  emit changed();
+  emit planChosen(plan_->currentText());
 }
 
 QString ParamForm::validationError() const {

@@ -1,7 +1,8 @@
 #pragma once
 // A parameter form generated from an experiment's ParamSpecs: a widget per type (a combo box
 // for one-of, a check box per choice for subset-of), ranges enforced as the person types (spin
-// boxes, or live validation against the spec), help beside each field, and "Restore defaults".
+// boxes, or live validation against the spec), help beside each field, and "Restore defaults"
+// with the experiment's plans beside it (the parameter `plan`: choosing one fills the form).
 #include <map>
 #include <string>
 #include <vector>
@@ -9,8 +10,11 @@
 #include <QWidget>
 
 #include "common/params.h"
+#include "runner/plan.h"
 
+class QComboBox;
 class QFormLayout;
+class QLabel;
 
 namespace perflab::gui {
 
@@ -19,13 +23,18 @@ class ParamForm : public QWidget {
  public:
   explicit ParamForm(QWidget* parent = nullptr);
 
-  void setSpecs(const std::vector<ParamSpec>& specs);
+  // The spec `plan`, when there is one, is the plan choice beside "Restore defaults"; `plans`
+  // are the values it fills in.
+  void setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> plans = {});
   const std::vector<ParamSpec>& specs() const { return specs_; }
   // Textual values of every field (as the experiment's Params expects them).
   std::map<std::string, std::string> values() const;
   // Sets the fields that exist; values that fail their spec are ignored (the default stays).
   void setValues(const std::map<std::string, std::string>& values);
   void restoreDefaults();
+  // Every field at its default, then the plan's values, and the plan choice on it ("default":
+  // restoreDefaults()). Emits planChosen.
+  void applyPlan(const std::string& name);
   // The first invalid field's message ("parameter 'writers': …"), empty when all are valid.
   QString validationError() const;
   // The field widget of a parameter (objectName "param_<name>"), for tests.
@@ -33,6 +42,8 @@ class ParamForm : public QWidget {
 
  signals:
   void changed();
+  // A plan was chosen (by the person or applyPlan) and the form filled with it.
+  void planChosen(const QString& name);
 
  private:
   struct Field {
@@ -46,6 +57,9 @@ class ParamForm : public QWidget {
   void check(Field& f);
 
   std::vector<ParamSpec> specs_;
+  std::vector<Plan> plans_;
+  QLabel* plan_label_;
+  QComboBox* plan_;  // objectName "param_plan": the field of the spec `plan`
   std::vector<Field> fields_;
   QFormLayout* layout_;
 };

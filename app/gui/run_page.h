@@ -12,6 +12,7 @@
 
 #include "common/params.h"
 #include "common/run.h"
+#include "runner/plan.h"
 
 class QLabel;
 class QListWidget;
@@ -27,6 +28,7 @@ class ParamForm;
 struct ExperimentInfo {
   std::string id, title, purpose;
   std::vector<ParamSpec> specs;
+  std::vector<Plan> plans;
 };
 
 class RunPage : public QSplitter {

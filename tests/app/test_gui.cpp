@@ -480,6 +480,64 @@ class GuiTest : public QObject {
     QVERIFY(qobject_cast<QComboBox*>(w_->paramForm()->field("preset")));
   }
 
+  // The plan choice sits beside "Restore defaults"; choosing the lecture plan fills the form with
+  // the plan's values and starts the managed servers it needs (Targets shows them running);
+  // Restore defaults goes back to the default plan.
+  void lecturePlanFillsTheFormAndStartsItsServers() {
+    QVERIFY(w_->selectExperiment("sharding"));
+    ParamForm* form = w_->paramForm();
+    auto* plan = qobject_cast<QComboBox*>(form->field("plan"));
+    QVERIFY(plan);
+    QVERIFY(plan->isVisible());
+    auto* restore = form->findChild<QPushButton*>("restoreDefaults");
+    QVERIFY(restore);
+    const QRect r(restore->mapTo(form, QPoint(0, 0)), restore->size());
+    const QRect p(plan->mapTo(form, QPoint(0, 0)), plan->size());
+    QVERIFY2(r.top() <= p.center().y() && p.center().y() <= r.bottom(), "not beside the button");
+    QVERIFY(p.left() > r.right());
+    QCOMPARE(form->values()["plan"], std::string("default"));
+
+    QSignalSpy chosen(form, &ParamForm::planChosen);
+    QSignalSpy started(w_->targetsPage(), &TargetsPage::managedStarted);
+    plan->setFocus();
+    QTest::keyClick(plan, Qt::Key_Down);  // "default" -> "lecture", as a person picks it
+    QCOMPARE(chosen.size(), 1);
+    QCOMPARE(chosen.front().front().toString(), QString("lecture"));
+    auto exp = make_experiment("sharding");
+    const std::vector<Plan> plans = exp->plans();
+    const Plan* lecture = find_plan(plans, "lecture");
+    QVERIFY(lecture);
+    // A value as the form holds it (canonical), for the plan's text or the default.
+    auto canonical = [&](const std::string& name, const std::string* text) {
+      for (const auto& s : form->specs())
+        if (s.name == name) return validate_param(s, text ? *text : s.default_value);
+      return std::string("no such parameter");
+    };
+    const auto values = form->values();
+    QCOMPARE(values.at("plan"), std::string("lecture"));
+    for (const auto& [name, value] : lecture->values)
+      QCOMPARE(values.at(name), canonical(name, &value));
+    auto* variants = form->field("variants");
+    QVERIFY(variants->findChild<QCheckBox*>("choice_per-reply")->isChecked());
+    QVERIFY(!variants->findChild<QCheckBox*>("choice_twemproxy")->isChecked());
+    QCOMPARE(qobject_cast<QLineEdit*>(form->field("depths"))->text(), QString("1,2,4,8,16"));
+
+    // Its two Redis nodes start now, before Run is pressed.
+    QVERIFY(started.wait(120000));
+    QVERIFY2(started.front().at(0).toBool(), qPrintable(started.front().at(1).toString()));
+    const auto redis = w_->targets()->managed_redis();
+    QVERIFY(redis.size() >= 2);
+    w_->targetsPage()->refreshManagedState();
+    for (auto* node : redis)
+      QTRY_VERIFY_WITH_TIMEOUT(w_->targetsPage()->managedStatus().contains(
+                                   QString("running on 127.0.0.1:%1").arg(node->port())),
+                               10000);
+
+    QTest::mouseClick(restore, Qt::LeftButton);
+    QCOMPARE(form->values()["plan"], std::string("default"));
+    QCOMPARE(form->values()["variants"], canonical("variants", nullptr));
+  }
+
   void runSmallIolistThroughTheWindow() {
     QVERIFY(w_->selectExperiment("iolist"));
     QSignalSpy started(w_.get(), &MainWindow::runStarted);
