@@ -15,6 +15,7 @@
 #include "models/points_model.h"
 #include "models/run_history.h"
 #include "models/value_text.h"
+#include "registry.h"
 #include "sample_runs.h"
 
 using namespace perflab;
@@ -302,6 +303,22 @@ class ModelsTest : public QObject {
     m.setEntries(h.list());
     QCOMPARE(m.rowCount(), 3);
     QCOMPARE(m.entry(m.rowOfPath(renamed))->name, QString("baseline"));
+  }
+
+  // The history names what a run changed: from the defaults, or from its plan's values.
+  void runHistoryNamesThePlanAndWhatChangedFromIt() {
+    Run run = test::sample_run();
+    run.params = {{"writers", "1,10"}};
+    QCOMPARE(RunHistory::summarize(run, "a.json").params, QString("writers=1,10"));
+    const auto exp = make_experiment("iolist");
+    const std::vector<Plan> plans = exp->plans();
+    const Plan* lecture = find_plan(plans, "lecture");
+    QVERIFY(lecture);
+    run.params =
+        Params::resolve(exp->params(),
+                        with_plan(exp->plans(), {{"plan", "lecture"}, {"repetitions", "5"}}))
+            .values();
+    QCOMPARE(RunHistory::summarize(run, "a.json").params, QString("plan=lecture; repetitions=5"));
   }
 
   void comparisonModelShowsRatiosAndVerdicts() {

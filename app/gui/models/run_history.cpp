@@ -34,17 +34,25 @@ QString targets_text(const Run& run) {
 }
 
 // The parameters a run changed from its experiment's defaults ("writers=1,10; repetitions=5"),
-// or "defaults".
+// or "defaults"; a run on a plan: the plan and what it changed from the plan's values
+// ("plan=lecture; repetitions=5").
 QString key_params(const Run& run) {
   const auto exp = make_experiment(run.experiment);
+  const std::vector<Plan> plans = exp ? exp->plans() : std::vector<Plan>{};
+  const auto plan_name = run.params.find("plan");
+  const Plan* plan = plan_name == run.params.end() ? nullptr : find_plan(plans, plan_name->second);
   QStringList out;
   for (const auto& [k, v] : run.params) {
     bool is_default = false;
     if (exp)
       for (const auto& spec : exp->params())
         if (spec.name == k) {
+          std::string base = spec.default_value;
+          if (plan)
+            if (auto planned = plan->values.find(k); planned != plan->values.end())
+              base = planned->second;
           try {
-            is_default = validate_param(spec, spec.default_value) == v;
+            is_default = validate_param(spec, base) == v;
           } catch (const std::exception&) {
           }
         }
