@@ -45,14 +45,19 @@ void run_build(IoListRun& r) {
       const std::int64_t one = std::max<std::int64_t>(1, wall_ns() - t0);
       const std::int64_t per_sample = std::clamp<std::int64_t>(sample_ns / one, 1, 10'000'000);
       Samples s;
+      const std::string label = std::to_string(n);
       for (int rep = 0; rep < r.settings.reps; ++rep) {
         ctx.check_stop();
         Stopwatch sw;
         for (std::int64_t k = 0; k < per_sample; ++k) sink += build().size();
         s.wall.push_back(double(sw.wall_elapsed_ns()) / double(per_sample));
         s.cpu.push_back(double(sw.cpu_elapsed_ns()) / double(per_sample));
+        // A step per sample: a sample takes about as long as an append round, so the progress
+        // follows the time.
+        if (rep + 1 < r.settings.reps)
+          r.step("building " + label + "-event statements with " + to_string(b) + ": sample " +
+                 std::to_string(rep + 1) + "/" + std::to_string(r.settings.reps));
       }
-      const std::string label = std::to_string(n);
       Point t = make_point(label, s);
       t.x = double(n);
       t.extra["statements_per_sample"] = double(per_sample);

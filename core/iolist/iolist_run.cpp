@@ -120,7 +120,7 @@ IoListRun::IoListRun(RunContext& context)
     }
   uuid_state_ = s.seed ^ 0x9e3779b97f4a7c15ULL;
   const auto per_point = static_cast<std::size_t>(s.reps + s.warmup);
-  if (s.has("build")) total_steps_ += s.build_sizes.size() * 2;
+  if (s.has("build")) total_steps_ += s.build_sizes.size() * 2 * static_cast<std::size_t>(s.reps);
   if (s.has("append"))
     for (const auto& rtt : s.rtts)
       total_steps_ += (rtt_ns(rtt) > 0 ? s.rtt_writers.size() : s.writers.size()) * per_point;
