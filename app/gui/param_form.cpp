@@ -59,13 +59,13 @@ ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
   plan_label_->setBuddy(plan_);
   connect(plan_, &QComboBox::activated, this,
           [this](int i) { applyPlan(plan_->itemText(i).toStdString()); });
-  auto* bottom = new QHBoxLayout;
-  bottom->addWidget(restore);
-  bottom->addSpacing(12);
-  bottom->addWidget(plan_label_);
-  bottom->addWidget(plan_);
-  bottom->addStretch();
-  v->addLayout(bottom);
+  v->addWidget(restore, 0, Qt::AlignLeft);
+  // The plan right under the button, so that the row fits a narrow form.
+  auto* plan_row = new QHBoxLayout;
+  plan_row->addWidget(plan_label_);
+  plan_row->addWidget(plan_);
+  plan_row->addStretch();
+  v->addLayout(plan_row);
   plan_label_->hide();
   plan_->hide();
   v->addStretch();
@@ -181,7 +181,7 @@ void ParamForm::setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> 
   plan_label_->hide();
   plan_->hide();
   for (const auto& spec : specs_) {
-    if (spec.name == "plan" && spec.type == ParamType::OneOf) {  // beside "Restore defaults"
+    if (spec.name == "plan" && spec.type == ParamType::OneOf) {  // under "Restore defaults"
       QSignalBlocker block(plan_);
       plan_->clear();
       for (const auto& c : spec.choices) plan_->addItem(q(c));

@@ -2,7 +2,7 @@
 // A parameter form generated from an experiment's ParamSpecs: a widget per type (a combo box
 // for one-of, a check box per choice for subset-of), ranges enforced as the person types (spin
 // boxes, or live validation against the spec), help beside each field, and "Restore defaults"
-// with the experiment's plans beside it (the parameter `plan`: choosing one fills the form).
+// with the experiment's plans right under it (the parameter `plan`: choosing one fills the form).
 #include <map>
 #include <string>
 #include <vector>
@@ -23,7 +23,7 @@ class ParamForm : public QWidget {
  public:
   explicit ParamForm(QWidget* parent = nullptr);
 
-  // The spec `plan`, when there is one, is the plan choice beside "Restore defaults"; `plans`
+  // The spec `plan`, when there is one, is the plan choice under "Restore defaults"; `plans`
   // are the values it fills in.
   void setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> plans = {});
   const std::vector<ParamSpec>& specs() const { return specs_; }
