@@ -150,13 +150,26 @@ std::string redis_glob_escape(std::string_view s) {
   return out;
 }
 
-void redis_claim_prefix(RedisClient& c, const std::string& prefix, std::string_view slot_tag) {
-  const std::string where = "Redis at " + c.endpoint().address() + ": ";
-  const std::string mark_stem = prefix + std::string(kPrefixMarkKey);
-  std::string mark = mark_stem;
+namespace {
+
+std::string redis_where(RedisClient& c) {
+  return "Redis at " + c.endpoint().address() + ": ";
+}
+
+std::string prefix_mark(const std::string& prefix, std::string_view slot_tag) {
+  std::string mark = prefix + std::string(kPrefixMarkKey);
   if (!slot_tag.empty()) mark.append("{").append(slot_tag).append("}");
+  return mark;
+}
+
+// Whether the prefix's mark must still be set on this node: false when it is there already,
+// true when no key lives under the prefix. Writes nothing; throws when a user's key lives there.
+bool prefix_needs_mark(RedisClient& c, const std::string& prefix, std::string_view slot_tag) {
+  const std::string where = redis_where(c);
+  const std::string mark_stem = prefix + std::string(kPrefixMarkKey);
+  const std::string mark = prefix_mark(prefix, slot_tag);
   RedisReply has = c.command({"EXISTS", mark});
-  if (has.type == RedisReply::Type::Integer && has.integer == 1) return;
+  if (has.type == RedisReply::Type::Integer && has.integer == 1) return false;
   if (has.type == RedisReply::Type::Error)
     throw TargetError(TargetField::RedisServer, where + "EXISTS failed: " + has.str);
   // Not claimed yet: the prefix must hold no key at all.
@@ -177,11 +190,45 @@ void redis_claim_prefix(RedisClient& c, const std::string& prefix, std::string_v
                               "keys it does not own; choose a prefix no key uses yet "
                               "(--prefix PREFIX)");
   } while (cursor != "0");
-  RedisReply set = c.command(
-      {"SET", mark, "Perflab's key prefix: Perflab writes and deletes the keys under it", "NX"});
+  return true;
+}
+
+// Sets the mark; false when this call did not create it (it appeared meanwhile: Perflab's).
+bool set_prefix_mark(RedisClient& c, const std::string& prefix, std::string_view slot_tag) {
+  RedisReply set =
+      c.command({"SET", prefix_mark(prefix, slot_tag),
+                 "Perflab's key prefix: Perflab writes and deletes the keys under it", "NX"});
   if (set.type == RedisReply::Type::Error)
-    throw TargetError(TargetField::RedisPrefix, where + "Perflab may not write under the prefix '" +
-                                                    prefix + "': " + set.str);
+    throw TargetError(
+        TargetField::RedisPrefix,
+        redis_where(c) + "Perflab may not write under the prefix '" + prefix + "': " + set.str);
+  return set.type == RedisReply::Type::Status;
+}
+
+}  // namespace
+
+void redis_claim_prefix(RedisClient& c, const std::string& prefix, std::string_view slot_tag) {
+  const PrefixNode node{&c, std::string(slot_tag)};
+  redis_claim_prefix(std::span(&node, 1), prefix);
+}
+
+void redis_claim_prefix(std::span<const PrefixNode> nodes, const std::string& prefix) {
+  std::vector<const PrefixNode*> unmarked;
+  for (const auto& n : nodes)
+    if (prefix_needs_mark(*n.client, prefix, n.slot_tag)) unmarked.push_back(&n);
+  std::vector<const PrefixNode*> marked;
+  try {
+    for (const PrefixNode* n : unmarked)
+      if (set_prefix_mark(*n->client, prefix, n->slot_tag)) marked.push_back(n);
+  } catch (...) {
+    for (const PrefixNode* n : marked) {
+      try {
+        n->client->command({"DEL", prefix_mark(prefix, n->slot_tag)});
+      } catch (const RedisError&) {  // the node is gone: the refusal below says what failed
+      }
+    }
+    throw;
+  }
 }
 
 }  // namespace perflab

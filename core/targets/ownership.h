@@ -4,6 +4,7 @@
 // the mark, or a prefix under which keys live without it, holds someone else's data: Perflab
 // refuses it, with one line, before it writes anything, and never drops, truncates or deletes
 // what it does not own.
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -57,5 +58,17 @@ std::string redis_glob_escape(std::string_view s);
 // the mark <prefix>__perflab_owner__{tag} then lives on that master, and every master carries
 // one (marks of other masters count as Perflab's).
 void redis_claim_prefix(RedisClient& c, const std::string& prefix, std::string_view slot_tag = {});
+
+// One node of a claim over several: its client and, on a cluster master, its slot tag.
+struct PrefixNode {
+  RedisClient* client;
+  std::string slot_tag;
+};
+
+// Claims the prefix on every node, or on none: every node is checked first (as
+// redis_claim_prefix, nothing written), and only then are the missing marks set. When a node
+// refuses the write, the marks this call set on the others are deleted again before the throw,
+// so a refused claim leaves every server as it found it.
+void redis_claim_prefix(std::span<const PrefixNode> nodes, const std::string& prefix);
 
 }  // namespace perflab

@@ -71,18 +71,24 @@ RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
                             std::to_string(cfg_.redis_nodes.size()) +
                             " were configured; add more host:port entries or leave Redis "
                             "unset to use managed servers");
-    for (const auto& ep : cfg_.redis_nodes) {
-      if (recorded(used_, "redis", ep.address())) continue;
-      std::string version;
-      try {
-        RedisClient c(ep, cfg_.redis_timeout, stop);
-        version = c.server_version();
-        redis_claim_prefix(c, cfg_.redis_prefix);
-      } catch (const RedisError& e) {
-        throw TargetError(TargetField::RedisServer, e.what());
+    // Every node is checked before the prefix is claimed on any: a refusal at the last node
+    // leaves the first ones as they were.
+    std::vector<RedisClient> clients;
+    std::vector<TargetInfo> checked;
+    try {
+      for (const auto& ep : cfg_.redis_nodes) {
+        if (recorded(used_, "redis", ep.address()) || recorded(checked, "redis", ep.address()))
+          continue;
+        clients.emplace_back(ep, cfg_.redis_timeout, stop);
+        checked.push_back({"redis", ep.address(), false, clients.back().server_version()});
       }
-      used_.push_back({"redis", ep.address(), false, version});
+      std::vector<PrefixNode> nodes;
+      for (auto& c : clients) nodes.push_back({&c, {}});
+      redis_claim_prefix(nodes, cfg_.redis_prefix);
+    } catch (const RedisError& e) {
+      throw TargetError(TargetField::RedisServer, e.what());
     }
+    used_.insert(used_.end(), checked.begin(), checked.end());
     return {cfg_.redis_nodes, cfg_.redis_prefix, false, cfg_.redis_timeout};
   }
   while (redis_.size() < count) {
@@ -98,21 +104,30 @@ RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
 RedisClusterTarget Targets::redis_cluster(std::stop_token stop) {
   std::lock_guard lock(mu_);
   if (!cfg_.redis_cluster.empty()) {
+    // Every master is checked before the prefix is claimed on any (as for nodes above).
+    std::vector<RedisClient> clients;
+    std::vector<PrefixNode> nodes;
+    std::vector<TargetInfo> checked;
     try {
       ClusterClient cluster(cfg_.redis_cluster, cfg_.redis_timeout, stop);
       // Every master carries Perflab's mark, in a slot of its own.
       for (const auto& range : cluster.slot_map()) {
         RedisEndpoint master = range.master;
-        if (recorded(used_, "redis-cluster", master.address())) continue;
+        if (recorded(used_, "redis-cluster", master.address()) ||
+            recorded(checked, "redis-cluster", master.address()))
+          continue;
         master.password = cfg_.redis_cluster.front().password;
-        RedisClient c(master, cfg_.redis_timeout, stop);
-        const std::string version = c.server_version();
-        redis_claim_prefix(c, cfg_.redis_prefix, cluster_tag_for_slot(range.first));
-        used_.push_back({"redis-cluster", master.address(), false, version});
+        clients.emplace_back(master, cfg_.redis_timeout, stop);
+        checked.push_back(
+            {"redis-cluster", master.address(), false, clients.back().server_version()});
+        nodes.push_back({nullptr, cluster_tag_for_slot(range.first)});
       }
+      for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i].client = &clients[i];
+      redis_claim_prefix(nodes, cfg_.redis_prefix);
     } catch (const RedisError& e) {
       throw TargetError(TargetField::RedisServer, e.what());
     }
+    used_.insert(used_.end(), checked.begin(), checked.end());
     return {cfg_.redis_cluster, cfg_.redis_prefix, false, cfg_.redis_timeout};
   }
   if (!cluster_) {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
+#include <utility>
 
 #include "servers.h"
 #include "targets/ownership.h"
@@ -38,6 +40,21 @@ std::string refusal(TargetField field, F f) {
   }
   ADD_FAILURE() << "not refused";
   return {};
+}
+
+// Every key on a Redis node with its DUMP (type, value, encoding) and PTTL, key by key.
+std::map<std::string, std::pair<std::string, long long>> node_keys(RedisClient& c) {
+  std::map<std::string, std::pair<std::string, long long>> keys;
+  std::string cursor = "0";
+  do {
+    RedisReply r = c.command({"SCAN", cursor, "COUNT", "1000"});
+    EXPECT_EQ(r.type, RedisReply::Type::Array) << r.str;
+    if (r.type != RedisReply::Type::Array) break;
+    cursor = r.elements[0].str;
+    for (const auto& k : r.elements[1].elements)
+      keys[k.str] = {c.command({"DUMP", k.str}).str, c.command({"PTTL", k.str}).integer};
+  } while (cursor != "0");
+  return keys;
 }
 
 }  // namespace
@@ -175,6 +192,51 @@ TEST(OwnedPrefix, ClaimedWhenEmptyRefusedWhenAUsersKeysLiveThere) {
   c.command({"DEL", prefix + std::string(kPrefixMarkKey), prefix + "bench:key:000000000001",
              users + "session:42", "gX" + glob.substr(2) + "user",
              glob + std::string(kPrefixMarkKey)});
+}
+
+// A user's key on the fourth node only: the run is refused there, and the three nodes checked
+// before it are left exactly as they were (no mark claimed on them), key by key.
+TEST(Preflight, ARefusalAtTheLastNodeLeavesEveryNodeAsItWas) {
+  const RedisTarget four = test::shared_targets().redis(4);
+  TargetsConfig cfg;
+  cfg.redis_nodes = four.nodes;
+  cfg.redis_prefix = test::unique_name("only4") + ":";
+  RedisClient n4 = four.connect(3);
+  ASSERT_EQ(n4.command({"SET", cfg.redis_prefix + "k", "a user's", "PX", "600000"}).str, "OK");
+  std::vector<RedisClient> nodes;
+  std::vector<std::map<std::string, std::pair<std::string, long long>>> before;
+  for (std::size_t i = 0; i < 4; ++i) {
+    nodes.push_back(four.connect(i));
+    before.push_back(node_keys(nodes.back()));
+  }
+  {
+    Targets t(cfg);
+    std::string m = refusal(TargetField::RedisPrefix, [&] { t.preflight({false, 4}); });
+    EXPECT_NE(m.find(four.nodes[3].address()), std::string::npos) << m;
+    EXPECT_TRUE(t.describe().empty());
+  }
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto after = node_keys(nodes[i]);
+    ASSERT_EQ(after.size(), before[i].size()) << "node " << i + 1;
+    for (const auto& [key, was] : before[i]) {
+      const auto now = after.find(key);
+      ASSERT_NE(now, after.end()) << key << " gone from node " << i + 1;
+      EXPECT_EQ(now->second.first, was.first) << key << " changed on node " << i + 1;
+      // A TTL counts down between the two looks; it is neither removed nor extended.
+      EXPECT_LE(now->second.second, was.second) << key;
+      EXPECT_EQ(now->second.second < 0, was.second < 0) << key;
+    }
+  }
+  n4.command({"DEL", cfg.redis_prefix + "k"});
+
+  // Checked everywhere first, then claimed everywhere: without the user's key, all four.
+  Targets ok(cfg);
+  ok.preflight({false, 4});
+  EXPECT_EQ(ok.describe().size(), 4u);
+  for (auto& c : nodes) {
+    EXPECT_EQ(c.command({"EXISTS", cfg.redis_prefix + std::string(kPrefixMarkKey)}).integer, 1);
+    c.command({"DEL", cfg.redis_prefix + std::string(kPrefixMarkKey)});
+  }
 }
 
 TEST(Preflight, ManagedTargetsPassWithoutStartingAnything) {
