@@ -14,6 +14,7 @@
 #include "cli/qt_app.h"
 #include "cli11/command_line.h"
 #include "common/run_io.h"
+#include "common/run_measured.h"
 
 namespace perflab {
 
@@ -93,7 +94,7 @@ int ChartCommand::run(const CLI::App& cmd) {
   for (const auto& f : svg_) outputs.push_back({charts::ExportFormat::Svg, f});
   for (const auto& f : pdf_) outputs.push_back({charts::ExportFormat::Pdf, f});
   try {
-    Run run = load_run(input_);
+    Run run = load_measured_run(input_);
     AppGuard app;
     // Render everything in memory first: a bad group or size writes no file at all.
     std::vector<QByteArray> data;

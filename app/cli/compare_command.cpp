@@ -7,6 +7,7 @@
 #include "cli11/command_line.h"
 #include "common/compare.h"
 #include "common/run_io.h"
+#include "common/run_measured.h"
 
 namespace perflab {
 
@@ -21,8 +22,8 @@ CompareCommand::CompareCommand(CLI::App& cmd) {
 int CompareCommand::run(const CLI::App&) {
   Run a, b;
   try {
-    a = load_run(old_);
-    b = load_run(new_);
+    a = load_measured_run(old_);
+    b = load_measured_run(new_);
   } catch (const RunFormatError& e) {
     return fail_program(cli::kExitFailed, e.what());
   }

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli11/command_line.h"
 #include "common/run_io.h"
+#include "common/run_measured.h"
 
 namespace perflab {
 
@@ -24,7 +25,7 @@ int ExportCommand::run(const CLI::App&) {
     return fail_program(cli::kExitUsage, "nothing to write: give --csv, --gbench or --json");
   Run run;
   try {
-    run = load_run(in_);
+    run = load_measured_run(in_);
   } catch (const RunFormatError& e) {
     return fail_program(cli::kExitFailed, e.what());
   }

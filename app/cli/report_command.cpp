@@ -5,6 +5,7 @@
 #include "cli/qt_app.h"
 #include "cli11/command_line.h"
 #include "common/run_io.h"
+#include "common/run_measured.h"
 #include "report/report.h"
 
 namespace perflab {
@@ -27,7 +28,7 @@ int ReportCommand::run(const CLI::App& cmd) {
         cmd, cli::kExitUsage,
         "nothing to write: give --pdf or --html (see " + cli::command_name(cmd) + " --help)");
   try {
-    const Run run = load_run(input_);
+    const Run run = load_measured_run(input_);
     AppGuard app;
     gui::write_report(run, QString::fromStdString(pdf_), QString::fromStdString(html_));
     for (const auto& f : {pdf_, html_})

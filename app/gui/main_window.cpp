@@ -451,7 +451,7 @@ bool MainWindow::openRun(const QString& path, QString* error) {
     return false;
   }
   try {
-    showRun(history_.load(path), path);
+    showRun(history_.loadToShow(path), path);
   } catch (const std::exception& e) {
     if (error) *error = QString::fromStdString(e.what());
     return false;

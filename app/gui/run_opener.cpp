@@ -31,7 +31,7 @@ bool RunOpener::open(const QString& path) {
   path_ = path;
   watch_->setFuture(QtConcurrent::run([this, path]() -> Opened {
     try {
-      return {std::make_shared<Run>(history_.load(path)), {}};
+      return {std::make_shared<Run>(history_.loadToShow(path)), {}};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what())};
     }

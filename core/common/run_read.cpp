@@ -26,19 +26,15 @@
 #include <optional>
 #include <string_view>
 
+#include "common/run_fields.h"
+
 namespace perflab {
 
 namespace {
 
 using nlohmann::json;
+using run_fields::enum_from_string;
 
-// A value's name among those of an enum, e.g. every CiMethod's to_string().
-template <class E, std::size_t N>
-std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
-  for (E e : all)
-    if (s == to_string(e)) return e;
-  return std::nullopt;
-}
 constexpr CiMethod kCiMethods[] = {CiMethod::None, CiMethod::OrderStatistic, CiMethod::Bootstrap,
                                    CiMethod::PairedBootstrap};
 constexpr FindingKind kFindingKinds[] = {FindingKind::Comparison, FindingKind::Share,
@@ -49,212 +45,10 @@ constexpr Claim::Kind kClaimKinds[] = {Claim::Kind::Value, Claim::Kind::Below, C
                                        Claim::Kind::NoChange};
 constexpr Better kBetters[] = {Better::Lower, Better::Higher};
 
-}  // namespace
-
-namespace {
-
-using V = simdjson::dom::element;
-using simdjson::dom::element_type;
-
-// A field's name ("series[2].points[0].samples[3]"), put together only when a refusal names
-// it: reading a large run builds no strings for the fields that are fine.
-class Path {
- public:
-  Path() = default;  // the document itself
-  Path(const Path& parent, std::string_view key) : parent_(&parent), key_(key) {}
-  Path(const Path& parent, std::size_t index) : parent_(&parent), index_(index), indexed_(true) {}
-
-  std::string str() const {
-    if (!parent_) return {};
-    std::string s = parent_->str();
-    if (indexed_) {
-      s += '[';
-      s += std::to_string(index_);
-      s += ']';
-    } else {
-      if (!s.empty()) s += '.';
-      s += key_;
-    }
-    return s;
-  }
-
- private:
-  const Path* parent_ = nullptr;
-  std::string_view key_;
-  std::size_t index_ = 0;
-  bool indexed_ = false;
-};
-
-// The name nlohmann::json gives a value's type, for refusals.
-const char* type_name(const V& v) {
-  switch (v.type()) {
-    case element_type::ARRAY:
-      return "array";
-    case element_type::OBJECT:
-      return "object";
-    case element_type::INT64:
-    case element_type::UINT64:
-    case element_type::DOUBLE:
-      return "number";
-    case element_type::STRING:
-      return "string";
-    case element_type::BOOL:
-      return "boolean";
-    case element_type::NULL_VALUE:
-      return "null";
-  }
-  return "null";
-}
-
-// Reads a run's JSON checking the type and range of every field; a refusal names the field
-// ("series[2].points[0].samples[3]") and what is wrong with it, in one line.
-class FieldReader {
- public:
-  [[noreturn]] static void bad(const Path& field, const std::string& why) {
-    throw RunFormatError("field \"" + field.str() + "\": " + why);
-  }
-
-  // The member named key of an object (the last of that name, as nlohmann reads duplicates).
-  static std::optional<V> member(const V& obj, std::string_view key) {
-    std::optional<V> found;
-    simdjson::dom::object members;
-    if (obj.get_object().get(members)) return found;
-    for (const auto m : members)
-      if (m.key == key) found = m.value;
-    return found;
-  }
-
-  // The value of key, or nothing when it is absent or null (then `required` refuses it).
-  static std::optional<V> find(const V& obj, const Path& parent, const char* key, bool required) {
-    std::optional<V> v = member(obj, key);
-    if (!v || v->is_null()) {
-      if (required) bad(Path(parent, key), "missing");
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  // The value as compact JSON, for messages that show a wrong value.
-  static std::string dump(const V& v) { return simdjson::to_string(v); }
-  static std::string shown(const V& v) {
-    std::string text = dump(v);
-    if (text.size() > 40) text = text.substr(0, 37) + "...";
-    return std::string(type_name(v)) + " " + text;
-  }
-
-  static const V& object(const V& v, const Path& field) {
-    if (!v.is_object()) bad(field, "expected an object, got " + shown(v));
-    return v;
-  }
-  // Calls each(element, its field) for every element of the array v.
-  template <class Each>
-  static void elements(const V& v, const Path& field, Each each) {
-    simdjson::dom::array a;
-    if (v.get_array().get(a)) bad(field, "expected an array, got " + shown(v));
-    std::size_t i = 0;
-    for (const V e : a) each(e, Path(field, i++));
-  }
-  // The same for an optional array member (nothing when it is absent).
-  template <class Each>
-  static void elements(const V& obj, const Path& parent, const char* key, Each each) {
-    if (const auto v = find(obj, parent, key, false)) elements(*v, Path(parent, key), each);
-  }
-  // The number of elements of an optional array member (0 when it is absent or not an array).
-  static std::size_t size(const V& obj, const char* key) {
-    simdjson::dom::array a;
-    const auto v = member(obj, key);
-    return v && !v->get_array().get(a) ? a.size() : 0;
-  }
-  // An object's members the way nlohmann::json iterates them: by key, the last of duplicates.
-  static std::vector<simdjson::dom::key_value_pair> members(const V& obj, const Path& field) {
-    object(obj, field);
-    std::vector<simdjson::dom::key_value_pair> out;
-    const simdjson::dom::object all = obj.get_object().value_unsafe();
-    for (const auto m : all) out.push_back(m);
-    std::stable_sort(out.begin(), out.end(),
-                     [](const auto& a, const auto& b) { return a.key < b.key; });
-    // Of equal keys the last written stays (stable: it is the last of its run).
-    std::vector<simdjson::dom::key_value_pair> unique;
-    for (std::size_t i = 0; i < out.size(); ++i)
-      if (i + 1 == out.size() || out[i].key != out[i + 1].key) unique.push_back(out[i]);
-    return unique;
-  }
-
-  static std::string string(const V& v, const Path& field) {
-    std::string_view s;
-    if (v.get_string().get(s)) bad(field, "expected a string, got " + shown(v));
-    return std::string(s);
-  }
-  static std::string string(const V& obj, const Path& parent, const char* key, bool required,
-                            const std::string& def = {}) {
-    const auto v = find(obj, parent, key, required);
-    return v ? string(*v, Path(parent, key)) : def;
-  }
-
-  static bool boolean(const V& obj, const Path& parent, const char* key, bool def) {
-    const auto v = find(obj, parent, key, false);
-    if (!v) return def;
-    bool b = false;
-    if (v->get_bool().get(b)) bad(Path(parent, key), "expected true or false, got " + shown(*v));
-    return b;
-  }
-
-  static double number(const V& v, const Path& field) {
-    double d = 0;
-    if (v.get_double().get(d)) bad(field, "expected a number, got " + shown(v));
-    if (!std::isfinite(d)) bad(field, "is not a finite number");
-    return d;
-  }
-  static double number(const V& obj, const Path& parent, const char* key, bool required,
-                       double def = 0) {
-    const auto v = find(obj, parent, key, required);
-    return v ? number(*v, Path(parent, key)) : def;
-  }
-
-  // A whole number in [lo, hi]; a float is taken when it is integral and in range.
-  static std::int64_t integer(const V& obj, const Path& parent, const char* key, std::int64_t lo,
-                              std::int64_t hi, bool required, std::int64_t def = 0) {
-    const auto v = find(obj, parent, key, required);
-    if (!v) return def;
-    const Path field(parent, key);
-    const auto out_of_range = [&] {
-      return dump(*v) + " is out of range " + std::to_string(lo) + ".." + std::to_string(hi);
-    };
-    if (v->type() == element_type::UINT64) bad(field, out_of_range());  // above INT64_MAX
-    if (v->type() == element_type::INT64) {
-      const std::int64_t i = v->get_int64().value_unsafe();
-      if (i < lo || i > hi) bad(field, out_of_range());
-      return i;
-    }
-    if (v->type() != element_type::DOUBLE) bad(field, "expected a whole number, got " + shown(*v));
-    const double d = v->get_double().value_unsafe();
-    if (!std::isfinite(d) || d != std::floor(d))
-      bad(field, "expected a whole number, got " + dump(*v));
-    // 2^63 is above every int64 (and INT64_MAX rounds up to it as a double)
-    if (d < static_cast<double>(lo) || d > static_cast<double>(hi) || d >= 0x1p63)
-      bad(field, out_of_range());
-    return static_cast<std::int64_t>(d);
-  }
-
-  // An optional number member; absent or null gives nullopt.
-  static std::optional<double> optional_number(const V& obj, const Path& parent, const char* key) {
-    const auto v = find(obj, parent, key, false);
-    if (!v) return std::nullopt;
-    return number(*v, Path(parent, key));
-  }
-
-  // A string member naming one of an enum's values (as its to_string() spells them).
-  template <class E, std::size_t N>
-  static E name_of(const V& obj, const Path& parent, const char* key, const E (&all)[N]) {
-    const std::string s = string(obj, parent, key, true);
-    if (auto e = enum_from_string(s, all)) return *e;
-    std::string allowed;
-    for (E e : all) allowed += std::string(allowed.empty() ? "" : ", ") + to_string(e);
-    bad(Path(parent, key), "unknown value \"" + s + "\" (expected one of: " + allowed + ")");
-  }
-};
-
-using R = FieldReader;
+using run_fields::element_type;
+using run_fields::Path;
+using run_fields::V;
+using R = run_fields::FieldReader;
 const Path kRoot;
 
 // The document's root, once it is JSON of the run-file schema in a version this Perflab reads.
@@ -322,12 +116,12 @@ Stats read_stored_stats(const V& p, const Path& ff) {
   const Path sf(ff, "stats");
   R::object(*sj, sf);
   st.n = static_cast<std::size_t>(R::integer(*sj, sf, "n", 0, INT64_MAX, false));
-  st.min = R::number(*sj, sf, "min", false);
-  st.median = R::number(*sj, sf, "median", false);
-  st.mean = R::number(*sj, sf, "mean", false);
-  st.p95 = R::number(*sj, sf, "p95", false);
-  st.max = R::number(*sj, sf, "max", false);
-  st.stddev = R::number(*sj, sf, "stddev", false);
+  st.min = R::measured(*sj, sf, "min", false);
+  st.median = R::measured(*sj, sf, "median", false);
+  st.mean = R::measured(*sj, sf, "mean", false);
+  st.p95 = R::measured(*sj, sf, "p95", false);
+  st.max = R::measured(*sj, sf, "max", false);
+  st.stddev = R::measured(*sj, sf, "stddev", false);
   return st;
 }
 
@@ -353,9 +147,12 @@ Estimate read_estimate(const V& obj, const Path& parent, double value) {
 // checked either way.
 void read_point_summary(const V& p, const Path& ff, Point& pt) {
   std::optional<Estimate> stored;
-  if (R::find(p, ff, "ci", false)) stored = read_estimate(p, ff, pt.stats.median);
-  const double cv = R::number(p, ff, "cv", false);
-  if (cv < 0) R::bad(Path(ff, "cv"), "is negative");
+  if (R::find(p, ff, "ci", false)) {
+    stored = read_estimate(p, ff, pt.stats.median);
+    if (stored->lo < 0)  // an interval of a measured median: never below zero
+      R::bad(Path(Path(ff, "ci"), "lo"), "is negative, which a measured median cannot be");
+  }
+  const double cv = R::measured(p, ff, "cv", false);
   if (const auto o = R::find(p, ff, "outliers", false)) {
     const Path of(ff, "outliers");
     R::object(*o, of);
@@ -368,7 +165,7 @@ void read_point_summary(const V& p, const Path& ff, Point& pt) {
     PointPrecision prec;
     prec.rounds = static_cast<int>(R::integer(*pr, pf, "rounds", 0, INT32_MAX, true));
     prec.reached = R::boolean(*pr, pf, "reached", false);
-    prec.worst_half_width = R::number(*pr, pf, "worst_half_width", false);
+    prec.worst_half_width = R::measured(*pr, pf, "worst_half_width", false);
     pt.precision = prec;
   }
   summarize_samples(pt);
@@ -382,10 +179,11 @@ Point read_point(const V& pj, const Path& ff) {
   const V& p = R::object(pj, ff);
   Point pt;
   pt.label = R::string(p, ff, "label", true);
-  if (const auto x = R::find(p, ff, "x", false)) pt.x = R::number(*x, Path(ff, "x"));
+  // x is what a sweep varies (a size, a count of clients, a budget): a quantity too.
+  if (const auto x = R::find(p, ff, "x", false)) pt.x = R::measured(*x, Path(ff, "x"));
   pt.samples.reserve(R::size(p, "samples"));
   R::elements(p, ff, "samples",
-              [&](const V& s, const Path& f) { pt.samples.push_back(R::number(s, f)); });
+              [&](const V& s, const Path& f) { pt.samples.push_back(R::measured(s, f)); });
   if (const auto extra = R::find(p, ff, "extra", false)) {
     const Path ef(ff, "extra");
     for (const auto& m : R::members(*extra, ef))
@@ -484,10 +282,10 @@ void read_machine_noise(const V& j, Run& run) {
   const Path f(kRoot, "machine_noise");
   R::object(*m, f);
   MachineNoise n;
-  n.load_per_core_before = R::optional_number(*m, f, "load_per_core_before");
-  n.load_per_core_after = R::optional_number(*m, f, "load_per_core_after");
-  n.steal_share = R::optional_number(*m, f, "steal_share");
-  n.busy_share_before = R::optional_number(*m, f, "busy_share_before");
+  n.load_per_core_before = R::optional_measured(*m, f, "load_per_core_before");
+  n.load_per_core_after = R::optional_measured(*m, f, "load_per_core_after");
+  n.steal_share = R::optional_measured(*m, f, "steal_share");
+  n.busy_share_before = R::optional_measured(*m, f, "busy_share_before");
   n.loaded = R::boolean(*m, f, "loaded", false);
   n.stolen = R::boolean(*m, f, "stolen", false);
   R::boolean(*m, f, "busy", false);  // derived: loaded or stolen
@@ -531,6 +329,9 @@ Run run_from_text(const char* data, std::size_t size, bool padded) {
   read_host(j, run);
   run.started_unix_ms = R::integer(j, kRoot, "started_unix_ms", 0, INT64_MAX, false);
   run.ended_unix_ms = R::integer(j, kRoot, "ended_unix_ms", 0, INT64_MAX, false);
+  if (run.ended_unix_ms != 0 && run.ended_unix_ms < run.started_unix_ms)
+    R::bad(Path(kRoot, "ended_unix_ms"),
+           "is before started_unix_ms: a run cannot end before it starts");
   try {
     run.status = run_status_from_string(R::string(j, kRoot, "status", true));
   } catch (const std::invalid_argument& e) {

@@ -1,5 +1,7 @@
 // perflab-cli as a user runs it, part two: run files checked field by field, list, chart, bench,
 // report, a frozen server under Ctrl-C, and every command's parsing.
+#include <functional>
+
 #include "cli_fixture.h"
 
 TEST_F(Cli, RunFilesAreCheckedFieldByField) {
@@ -53,6 +55,64 @@ TEST_F(Cli, RunFilesAreCheckedFieldByField) {
   EXPECT_NE(r.err.find(huge.string() + ": 1024 MiB is larger than a run file may be (256 MiB)"),
             std::string::npos)
       << r.err;
+}
+
+// Values no measurement can have (negative, beyond any magnitude, denormal, a run ending before
+// it starts, no point at all) are refused by every command that reads a run, in one line
+// naming the file and the field, and nothing is written.
+TEST_F(Cli, ImpossibleValuesAreRefusedByEveryCommandNamingFileAndField) {
+  const auto good = dir_ / "good.json";
+  ASSERT_EQ(cli(build_run(good.string())).exit_code, 0);
+  const auto original = nlohmann::json::parse(slurp(good));
+  struct Case {
+    std::string name;
+    std::function<void(nlohmann::json&)> edit;
+    std::string field, expect;
+  };
+  const auto sample = [](double v) {
+    return [v](nlohmann::json& j) { j["series"][0]["points"][0]["samples"][1] = v; };
+  };
+  const std::vector<Case> cases = {
+      {"negative", sample(-1), "series[0].points[0].samples[1]", "is negative"},
+      {"huge", sample(1e308), "series[0].points[0].samples[1]", "beyond any measured figure"},
+      {"denormal", sample(5e-324), "series[0].points[0].samples[1]", "denormal"},
+      {"x", [](nlohmann::json& j) { j["series"][0]["points"][0]["x"] = -1e308; },
+       "series[0].points[0].x", "beyond any measured figure"},
+      {"ended",
+       [](nlohmann::json& j) { j["ended_unix_ms"] = j["started_unix_ms"].get<long long>() - 1000; },
+       "ended_unix_ms", "before started_unix_ms"},
+      {"no_points",
+       [](nlohmann::json& j) {
+         for (auto& s : j["series"]) s["points"] = nlohmann::json::array();
+       },
+       "series", "no measured point"},
+  };
+  for (const auto& c : cases) {
+    auto j = original;
+    c.edit(j);
+    const auto file = dir_ / (c.name + ".json");
+    std::ofstream(file) << j.dump();
+    const auto out = dir_ / "out";
+    const std::vector<std::vector<std::string>> commands = {
+        {"report", file.string(), "--html", out.string()},
+        {"export", file.string(), "--csv", out.string()},
+        {"compare", good.string(), file.string()},
+        {"compare", file.string(), good.string()},
+        {"chart", file.string(), "--png", out.string()},
+    };
+    for (const auto& args : commands) {
+      SCOPED_TRACE(c.name + ": " + args[0]);
+      const Result r = cli(args);
+      EXPECT_EQ(r.exit_code, 1);
+      EXPECT_EQ(lines(r.err), 1u) << r.err;
+      EXPECT_NE(r.err.find(file.string() + ": field \"" + c.field + "\": "), std::string::npos)
+          << r.err;
+      EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+      EXPECT_EQ(r.err.find("Ignored NaN"), std::string::npos) << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_FALSE(fs::exists(out));
+    }
+  }
 }
 
 TEST_F(Cli, ListShowsTheRealBounds) {

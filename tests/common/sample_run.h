@@ -1,6 +1,11 @@
 #pragma once
-// A small Run built in code, for the model's own tests.
+// A small Run built in code, for the model's own tests, and the refusal of its JSON changed.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "common/run.h"
+#include "common/run_io.h"
 
 inline perflab::Run sample_run() {
   using namespace perflab;
@@ -30,4 +35,16 @@ inline perflab::Run sample_run() {
   r.findings.push_back(ratio);
   r.findings.push_back(figure_finding({"other", "", "no article", ""}, 1.5));
   return r;
+}
+
+// sample_run() as JSON, changed, read back: the refusal's message, or "accepted".
+inline std::string refusal_of_changed(const std::function<void(nlohmann::json&)>& change) {
+  auto j = nlohmann::json::parse(perflab::run_to_json(sample_run()));
+  change(j);
+  try {
+    perflab::run_from_json(j.dump());
+  } catch (const perflab::RunFormatError& e) {
+    return e.what();
+  }
+  return "accepted";
 }

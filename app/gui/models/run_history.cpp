@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/run_io.h"
+#include "common/run_measured.h"
 #include "registry.h"
 
 namespace perflab::gui {
@@ -264,6 +265,13 @@ QString RunHistory::save(const Run& run) const {
 
 Run RunHistory::load(const QString& path) const {
   return load_run(fs(path));
+}
+
+Run RunHistory::loadToShow(const QString& path) const {
+  Run run = load(path);
+  if (run.status != RunStatus::Failed && run.status != RunStatus::Cancelled)
+    check_measured(run, fs(path));
+  return run;
 }
 
 QString RunHistory::rename(const QString& path, const QString& new_name) const {

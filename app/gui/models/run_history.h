@@ -42,6 +42,9 @@ class RunHistory {
   // Saves atomically under a new name "<yyyyMMdd-HHmmss>-<experiment>[-n].json"; returns the path.
   QString save(const Run& run) const;
   Run load(const QString& path) const;  // throws RunFormatError
+  // A run to show in the window: load(), and a run that finished must have measured something
+  // (check_measured); a failed or stopped one without points opens for its message.
+  Run loadToShow(const QString& path) const;
   // New name: letters, digits, space, '.', '_' and '-'; not taken. Returns the new path.
   // Throws std::runtime_error with the reason.
   QString rename(const QString& path, const QString& new_name) const;
