@@ -236,7 +236,8 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
   c.reply_estimate = std::max(size, c.reply_estimate - (c.reply_estimate - size) / 8);
   Pending& p = pending_at(c, seq);
   // Fast path: the oldest request, answered by one node, goes straight out.
-  if (seq == c.head_seq && p.merge == MergeMode::None && p.parts.size() == 1) {
+  if (seq == c.head_seq && p.merge == MergeMode::None && p.parts.size() == 1 &&
+      p.redact == Redact::None) {
     c.pending.pop_front();
     c.head_seq++;
     append_reply(c, reply);

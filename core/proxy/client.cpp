@@ -251,6 +251,7 @@ void Proxy::Impl::drain(Client& c) {
       append_reply(c, p.immediate);
     } else {
       merge(p, scratch);
+      redact_reply(p.redact, scratch, secrets);
       append_reply(c, scratch);
     }
     if (c.dead) return;

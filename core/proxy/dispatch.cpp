@@ -74,7 +74,7 @@ void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av,
   switch (info.cls) {
     case CommandClass::Keyed:
       keyed(c, seq, info, av, raw);
-      return;
+      break;
     case CommandClass::Broadcast:
     case CommandClass::Admin: {
       const std::size_t nodes = opts.nodes.size();
@@ -88,15 +88,20 @@ void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av,
       st_fragments.add(nodes);
       for (std::size_t n = 0; n < nodes; ++n)
         send_part(c, seq, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), raw);
-      return;
+      break;
     }
     case CommandClass::Split:
       split_command(c, seq, info, av, raw);
-      return;
+      break;
     case CommandClass::Local:
     case CommandClass::Unsupported:
       return;
   }
+  // Whatever the policy, no reply shows a credential: CONFIG GET, ACL, other administrative
+  // commands and scripts have their replies redacted (proxy/redact.h).
+  const Redact redact = redaction_for(av, info.cls == CommandClass::Admin);
+  if (redact != Redact::None && seq >= c.head_seq && seq - c.head_seq < c.pending.size())
+    pending_at(c, seq).redact = redact;
 }
 
 // A command whose keys must all be on one node: forwarded whole to it.

@@ -222,6 +222,7 @@ void Proxy::Impl::log_start() {
 
 Proxy::Proxy(ProxyOptions opts) : impl_(std::make_unique<Impl>()) {
   impl_->opts = std::move(opts);
+  impl_->secrets = {impl_->opts.password, impl_->opts.requirepass};
   impl_->init();
 }
 

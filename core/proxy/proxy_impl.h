@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "proxy/merge.h"
 #include "proxy/proxy.h"
+#include "proxy/redact.h"
 #include "proxy/resp.h"
 #include "proxy/routing.h"
 
@@ -129,7 +130,8 @@ struct Pending {
   std::string immediate;  // a reply known at once (errors, QUIT)
   std::string name;       // command name, for merge errors
   std::vector<Part> parts;
-  ReplyOrder order;  // MGET: key -> (part, index)
+  ReplyOrder order;              // MGET: key -> (part, index)
+  Redact redact = Redact::None;  // what the reply may not show (proxy/redact.h)
 };
 
 struct Client;
@@ -251,6 +253,7 @@ struct Proxy::Impl {
   std::vector<std::uint32_t> keys;                   // scratch: a command's key indices
   std::vector<std::string_view> reply_views;         // scratch: the parts' replies, for merging
   std::string scratch;
+  std::vector<std::string> secrets;  // never in a reply: opts.password, opts.requirepass
 
   // Client memory (client_memory.cpp): what all clients hold together, an input buffer lent
   // to each client while it reads (returned when it has no half-read command left), and

@@ -168,6 +168,84 @@ TEST(Proxy, AdministrativeCommandsRefusedUnlessAllowed) {
   EXPECT_EQ(show(l.command({"GET", "nope"})), "nil");
 }
 
+namespace {
+
+// Whether s appears anywhere in a reply (its text, or any element's).
+bool holds(const RedisReply& r, const std::string& s) {
+  if (r.str.find(s) != std::string::npos) return true;
+  return std::any_of(r.elements.begin(), r.elements.end(),
+                     [&](const RedisReply& e) { return holds(e, s); });
+}
+
+}  // namespace
+
+// Issue 24: with --allow-admin, CONFIG GET requirepass answered the backend password. With or
+// without it, no reply holds the proxy's credentials: secret CONFIG parameters (globs too) and
+// ACL passwords are left out, and an administrative or script reply still holding one is
+// withheld. The other parameters stay readable.
+TEST(Proxy, NoReplyEverHoldsTheBackendPassword) {
+  ManagedRedis node;
+  const std::string pw = test::unique_name("backend-pw");
+  {
+    RedisClient d(node.endpoint());
+    ASSERT_EQ(show(d.command({"CONFIG", "SET", "masterauth", pw})), "+OK");
+    ASSERT_EQ(show(d.command({"CONFIG", "SET", "requirepass", pw})), "+OK");
+  }
+  RedisEndpoint authed = node.endpoint();
+  authed.password = pw;
+  for (bool admin : {false, true}) {
+    SCOPED_TRACE(admin ? "--allow-admin" : "admin refused");
+    ProxyOptions o;
+    o.port = 0;
+    o.nodes = {node.endpoint()};
+    o.password = pw;
+    o.allow_admin = admin;
+    o.log_level = LogLevel::Error;
+    Proxy proxy(o);
+    proxy.start();
+    RedisClient c(at(proxy.port()));
+    const std::vector<Cmd> asks = {
+        {"CONFIG", "GET", "requirepass"},
+        {"config", "get", "MasterAuth"},
+        {"CONFIG", "GET", "*"},
+        {"CONFIG", "GET", "*pass*"},
+        {"CONFIG", "GET", "requirepass", "masterauth", "port"},
+        {"ACL", "GETUSER", "default"},
+        {"ACL", "LIST"},
+        {"SLOWLOG", "GET", "128"},
+        {"CLIENT", "LIST"},
+        {"EVAL", "return redis.call('CONFIG', 'GET', 'requirepass')", "0"},
+        {"EVAL", "return ARGV[1]", "0", pw}};
+    for (const Cmd& cmd : asks) {
+      const RedisReply r = run(c, cmd);
+      EXPECT_FALSE(holds(r, pw)) << cmd[0] << " " << cmd[1] << ": " << show(r);
+    }
+    if (!admin) continue;
+    const RedisReply all = c.command({"CONFIG", "GET", "*"});
+    ASSERT_EQ(all.type, RedisReply::Type::Array) << show(all);
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < all.elements.size(); i += 2) names.insert(all.elements[i].str);
+    EXPECT_TRUE(names.contains("maxmemory-policy"));
+    EXPECT_FALSE(names.contains("requirepass"));
+    EXPECT_FALSE(names.contains("masterauth"));
+    const RedisReply user = c.command({"ACL", "GETUSER", "default"});
+    ASSERT_EQ(user.type, RedisReply::Type::Array) << show(user);
+    for (std::size_t i = 0; i + 1 < user.elements.size(); i += 2) {
+      if (user.elements[i].str == "passwords") {
+        EXPECT_TRUE(user.elements[i + 1].elements.empty());
+      }
+    }
+    const RedisReply list = c.command({"ACL", "LIST"});
+    ASSERT_EQ(list.type, RedisReply::Type::Array) << show(list);
+    for (const auto& line : list.elements) {
+      EXPECT_EQ(line.str.find(" #"), std::string::npos) << line.str;  // no password hash
+      EXPECT_NE(line.str.find("user default on"), std::string::npos) << line.str;
+    }
+  }
+  RedisClient d(authed);
+  EXPECT_EQ(show(d.command({"CONFIG", "SET", "requirepass", ""})), "+OK");
+}
+
 // A frozen backend (SIGSTOP: the kernel still accepts, nothing answers) fails the requests to it
 // after the backend timeout, broadcasts too, and the connection is reset; other nodes serve.
 TEST(Proxy, FrozenBackendTimesOut) {
