@@ -49,7 +49,7 @@ class FrozenRedis : public ::testing::Test {
 }  // namespace
 
 TEST_F(FrozenRedis, RunEndsFailedWithinTheTimeoutAndKeepsItsPoints) {
-  const perflab::Run run = test::expect_fails_within(frozen_before_the_list(), 5.0, 3.0,
+  const perflab::Run run = test::expect_fails_within(frozen_before_the_list(), 5.0, 15.0,
                                                      "no reply within 5000 ms (timeout)");
   EXPECT_NE(run.find_point("document_wall", "native", "redis"), nullptr);
   EXPECT_EQ(run.find_point("list_wall", "native", "redis"), nullptr);

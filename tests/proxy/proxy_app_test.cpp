@@ -401,7 +401,9 @@ TEST(ProxyApp, NeverReadingClientStaysBounded) {
   // flight when reading stopped, and the allocator's slack).
   EXPECT_LT(peak - before, 6 * bound);
   EXPECT_LT(taken, static_cast<std::uint64_t>(n) / 4);  // the proxy stopped reading it
-  EXPECT_LT(p99_attacked, 250.0);  // loose: normal is a millisecond; a stall was seconds
+  // Behaviour, not speed (the figures are printed): normal is a millisecond, a stall was
+  // seconds; a loaded machine with ASan stays far below this.
+  EXPECT_LT(p99_attacked, 1000.0);
   ::close(attacker);
   EXPECT_EQ(victim.command({"DEL", "slow:big{t}", "slow:small{t}"}).integer, 2);
 }

@@ -274,7 +274,9 @@ TEST(Proxy, FrozenBackendTimesOut) {
     ASSERT_EQ(r.type, RedisReply::Type::Error) << show(r);
     EXPECT_EQ(r.str, "ERR node " + n1.endpoint().address() +
                          " unavailable: timed out: no reply within 500 ms (--backend-timeout)");
-    EXPECT_LT(secs, 3.0);  // bounded: the timeout, a sweep interval, a loaded machine
+    // Returns (the figure is printed): far above the 0.5 s timeout for a loaded machine with
+    // ASan, far below waiting for ever.
+    EXPECT_LT(secs, 15.0);
     std::printf("frozen backend: error reply after %.3f s (timeout 0.5 s)\n", secs);
     RedisReply p = c.command({"PING"});
     EXPECT_EQ(p.type, RedisReply::Type::Error) << show(p);

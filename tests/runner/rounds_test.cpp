@@ -135,5 +135,5 @@ TEST(PointRounds, StopsWhenTheBudgetIsUsed) {
   EXPECT_FALSE(p->precision->reached);
   EXPECT_GE(p->precision->rounds, 6);
   EXPECT_LE(p->precision->rounds, 25);        // about 1 s of 50 ms rounds (loose)
-  EXPECT_LT(took, std::chrono::seconds(10));  // does not hang
+  EXPECT_LT(took, std::chrono::seconds(60));  // does not hang (about 1 s)
 }

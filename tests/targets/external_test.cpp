@@ -27,7 +27,9 @@ std::string failure_of(F f) {
     f();
   } catch (const E& e) {
     double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    EXPECT_LT(s, 8.0) << "the 5 s connect timeout was not honoured: " << e.what();
+    // Returns: the 5 s connect timeout, not the kernel's two minutes nor a hang; the bound is
+    // far above 5 s for a loaded machine with ASan.
+    EXPECT_LT(s, 30.0) << "the 5 s connect timeout was not honoured: " << e.what();
     return e.what();
   }
   ADD_FAILURE() << "did not fail";
