@@ -34,6 +34,13 @@ extern "C" void on_signal(int sig) {
     g_proxy->request_stop();
 }
 
+// A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL): logged by name with one write, then the default
+// action (a core dump) happens, as twemproxy does. SA_RESETHAND restored the default already.
+extern "C" void on_fatal_signal(int sig) {
+  if (g_proxy) g_proxy->log_fatal_signal(sig);
+  ::raise(sig);
+}
+
 // The options, as the command line gives them; options() turns them into ProxyOptions.
 struct Args {
   int port = 8090;
@@ -238,6 +245,11 @@ int main(int argc, char** argv) {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGTTIN, SIGTTOU}) sigaction(sig, &sa, nullptr);
+    struct sigaction fatal {};
+    fatal.sa_handler = on_fatal_signal;
+    sigemptyset(&fatal.sa_mask);
+    fatal.sa_flags = SA_RESETHAND;
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &fatal, nullptr);
     signal(SIGPIPE, SIG_IGN);
     proxy.run();
     g_proxy = nullptr;

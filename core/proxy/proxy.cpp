@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <ctime>
 
 #include "proxy/cluster_upstream.h"
@@ -48,6 +49,36 @@ LogLevel parse_log_level(std::string_view s) {
                               "' (expected error, warn, info or debug)");
 }
 
+const char* signal_name(int sig) noexcept {
+  switch (sig) {
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGTTIN:
+      return "SIGTTIN";
+    case SIGTTOU:
+      return "SIGTTOU";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+  }
+  return "?";
+}
+
+std::string signal_label(int sig) {
+  return "signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
+}
+
 void Proxy::Impl::log(LogLevel level, const std::string& msg) {
   if (static_cast<int>(level) > log_level.load(std::memory_order_relaxed)) return;
   char ts[32];
@@ -71,29 +102,37 @@ int Proxy::Impl::open_log_file() const {
 
 void Proxy::Impl::handle_signals() {
   if (reopen_flag.exchange(false)) {
+    const std::string hup = signal_label(SIGHUP) + " received: ";
     if (opts.log_file.empty()) {
-      log(LogLevel::Info, "SIGHUP: logging to stderr, nothing to reopen");
+      log(LogLevel::Info, hup + "logging to stderr, nothing to reopen");
     } else {
       int fd = open_log_file();
       if (fd < 0) {
-        log(LogLevel::Error, "cannot reopen log file " + opts.log_file + ": " + errno_text(errno) +
-                                 " (still writing to the old one)");
+        log(LogLevel::Error, hup + "cannot reopen log file " + opts.log_file + ": " +
+                                 errno_text(errno) + " (still writing to the old one)");
       } else {
         {
           std::lock_guard<std::mutex> lock(log_mu);
+          fatal_log_fd.store(fd);
           if (log_fd != 2) ::close(log_fd);
           log_fd = fd;
         }
-        log(LogLevel::Info, "log file reopened");
+        log(LogLevel::Info, hup + "log file reopened");
       }
     }
   }
-  if (int d = level_delta.exchange(0); d != 0) {
-    int l = std::clamp(log_level.load() + d, static_cast<int>(LogLevel::Error),
-                       static_cast<int>(LogLevel::Debug));
-    log_level.store(l);
-    log(LogLevel::Error, std::string("log level now ") + to_string(static_cast<LogLevel>(l)));
-  }
+  // Each signal is logged by its name, in the order of its kind (TTIN, then TTOU).
+  const auto step = [this](std::atomic<int>& received, int delta, int sig) {
+    for (int n = received.exchange(0); n > 0; --n) {
+      const int l = std::clamp(log_level.load() + delta, static_cast<int>(LogLevel::Error),
+                               static_cast<int>(LogLevel::Debug));
+      log_level.store(l);
+      log(LogLevel::Error,
+          signal_label(sig) + " received: log level now " + to_string(static_cast<LogLevel>(l)));
+    }
+  };
+  step(level_up, +1, SIGTTIN);
+  step(level_down, -1, SIGTTOU);
 }
 
 void Proxy::Impl::init() {
@@ -152,6 +191,7 @@ void Proxy::Impl::init() {
   }
   if (!opts.log_file.empty()) {
     log_fd = open_log_file();
+    fatal_log_fd.store(log_fd);
     if (log_fd < 0)
       throw std::runtime_error("cannot open log file " + opts.log_file + ": " + errno_text(errno));
   }
@@ -270,8 +310,30 @@ void Proxy::reopen_log() noexcept {
 }
 
 void Proxy::change_log_level(int delta) noexcept {
-  impl_->level_delta.fetch_add(delta);
+  (delta > 0 ? impl_->level_up : impl_->level_down).fetch_add(1);
   wake_up(impl_->wake_fd);
+}
+
+void Proxy::log_fatal_signal(int sig) const noexcept {
+  // Async-signal-safe: no allocation, no lock, one write.
+  char line[96];
+  std::size_t n = 0;
+  const auto put = [&](const char* s) {
+    while (*s && n < sizeof line - 1) line[n++] = *s++;
+  };
+  char digits[12];
+  std::size_t d = sizeof digits;
+  digits[--d] = '\0';
+  for (unsigned v = static_cast<unsigned>(sig); d > 0;) {
+    digits[--d] = static_cast<char>('0' + v % 10);
+    if ((v /= 10) == 0) break;
+  }
+  put("perflab-proxy[error] signal ");
+  put(digits + d);
+  put(" (");
+  put(signal_name(sig));
+  put(") received, core dumping\n");
+  [[maybe_unused]] const ssize_t w = ::write(impl_->fatal_log_fd.load(), line, n);
 }
 
 void Proxy::stop() {

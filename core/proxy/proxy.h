@@ -35,6 +35,10 @@ WriteStrategy parse_write_strategy(std::string_view s);  // throws std::invalid_
 enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 const char* to_string(LogLevel l);
 LogLevel parse_log_level(std::string_view s);  // throws std::invalid_argument
+// A signal's name as the log gives it ("SIGHUP"; "?" for one the proxy does not handle), and
+// "signal 1 (SIGHUP)". signal_name is async-signal-safe.
+const char* signal_name(int sig) noexcept;
+std::string signal_label(int sig);
 
 struct ProxyOptions {
   std::string bind = "127.0.0.1";
@@ -168,6 +172,9 @@ class Proxy {
   // (SIGTTIN / SIGTTOU, as twemproxy does). Async-signal-safe: a flag and a wake-up.
   void reopen_log() noexcept;
   void change_log_level(int delta) noexcept;
+  // Logs "signal 11 (SIGSEGV) received, core dumping" with one write (async-signal-safe), for
+  // the handler of a fatal signal, which then lets the signal's default action happen.
+  void log_fatal_signal(int sig) const noexcept;
 
   int stats_port() const;  // the bound statistics port, -1 without one
   ProxyStats stats() const;

@@ -221,10 +221,11 @@ struct Proxy::Impl {
   std::thread thread;
   std::atomic<bool> stop_flag{false};
   std::atomic<bool> reopen_flag{false};
-  std::atomic<int> level_delta{0};
+  std::atomic<int> level_up{0}, level_down{0};  // SIGTTIN / SIGTTOU received
   std::atomic<int> log_level{0};
   std::mutex log_mu;
   int log_fd = 2;
+  std::atomic<int> fatal_log_fd{2};  // log_fd, for a fatal signal's handler (no lock there)
   std::int64_t started_ns = wall_ns();
   std::int64_t turn_ns = wall_ns();  // the time of this loop turn
   std::int64_t last_sweep_ns = 0;

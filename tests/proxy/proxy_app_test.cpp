@@ -251,6 +251,19 @@ TEST(ProxyApp, ServesARedisCluster) {
 
 // SIGHUP reopens the log file (a rotated log goes on in a new file), the proxy keeps serving;
 // SIGTTIN and SIGTTOU raise and lower the log level, as twemproxy does.
+// Whether the log file shows `what`, waiting for it up to 30 s (a loaded machine with ASan; the
+// proxy logs within milliseconds).
+static bool log_shows(const std::string& file, const std::string& what) {
+  for (int i = 0; i < 600; ++i) {
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (ss.str().find(what) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
 TEST(ProxyApp, SignalsReopenTheLogAndChangeItsLevel) {
   const std::string file = "/tmp/" + test::unique_name("perflab-proxy-hup") + ".log";
   ProxyProcess p({nodes_arg(), "--log-file", file, "--log-level", "info"});
@@ -258,16 +271,7 @@ TEST(ProxyApp, SignalsReopenTheLogAndChangeItsLevel) {
   EXPECT_EQ(c.command({"SET", "hup:k", "1"}).str, "OK");
   std::filesystem::rename(file, file + ".1");
   ::kill(p.pid(), SIGHUP);
-  auto wait_for = [&](const std::string& what) {
-    for (int i = 0; i < 100; ++i) {
-      std::ifstream in(file);
-      std::stringstream ss;
-      ss << in.rdbuf();
-      if (ss.str().find(what) != std::string::npos) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
-  };
+  auto wait_for = [&](const std::string& what) { return log_shows(file, what); };
   EXPECT_TRUE(wait_for("log file reopened"));
   EXPECT_TRUE(p.alive());
   EXPECT_EQ(c.command({"GET", "hup:k"}).str, "1");
@@ -285,6 +289,34 @@ TEST(ProxyApp, SignalsReopenTheLogAndChangeItsLevel) {
   EXPECT_EQ(c.command({"DEL", "hup:k"}).integer, 1);
   std::filesystem::remove(file);
   std::filesystem::remove(file + ".1");
+}
+
+// twemproxy's test_signal: each signal is named in the log, and a crash (SIGSEGV) is logged
+// before its default action ends the process.
+TEST(ProxyApp, SignalsAreNamedInTheLogAndACrashIsLogged) {
+  const rlimit no_core{0, 0};  // the crash below leaves no core file behind
+  ASSERT_EQ(::setrlimit(RLIMIT_CORE, &no_core), 0);
+  const std::string file = "/tmp/" + test::unique_name("perflab-proxy-sig") + ".log";
+  ProxyProcess p({nodes_arg(), "--log-file", file, "--log-level", "info"});
+  // Served: its signal handlers are in place (a connection alone is taken before they are).
+  RedisClient c({"127.0.0.1", p.port(), {}});
+  ASSERT_EQ(c.command({"PING"}).str, "PONG");
+  const auto logged = [&](const std::string& what) {
+    EXPECT_TRUE(log_shows(file, what)) << "not logged: " << what;
+  };
+  ::kill(p.pid(), SIGHUP);
+  logged("signal " + std::to_string(SIGHUP) + " (SIGHUP) received: log file reopened");
+  ::kill(p.pid(), SIGTTIN);
+  logged("signal " + std::to_string(SIGTTIN) + " (SIGTTIN) received: log level now debug");
+  ::kill(p.pid(), SIGTTOU);
+  logged("signal " + std::to_string(SIGTTOU) + " (SIGTTOU) received: log level now info");
+  ::kill(p.pid(), SIGSEGV);
+  int status = 0;
+  for (int i = 0; i < 600 && ::waitpid(p.pid(), &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << "status " << status;
+  logged("signal " + std::to_string(SIGSEGV) + " (SIGSEGV) received, core dumping");
+  std::filesystem::remove(file);
 }
 
 // Out of file descriptors: no busy accept loop (the proxy's CPU over two seconds stays low), one
