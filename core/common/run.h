@@ -74,6 +74,16 @@ struct Group {
   // The series are parts of a whole (e.g. the phases of one append): drawn as stacked bars,
   // one stack per label. Categorical groups only.
   bool stacked = false;
+  // The series the others are read against (the article's baseline: "interpolate"), empty when
+  // the experiment names none; the relative view (common/relative.h) draws every series as a
+  // ratio to it.
+  std::string baseline_series{};
+  // The series a chart shows first (the pair the article compared first: "interpolate",
+  // "iolist"); the others start hidden, listed in the legend. Empty: all of them.
+  std::vector<std::string> first_series{};
+  // Repetition r of every series at a label was measured in the same round (interleaved), so a
+  // ratio of two series pairs them (RatioOptions::interleaved).
+  bool interleaved = false;
 };
 
 // A target as recorded in a run: never a password.

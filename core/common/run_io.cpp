@@ -136,18 +136,24 @@ std::string run_to_json(const Run& run, int indent) {
   if (!run.detail.empty()) j["detail"] = run.detail;
   if (!run.note.empty()) j["note"] = run.note;
   j["groups"] = json::array();
-  for (const auto& g : run.groups)
-    j["groups"].push_back({{"id", g.id},
-                           {"title", g.title},
-                           {"unit", g.unit},
-                           {"x_label", g.x_label},
-                           {"numeric_x", g.numeric_x},
-                           {"lower_is_better", g.lower_is_better},
-                           {"log_y", g.log_y},
-                           {"log_x", g.log_x},
-                           {"headline", g.headline},
-                           {"description", g.description},
-                           {"stacked", g.stacked}});
+  for (const auto& g : run.groups) {
+    json gj = {{"id", g.id},
+               {"title", g.title},
+               {"unit", g.unit},
+               {"x_label", g.x_label},
+               {"numeric_x", g.numeric_x},
+               {"lower_is_better", g.lower_is_better},
+               {"log_y", g.log_y},
+               {"log_x", g.log_x},
+               {"headline", g.headline},
+               {"description", g.description},
+               {"stacked", g.stacked}};
+    // Written only when set: older readers and older files stay as they were.
+    if (!g.baseline_series.empty()) gj["baseline_series"] = g.baseline_series;
+    if (!g.first_series.empty()) gj["first_series"] = g.first_series;
+    if (g.interleaved) gj["interleaved"] = true;
+    j["groups"].push_back(std::move(gj));
+  }
   j["series"] = json::array();
   for (const auto& s : run.series) {
     json pts = json::array();

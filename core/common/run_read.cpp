@@ -103,6 +103,11 @@ void read_groups(const V& j, Run& run) {
                 R::string(g, f, "description", false), R::boolean(g, f, "log_y", false),
                 R::boolean(g, f, "log_x", false),      R::boolean(g, f, "headline", false)};
     group.stacked = R::boolean(g, f, "stacked", false);
+    group.baseline_series = R::string(g, f, "baseline_series", false);
+    R::elements(g, f, "first_series", [&](const V& name, const Path& nf) {
+      group.first_series.push_back(R::string(name, nf));
+    });
+    group.interleaved = R::boolean(g, f, "interleaved", false);
     run.groups.push_back(std::move(group));
   });
 }

@@ -30,6 +30,10 @@ Group append_group(std::size_t events, bool with_pgbench) {
   }
   Group g{"append", "Append " + std::to_string(events) + " events", "us/op", "", false, true, d};
   g.headline = true;  // the article's table
+  // The article's comparison: iolist against interpolate, the builder it replaced.
+  g.baseline_series = "interpolate";
+  g.first_series = {"interpolate", "iolist"};
+  g.interleaved = true;  // the variants of a point, round by round
   return g;
 }
 

@@ -32,9 +32,18 @@ void run_read(IoListRun& r) {
   const std::vector<std::int64_t>& readers = r.settings.readers;
   const std::size_t events = r.settings.events;
   const std::uint64_t seed = r.settings.seed;
-  ctx.add_group({"read", "Read " + std::to_string(events) + " events", "us/op", "", false, true,
-                 "Wall time for every reader to read a stream's events forward and decode them; "
-                 "each builder's readers read streams that builder wrote."});
+  Group g{"read",
+          "Read " + std::to_string(events) + " events",
+          "us/op",
+          "",
+          false,
+          true,
+          "Wall time for every reader to read a stream's events forward and decode them; "
+          "each builder's readers read streams that builder wrote."};
+  g.baseline_series = "interpolate";  // as for the appends: the article's pair first
+  g.first_series = {"interpolate", "iolist"};
+  g.interleaved = true;  // the builders of a point, round by round
+  ctx.add_group(g);
   const std::int64_t max_readers = *std::max_element(readers.begin(), readers.end());
   // One stream per (builder, reader), written by that builder.
   ctx.progress(r.fraction(), "writing the streams to read");

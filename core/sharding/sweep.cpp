@@ -372,6 +372,7 @@ void add_sweep_groups(RunContext& ctx, const std::vector<BenchTest>& tests, std:
     g.lower_is_better = false;
     g.log_y = g.log_x = true;  // depths 1..64, rates over decades: log-log
     g.headline = t == tests.front();
+    g.baseline_series = "direct redis";  // what every proxy's rate is read against
     g.description =
         "Requests per second with -c " + std::to_string(clients) +
         " clients, each keeping -P requests in flight, through " + std::to_string(nodes) +

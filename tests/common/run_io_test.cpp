@@ -569,3 +569,23 @@ TEST(RunJson, AStackedGroupStaysStacked) {
   EXPECT_TRUE(back.group("append_breakdown")->stacked);
   EXPECT_FALSE(back.group("append")->stacked);
 }
+
+TEST(RunJson, AGroupKeepsItsBaselineAndFirstSeries) {
+  perflab::Run r = sample_run();
+  Group& g = r.groups.front();
+  g.baseline_series = "interpolate";
+  g.first_series = {"interpolate", "iolist"};
+  g.interleaved = true;
+  const std::string text = run_to_json(r);
+  const perflab::Run back = run_from_json(text);
+  const Group& b = back.groups.front();
+  EXPECT_EQ(b.baseline_series, "interpolate");
+  EXPECT_EQ(b.first_series, (std::vector<std::string>{"interpolate", "iolist"}));
+  EXPECT_TRUE(b.interleaved);
+  // Unset, they are not written at all: a file reads as it did before they existed.
+  const std::string plain = run_to_json(sample_run());
+  EXPECT_EQ(plain.find("baseline_series"), std::string::npos);
+  EXPECT_EQ(plain.find("first_series"), std::string::npos);
+  EXPECT_EQ(plain.find("interleaved"), std::string::npos);
+  EXPECT_TRUE(run_from_json(plain).groups.front().first_series.empty());
+}
