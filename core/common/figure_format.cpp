@@ -40,8 +40,11 @@ std::string format_figure(double v) {
   return buf;
 }
 
-std::string format_estimate(const Estimate& e) {
-  if (!e.has_interval()) return format_figure(e.value) + " (no interval)";
+namespace {
+// An estimate with `after` written right after its value: format_estimate (nothing) and
+// format_relative ("× interpolate").
+std::string estimate_text(const Estimate& e, const std::string& after) {
+  if (!e.has_interval()) return format_figure(e.value) + after + " (no interval)";
   std::string out;
   // Appended piece by piece: GCC 12 at -O3 flags "literal" + std::string&& as -Wrestrict.
   const bool huge = std::abs(e.value) >= 1e7;
@@ -52,6 +55,7 @@ std::string format_estimate(const Estimate& e) {
     return huge ? printf_double("%.*e", 2, v) : printf_double("%.*f", d, v);
   };
   out += number(e.value);
+  out += after;
   out += " [";
   out += number(e.lo);
   out += e.lo < 0 || e.hi < 0 ? ", " : "–";  // a negative end would read as a range sign
@@ -60,6 +64,15 @@ std::string format_estimate(const Estimate& e) {
   out += format_level(e);
   out += ")";
   return out;
+}
+}  // namespace
+
+std::string format_estimate(const Estimate& e) {
+  return estimate_text(e, "");
+}
+
+std::string format_relative(const Estimate& ratio, const std::string& baseline) {
+  return estimate_text(ratio, "× " + baseline);
 }
 
 std::string format_level(const Estimate& e) {

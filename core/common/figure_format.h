@@ -23,6 +23,10 @@ std::string format_figure(double v);
 // one shown. Without an interval: "0.78 (no interval)".
 std::string format_estimate(const Estimate& e);
 
+// A ratio to a baseline with its interval, as format_estimate writes it: "0.93× interpolate
+// [0.88–0.99] (95% CI, n = 6)"; "1.20× native (no interval)".
+std::string format_relative(const Estimate& ratio, const std::string& baseline);
+
 // An interval's level as every view labels it: "95% CI, n = 21", "95.9% CI, n = 20" (an exact
 // order-statistic level), "≤93.8% CI, n = 5" (a bootstrap that few samples keep below its
 // nominal level: the bound); "no interval".
