@@ -1,5 +1,7 @@
 #include "charts/run_chart.h"
 
+#include "charts/relative_chart.h"
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -713,6 +715,7 @@ std::string headline_group(const Run& run) {
 
 std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
                                     const ChartOptions& opts, ChartFacts* facts) {
+  if (!opts.relative_to.empty()) return build_relative_chart(run, group_id, opts, facts);
   const Group* g = run.group(group_id);
   if (!g) throw ChartError("the run has no group '" + group_id + "'");
   const auto series = series_of(run, group_id);

@@ -42,6 +42,8 @@ struct ChartOptions {
   // Labels of an overlay (overlay_runs): "<old>: X" and "<new>: X" share X's hue, the new solid,
   // the old lighter (and dashed for lines). Empty: every series its own colour.
   std::string overlay_old, overlay_new;
+  // Non-empty: the relative view, every series as a ratio to this one (relative_chart.h).
+  std::string relative_to;
 };
 
 // The colour of the error bars.
