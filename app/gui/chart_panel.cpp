@@ -1,8 +1,10 @@
 #include "chart_panel.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <QBarCategoryAxis>
+#include <QBarLegendMarker>
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChartView>
@@ -16,6 +18,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QToolTip>
@@ -23,6 +26,7 @@
 #include <QXYSeries>
 
 #include "models/points_model.h"
+#include "models/relative_model.h"
 
 namespace perflab::gui {
 
@@ -31,9 +35,13 @@ QString legend_html(const QChart* chart, bool links) {
   const auto markers = chart->legend()->markers();
   for (int i = 0; i < markers.size(); ++i) {
     QLegendMarker* m = markers[i];
+    if (m->series() && m->series()->property("perflab_reference").toBool()) continue;
     const bool hidden = m->font().strikeOut();  // hidden by a legend click
     if (hidden && !links) continue;
-    const QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();
+    QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();
+    // A hidden bar set has no brush: its entry keeps the colour it will be drawn in.
+    if (auto* bm = qobject_cast<QBarLegendMarker*>(m); bm && hidden)
+      c = bm->barset()->property("perflab_brush").value<QBrush>().color();
     QString name = m->label().toHtmlEscaped();
     if (hidden) name = "<s style='color:gray'>" + name + "</s>";
     if (links)
@@ -52,6 +60,12 @@ namespace {
 QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
+
+// Rows the table keeps in view however the splitter is moved.
+constexpr int kTableRows = 8;
+// A description longer than this shows its first sentence, the rest a click away: a long one
+// squeezed the chart and its table at 1280x800.
+constexpr qsizetype kShortDescription = 180;
 }  // namespace
 
 ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
@@ -71,13 +85,28 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   log_x_->setToolTip("Logarithmic x axis (charts with a numeric x only)");
   bar->addWidget(log_y_);
   bar->addWidget(log_x_);
+  bar->addSpacing(12);
+  bar->addWidget(new QLabel("Relative to:"));
+  relative_ = new QComboBox;
+  relative_->setObjectName("relativeTo");
+  relative_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  relative_->setToolTip(
+      "Every series as a ratio to this one at each point, with the ratio's confidence interval: "
+      "1 is the baseline");
+  bar->addWidget(relative_);
   bar->addStretch();
   v->addLayout(bar);
   description_ = new QLabel;
+  description_->setObjectName("chartDescription");
   description_->setWordWrap(true);
+  description_->setTextFormat(Qt::RichText);
+  connect(description_, &QLabel::linkActivated, this,
+          [this](const QString& link) { showDescription(link == "more"); });
   v->addWidget(description_);
 
-  auto* split = new QSplitter(Qt::Vertical);
+  auto* split = split_ = new QSplitter(Qt::Vertical);
+  split->setObjectName("chartSplitter");
+  split->setChildrenCollapsible(false);
   // The chart's title and legend wrap in labels around it (the chart's own cut long names).
   auto* chart_box = new QWidget;
   auto* cv = new QVBoxLayout(chart_box);
@@ -94,7 +123,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   cv->addWidget(title_);
   view_ = new QChartView;
   view_->setRenderHint(QPainter::Antialiasing);
-  view_->setMinimumHeight(260);
+  view_->setMinimumHeight(200);
   view_->setObjectName("chartView");
   view_->viewport()->installEventFilter(this);  // tooltips: see eventFilter
   cv->addWidget(view_, 1);
@@ -116,6 +145,14 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("pointsTable");
   table_->setModel(points_);
   setup_table_view(table_);
+  relative_model_ = new RelativeModel(this);
+  // Compact rows, and never fewer than kTableRows of them in view.
+  const int row = table_->fontMetrics().height() + 8;
+  table_->verticalHeader()->setMinimumSectionSize(row);
+  table_->verticalHeader()->setDefaultSectionSize(row);
+  table_->setMinimumHeight(kTableRows * row + table_->horizontalHeader()->sizeHint().height() +
+                           table_->horizontalScrollBar()->sizeHint().height() +
+                           2 * table_->frameWidth() + 2);
   auto* table_box = new QWidget;
   auto* tv = new QVBoxLayout(table_box);
   tv->setContentsMargins(0, 0, 0, 0);
@@ -144,6 +181,14 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   };
   connect(log_y_, &QCheckBox::toggled, this, choose);
   connect(log_x_, &QCheckBox::toggled, this, choose);
+  // So is the baseline of the relative view (and the relative view keeps its own scales).
+  connect(relative_, &QComboBox::currentIndexChanged, this, [this] {
+    const std::string key = chartKey();
+    if (key.empty()) return;
+    relatives_[key] = relativeTo();
+    emit relativeChosen(q(key), q(relativeTo()));
+    rebuild();
+  });
   clear();
 }
 
@@ -170,6 +215,10 @@ void ChartPanel::setRun(const Run& run, bool table_later) {
   // The chart on show stays (a live run, the same experiment); another run opens on its
   // experiment's headline chart.
   std::string keep = run.experiment == this->run().experiment ? group() : std::string();
+  // Another run shows each chart's first series again (Group::first_series).
+  const std::string identity = run.experiment + "@" + std::to_string(run.started_unix_ms);
+  if (identity != run_identity_) first_shown_.clear();
+  run_identity_ = identity;
   auto shared = std::make_shared<const Run>(run);
   {
     QSignalBlocker b(groups_);
@@ -234,8 +283,79 @@ void ChartPanel::setOverlayLabels(const std::string& old_label, const std::strin
   rebuild();
 }
 
-std::string ChartPanel::scaleKey() const {
+std::string ChartPanel::chartKey() const {
   return group().empty() ? std::string() : run().experiment + "/" + group();
+}
+
+std::string ChartPanel::scaleKey() const {
+  const std::string key = chartKey();
+  return key.empty() || relativeTo().empty() ? key : key + "/relative";
+}
+
+void ChartPanel::setRelativeTo(const std::string& baseline) {
+  const int i = relative_->findData(q(baseline));
+  if (i >= 0) relative_->setCurrentIndex(i);
+}
+
+std::string ChartPanel::relativeTo() const {
+  return relative_->currentData().toString().toStdString();
+}
+
+void ChartPanel::setRelativeChoice(const QString& key, const std::string& baseline) {
+  relatives_[key.toStdString()] = baseline;
+  if (key.toStdString() == chartKey()) rebuild();
+}
+
+// The baselines a chart offers: none, then its series (the group's own baseline first); the
+// choice remembered for the chart, else none.
+void ChartPanel::fillRelativeBox() {
+  QSignalBlocker b(relative_);
+  relative_->clear();
+  relative_->addItem("none", QString());
+  const Group* g = run().group(group());
+  if (!g || g->stacked) {  // the parts of a whole: a share of it, never a ratio to one part
+    relative_->setEnabled(false);
+    return;
+  }
+  const std::string named = named_baseline(run(), group());
+  if (!named.empty()) relative_->addItem(q(named), q(named));
+  for (const auto& s : run().series)
+    if (s.group == g->id && !s.points.empty() && s.name != named)
+      relative_->addItem(q(s.name), q(s.name));
+  relative_->setEnabled(relative_->count() > 2);
+  auto it = relatives_.find(chartKey());
+  const int i = it == relatives_.end() ? 0 : relative_->findData(q(it->second));
+  relative_->setCurrentIndex(std::max(i, 0));
+}
+
+void ChartPanel::showDescription(bool whole) {
+  const Group* g = run().group(group());
+  const QString text = g ? q(g->description) : QString();
+  if (text.size() <= kShortDescription) {
+    description_->setText(text.toHtmlEscaped());
+    return;
+  }
+  if (whole) {
+    description_->setText(text.toHtmlEscaped() + " <a href='less'>Less</a>");
+    return;
+  }
+  qsizetype end = text.indexOf(". ");
+  if (end < 0 || end > kShortDescription) end = text.lastIndexOf(' ', kShortDescription);
+  description_->setText(text.left(end + 1).toHtmlEscaped() + " <a href='more'>More…</a>");
+}
+
+// A chart opened for the first time shows its group's first series, the others hidden.
+void ChartPanel::firstSeriesOf(const std::string& id) {
+  const Group* g = run().group(id);
+  if (!g || g->first_series.empty() || !first_shown_.insert(id).second) return;
+  const auto& first = g->first_series;
+  for (const auto& s : run().series)
+    if (s.group == id) {
+      if (std::find(first.begin(), first.end(), s.name) != first.end())
+        hidden_.erase(s.name);
+      else
+        hidden_.insert(s.name);
+    }
 }
 
 void ChartPanel::setScaleChoice(const QString& key, bool log_y, bool log_x) {
@@ -250,6 +370,7 @@ charts::ChartOptions ChartPanel::options() const {
   o.theme = theme_;
   o.overlay_old = overlay_old_;
   o.overlay_new = overlay_new_;
+  o.relative_to = relativeTo();
   o.hidden_series = chart() ? charts::hidden_series(chart()) : hidden_;
   return o;
 }
@@ -259,14 +380,23 @@ void ChartPanel::rebuild() {
   if (old && old->property("perflab_built").toBool()) hidden_ = charts::hidden_series(old);
   std::string id = group();
   const Group* g = run().group(id);
+  firstSeriesOf(id);
+  fillRelativeBox();
   log_x_->setEnabled(g && g->numeric_x);
   if (g) {  // the boxes show this chart's scale: the person's choice, else the group's own
     auto it = scales_.find(scaleKey());
     QSignalBlocker by(log_y_), bx(log_x_);
-    log_y_->setChecked(it != scales_.end() ? it->second.first : g->log_y);
+    // Ratios open on a log axis: 0.5× and 2× lie as far from 1.
+    const bool log_y = relativeTo().empty() ? g->log_y : true;
+    log_y_->setChecked(it != scales_.end() ? it->second.first : log_y);
     log_x_->setChecked(it != scales_.end() ? it->second.second : g->log_x);
   }
-  description_->setText(g ? q(g->description) : QString());
+  showDescription(false);
+  // The table: the points, or in the relative view their ratios.
+  relative_model_->setView(points_->sharedRun(), id, relativeTo());
+  QAbstractItemModel* table_model =
+      relativeTo().empty() ? static_cast<QAbstractItemModel*>(points_) : relative_model_;
+  if (table_->model() != table_model) table_->setModel(table_model);
   QChart* chart = nullptr;
   if (g) {
     charts::ChartOptions o = options();
@@ -296,6 +426,7 @@ void ChartPanel::rebuild() {
 }
 
 QString ChartPanel::pointText(const std::string& series, const std::string& label) const {
+  if (!relativeTo().empty()) return q(relative_model_->sentence(series, label));
   int row = points_->rowOf(series, label);
   return row < 0 ? QString() : points_->index(row, 0).data(Qt::ToolTipRole).toString();
 }

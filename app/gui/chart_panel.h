@@ -1,7 +1,9 @@
 #pragma once
 // A run's results: a chart (app/charts) with a group selector, linear/log toggles for y (and x
-// where numeric), tooltips with the exact figures, legend clicks that hide series, and a
-// sortable table of the group's points (a PointsModel: median, p95, min, max, samples).
+// where numeric), a relative view (every series as a ratio to a baseline), tooltips with the
+// exact figures, legend clicks that hide series, and a sortable table of the group's points (a
+// PointsModel: median, p95, min, max, samples; a RelativeModel in the relative view) below a
+// splitter.
 #include <map>
 #include <set>
 #include <string>
@@ -17,11 +19,13 @@ class QCheckBox;
 class QChartView;
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QTableView;
 
 namespace perflab::gui {
 
 class PointsModel;
+class RelativeModel;
 
 // The legend of a built chart as wrapping rich text (a chart's own legend cuts long names): a
 // coloured square and the series' whole name per entry. With `links`, each entry is a link
@@ -56,6 +60,12 @@ class ChartPanel : public QWidget {
   void setOverlayLabels(const std::string& old_label, const std::string& new_label);
   // A remembered choice of scales for the chart "<experiment>/<group>" (from the settings).
   void setScaleChoice(const QString& key, bool log_y, bool log_x);
+  // The relative view: every series as a ratio to `baseline` (empty: none), a choice remembered
+  // for that chart like its scales.
+  void setRelativeTo(const std::string& baseline);
+  std::string relativeTo() const;
+  // A remembered choice of baseline for the chart "<experiment>/<group>" (empty: none).
+  void setRelativeChoice(const QString& key, const std::string& baseline);
   // The options the chart is drawn with now (including series hidden from the legend).
   charts::ChartOptions options() const;
 
@@ -66,6 +76,11 @@ class ChartPanel : public QWidget {
   QComboBox* groupBox() const { return groups_; }
   QCheckBox* logYBox() const { return log_y_; }
   QCheckBox* logXBox() const { return log_x_; }
+  QComboBox* relativeBox() const { return relative_; }
+  RelativeModel* relativeModel() const { return relative_model_; }
+  // Between the chart and the table: its sizes are the person's (see MainWindow's settings).
+  QSplitter* splitter() const { return split_; }
+  QLabel* descriptionLabel() const { return description_; }
   QLabel* titleLabel() const { return title_; }
   QLabel* legendLabel() const { return legend_; }
 
@@ -82,18 +97,34 @@ class ChartPanel : public QWidget {
   void chartRebuilt();
   // The person chose the scales of a chart ("<experiment>/<group>").
   void scaleChosen(const QString& key, bool log_y, bool log_x);
+  // The person chose the baseline of a chart's relative view (empty: none).
+  void relativeChosen(const QString& key, const QString& baseline);
 
  private:
   void rebuild();
+  std::string chartKey() const;  // "<experiment>/<group>"
+  // The scales' key: the chart's, and "<chart>/relative" for its relative view (log y there by
+  // default).
   std::string scaleKey() const;
+  void fillRelativeBox();
+  void showDescription(bool whole);
+  void firstSeriesOf(const std::string& group);
   bool eventFilter(QObject* watched, QEvent* e) override;
 
   std::set<std::string> hidden_;
   std::map<std::string, std::pair<bool, bool>> scales_;  // key -> log y, log x
+  std::map<std::string, std::string> relatives_;         // chart key -> baseline ("": none)
+  // Groups of the run on show whose first series were applied (Group::first_series): the
+  // others start hidden once, then the person's clicks hold.
+  std::set<std::string> first_shown_;
+  std::string run_identity_;  // experiment and start of the run on show
   QChart::ChartTheme theme_ = QChart::ChartThemeLight;
   std::string overlay_old_, overlay_new_;
   QComboBox* groups_;
   QCheckBox *log_y_, *log_x_;
+  QComboBox* relative_;
+  RelativeModel* relative_model_;
+  QSplitter* split_;
   QLabel *description_, *title_, *legend_;
   QChartView* view_;
   PointsModel* points_;

@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -151,6 +152,12 @@ void MainWindow::connectUi() {
             settings_->setValue("scales/" + key,
                                 QStringList{log_y ? "log" : "linear", log_x ? "log" : "linear"});
           });
+  connect(results_, &ChartPanel::relativeChosen, this,
+          [this](const QString& key, const QString& baseline) {
+            settings_->setValue("relative/" + key, baseline);
+          });
+  connect(results_->splitter(), &QSplitter::splitterMoved, this,
+          [this] { settings_->setValue("view/chartSplitter", results_->splitter()->saveState()); });
 }
 
 void MainWindow::buildMenus() {
@@ -230,6 +237,11 @@ void MainWindow::loadSettings() {
     results_->setScaleChoice(key, v.value(0) == "log", v.value(1) == "log");
   }
   s.endGroup();
+  s.beginGroup("relative");
+  for (const QString& key : s.allKeys())
+    results_->setRelativeChoice(key, s.value(key).toString().toStdString());
+  s.endGroup();
+  results_->splitter()->restoreState(s.value("view/chartSplitter").toByteArray());
   dark_action_->setChecked(s.value("view/dark", false).toBool());
   if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
     // First start: most of the screen, the side panel a share of it (set once shown).
