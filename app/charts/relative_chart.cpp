@@ -106,6 +106,11 @@ std::unique_ptr<QChart> build_relative_chart(const Run& run, const std::string& 
   o.relative_to.clear();
   o.title_suffix = QStringLiteral(" — relative to ") + QString::fromStdString(opts.relative_to) +
                    opts.title_suffix;
+  if (view->intervals_left_out) {
+    std::size_t ratios = 0;
+    for (const auto& s : view->series) ratios += s.points.size();
+    o.title_suffix += QStringLiteral(" (%L1 ratios: no intervals)").arg(ratios);
+  }
   auto chart = build_chart(relative_run(run, *view), group_id, o, facts);
   add_reference_line(*chart, opts);
   return chart;

@@ -62,7 +62,9 @@ QVariant RelativeModel::cell(int source_row, int column, int role) const {
         case SamplesColumn:
           return QVariant::fromValue(static_cast<qlonglong>(e.n));
         default:
-          return QString::fromStdString(verdict_text(verdict(r), run_->threshold));
+          return view_->intervals_left_out
+                     ? QStringLiteral("not judged: %L1 ratios, no intervals").arg(rows_.size())
+                     : QString::fromStdString(verdict_text(verdict(r), run_->threshold));
       }
     case Qt::ToolTipRole:
       return QString::fromStdString(relative_sentence(*view_, r.series->name, *r.point));
