@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include <QAbstractItemView>
 #include <QBarCategoryAxis>
 #include <QBarLegendMarker>
 #include <QBarSeries>
@@ -72,6 +73,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(0, 0, 0, 0);
   auto* bar = new QHBoxLayout;
+  bar->setSpacing(4);  // the chart's box, Log y, Log x and Relative to on one row at 1024 wide
   bar->addWidget(new QLabel("Chart:"));
   groups_ = new QComboBox;
   groups_->setObjectName("groupBox");
@@ -85,11 +87,14 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   log_x_->setToolTip("Logarithmic x axis (charts with a numeric x only)");
   bar->addWidget(log_y_);
   bar->addWidget(log_x_);
-  bar->addSpacing(12);
   bar->addWidget(new QLabel("Relative to:"));
   relative_ = new QComboBox;
   relative_->setObjectName("relativeTo");
-  relative_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Wide enough for "interpolate" however long the other names are (the list shows them whole):
+  // the bar holds the chart's box, Log y and Log x too at 1280x800.
+  relative_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  relative_->setMinimumContentsLength(6);
+  relative_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
   relative_->setToolTip(
       "Every series as a ratio to this one at each point, with the ratio's confidence interval: "
       "1 is the baseline");
@@ -323,6 +328,7 @@ void ChartPanel::fillRelativeBox() {
     if (s.group == g->id && !s.points.empty() && s.name != named)
       relative_->addItem(q(s.name), q(s.name));
   relative_->setEnabled(relative_->count() > 2);
+  relative_->view()->setMinimumWidth(relative_->view()->sizeHintForColumn(0) + 24);
   auto it = relatives_.find(chartKey());
   const int i = it == relatives_.end() ? 0 : relative_->findData(q(it->second));
   relative_->setCurrentIndex(std::max(i, 0));
