@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -36,6 +39,28 @@ RunStatus run_status_from_string(const std::string& s) {
 const Group* Run::group(const std::string& id) const {
   auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.id == id; });
   return it == groups.end() ? nullptr : &*it;
+}
+
+bool opens_on_log_x(const Run& run, const Group& g) {
+  if (!g.numeric_x) return false;
+  if (g.log_x) return true;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& s : run.series)
+    if (s.group == g.id)
+      for (const auto& p : s.points) {
+        double x = 0;
+        if (p.x) {
+          x = *p.x;
+        } else {
+          char* end = nullptr;
+          x = std::strtod(p.label.c_str(), &end);
+          if (end == p.label.c_str()) return false;  // not a number: drawn at its index
+        }
+        if (!(x > 0) || !std::isfinite(x)) return false;
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+  return std::isfinite(lo) && hi >= 100 * lo;
 }
 
 Group& Run::ensure_group(const Group& g) {

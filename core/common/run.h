@@ -84,6 +84,10 @@ struct Group {
   // Repetition r of every series at a label was measured in the same round (interleaved), so a
   // ratio of two series pairs them (RatioOptions::interleaved).
   bool interleaved = false;
+  // What the value axis shows, when the unit and a better direction do not say it: a share of
+  // a whole or a count has no better direction ("keys on each node"). Empty: the unit, and
+  // whether lower or higher is better.
+  std::string y_label = {};
 };
 
 // A target as recorded in a run: never a password.
@@ -142,6 +146,11 @@ struct Run {
   // Adds a point to (group, series) with stats computed from its samples.
   Point& add_point(const std::string& group, const std::string& series, Point p);
 };
+
+// Whether a numeric group opens on a log x axis: when it says so (Group::log_x), or when its x
+// values are all positive and span two decades or more (a sweep over sizes: 1 KiB to 1 MiB,
+// 1 to 8191 events), where a linear axis crowds all but the last points into its first tenth.
+bool opens_on_log_x(const Run& run, const Group& g);
 
 // Perflab's version: the CMake project version ("0.1.0").
 const char* perflab_version();

@@ -152,6 +152,7 @@ std::string run_to_json(const Run& run, int indent) {
     if (!g.baseline_series.empty()) gj["baseline_series"] = g.baseline_series;
     if (!g.first_series.empty()) gj["first_series"] = g.first_series;
     if (g.interleaved) gj["interleaved"] = true;
+    if (!g.y_label.empty()) gj["y_label"] = g.y_label;
     j["groups"].push_back(std::move(gj));
   }
   j["series"] = json::array();

@@ -108,6 +108,7 @@ void read_groups(const V& j, Run& run) {
       group.first_series.push_back(R::string(name, nf));
     });
     group.interleaved = R::boolean(g, f, "interleaved", false);
+    group.y_label = R::string(g, f, "y_label", false);
     run.groups.push_back(std::move(group));
   });
 }

@@ -34,6 +34,7 @@ Group breakdown_group(std::size_t events) {
           "and thread CPU. The findings' shares are ratios of "
           "medians over the same repetitions, with their intervals."};
   g.stacked = true;
+  g.y_label = "% of one append (its phases stacked)";  // a share: no better direction
   return g;
 }
 

@@ -19,6 +19,7 @@ void distribution(RunContext& ctx, int nkeys) {
   nodes_g.title = "Keys per node: " + std::to_string(nkeys) + " keys on 4 nodes";
   nodes_g.unit = "keys";
   nodes_g.lower_is_better = false;
+  nodes_g.y_label = "keys on the node";  // a count: more is neither better nor worse
   nodes_g.description =
       "How evenly each scheme spreads keys key:000000000000... over 4 nodes "
       "(ideal: a quarter each).";
@@ -28,6 +29,7 @@ void distribution(RunContext& ctx, int nkeys) {
   moved_g.title = "Keys that move when a 5th node is added";
   moved_g.unit = "%";
   moved_g.lower_is_better = true;
+  moved_g.y_label = "% of all keys that move, lower is better";
   moved_g.description =
       "modula (crc32 mod N, RedisSharding) moves about 4/5 of all keys; consistent hashing "
       "(ketama ring, jump hash) moves about 1/5, only the new node's share. Redis Cluster's "
