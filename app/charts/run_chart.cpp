@@ -29,6 +29,8 @@
 #include <QValueAxis>
 #include <QXYLegendMarker>
 
+#include "charts/chart_axes.h"
+
 namespace perflab::charts {
 
 namespace {
@@ -42,165 +44,6 @@ std::vector<const Series*> series_of(const Run& run, const std::string& group) {
   for (const auto& s : run.series)
     if (s.group == group && !s.points.empty()) out.push_back(&s);
   return out;
-}
-
-// x of a numeric point: Point::x, else its label read as a number, else its index.
-double x_of(const Point& p, std::size_t index) {
-  if (p.x) return *p.x;
-  bool ok = false;
-  double v = QString::fromStdString(p.label).toDouble(&ok);
-  return ok ? v : static_cast<double>(index);
-}
-
-// A log axis range (tight around the data, with room so no point is cut at the edge) and the
-// floor where values ≤ 0 are drawn.
-struct LogRange {
-  double min = 1, max = 10, floor = 0;
-};
-
-LogRange log_range(const std::vector<double>& values, bool has_nonpositive, double room) {
-  double minpos = std::numeric_limits<double>::infinity();
-  double maxv = 0;
-  for (double v : values) {
-    if (!std::isfinite(v)) continue;
-    if (v > 0) minpos = std::min(minpos, v);
-    maxv = std::max(maxv, v);
-  }
-  LogRange r;
-  if (!std::isfinite(minpos)) {  // nothing positive at all
-    r.min = 0.1;
-    r.floor = 0.2;
-    r.max = 10;
-    return r;
-  }
-  double lo = minpos;
-  if (has_nonpositive) {
-    r.floor = minpos / 2;  // below every positive value, marked as "≤ 0"
-    lo = r.floor;
-  }
-  r.min = lo / room;
-  r.max = maxv * room;
-  if (r.max <= r.min * 1.5) r.min /= 2, r.max *= 2;  // one value: a readable span around it
-  return r;
-}
-
-// One number format for every label of an axis: plain numbers with the decimals the smallest
-// needs, or, when the values reach a million or go below 0.01, SI prefixes (20k, 1.5M, 500µ).
-std::function<QString(double)> axis_format(const std::vector<double>& ticks) {
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;
-  int decimals = 0;
-  for (double t : ticks) {
-    lo = std::min(lo, std::abs(t));
-    hi = std::max(hi, std::abs(t));
-    for (int d = 0; d <= 2; ++d)
-      if (std::abs(t * std::pow(10, d) - std::round(t * std::pow(10, d))) <
-          1e-9 * std::max(1.0, t)) {
-        decimals = std::max(decimals, d);
-        break;
-      } else if (d == 2) {
-        decimals = 2;
-      }
-  }
-  if (hi < 1e6 && lo >= 0.01)
-    return [decimals](double v) { return QString::number(v, 'f', decimals); };
-  return [](double v) {
-    static const std::pair<double, const char*> kPrefixes[] = {
-        {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}};
-    for (const auto& [scale, prefix] : kPrefixes)
-      if (std::abs(v) >= scale * 0.9999 || scale == 1e-9)
-        return QString::number(v / scale, 'g', 3) + QString::fromUtf8(prefix);
-    return QString::number(v, 'g', 3);
-  };
-}
-
-// Ticks of a log axis over [lo, hi]: the given values when there are few (a sweep's x values:
-// 1, 2, 4 … 64), else 1-2-5 per decade (or 1 per decade when there are many decades).
-std::vector<double> log_ticks(double lo, double hi, std::vector<double> at_values) {
-  std::sort(at_values.begin(), at_values.end());
-  at_values.erase(std::unique(at_values.begin(), at_values.end()), at_values.end());
-  std::erase_if(at_values, [&](double v) { return !(v > 0) || v < lo || v > hi; });
-  if (!at_values.empty() && at_values.size() <= 12) return at_values;
-  std::vector<double> out;
-  const int d0 = static_cast<int>(std::floor(std::log10(lo)));
-  const int d1 = static_cast<int>(std::ceil(std::log10(hi)));
-  for (std::vector<double> steps : {std::vector<double>{1, 2, 5}, {1}}) {
-    out.clear();
-    for (int d = d0; d <= d1; ++d)
-      for (double m : steps) {
-        const double v = m * std::pow(10.0, d);
-        if (v >= lo && v <= hi) out.push_back(v);
-      }
-    if (out.size() <= 10) break;
-  }
-  if (out.size() < 2) {  // less than a decade: the ends and between
-    out.clear();
-    for (int i = 0; i <= 4; ++i) out.push_back(lo * std::pow(hi / lo, (i + 0.5) / 5.0));
-  }
-  return out;
-}
-
-void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {
-  QFont labels = axis->labelsFont();
-  labels.setPointSizeF(opts.presentation ? 15 : 9);
-  axis->setLabelsFont(labels);
-  QFont title = axis->titleFont();
-  title.setPointSizeF(opts.presentation ? 16 : 10);
-  title.setBold(true);
-  axis->setTitleFont(title);
-}
-
-// A log axis: values are drawn at log10(v) on a linear axis whose labels sit at the ticks and
-// read as the values (Qt's own log axis labels whole decades only).
-QAbstractAxis* make_log_axis(double lo, double hi, const std::vector<double>& ticks,
-                             const ChartOptions& opts) {
-  auto* a = new QCategoryAxis;
-  a->setRange(std::log10(lo), std::log10(hi));
-  a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-  const auto format = axis_format(ticks);
-  for (double t : ticks) a->append(format(t), std::log10(t));
-  a->setProperty("perflab_log", true);
-  style_axis(a, opts);
-  return a;
-}
-
-QAbstractAxis* make_linear_axis(double lo, double hi, const ChartOptions& opts) {
-  auto* a = new QValueAxis;
-  a->setRange(lo, hi);
-  a->applyNiceNumbers();
-  // Whole numbers up to millions read better than 1.5e+06; beyond that (or below 1) %g.
-  double span = std::max(std::abs(a->min()), std::abs(a->max()));
-  double step = (a->max() - a->min()) / std::max(1, a->tickCount() - 1);
-  a->setLabelFormat(span >= 10 && span < 1e7 && step >= 1 ? "%.0f" : "%g");
-  style_axis(a, opts);
-  return a;
-}
-
-void linear_range(const std::vector<double>& values, double& lo, double& hi) {
-  lo = 0, hi = 0;
-  for (double v : values) {
-    if (!std::isfinite(v)) continue;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  if (hi == lo) hi = lo + 1;
-  double pad = (hi - lo) * 0.06;
-  if (hi > 0) hi += pad;
-  if (lo < 0) lo -= pad;
-}
-
-// An axis title: "unit, log scale, extra". With `wrap` (large fonts) the extra goes on a line
-// of its own, so that a short axis does not cut it ("req/s, log scale, higher is …").
-QString axis_title(const QString& text, bool log, const char* extra = nullptr, bool wrap = false) {
-  QStringList parts;
-  if (!text.isEmpty()) parts << text.toHtmlEscaped();
-  if (log) parts << QStringLiteral("log scale");
-  QString title = parts.join(QStringLiteral(", "));
-  if (extra && *extra)
-    title += (title.isEmpty() ? QString()
-              : wrap          ? QStringLiteral("<br>")
-                              : QStringLiteral(", ")) +
-             QString::fromUtf8(extra);
-  return title;
 }
 
 QScatterSeries* make_nonpositive_series(const ChartOptions& opts, double floor) {
@@ -284,12 +127,6 @@ void dim_marker(QLegendMarker* m, bool hidden) {
   m->setFont(f);
 }
 
-// The interval of a point worth drawing: one with an interval of some width.
-const Estimate* interval_of(const Point& p) {
-  const Estimate& e = p.median_ci;
-  return e.has_interval() && e.hi > e.lo ? &e : nullptr;
-}
-
 // Shows or hides the error bars of a series (by Series::name).
 void set_error_bars_visible(QChart& chart, const QString& series, bool visible) {
   for (auto* e : error_bar_items(chart))
@@ -334,62 +171,6 @@ std::unique_ptr<QChart> new_chart(const ChartOptions& opts) {
   t.setBold(true);
   chart->setTitleFont(t);
   return chart;
-}
-
-// An axis of values, linear or log; on a log axis values ≤ 0 are drawn at a floor.
-// On a log axis values are drawn at log10(v) (see make_log_axis).
-struct ValueAxis {
-  QAbstractAxis* axis = nullptr;
-  bool log = false;
-  bool nonpositive = false;  // some value ≤ 0
-  LogRange range;            // when log
-  bool clamps(double v) const { return log && !(v > 0); }
-  double at(double v) const { return log ? std::log10(clamps(v) ? range.floor : v) : v; }
-};
-
-// The y axis of a group: the points' medians.
-ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
-                      const ChartOptions& opts) {
-  std::vector<double> ys;
-  ValueAxis y;
-  // The parts of a stack add up on a linear axis only.
-  y.log = !g.stacked && opts.log_y.value_or(g.log_y);
-  std::map<std::string, double> stacks;  // a stacked group's axis reaches the tallest stack
-  for (const auto* s : series)
-    for (const auto& p : s->points) {
-      if (g.stacked)
-        stacks[p.label] += p.stats.median;
-      else
-        ys.push_back(p.stats.median);
-      if (!(p.stats.median > 0)) y.nonpositive = true;
-      // A part of a stack has no bar of its own to carry its interval: no error bars there.
-      if (const Estimate* e = opts.error_bars && !g.stacked ? interval_of(p) : nullptr) {
-        ys.push_back(e->hi);
-        if (e->lo > 0 || !y.log) ys.push_back(e->lo);  // an end ≤ 0 stops at the log floor
-      }
-    }
-  if (y.log) {
-    y.range = log_range(ys, y.nonpositive, 1.25);
-    y.axis = make_log_axis(y.range.min, y.range.max, log_ticks(y.range.min, y.range.max, {}), opts);
-  } else if (g.unit == "%") {
-    y.axis = make_linear_axis(0, 100, opts);  // a share reads against the whole
-  } else if (g.stacked) {
-    // From 0 to the tallest stack, no padding: a stack of shares ends at 100 on the axis's
-    // last line, not below an empty 100–150 (rounded to 9 digits: parts that add up to 100
-    // in floating point may overshoot it by 1e-14).
-    double top = 0;
-    for (const auto& [label, height] : stacks) top = std::max(top, height);
-    const double scale = top > 0 ? std::pow(10.0, 8 - std::floor(std::log10(top))) : 1.0;
-    y.axis = make_linear_axis(0, top > 0 ? std::round(top * scale) / scale : 1.0, opts);
-  } else {
-    double lo, hi;
-    linear_range(ys, lo, hi);
-    y.axis = make_linear_axis(lo, hi, opts);
-  }
-  y.axis->setTitleText(axis_title(unit_text(g.unit), y.log,
-                                  g.lower_is_better ? "lower is better" : "higher is better",
-                                  opts.presentation));
-  return y;
 }
 
 void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y) {
@@ -572,31 +353,6 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
                      category_error_bars(*series[si], si, n, bars->barWidth(), index, y), opts, f);
   }
   style_bar_sets(bars, opts);
-}
-
-// The x axis of a numeric group: Point::x of every point.
-ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
-                      const ChartOptions& opts) {
-  std::vector<double> xs;
-  ValueAxis x;
-  x.log = opts.log_x.value_or(g.log_x);
-  for (const auto* s : series)
-    for (std::size_t i = 0; i < s->points.size(); ++i) {
-      xs.push_back(x_of(s->points[i], i));
-      if (!(xs.back() > 0)) x.nonpositive = true;
-    }
-  if (x.log) {
-    x.range = log_range(xs, x.nonpositive, 1.12);
-    x.axis = make_log_axis(x.range.min, x.range.max, log_ticks(x.range.min, x.range.max, xs), opts);
-  } else {
-    double lo = *std::min_element(xs.begin(), xs.end());
-    double hi = *std::max_element(xs.begin(), xs.end());
-    if (hi == lo) hi = lo + 1;
-    const double pad = (hi - lo) * 0.03;  // the first and last points whole, not cut in half
-    x.axis = make_linear_axis(lo - pad, hi + pad, opts);
-  }
-  x.axis->setTitleText(axis_title(q(g.x_label), x.log));
-  return x;
 }
 
 // The error bars of a line's points; caps a fixed share of the x axis wide (of its decades on a
