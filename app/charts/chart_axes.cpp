@@ -131,6 +131,7 @@ QAbstractAxis* make_linear_axis(double lo, double hi, const ChartOptions& opts) 
   auto* a = new QValueAxis;
   a->setRange(lo, hi);
   a->applyNiceNumbers();
+  if (lo >= 0 && a->min() < 0) a->setMin(0);  // a quantity that cannot be negative
   // Whole numbers up to millions read better than 1.5e+06; beyond that (or below 1) %g.
   double span = std::max(std::abs(a->min()), std::abs(a->max()));
   double step = (a->max() - a->min()) / std::max(1, a->tickCount() - 1);
@@ -197,7 +198,19 @@ double ValueAxis::at(double v) const {
   return log ? std::log10(clamps(v) ? range.floor : v) : v;
 }
 
-// The y axis of a group: the points' medians.
+namespace {
+
+// The y axis's title: what it shows (Group::y_label), else the unit and the better direction.
+// The parts of a stack are shares of a whole, with no better direction of their own.
+QString y_title(const Group& g, bool log, const ChartOptions& opts) {
+  if (!g.y_label.empty()) return axis_title(q(g.y_label), log);
+  if (g.stacked) return axis_title(unit_text(g.unit), log);
+  return axis_title(unit_text(g.unit), log,
+                    g.lower_is_better ? "lower is better" : "higher is better", opts.presentation);
+}
+
+}  // namespace
+
 ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
                       const ChartOptions& opts) {
   std::vector<double> ys;
@@ -236,9 +249,7 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
     linear_range(ys, lo, hi);
     y.axis = make_linear_axis(lo, hi, opts);
   }
-  y.axis->setTitleText(axis_title(unit_text(g.unit), y.log,
-                                  g.lower_is_better ? "lower is better" : "higher is better",
-                                  opts.presentation));
+  y.axis->setTitleText(y_title(g, y.log, opts));
   return y;
 }
 
@@ -261,7 +272,8 @@ ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
     double hi = *std::max_element(xs.begin(), xs.end());
     if (hi == lo) hi = lo + 1;
     const double pad = (hi - lo) * 0.03;  // the first and last points whole, not cut in half
-    x.axis = make_linear_axis(lo - pad, hi + pad, opts);
+    // Sizes, counts and times cannot be negative: the axis of such x starts at 0 at the lowest.
+    x.axis = make_linear_axis(lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad, opts);
   }
   x.axis->setTitleText(axis_title(q(g.x_label), x.log));
   return x;

@@ -475,6 +475,11 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
   const Group* g = run.group(group_id);
   if (!g) throw ChartError("the run has no group '" + group_id + "'");
   const auto series = series_of(run, group_id);
+  if (!opts.log_x && g->numeric_x) {  // the group's own x scale: a sweep over sizes is log
+    ChartOptions with_x = opts;
+    with_x.log_x = opens_on_log_x(run, *g);
+    return build_chart(run, group_id, with_x, facts);
+  }
   auto chart = new_chart(opts);
   ChartFacts local;
   ChartFacts& f = facts ? *facts : local;

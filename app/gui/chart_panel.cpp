@@ -395,7 +395,7 @@ void ChartPanel::rebuild() {
     // Ratios open on a log axis: 0.5× and 2× lie as far from 1.
     const bool log_y = relativeTo().empty() ? g->log_y : true;
     log_y_->setChecked(it != scales_.end() ? it->second.first : log_y);
-    log_x_->setChecked(it != scales_.end() ? it->second.second : g->log_x);
+    log_x_->setChecked(it != scales_.end() ? it->second.second : opens_on_log_x(run(), *g));
   }
   showDescription(false);
   // The table: the points, or in the relative view their ratios.
