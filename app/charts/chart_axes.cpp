@@ -171,11 +171,11 @@ QString axis_title(const QString& text, bool log, const char* extra = nullptr, b
 }  // namespace
 
 double axis_label_points(const ChartOptions& opts) {
-  return opts.presentation ? 15 : 9;
+  return opts.presentation ? 20 : 9;  // read from the back of a room: 20 pt and more
 }
 
 double axis_title_points(const ChartOptions& opts) {
-  return opts.presentation ? 16 : 10;
+  return opts.presentation ? 24 : 10;
 }
 
 void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {

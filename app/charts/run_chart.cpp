@@ -164,10 +164,10 @@ std::unique_ptr<QChart> new_chart(const ChartOptions& opts) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->legend()->setShowToolTips(true);
   QFont f = chart->legend()->font();
-  f.setPointSizeF(opts.presentation ? 15 : 9);
+  f.setPointSizeF(opts.presentation ? 20 : 9);
   chart->legend()->setFont(f);
   QFont t = chart->titleFont();
-  t.setPointSizeF(opts.presentation ? 22 : 13);
+  t.setPointSizeF(opts.presentation ? 26 : 13);
   t.setBold(true);
   chart->setTitleFont(t);
   return chart;
