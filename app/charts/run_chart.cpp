@@ -30,6 +30,7 @@
 #include <QXYLegendMarker>
 
 #include "charts/chart_axes.h"
+#include "charts/chart_labels.h"
 
 namespace perflab::charts {
 
@@ -179,22 +180,6 @@ void attach(QChart& chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
   s->attachAxis(y);
 }
 
-// Slants a category axis's labels when the widest no longer fits its category's width (Qt
-// would drop it: "10 concurrent writers, RTT 1 ms" vanished), level again when they fit; decided
-// each time the plot area changes size.
-void fit_category_labels(QChart& chart, QBarCategoryAxis* axis) {
-  auto fit = [&chart, axis] {
-    const int n = std::max<qsizetype>(axis->count(), 1);
-    const double room = chart.plotArea().width() / n - 8;
-    const QFontMetricsF fm(axis->labelsFont());
-    double widest = 0;
-    for (const auto& c : axis->categories()) widest = std::max(widest, fm.horizontalAdvance(c));
-    const int angle = widest > room ? -25 : 0;
-    if (axis->labelsAngle() != angle) axis->setLabelsAngle(angle);
-  };
-  QObject::connect(&chart, &QChart::plotAreaChanged, axis, fit);
-}
-
 // A category axis for labels (first-seen order), on the chart's bottom edge.
 QBarCategoryAxis* category_axis(QChart& chart, const Group& g, const QStringList& categories,
                                 const ChartOptions& opts) {
@@ -204,7 +189,7 @@ QBarCategoryAxis* category_axis(QChart& chart, const Group& g, const QStringList
   if (!g.x_label.empty()) xaxis->setTitleText(q(g.x_label));
   style_axis(xaxis, opts);
   chart.addAxis(xaxis, Qt::AlignBottom);
-  fit_category_labels(chart, xaxis);
+  fit_category_labels(chart, xaxis, opts);
   return xaxis;
 }
 
@@ -306,6 +291,7 @@ void add_stacked_bars(QChart& chart, const Group& g, const std::vector<const Ser
   if (!g.x_label.empty()) cats->setTitleText(q(g.x_label));
   style_axis(cats, opts);
   chart.addAxis(cats, Qt::AlignLeft);
+  fit_category_labels(chart, cats, opts);
   chart.addAxis(y.axis, Qt::AlignBottom);
   bars->attachAxis(cats);
   bars->attachAxis(y.axis);
@@ -501,6 +487,11 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
 
 QColor error_bar_color() {
   return QColor(25, 25, 25);
+}
+
+QString category_text(const QBarCategoryAxis* axis, int index) {
+  const QStringList given = axis->property("perflab_categories").toStringList();
+  return index >= 0 && index < given.size() ? given[index] : axis->at(index);
 }
 
 void enable_legend_toggles(QChart* chart) {

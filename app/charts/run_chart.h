@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <QBarCategoryAxis>
 #include <QChart>
 #include <QColor>
 #include <QString>
@@ -87,6 +88,10 @@ QString run_description(const Run& run);
 
 // A unit as a person reads it: "us/op" -> "µs/op", "us" -> "µs" (run files keep ASCII units).
 QString unit_text(const std::string& unit);
+
+// The category at `index` of a chart's category axis as the run names it (the axis may show it
+// wrapped over lines to fit).
+QString category_text(const QBarCategoryAxis* axis, int index);
 
 // Clicking a legend marker hides/shows its series (the marker stays, dimmed). For views.
 void enable_legend_toggles(QChart* chart);

@@ -472,7 +472,7 @@ QString ChartPanel::tooltipAt(QPoint viewport_pos) const {
                                .normalized();
           if (r.contains(at))
             return pointText(sets[si]->property("perflab_series").toString().toStdString(),
-                             cats->at(ci).toStdString());
+                             charts::category_text(cats, ci).toStdString());
         }
     } else if (auto* stack = qobject_cast<QHorizontalStackedBarSeries*>(s)) {
       // A stack on its side: the part whose rectangle holds the cursor.
@@ -489,7 +489,7 @@ QString ChartPanel::tooltipAt(QPoint viewport_pos) const {
                                .normalized();
           if (r.contains(at))
             return pointText(set->property("perflab_series").toString().toStdString(),
-                             cats->at(ci).toStdString());
+                             charts::category_text(cats, ci).toStdString());
           from = to;
         }
       }
