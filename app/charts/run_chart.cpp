@@ -140,7 +140,7 @@ void add_error_bars(QChart& chart, QAbstractSeries* anchor, const std::string& s
                     std::vector<ErrorBar> bars, const ChartOptions& opts, ChartFacts& f) {
   if (bars.empty()) return;
   f.error_bars += static_cast<int>(bars.size());
-  QPen pen(error_bar_color());
+  QPen pen(error_bar_color(opts.theme));
   pen.setWidthF(opts.presentation ? 2.5 : 1.5);
   pen.setCapStyle(Qt::FlatCap);
   auto* item = new ErrorBars(chart, anchor, q(series), pen, std::move(bars));
@@ -486,7 +486,18 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
 }
 
 QColor error_bar_color() {
-  return QColor(25, 25, 25);
+  return error_bar_color(QChart::ChartThemeLight);
+}
+
+QColor error_bar_color(QChart::ChartTheme theme) {
+  switch (theme) {
+    case QChart::ChartThemeDark:
+    case QChart::ChartThemeBlueCerulean:
+    case QChart::ChartThemeHighContrast:  // dark backgrounds: light bars
+      return QColor(235, 235, 235);
+    default:
+      return QColor(25, 25, 25);
+  }
 }
 
 QString category_text(const QBarCategoryAxis* axis, int index) {

@@ -47,8 +47,9 @@ struct ChartOptions {
   std::string relative_to;
 };
 
-// The colour of the error bars.
-QColor error_bar_color();
+// The colour of the error bars on a chart of `theme`: dark on light backgrounds, light on dark.
+QColor error_bar_color(QChart::ChartTheme theme);
+QColor error_bar_color();  // on the light theme
 
 // The group a run does not have.
 class ChartError : public std::runtime_error {
