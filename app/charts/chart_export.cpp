@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include <QBuffer>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
@@ -14,6 +15,7 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScreen>
 #include <QSvgGenerator>
@@ -151,6 +153,29 @@ void paint_legend(QPainter& p, const std::vector<LegendEntry>& entries, const QF
   p.restore();
 }
 
+// Every font-family of an SVG document ending in a generic family: the screen's "Sans Serif"
+// (a fontconfig alias) is no family a browser knows, and it would fall back to serif.
+QByteArray with_generic_families(const QByteArray& svg) {
+  static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+  static const QRegularExpression generic(
+      QStringLiteral("(^|,)\\s*'?(sans-serif|serif|monospace)'?\\s*$"));
+  QString text = QString::fromUtf8(svg);
+  QString out;
+  qsizetype from = 0;
+  for (auto it = family.globalMatch(text); it.hasNext();) {
+    const auto m = it.next();
+    QString families = m.captured(1).trimmed();
+    if (!generic.match(families).hasMatch())
+      families +=
+          families.isEmpty() ? QStringLiteral("sans-serif") : QStringLiteral(", sans-serif");
+    out += QStringView(text).mid(from, m.capturedStart(1) - from);
+    out += families;
+    from = m.capturedEnd(1);
+  }
+  out += QStringView(text).mid(from);
+  return out.toUtf8();
+}
+
 }  // namespace
 
 void paint_chart(QPainter& painter, QChart& chart, const QRectF& target) {
@@ -208,8 +233,10 @@ void write_png(const Run& run, const ExportSpec& spec, QIODevice& out) {
 void write_svg(const Run& run, const ExportSpec& spec, QIODevice& out) {
   auto groups = groups_of(run, spec);
   QSize total = grid_size(groups.size(), spec.size);
+  QBuffer svg;  // written whole, then its font families made ones a browser knows
+  svg.open(QIODevice::WriteOnly);
   QSvgGenerator gen;
-  gen.setOutputDevice(&out);
+  gen.setOutputDevice(&svg);
   gen.setSize(total);
   gen.setViewBox(QRect(QPoint(0, 0), total));
   gen.setResolution(layout_dpi());
@@ -220,6 +247,8 @@ void write_svg(const Run& run, const ExportSpec& spec, QIODevice& out) {
   if (!p.begin(&gen)) throw ChartError("could not start the SVG document");
   paint_grid(p, run, groups, spec);
   p.end();
+  const QByteArray text = with_generic_families(svg.data());
+  if (out.write(text) != text.size()) throw ChartError("could not write the SVG document");
 }
 
 void write_pdf(const Run& run, const ExportSpec& spec, QIODevice& out) {
