@@ -6,6 +6,8 @@
 
 #include <QFont>
 #include <QFontMetricsF>
+#include <QRegularExpression>
+#include <QTextDocumentFragment>
 
 #include "charts/chart_axes.h"
 
@@ -89,6 +91,31 @@ LabelFit choose_fit(const QStringList& labels, const QFont& font, double along, 
 }
 
 }  // namespace
+
+void fit_axis_title(QChart& chart, QAbstractAxis* axis) {
+  static const QRegularExpression joint(QStringLiteral(", |<br>"));
+  const QStringList parts = axis->titleText().split(joint, Qt::SkipEmptyParts);
+  auto fit = [&chart, axis, parts] {
+    const QRectF plot = chart.plotArea();
+    if (plot.isEmpty() || parts.isEmpty()) return;
+    const double along = (axis->orientation() == Qt::Vertical ? plot.height() : plot.width()) - 8;
+    const QFontMetricsF fm(axis->titleFont());
+    auto width = [&fm](const QString& html) {
+      return fm.horizontalAdvance(QTextDocumentFragment::fromHtml(html).toPlainText());
+    };
+    QStringList lines{parts.front()};
+    for (qsizetype i = 1; i < parts.size(); ++i) {
+      const QString longer = lines.back() + QStringLiteral(", ") + parts[i];
+      if (width(longer) <= along)
+        lines.back() = longer;
+      else
+        lines << parts[i];
+    }
+    const QString title = lines.join(QStringLiteral(",<br>"));
+    if (axis->titleText() != title) axis->setTitleText(title);
+  };
+  QObject::connect(&chart, &QChart::plotAreaChanged, axis, fit);
+}
 
 void fit_category_labels(QChart& chart, QBarCategoryAxis* axis, const ChartOptions& opts) {
   const QStringList labels = axis->categories();

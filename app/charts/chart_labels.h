@@ -17,4 +17,8 @@ namespace perflab::charts {
 // readable through category_text().
 void fit_category_labels(QChart& chart, QBarCategoryAxis* axis, const ChartOptions& opts);
 
+// Keeps an axis's title whole: its parts ("µs/op", "log scale", "lower is better") on one line
+// while the axis is long enough, else over several (Qt cuts it to "µs/op, lower ...").
+void fit_axis_title(QChart& chart, QAbstractAxis* axis);
+
 }  // namespace perflab::charts

@@ -481,6 +481,8 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
     note = QStringLiteral(" (%1 ≤ 0 at floor)").arg(f.clamped_points);
   }
   chart->setTitle(q(g->title) + opts.title_suffix + note);
+  for (auto* axis : chart->axes())
+    if (!axis->titleText().isEmpty()) fit_axis_title(*chart, axis);
   dim_hidden_markers(*chart);
   return chart;
 }
