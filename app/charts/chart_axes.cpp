@@ -95,6 +95,10 @@ std::vector<double> log_ticks(double lo, double hi, std::vector<double> at_value
   std::erase_if(at_values, [&](double v) { return !(v > 0) || v < lo || v > hi; });
   if (!at_values.empty() && at_values.size() <= 12) return at_values;
   std::vector<double> out;
+  // No tick at the very ends: half its label would stand beyond the plot, over the chart's
+  // title or the other axis's first label.
+  const double edge = std::pow(hi / lo, 0.03);
+  const double first = lo * edge, last = hi / edge;
   const int d0 = static_cast<int>(std::floor(std::log10(lo)));
   const int d1 = static_cast<int>(std::ceil(std::log10(hi)));
   for (std::vector<double> steps : {std::vector<double>{1, 2, 5}, {1}}) {
@@ -102,7 +106,7 @@ std::vector<double> log_ticks(double lo, double hi, std::vector<double> at_value
     for (int d = d0; d <= d1; ++d)
       for (double m : steps) {
         const double v = m * std::pow(10.0, d);
-        if (v >= lo && v <= hi) out.push_back(v);
+        if (v >= first && v <= last) out.push_back(v);
       }
     if (out.size() <= 10) break;
   }
@@ -265,7 +269,12 @@ ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
       if (!(xs.back() > 0)) x.nonpositive = true;
     }
   if (x.log) {
-    x.range = log_range(xs, x.nonpositive, 1.12);
+    // Room at the ends (4% of the decades): the first value's label clear of the y axis's.
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (double v : xs)
+      if (v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
+    const double decades = hi > lo ? std::log10(hi / lo) : 0;
+    x.range = log_range(xs, x.nonpositive, std::max(1.12, std::pow(10.0, 0.04 * decades)));
     x.axis = make_log_axis(x.range.min, x.range.max, log_ticks(x.range.min, x.range.max, xs), opts);
   } else {
     double lo = *std::min_element(xs.begin(), xs.end());
