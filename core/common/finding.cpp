@@ -88,6 +88,7 @@ std::optional<Finding> comparison_finding(const ComparisonSpec& spec, double thr
   auto f =
       ratio_of(FindingKind::Comparison, spec.id, spec.context, spec.interleaved, subject, baseline);
   if (!f) return std::nullopt;
+  f->group = spec.group;
   f->comparison = spec.what;
   f->not_judged_because = spec.not_judged_because;
   if (spec.exact) f->ci.reset();
@@ -101,6 +102,7 @@ std::optional<Finding> share_finding(const ShareSpec& spec, std::span<const doub
                                      std::span<const double> whole) {
   auto f = ratio_of(FindingKind::Share, spec.id, spec.context, true, part, whole);
   if (!f) return std::nullopt;
+  f->group = spec.group;
   f->part = spec.part;
   f->whole = spec.whole;
   f->claim = spec.claim;
@@ -113,6 +115,7 @@ Finding figure_finding(const FigureSpec& spec, double value, std::optional<Estim
   f.id = spec.id;
   f.kind = FindingKind::Figure;
   f.context = spec.context;
+  f.group = spec.group;
   f.part = spec.what;
   f.unit = spec.unit;
   f.value = value;

@@ -43,6 +43,9 @@ struct Finding {
   FindingKind kind = FindingKind::Figure;
   // What was measured, e.g. "document" or "Append 100 events, 10 writers"; may be empty.
   std::string context;
+  // The chart (Group::id) whose series the finding is computed from, e.g. "append"; empty when
+  // it is about no single chart of the run.
+  std::string group;
   ComparedPair comparison;  // kind Comparison
   // kind Share: what part of what whole ("waiting for the WAL flush", "one append");
   // kind Figure: what the figure is ("MOVED redirections the client followed"); kind Note: the
@@ -90,6 +93,7 @@ struct ComparisonSpec {
   // Both sides are exact (deterministic counts): the ratio has no interval and is judged as it
   // is.
   bool exact = false;
+  std::string group{};  // Finding::group
 };
 std::optional<Finding> comparison_finding(const ComparisonSpec& spec, double threshold,
                                           std::span<const double> subject,
@@ -101,6 +105,7 @@ struct ShareSpec {
   std::string context{};
   std::string part{}, whole{};
   std::optional<Claim> claim = std::nullopt;
+  std::string group{};  // Finding::group
 };
 std::optional<Finding> share_finding(const ShareSpec& spec, std::span<const double> part,
                                      std::span<const double> whole);
@@ -111,6 +116,7 @@ struct FigureSpec {
   std::string context{};
   std::string what{};
   std::string unit{};
+  std::string group{};  // Finding::group
 };
 Finding figure_finding(const FigureSpec& spec, double value,
                        std::optional<Estimate> ci = std::nullopt);

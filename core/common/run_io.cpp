@@ -65,6 +65,7 @@ json finding_json(const Finding& f) {
              {"context", f.context},
              {"text", finding_sentence(f)},
              {"value", f.value}};
+  if (!f.group.empty()) fj["group"] = f.group;
   switch (f.kind) {
     case FindingKind::Comparison:
       fj["comparison"] = {{"subject", f.comparison.subject},

@@ -236,6 +236,7 @@ Finding read_finding(const V& fj, const Path& f, double run_threshold) {
   }
   fd.kind = R::name_of(fj, f, "kind", kFindingKinds);
   fd.context = R::string(fj, f, "context", false);
+  fd.group = R::string(fj, f, "group", false);
   switch (fd.kind) {
     case FindingKind::Comparison: {
       const Path cf(f, "comparison");
