@@ -40,7 +40,10 @@ void findings(RunContext& ctx,
         false,
         "",
         std::move(claim)};
-    if (figure == Figure::Wall) return ctx.add_comparison(spec, a->wall_samples, b->wall_samples);
+    if (figure == Figure::Wall) {
+      spec.group = workload + "_wall";  // client + server CPU is no single chart
+      return ctx.add_comparison(spec, a->wall_samples, b->wall_samples);
+    }
     auto ta = a->total_cpu_samples(), tb = b->total_cpu_samples();
     if (ta && tb) ctx.add_comparison(spec, *ta, *tb);
   };

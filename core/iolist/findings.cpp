@@ -19,19 +19,25 @@ ComparedPair appends(std::string subject, std::string baseline) {
           Better::Lower};
 }
 
-// Two variants measured side by side (paired), with their interval and verdict.
-void judged_finding(RunContext& ctx, const std::string& id, const std::string& context,
-                    const ComparedPair& what, const AppendSamples* a, const AppendSamples* b) {
+// Two variants of the chart `group` measured side by side (paired), with their interval and
+// verdict.
+void judged_finding(RunContext& ctx, const std::string& group, const std::string& id,
+                    const std::string& context, const ComparedPair& what, const AppendSamples* a,
+                    const AppendSamples* b) {
   if (!a || !b) return;
-  ctx.add_comparison({id, context, what, true}, a->total.wall, b->total.wall);
+  ComparisonSpec spec{id, context, what, true};
+  spec.group = group;
+  ctx.add_comparison(spec, a->total.wall, b->total.wall);
 }
 
-// A share, part / whole of the same repetitions (paired): its interval, no verdict.
-void add_share(RunContext& ctx, const std::string& id, const std::string& context,
-               const std::string& part, const std::vector<double>& part_samples,
-               const std::vector<double>& whole) {
-  if (auto f = share_finding({id, context, part, "one append"}, part_samples, whole))
-    ctx.add_finding(std::move(*f));
+// A share of the chart `group`, part / whole of the same repetitions (paired): its interval, no
+// verdict.
+void add_share(RunContext& ctx, const std::string& group, const std::string& id,
+               const std::string& context, const std::string& part,
+               const std::vector<double>& part_samples, const std::vector<double>& whole) {
+  ShareSpec spec{id, context, part, "one append"};
+  spec.group = group;
+  if (auto f = share_finding(spec, part_samples, whole)) ctx.add_finding(std::move(*f));
 }
 
 std::string label_cap(std::string s) {
@@ -57,26 +63,27 @@ void phase_findings(RunContext& ctx, const IoListMeasured& m, std::int64_t n,
     const AppendSamples* s = m.find(variant_series({b}), label);
     if (!s) continue;
     const std::string context = label_cap(label) + ", " + to_string(b);
-    add_share(ctx, id_n + ".build_share." + to_string(b), context, "spent building the statement",
-              s->wall(Phase::Build), s->writer_wall_us);
+    add_share(ctx, "append_breakdown", id_n + ".build_share." + to_string(b), context,
+              "spent building the statement", s->wall(Phase::Build), s->writer_wall_us);
     if (b != Builder::IoList) continue;
-    add_share(ctx, id_n + ".commit_share.iolist", context, "spent in COMMIT",
+    add_share(ctx, "append_breakdown", id_n + ".commit_share.iolist", context, "spent in COMMIT",
               s->wall(Phase::Commit), s->writer_wall_us);
     if (!s->server_cpu_us.empty())
-      add_share(ctx, id_n + ".server_cpu_share.iolist", context,
+      add_share(ctx, "append_breakdown", id_n + ".server_cpu_share.iolist", context,
                 "that is the server's CPU (its backend, schedstat clock)", s->server_cpu_us,
                 s->writer_wall_us);
   }
   for (const std::string& rtt : rtts) {
     const std::string at = label + rtt_suffix(rtt);
     const std::string id = id_n + (rtt_ns(rtt) > 0 ? ".rtt_" + rtt + "ms" : std::string());
-    judged_finding(ctx, id + ".pipeline_vs_round_trips.iolist", label_cap(at) + ", iolist",
+    judged_finding(ctx, "append", id + ".pipeline_vs_round_trips.iolist",
+                   label_cap(at) + ", iolist",
                    appends("pipelined (one flight)", "four round trips"),
                    m.find(variant_series({Builder::IoList, Transport::Pipeline}), at),
                    m.find(variant_series({Builder::IoList}), at));
     if (rtt_ns(rtt) == 0) continue;
     if (const AppendSamples* s = m.find(variant_series({Builder::IoList}), at))
-      add_share(ctx, id + ".build_share.iolist", label_cap(at) + ", iolist",
+      add_share(ctx, "append_breakdown", id + ".build_share.iolist", label_cap(at) + ", iolist",
                 "spent building the statement", s->wall(Phase::Build), s->writer_wall_us);
   }
 }
@@ -97,13 +104,14 @@ void synchronous_commit_findings(RunContext& ctx, const IoListMeasured& m, std::
   std::vector<double> waits;
   for (std::size_t r = 0; r < std::min(w_off.size(), w_on.size()); ++r)
     waits.push_back(w_on[r] - w_off[r]);
-  add_share(ctx, id + ".synchronous_commit_share.iolist", context,
+  add_share(ctx, "append", id + ".synchronous_commit_share.iolist", context,
             "that waits for the WAL flush at COMMIT (on − off, of on; off gives up the "
             "durability of the last transactions on a crash)",
             waits, std::vector<double>(w_on.begin(), w_on.begin() + waits.size()));
-  ctx.add_comparison({id + ".synchronous_commit.off_vs_on.iolist", context,
-                      appends("synchronous_commit off", "synchronous_commit on"), true},
-                     w_off, w_on);
+  ComparisonSpec spec{id + ".synchronous_commit.off_vs_on.iolist", context,
+                      appends("synchronous_commit off", "synchronous_commit on"), true};
+  spec.group = "append";
+  ctx.add_comparison(spec, w_off, w_on);
 }
 
 // The build's share at the largest payload, and the largest share of the sweep (where building
@@ -122,10 +130,10 @@ void payload_findings(RunContext& ctx, const IoListSettings& set, const IoListMe
     }
     const AppendSamples* last = m.find(b, "payload " + std::to_string(sizes.back()));
     if (!last) continue;
-    add_share(ctx, "payload.build_share_at_largest." + b,
+    add_share(ctx, "payload_build_share", "payload.build_share_at_largest." + b,
               "Single writer, " + format_bytes(std::size_t(sizes.back())) + " per event, " + b,
               "spent building the statement", last->wall(Phase::Build), last->writer_wall_us);
-    add_share(ctx, "payload.build_share_largest." + b,
+    add_share(ctx, "payload_build_share", "payload.build_share_largest." + b,
               "Single writer, payload sweep, " + b + ", at its largest share (" +
                   format_bytes(std::size_t(largest_at)) + " per event)",
               "spent building the statement", largest->wall(Phase::Build), largest->writer_wall_us);
@@ -135,7 +143,7 @@ void payload_findings(RunContext& ctx, const IoListSettings& set, const IoListMe
 // libpqxx against libpq: time, judged, and allocations per append (exact counts).
 void client_findings(RunContext& ctx, const IoListSettings& set, const IoListMeasured& m) {
   for (const std::string& b : set.builder_names) {
-    judged_finding(ctx, "client.time.libpqxx_vs_libpq." + b, "Single writer, " + b,
+    judged_finding(ctx, "client_time", "client.time.libpqxx_vs_libpq." + b, "Single writer, " + b,
                    appends("libpqxx", "libpq"), m.find("libpqxx", "client " + b),
                    m.find("libpq", "client " + b));
     auto x = m.client_allocs.find({"libpqxx", b}), y = m.client_allocs.find({"libpq", b});
@@ -143,7 +151,7 @@ void client_findings(RunContext& ctx, const IoListSettings& set, const IoListMea
     ctx.add_comparison(
         {"client.allocs.libpqxx_vs_libpq." + b, "Single writer, " + b,
          ComparedPair{"libpqxx", "libpq", "allocations per append", Quantity::Count, Better::Lower},
-         false, "", std::nullopt, true},
+         false, "", std::nullopt, true, "client_allocs"},
         x->second, y->second);
   }
 }
@@ -157,7 +165,7 @@ void breakdown_findings(RunContext& ctx, const IoListSettings& set, const IoList
   for (std::int64_t n : counts) synchronous_commit_findings(ctx, m, n);
   payload_findings(ctx, set, m);
   client_findings(ctx, set, m);
-  judged_finding(ctx, "relay.overhead",
+  judged_finding(ctx, "relay_overhead", "relay.overhead",
                  "Single writer, iolist, four round trips: the relay's own cost",
                  appends("through the relay at 0 ms", "straight to the server"),
                  m.find("relay at 0 ms", "relay"), m.find("direct", "relay"));
@@ -181,8 +189,9 @@ void point_findings(RunContext& ctx, const IoListSettings& set) {
     const Point* pt = run.find_point(group, series, label);
     return pt && pt->stats.n > 0 ? pt : nullptr;
   };
-  auto ratio = [&](const ComparisonSpec& spec, const char* group, const std::string& label,
+  auto ratio = [&](ComparisonSpec spec, const char* group, const std::string& label,
                    const std::string& a, const std::string& b) {
+    spec.group = group;
     ctx.add_comparison(spec, point(group, a, label), point(group, b, label));
   };
   ratio(

@@ -93,8 +93,10 @@ void distribution(RunContext& ctx, int nkeys) {
     pt.extra["ideal_pct"] = 20.0;
     ctx.add_point("dist_moved", s.name, std::move(pt));
     std::string id = s.name.substr(0, s.name.find(' '));
-    ctx.add_finding(figure_finding(
-        {"moved." + id, s.name, "share of keys moved from 4 to 5 nodes (ideal 20%)", "%"}, pct));
+    ctx.add_finding(
+        figure_finding({"moved." + id, s.name, "share of keys moved from 4 to 5 nodes (ideal 20%)",
+                        "%", "dist_moved"},
+                       pct));
   }
 }
 

@@ -71,7 +71,7 @@ void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const 
       ctx.add_comparison({std::move(id), bench_title(t) + " at -P " + std::to_string(d),
                           ComparedPair{subject.empty() ? variant_name(a) : subject, variant_name(b),
                                        "requests/s", Quantity::Throughput, Better::Higher},
-                          true, std::move(not_judged), std::move(claim)},
+                          true, std::move(not_judged), std::move(claim), false, sweep_group_id(t)},
                          ia->second, ib->second);
     };
     ratio(2, "per-reply", "coalesced+nodelay", "collapse_p2." + test, published_collapse(t));

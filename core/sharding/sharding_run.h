@@ -75,6 +75,8 @@ SweepPlan make_plan(const Params& p);
 using SweepRates = std::map<std::string, std::vector<double>>;
 
 std::string rate_key(BenchTest t, std::int64_t d, const std::string& v);
+// The chart of one test's sweep, "sweep_set" (sharding/sweep.cpp).
+std::string sweep_group_id(BenchTest t);
 
 // The ratios the sweep is for: the collapse, and the proxy against twemproxy and direct Redis
 // (a / b of req/s at a depth). sweep_findings() states them; a precision watches them.

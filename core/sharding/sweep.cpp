@@ -196,6 +196,10 @@ class KeyCleanup {
 
 }  // namespace
 
+std::string sweep_group_id(BenchTest t) {
+  return "sweep_" + to_lower(to_string(t));
+}
+
 SweepPlan make_plan(const Params& p) {
   SweepPlan plan;
   for (const auto& t : p.get_subset("tests")) plan.tests.push_back(parse_bench_test(t));
@@ -354,10 +358,6 @@ ServersUnderTest start_servers(RunContext& ctx, const RedisTarget& target,
     s.variants.push_back(v);
   }
   return s;
-}
-
-std::string sweep_group_id(BenchTest t) {
-  return "sweep_" + to_lower(to_string(t));
 }
 
 void add_sweep_groups(RunContext& ctx, const std::vector<BenchTest>& tests, std::int64_t clients,

@@ -9,6 +9,7 @@
 #include "caching/experiment.h"
 #include "caching/records.h"
 #include "caching/tiers.h"
+#include "finding_charts.h"
 #include "finding_rules.h"
 #include "runner/experiment.h"
 #include "servers.h"
@@ -164,6 +165,9 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
                          "list.zlib_vs_protobuf.redis", "list.local_vs_postgres.time",
                          "list.local_protobuf_vs_redis.time"})
     EXPECT_TRUE(ids.count(id)) << id;
+  // Every comparison and share of a chart's series names that chart (the presentation view shows
+  // it beside it).
+  for (const auto& v : test::finding_chart_violations(run)) ADD_FAILURE() << v;
   for (const auto& f : run.findings) {
     EXPECT_GT(f.value, 0) << f.id;
     // Every finding with its interval (cells measured one after the other: unpaired) and verdict.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/run_io.h"
+#include "finding_charts.h"
 #include "finding_rules.h"
 #include "iolist/experiment.h"
 #include "run_probes.h"
@@ -59,6 +60,9 @@ TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   EXPECT_EQ(append_finding->comparison.subject, "iolist");
   EXPECT_EQ(append_finding->comparison.baseline, "interpolate");
   EXPECT_GT(append_finding->value, 0);
+  // Every comparison and share of a chart's series names that chart (the presentation view shows
+  // it beside it).
+  for (const auto& v : test::finding_chart_violations(run)) ADD_FAILURE() << v;
   // Every finding but the exact ones (allocation counts) carries its interval; every comparison
   // its verdict at the run's threshold (append and read interleaved: paired), a share none; and
   // no finding says what its numbers refute.

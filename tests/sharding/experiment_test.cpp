@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stop_token>
 
+#include "finding_charts.h"
 #include "finding_rules.h"
 #include "run_probes.h"
 #include "runner/experiment.h"
@@ -75,6 +76,9 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
   // The article's claim is a collapse of about two orders of magnitude, not its exact figure.
   EXPECT_EQ(finding("collapse_p2.set")->claim->kind, Claim::Kind::Below);
   EXPECT_NE(finding("vs_twemproxy_p1.set"), nullptr);
+  // Every comparison and share of a chart's series names that chart (the presentation view shows
+  // it beside it).
+  for (const auto& v : test::finding_chart_violations(run)) ADD_FAILURE() << v;
   // Every ratio of the sweep carries its interval (variants took turns: paired) and a verdict;
   // the moved shares are exact counts; no finding says what its numbers refute.
   for (const auto& f : run.findings) {
