@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <tuple>
 
 #include <QAbstractItemView>
 #include <QBarCategoryAxis>
@@ -369,6 +370,27 @@ void ChartPanel::setScaleChoice(const QString& key, bool log_y, bool log_x) {
   if (key.toStdString() == scaleKey()) rebuild();
 }
 
+// The scales (log y, log x) of chart `g` drawn relative to `baseline` (empty: its own values):
+// the person's choice, else the group's own; ratios open on log y (0.5× and 2× lie as far from 1).
+std::pair<bool, bool> ChartPanel::scalesOf(const Group& g, const std::string& baseline) const {
+  std::string key = run().experiment + "/" + g.id;
+  if (!baseline.empty()) key += "/relative";
+  auto it = scales_.find(key);
+  if (it != scales_.end()) return it->second;
+  return {baseline.empty() ? g.log_y : true, opens_on_log_x(run(), g)};
+}
+
+charts::ChartOptions ChartPanel::optionsFor(const std::string& id) const {
+  charts::ChartOptions o = options();
+  const Group* g = run().group(id);
+  if (g && id != group()) {
+    auto it = relatives_.find(run().experiment + "/" + id);
+    o.relative_to = it == relatives_.end() ? std::string() : it->second;
+    std::tie(o.log_y, o.log_x) = scalesOf(*g, o.relative_to);
+  }
+  return o;
+}
+
 charts::ChartOptions ChartPanel::options() const {
   charts::ChartOptions o;
   o.log_y = logY();
@@ -389,13 +411,11 @@ void ChartPanel::rebuild() {
   firstSeriesOf(id);
   fillRelativeBox();
   log_x_->setEnabled(g && g->numeric_x);
-  if (g) {  // the boxes show this chart's scale: the person's choice, else the group's own
-    auto it = scales_.find(scaleKey());
+  if (g) {  // the boxes show this chart's scale
+    const auto [log_y, log_x] = scalesOf(*g, relativeTo());
     QSignalBlocker by(log_y_), bx(log_x_);
-    // Ratios open on a log axis: 0.5× and 2× lie as far from 1.
-    const bool log_y = relativeTo().empty() ? g->log_y : true;
-    log_y_->setChecked(it != scales_.end() ? it->second.first : log_y);
-    log_x_->setChecked(it != scales_.end() ? it->second.second : opens_on_log_x(run(), *g));
+    log_y_->setChecked(log_y);
+    log_x_->setChecked(log_x);
   }
   showDescription(false);
   // The table: the points, or in the relative view their ratios.

@@ -68,6 +68,9 @@ class ChartPanel : public QWidget {
   void setRelativeChoice(const QString& key, const std::string& baseline);
   // The options the chart is drawn with now (including series hidden from the legend).
   charts::ChartOptions options() const;
+  // The options the chart `group` of the run would be drawn with here: the same, with that
+  // chart's own scales.
+  charts::ChartOptions optionsFor(const std::string& group) const;
 
   QChartView* chartView() const { return view_; }
   QChart* chart() const;
@@ -109,6 +112,9 @@ class ChartPanel : public QWidget {
   void fillRelativeBox();
   void showDescription(bool whole);
   void firstSeriesOf(const std::string& group);
+  // The scales (log y, log x) of a chart of the run, drawn relative to `baseline` (empty: its
+  // values): the person's choice, else the group's own.
+  std::pair<bool, bool> scalesOf(const Group& g, const std::string& baseline) const;
   bool eventFilter(QObject* watched, QEvent* e) override;
 
   std::set<std::string> hidden_;

@@ -562,7 +562,9 @@ void MainWindow::setPresentation(bool on) {
   disconnect(presentation_follow_);  // the panel shown follows the view's steps
   presentation_follow_ = connect(presentation_view_, &PresentationView::groupChanged, panel,
                                  [panel](const std::string& g) { panel->setGroup(g); });
-  presentation_view_->setRun(panel->run(), panel->group(), panel->options().hidden_series);
+  // Each chart as the panel would draw it: its scales, hidden series, the whole of its options.
+  presentation_view_->setRun(panel->run(), panel->group(),
+                             [panel](const std::string& g) { return panel->optionsFor(g); });
   presentation_view_->showFullScreen();
   presentation_view_->activateWindow();
   presentation_view_->setFocus();

@@ -1,18 +1,20 @@
+// The presentation view: one chart at a room's scale, with the findings about it.
 #include "presentation_view.h"
+
+#include <algorithm>
 
 #include <QApplication>
 #include <QChartView>
 #include <QCloseEvent>
+#include <QGraphicsLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLegend>
-#include <QLegendMarker>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include "chart_panel.h"
-#include "charts/run_chart.h"
 #include "report/teaching.h"
 
 namespace perflab::gui {
@@ -24,13 +26,34 @@ QString q(const std::string& s) {
 }
 
 // Point sizes for the back row of a lecture hall.
-constexpr double kTitlePt = 30, kTextPt = 20, kSmallPt = 16;
+constexpr double kTitlePt = 28, kTextPt = 20, kSmallPt = 16;
 
 QFont sized(double pt, bool bold = false) {
   QFont f = QApplication::font();
   f.setPointSizeF(pt);
   f.setBold(bold);
   return f;
+}
+
+// The chart's title in bold and the run's note after it in a quieter voice, in a label
+// `width` wide: on the title's line, elided to what the title leaves of it; on a line of its own
+// when the title leaves too little.
+QString title_html(const QLabel* label, int width, const QString& title, const QString& note) {
+  QString html = "<b>" + title.toHtmlEscaped() + "</b>";
+  if (note.isEmpty()) return html;
+  const QFontMetrics note_metrics(sized(kTextPt)), title_metrics(label->font());
+  const QString gap = "   — ";
+  int room = width - title_metrics.horizontalAdvance(title) - note_metrics.horizontalAdvance(gap);
+  const bool own_line = room < width / 4;
+  if (own_line) room = width;
+  const QString shown =
+      note_metrics.elidedText((own_line ? "" : gap) + note, Qt::ElideRight, std::max(room, 1));
+  return html + (own_line ? "<br>" : "") +
+         QString(
+             "<span style='font-size:%1pt; font-weight:normal; color:gray; "
+             "white-space:pre'>%2</span>")
+             .arg(kTextPt)
+             .arg(shown.toHtmlEscaped());
 }
 
 }  // namespace
@@ -40,28 +63,37 @@ PresentationView::PresentationView(QWidget* parent) : QWidget(parent, Qt::Window
   setWindowTitle("Perflab — presentation");
   setAttribute(Qt::WA_DeleteOnClose, false);
   auto* h = new QHBoxLayout(this);
-  h->setContentsMargins(24, 16, 24, 16);
+  h->setContentsMargins(16, 8, 16, 8);
   auto* left = new QVBoxLayout;
+  left->setSpacing(4);
   title_ = new QLabel;
   title_->setObjectName("presentationTitle");
   title_->setWordWrap(true);
+  title_->setTextFormat(Qt::RichText);
   title_->setFont(sized(kTitlePt, true));
+  title_->installEventFilter(this);
   left->addWidget(title_);
+  // One line; the whole text is a key away (D). Its width never pushes the layout.
   description_ = new QLabel;
-  description_->setWordWrap(true);
+  description_->setObjectName("presentationDescription");
   description_->setFont(sized(kSmallPt));
+  description_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  description_->installEventFilter(this);
   left->addWidget(description_);
   view_ = new QChartView;
   view_->setObjectName("presentationChart");
   view_->setRenderHint(QPainter::Antialiasing);
+  view_->setFrameShape(QFrame::NoFrame);
   left->addWidget(view_, 1);
   legend_ = new QLabel;
   legend_->setObjectName("presentationLegend");
   legend_->setWordWrap(true);
+  legend_->setAlignment(Qt::AlignHCenter);
   legend_->setTextFormat(Qt::RichText);
-  legend_->setFont(sized(kTextPt));
+  legend_->setFont(sized(kSmallPt));  // a dozen series take three lines, not four
   left->addWidget(legend_);
   position_ = new QLabel;
+  position_->setObjectName("presentationFooter");
   position_->setFont(sized(kSmallPt * 0.8));
   position_->setStyleSheet("color: palette(mid);");
   left->addWidget(position_);
@@ -75,19 +107,17 @@ PresentationView::PresentationView(QWidget* parent) : QWidget(parent, Qt::Window
   setFocusPolicy(Qt::StrongFocus);
 }
 
-void PresentationView::setRun(const Run& run, const std::string& group,
-                              std::set<std::string> hidden) {
+void PresentationView::setRun(const Run& run, const std::string& group, OptionsFor options_for) {
   run_ = run;
-  hidden_ = std::move(hidden);
+  options_for_ = std::move(options_for);
   groups_ = charts::chart_groups(run_);
   index_ = 0;
   for (std::size_t i = 0; i < groups_.size(); ++i)
     if (groups_[i] == group) index_ = i;
-  // A quarter of the screen at back-row sizes: one block per finding, never a five-column table.
-  const auto teaching = load_teaching(QString::fromStdString(run_.experiment));
-  findings_->setHtml(
-      findings_html(run_, FindingsLayout::Stacked, teaching ? teaching->leads : QStringList{}));
-  findings_->setVisible(!run_.findings.empty());
+  const auto teaching = load_teaching(q(run_.experiment));
+  leads_ = teaching ? teaching->leads : QStringList{};
+  setWindowTitle(run_.note.empty() ? QString("Perflab — presentation")
+                                   : "Perflab — presentation — " + q(run_.note));
   rebuild();
 }
 
@@ -113,34 +143,84 @@ void PresentationView::step(int delta) {
   emit groupChanged(group());
 }
 
+void PresentationView::showFullDescription(bool on) {
+  full_description_ = on;
+  showDescription();
+}
+
+void PresentationView::showFindings(const std::string& group) {
+  // Only the findings about this chart, one block each (a quarter of the screen at back-row
+  // sizes, never a five-column table).
+  Run about;
+  about.experiment = run_.experiment;
+  about.status = run_.status;
+  finding_ids_.clear();
+  for (const Finding& f : run_.findings)
+    if (!group.empty() && f.group == group) {
+      about.findings.push_back(f);
+      finding_ids_.push_back(f.id);
+    }
+  findings_->setVisible(!about.findings.empty());  // none: the chart takes the whole width
+  if (about.findings.empty())
+    findings_->clear();
+  else
+    findings_->setHtml(findings_html(about, FindingsLayout::Stacked, leads_));
+}
+
 void PresentationView::rebuild() {
   QChart* old = view_->chart();
   QChart* chart = nullptr;
   const Group* g = run_.group(group());
   if (g) {
-    charts::ChartOptions o;
+    charts::ChartOptions o = options_for_ ? options_for_(g->id) : charts::ChartOptions{};
     o.presentation = true;
-    o.hidden_series = hidden_;
     chart = charts::build_chart(run_, g->id, o).release();
-    title_->setText(chart->title());  // wraps here, where the chart would cut it
+    title_text_ = chart->title();  // wraps in its label, where the chart would cut it
     chart->setTitle({});
     legend_->setText(legend_html(chart, false));
     chart->legend()->hide();
-    description_->setText(q(g->description));
-    position_->setText(QString("Chart %1 of %2 — ←/→ or PageUp/PageDown for the others, Esc "
-                               "to leave")
-                           .arg(index_ + 1)
-                           .arg(groups_.size()));
+    description_text_ = q(g->description);
   } else {
     chart = new QChart;
-    title_->setText("No results to present yet: run an experiment or open one");
-    description_->clear();
+    title_text_ = "No results to present yet: run an experiment or open one";
     legend_->clear();
-    position_->setText("Esc to leave");
+    description_text_.clear();
   }
+  // The plot takes what the labels around it leave.
   chart->setBackgroundRoundness(0);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
   view_->setChart(chart);  // the view releases (does not delete) the previous chart
   delete old;
+  showFindings(g ? g->id : std::string());
+  showDescription();
+}
+
+void PresentationView::showDescription() {
+  title_->setText(title_html(title_, title_->contentsRect().width(), title_text_, q(run_.note)));
+  const int width = description_->contentsRect().width();
+  const QString line =
+      description_->fontMetrics().elidedText(description_text_, Qt::ElideRight, width);
+  const bool more = line != description_text_;
+  description_->setWordWrap(full_description_);
+  description_->setText(full_description_ ? description_text_ : line);
+  QStringList keys;
+  if (!groups_.empty()) keys << "←/→ or PageUp/PageDown for the other charts";
+  if (full_description_)
+    keys << "D for the description in one line";
+  else if (more)
+    keys << "D for the whole description";
+  keys << "Esc to leave";
+  const QString where = groups_.empty()
+                            ? QString()
+                            : QString("Chart %1 of %2 — ").arg(index_ + 1).arg(groups_.size());
+  position_->setText(where + keys.join(", "));
+}
+
+bool PresentationView::eventFilter(QObject* watched, QEvent* e) {
+  if ((watched == description_ || watched == title_) && e->type() == QEvent::Resize)
+    showDescription();
+  return QWidget::eventFilter(watched, e);
 }
 
 void PresentationView::keyPressEvent(QKeyEvent* e) {
@@ -162,6 +242,9 @@ void PresentationView::keyPressEvent(QKeyEvent* e) {
       return;
     case Qt::Key_End:
       step(static_cast<int>(groups_.size()));
+      return;
+    case Qt::Key_D:
+      showFullDescription(!full_description_);
       return;
     case Qt::Key_Escape:
     case Qt::Key_F11:

@@ -1,18 +1,20 @@
 #pragma once
-// The presentation view (F11): one chart of a run filling the screen for a lecture hall. The
-// chart's title wraps above it, its legend wraps below it (never truncated: the legend of the
-// chart itself is hidden), and the article-vs-this-run table sits beside it. Left/Right,
-// Up/Down and PageUp/PageDown (what a presenter's clicker sends) step through the run's charts;
-// Esc (or F11) leaves.
-#include <set>
+// The presentation view (F11): one chart of a run filling the screen for a lecture hall, drawn
+// as the window draws it (its scales, hidden series: the chart's options). Its title (with the
+// run's note) wraps above it, its description stands in one line (D shows it whole), its legend
+// wraps below it (the chart's own is hidden), and the findings about that chart sit beside it
+// (none: the chart takes the whole width). Left/Right, Up/Down and PageUp/PageDown (what a
+// presenter's clicker sends) step through the run's charts; Esc (or F11) leaves.
+#include <functional>
 #include <string>
 #include <vector>
 
+#include <QStringList>
 #include <QWidget>
 
+#include "charts/run_chart.h"
 #include "common/run.h"
 
-class QChart;
 class QChartView;
 class QLabel;
 class QTextBrowser;
@@ -22,20 +24,30 @@ namespace perflab::gui {
 class PresentationView : public QWidget {
   Q_OBJECT
  public:
+  // The options a chart of the run (by Group::id) is drawn with in the window.
+  using OptionsFor = std::function<charts::ChartOptions(const std::string& group)>;
+
   explicit PresentationView(QWidget* parent = nullptr);
 
-  // Shows `group` of `run` (the first chart when it has no such group), with `hidden` series
-  // left out as in the window.
-  void setRun(const Run& run, const std::string& group, std::set<std::string> hidden = {});
+  // Shows `group` of `run` (the first chart when it has no such group); every chart is drawn
+  // with `options_for` it (default options without), at presentation sizes.
+  void setRun(const Run& run, const std::string& group, OptionsFor options_for = {});
   void setGroup(const std::string& group);
   std::string group() const;
   // Steps to the next (+1) or previous (-1) chart; stays at the ends.
   void step(int delta);
+  // The chart's whole description in place of its first line (the D key), or back.
+  void showFullDescription(bool on);
+  bool fullDescription() const { return full_description_; }
 
   QChartView* chartView() const { return view_; }
   QLabel* titleLabel() const { return title_; }
+  QLabel* descriptionLabel() const { return description_; }
   QLabel* legendLabel() const { return legend_; }
+  QLabel* footerLabel() const { return position_; }
   QTextBrowser* findingsView() const { return findings_; }
+  // The ids of the findings beside the chart on show.
+  const std::vector<std::string>& findingIds() const { return finding_ids_; }
 
  signals:
   void groupChanged(const std::string& group);
@@ -44,13 +56,20 @@ class PresentationView : public QWidget {
  protected:
   void keyPressEvent(QKeyEvent* e) override;
   void closeEvent(QCloseEvent* e) override;
+  bool eventFilter(QObject* watched, QEvent* e) override;  // the description follows its width
 
  private:
   void rebuild();
+  void showFindings(const std::string& group);
+  void showDescription();  // and the title with the note: both follow their labels' widths
   Run run_;
   std::vector<std::string> groups_;
   std::size_t index_ = 0;
-  std::set<std::string> hidden_;
+  OptionsFor options_for_;
+  QStringList leads_;  // the teaching's findings that lead (TeachingData::leads)
+  std::vector<std::string> finding_ids_;
+  bool full_description_ = false;
+  QString title_text_, description_text_;
   QLabel *title_, *description_, *legend_, *position_;
   QChartView* view_;
   QTextBrowser* findings_;

@@ -29,6 +29,7 @@
 #include "chart_panel.h"
 #include "common/run_io.h"
 #include "compare_page.h"
+#include "fresh_window.h"
 #include "history_page.h"
 #include "main_window.h"
 #include "models/history_model.h"
@@ -73,7 +74,8 @@ Run sweep_run() {
   for (const char* node : {"node 1", "node 2", "node 3", "node 4"})
     run.add_point("keys", "modula", test::sample_point(node, {2500, 2500, 2500}));
   Finding collapse = figure_finding(
-      {.id = "collapse_p2.set", .what = "SET at -P 2: per-reply / coalesced"}, 0.0081);
+      {.id = "collapse_p2.set", .what = "SET at -P 2: per-reply / coalesced", .group = "sweep_set"},
+      0.0081);
   collapse.claim = claim_below(0.0075, 1.0 / 30);
   generate_text(collapse);
   run.findings.push_back(collapse);
@@ -89,14 +91,7 @@ class WindowTest : public QObject {
 
   // A fresh window: its own history folder and settings, as on a first start.
   std::unique_ptr<MainWindow> freshWindow(QSize size = {1280, 800}) {
-    const QString n = QString::number(++window_count_);
-    auto w = std::make_unique<MainWindow>(
-        WindowOptions{dir_.filePath("history" + n), dir_.filePath("settings" + n + ".ini")});
-    w->resize(size);
-    w->show();
-    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-    if (!QTest::qWaitFor([&] { return !w->historyPage()->loading(); }, 10000)) return nullptr;
-    return w;
+    return test::fresh_window(dir_.path(), ++window_count_, size);
   }
 
   QString saveRun(MainWindow& w, const Run& run) {

@@ -1,0 +1,30 @@
+#pragma once
+// A perflab window as on a first start, for the window tests: its own history folder and
+// settings file, shown, its history read.
+#include <memory>
+
+#include <QDir>
+#include <QSize>
+#include <QString>
+#include <QtTest>
+
+#include "history_page.h"
+#include "main_window.h"
+
+namespace perflab::test {
+
+// The window number `n` in `dir` ("history<n>", "settings<n>.ini"); null when it did not show or
+// did not finish reading its history.
+inline std::unique_ptr<gui::MainWindow> fresh_window(const QString& dir, int n,
+                                                     QSize size = {1280, 800}) {
+  const QString id = QString::number(n);
+  auto w = std::make_unique<gui::MainWindow>(gui::WindowOptions{
+      QDir(dir).filePath("history" + id), QDir(dir).filePath("settings" + id + ".ini")});
+  w->resize(size);
+  w->show();
+  if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+  if (!QTest::qWaitFor([&] { return !w->historyPage()->loading(); }, 10000)) return nullptr;
+  return w;
+}
+
+}  // namespace perflab::test
