@@ -7,9 +7,10 @@
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -63,26 +64,35 @@ ComparePage::ComparePage(RunHistory* history, const HistoryModel* runs, QWidget*
   error_ = new QLabel;
   error_->setStyleSheet("color: #b00020;");
   error_->setWordWrap(true);
+  error_->hide();  // takes no line until there is a reason to show
   v->addWidget(error_);
 
-  auto* split = new QSplitter(Qt::Vertical);
-  auto* top = new QWidget;
-  auto* tv = new QVBoxLayout(top);
+  // The figures and the overlaid chart each fill a tab: side by side or stacked at 1280×800,
+  // the chart's legend and description would squeeze its plot and the table would show a row.
+  views_ = new QTabWidget;
+  views_->setObjectName("compareViews");
+  auto* figures = new QWidget;
+  auto* tv = new QVBoxLayout(figures);
   tv->setContentsMargins(0, 0, 0, 0);
   model_ = new ComparisonModel(this);
   table_ = new QTableView;
   table_->setObjectName("compareTable");
   table_->setModel(model_);
   setup_table_view(table_);
-  tv->addWidget(table_);
-  unmatched_ = new QLabel;
-  unmatched_->setWordWrap(true);
+  tv->addWidget(table_, 1);
+  // The benchmarks of one run only: a few lines that scroll, never a wall of text.
+  unmatched_ = new QPlainTextEdit;
+  unmatched_->setObjectName("compareUnmatched");
+  unmatched_->setReadOnly(true);
+  unmatched_->setMaximumHeight(unmatched_->fontMetrics().lineSpacing() * 4 +
+                               2 * unmatched_->frameWidth() + 8);
+  unmatched_->hide();
   tv->addWidget(unmatched_);
-  split->addWidget(top);
+  views_->addTab(figures, "Figures");
   chart_ = new ChartPanel;
   chart_->setOverlayLabels("old", "new");
-  split->addWidget(chart_);
-  v->addWidget(split, 1);
+  views_->addTab(chart_, "Chart");
+  v->addWidget(views_, 1);
 
   connect(go, &QPushButton::clicked, this, [this] {
     compareFiles(old_box_->currentData().toString(), new_box_->currentData().toString());
@@ -115,8 +125,7 @@ void ComparePage::refresh() {
 
 bool ComparePage::compareFiles(const QString& old_path, const QString& new_path) {
   if (old_path.isEmpty() || new_path.isEmpty()) {
-    error_->setText("Pick two runs from the history.");
-    return false;
+    return refuse("Pick two runs from the history.");
   }
   // Both pickers show the runs compared, also when the list is not up to date yet.
   auto show = [](QComboBox* box, const QString& path) {
@@ -129,29 +138,32 @@ bool ComparePage::compareFiles(const QString& old_path, const QString& new_path)
   };
   show(old_box_, old_path);
   show(new_box_, new_path);
-  if (QFileInfo(old_path) == QFileInfo(new_path)) {
-    error_->setText("Old and new are the same run: pick two different runs to compare.");
-    model_->setComparison({});
-    unmatched_->clear();
-    chart_->clear();
-    return false;
-  }
+  if (QFileInfo(old_path) == QFileInfo(new_path))
+    return refuse("Old and new are the same run: pick two different runs to compare.");
   try {
     return compare(history_->load(old_path), history_->load(new_path));
   } catch (const std::exception& e) {
-    error_->setText(QString::fromStdString(e.what()));
-    return false;
+    return refuse(QString::fromStdString(e.what()));
   }
 }
 
+bool ComparePage::refuse(const QString& reason) {
+  error_->setText(reason);
+  error_->show();
+  model_->setComparison({});
+  unmatched_->clear();
+  unmatched_->hide();
+  chart_->clear();
+  return false;
+}
+
 bool ComparePage::compare(const Run& old_run, const Run& new_run) {
-  if (old_run.experiment != new_run.experiment) {
-    error_->setText(QString("These runs are of different experiments (%1 and %2): pick two runs of "
-                            "the same experiment.")
-                        .arg(q(old_run.experiment), q(new_run.experiment)));
-    return false;
-  }
+  if (old_run.experiment != new_run.experiment)
+    return refuse(QString("These runs are of different experiments (%1 and %2): pick two runs of "
+                          "the same experiment.")
+                      .arg(q(old_run.experiment), q(new_run.experiment)));
   error_->clear();
+  error_->hide();
   model_->setComparison(compare_runs(old_run, new_run));
   const Comparison& cmp = model_->comparison();
   QStringList extra;
@@ -162,7 +174,8 @@ bool ComparePage::compare(const Run& old_run, const Run& new_run) {
   };
   if (!cmp.only_in_old.empty()) extra << "Only in the old run: " + join(cmp.only_in_old);
   if (!cmp.only_in_new.empty()) extra << "Only in the new run: " + join(cmp.only_in_new);
-  unmatched_->setText(extra.join("\n"));
+  unmatched_->setPlainText(extra.join("\n"));
+  unmatched_->setVisible(!extra.isEmpty());
   chart_->setRun(charts::overlay_runs(old_run, "old", new_run, "new"));
   return true;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Compare two runs of the same experiment: new/old per benchmark as bench.cmp printed it
 // (ratio or percent) in a sortable table (a ComparisonModel), the benchmarks present in one run
-// only, and the overlaid chart. The two runs are picked from the history's model.
+// only, and the overlaid chart, each filling a tab. The two runs are picked from the history's
+// model; a comparison refused leaves nothing of the one before on screen.
 #include <QWidget>
 
 #include "common/compare.h"
@@ -9,7 +10,9 @@
 
 class QComboBox;
 class QLabel;
+class QPlainTextEdit;
 class QRadioButton;
+class QTabWidget;
 class QTableView;
 
 namespace perflab::gui {
@@ -38,14 +41,20 @@ class ComparePage : public QWidget {
   ChartPanel* chartPanel() const { return chart_; }
   ComparisonModel* model() const { return model_; }
   QTableView* table() const { return table_; }
+  // The tabs "Figures" (the table) and "Chart".
+  QTabWidget* views() const { return views_; }
 
  private:
   void showFormat();
+  // Shows why two runs are not compared, and clears what was compared before; false.
+  bool refuse(const QString& reason);
   RunHistory* history_;
   const HistoryModel* runs_;
   QComboBox *old_box_, *new_box_;
   QRadioButton *ratio_, *percent_;
-  QLabel *error_, *unmatched_;
+  QLabel* error_;
+  QPlainTextEdit* unmatched_;
+  QTabWidget* views_;
   ComparisonModel* model_;
   QTableView* table_;
   ChartPanel* chart_;

@@ -1,13 +1,19 @@
-// The presentation view on the offscreen platform, from what is painted: it keeps the window's
-// scales and hidden series chart by chart, gives the plot most of a 1280×800 screen, shows the
-// chart's own findings (none: the chart takes the whole width) and the run's note.
+// The presentation view and the Compare page on the offscreen platform, from what is painted:
+// the view keeps the window's scales and hidden series chart by chart, gives the plot most of a
+// 1280×800 screen, shows the chart's own findings (none: the chart takes the whole width) and
+// the run's note; Compare keeps its legend off the plot, its table shows rows, and a refused
+// comparison leaves nothing of the one before.
 #include <cmath>
 
+#include <QAbstractItemModel>
 #include <QChartView>
 #include <QCheckBox>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QValueAxis>
@@ -15,6 +21,7 @@
 #include <QtTest>
 
 #include "chart_panel.h"
+#include "compare_page.h"
 #include "fresh_window.h"
 #include "history_page.h"
 #include "main_window.h"
@@ -68,6 +75,34 @@ QAbstractSeries* series_named(QChart* chart, const QString& name) {
 QRect plot_rect(QChartView* view, QWidget* to) {
   const QRect in_view = view->mapFromScene(view->chart()->plotArea()).boundingRect();
   return QRect(view->viewport()->mapTo(to, in_view.topLeft()), in_view.size());
+}
+
+// Two IO-list-like runs with 11 series each (22 in the overlay) and a breakdown whose labels
+// differ between the runs (each side's points only in one run).
+Run wide_run(double scale, const std::string& tag) {
+  Run run;
+  run.experiment = "iolist";
+  run.title = "IO lists";
+  run.status = RunStatus::Finished;
+  run.started_unix_ms = 1796000000000 + static_cast<std::int64_t>(scale * 1000);
+  run.ensure_group({"append", "Append 100 events", "us/op", "", false, true, kLongDescription});
+  run.ensure_group({"breakdown", "Where an append's time goes", "%", "", false, true, "Phases."});
+  const char* builders[] = {"interpolate", "iolist", "prepared", "unnest", "copy"};
+  int i = 0;
+  for (const char* b : builders)
+    for (const std::string suffix : {"", " pipelined"}) {
+      ++i;
+      for (const char* w : {"single writer", "10 writers", "100 writers"}) {
+        const double v = 1000.0 * i * scale;
+        run.add_point("append", b + suffix, test::sample_point(w, {v, v * 1.01, v * 0.99}));
+      }
+    }
+  run.add_point("append", "pgbench", test::sample_point("single writer", {900, 910, 890}));
+  for (const char* phase : {"BEGIN", "INSERT", "COMMIT", "build"})
+    for (const char* b : builders)
+      run.add_point("breakdown", phase,
+                    test::sample_point(std::string(b) + ", " + tag, {1, 1.1, 0.9}));
+  return run;
 }
 
 }  // namespace
@@ -207,6 +242,57 @@ class PresentationTest : public QObject {
     QVERIFY(view->findingIds().empty());
     QTRY_VERIFY(!findings->isVisible());
     QTRY_VERIFY(view->chartView()->width() >= 0.9 * view->width());
+  }
+
+  void compareKeepsItsLegendOffThePlotAndItsTableFull() {
+    auto w = test::fresh_window(dir_.path(), ++windows_);
+    QVERIFY(w);
+    const QString old_path = w->history().save(wide_run(1.0, "old"));
+    const QString new_path = w->history().save(wide_run(1.1, "new"));
+    w->historyPage()->refresh();
+    ComparePage* cmp = w->comparePage();
+    w->findChild<QTabWidget*>()->setCurrentWidget(cmp);
+    QVERIFY(cmp->compareFiles(old_path, new_path));
+    QVERIFY2(cmp->error().isEmpty(), qPrintable(cmp->error()));
+    QApplication::processEvents();
+    // The table shows at least 8 of its rows.
+    QTableView* table = cmp->table();
+    QTRY_VERIFY(table->isVisible());
+    QVERIFY(table->model()->rowCount() >= 11);
+    const int shown = table->viewport()->height() / table->rowHeight(0);
+    QVERIFY2(shown >= 8, qPrintable(QString("%1 rows shown").arg(shown)));
+    // The chart: 22 series, the legend below the plot, never over it.
+    QTabBar* tabs = cmp->views()->tabBar();
+    int chart_tab = -1;
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i).contains("Chart")) chart_tab = i;
+    QVERIFY(chart_tab >= 0);
+    QTest::mouseClick(tabs, Qt::LeftButton, {}, tabs->tabRect(chart_tab).center());
+    ChartPanel* panel = cmp->chartPanel();
+    QTRY_VERIFY(panel->isVisible());
+    panel->setGroup("append");
+    QApplication::processEvents();
+    QCOMPARE(panel->chart()->legend()->markers().size(), 22);
+    QLabel* legend = panel->legendLabel();
+    QVERIFY(legend->isVisible() && legend->text().contains("new: copy pipelined"));
+    const QRect legend_rect(legend->mapTo(w.get(), QPoint(0, 0)), legend->size());
+    const QRect plot = plot_rect(panel->chartView(), w.get());
+    QVERIFY(plot.height() > 100);
+    QVERIFY2(!legend_rect.intersects(plot), qPrintable(QString("legend y %1..%2, plot y %3..%4")
+                                                           .arg(legend_rect.top())
+                                                           .arg(legend_rect.bottom())
+                                                           .arg(plot.top())
+                                                           .arg(plot.bottom())));
+    // A refused comparison leaves nothing of the one before.
+    Run other = test::sample_run();
+    other.experiment = "caching";
+    QVERIFY(!cmp->compare(wide_run(1.0, "old"), other));
+    QVERIFY(cmp->error().contains("different experiments"));
+    QCOMPARE(table->model()->rowCount(), 0);
+    QVERIFY(!panel->hasRun());
+    QVERIFY(panel->chart()->series().isEmpty());
+    QVERIFY(panel->legendLabel()->text().isEmpty());
+    QVERIFY(cmp->comparisonText().isEmpty() || !cmp->comparisonText().contains("append"));
   }
 };
 
