@@ -150,13 +150,16 @@ void PresentationView::showFullDescription(bool on) {
 
 void PresentationView::showFindings(const std::string& group) {
   // Only the findings about this chart, one block each (a quarter of the screen at back-row
-  // sizes, never a five-column table).
+  // sizes, never a five-column table). A run file written before findings named their charts
+  // cannot tell: beside each chart, all of them.
   Run about;
   about.experiment = run_.experiment;
   about.status = run_.status;
   finding_ids_.clear();
+  const bool linked = std::any_of(run_.findings.begin(), run_.findings.end(),
+                                  [](const Finding& f) { return !f.group.empty(); });
   for (const Finding& f : run_.findings)
-    if (!group.empty() && f.group == group) {
+    if (!group.empty() && (f.group == group || !linked)) {
       about.findings.push_back(f);
       finding_ids_.push_back(f.id);
     }

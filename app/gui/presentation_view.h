@@ -3,8 +3,9 @@
 // as the window draws it (its scales, hidden series: the chart's options). Its title (with the
 // run's note) wraps above it, its description stands in one line (D shows it whole), its legend
 // wraps below it (the chart's own is hidden), and the findings about that chart sit beside it
-// (none: the chart takes the whole width). Left/Right, Up/Down and PageUp/PageDown (what a
-// presenter's clicker sends) step through the run's charts; Esc (or F11) leaves.
+// (none: the chart takes the whole width; a run file from before findings named their charts:
+// all of them). Left/Right, Up/Down and PageUp/PageDown (what a presenter's clicker sends) step
+// through the run's charts; Esc (or F11) leaves.
 #include <functional>
 #include <string>
 #include <vector>

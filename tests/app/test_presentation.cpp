@@ -242,6 +242,12 @@ class PresentationTest : public QObject {
     QVERIFY(view->findingIds().empty());
     QTRY_VERIFY(!findings->isVisible());
     QTRY_VERIFY(view->chartView()->width() >= 0.9 * view->width());
+    // A run file from before findings named their charts: all of them beside every chart.
+    Run old = presented_run();
+    for (auto& f : old.findings) f.group.clear();
+    view->setRun(old, "keys");
+    QCOMPARE(view->findingIds().size(), old.findings.size());
+    QTRY_VERIFY(findings->isVisible());
   }
 
   void compareKeepsItsLegendOffThePlotAndItsTableFull() {
