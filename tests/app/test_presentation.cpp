@@ -193,7 +193,8 @@ class PresentationTest : public QObject {
   }
 
   void thePlotTakesMostOfTheScreen() {
-    const Run run = presented_run();
+    Run run = wide_run(1.0, "old");  // eleven series: a legend of three lines
+    run.note = "Lecture 3";
     for (QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
       auto view = viewAt(size, run, "append");
       QVERIFY(view);
