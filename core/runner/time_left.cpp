@@ -1,0 +1,61 @@
+// TimeLeft (time_left.h): the recent rate of progress and the smoothed end it points to.
+#include "runner/time_left.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace perflab {
+
+void TimeLeft::reset() {
+  samples_.clear();
+  end_s_.reset();
+  estimated_at_s_ = 0;
+}
+
+double TimeLeft::fraction_at(double t) const {
+  if (samples_.empty() || t <= samples_.front().first)
+    return samples_.empty() ? 0.0 : samples_.front().second;
+  for (std::size_t i = 1; i < samples_.size(); ++i) {
+    const auto& [t1, f1] = samples_[i];
+    if (t1 < t) continue;
+    const auto& [t0, f0] = samples_[i - 1];
+    return t1 > t0 ? f0 + (f1 - f0) * (t - t0) / (t1 - t0) : f1;
+  }
+  return samples_.back().second;
+}
+
+void TimeLeft::add(double fraction, double elapsed_s) {
+  if (!std::isfinite(fraction) || !std::isfinite(elapsed_s) || elapsed_s < 0) return;
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  if (samples_.empty()) samples_.emplace_back(0.0, 0.0);  // the run starts with nothing done
+  if (elapsed_s < samples_.back().first) return;
+  fraction = std::max(fraction, samples_.back().second);
+  if (elapsed_s == samples_.back().first)
+    samples_.back().second = fraction;
+  else
+    samples_.emplace_back(elapsed_s, fraction);
+  if (fraction >= 1.0) {
+    end_s_ = estimated_at_s_ = elapsed_s;
+    return;
+  }
+  if (fraction < kMinFraction || elapsed_s < kMinSeconds) return;
+
+  // The rate over the recent share of the time gone; the samples before it are not needed
+  // again (the share's start only moves on), but one stays to interpolate from.
+  const double from = elapsed_s * (1 - kRecentShare);
+  while (samples_.size() > 2 && samples_[1].first <= from) samples_.pop_front();
+  double rate = (fraction - fraction_at(from)) / (elapsed_s - from);
+  if (!(rate > 0)) rate = fraction / elapsed_s;  // no progress lately: the whole run's rate
+  const double end = elapsed_s + (1 - fraction) / rate;
+  const double weight =
+      end_s_ ? 1 - std::exp(-(elapsed_s - estimated_at_s_) / kSmoothingSeconds) : 1.0;
+  end_s_ = end_s_.value_or(end) + weight * (end - end_s_.value_or(end));
+  estimated_at_s_ = elapsed_s;
+}
+
+std::optional<double> TimeLeft::seconds_left(double elapsed_s) const {
+  if (!end_s_) return std::nullopt;
+  return std::max(0.0, *end_s_ - elapsed_s);
+}
+
+}  // namespace perflab

@@ -1,0 +1,38 @@
+#pragma once
+// How long a run has left, re-estimated from its measured progress: the rate at which its
+// fraction done grew over the recent part of the run, smoothed so the figure shown moves steadily.
+#include <deque>
+#include <optional>
+#include <utility>
+
+namespace perflab {
+
+class TimeLeft {
+ public:
+  // The run's progress: `fraction` done (0..1) `elapsed_s` seconds after it started. A fraction
+  // below one reported before counts as no progress.
+  void add(double fraction, double elapsed_s);
+  // Seconds left at `elapsed_s` (the estimated end minus now, never below zero); nullopt until
+  // there is progress enough to tell (kMinFraction done and kMinSeconds gone).
+  std::optional<double> seconds_left(double elapsed_s) const;
+  // The run's estimated whole length in seconds, the same way; nullopt likewise.
+  std::optional<double> estimated_total() const { return end_s_; }
+  void reset();
+
+  static constexpr double kMinFraction = 0.02;
+  static constexpr double kMinSeconds = 3.0;
+  // The rate is measured over the latest share of the time gone (a slow start, such as servers
+  // starting, stops counting once it is that far behind) ...
+  static constexpr double kRecentShare = 0.5;
+  // ... and each estimate moves the one shown with this time constant (seconds).
+  static constexpr double kSmoothingSeconds = 5.0;
+
+ private:
+  double fraction_at(double t) const;  // interpolated between the samples kept
+
+  std::deque<std::pair<double, double>> samples_;  // (elapsed_s, fraction), rising in both
+  std::optional<double> end_s_;                    // smoothed estimated end, in elapsed seconds
+  double estimated_at_s_ = 0;                      // when end_s_ last moved
+};
+
+}  // namespace perflab

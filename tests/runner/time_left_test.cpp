@@ -1,0 +1,94 @@
+// TimeLeft: the time a run has left, from the progress it reports, against known run shapes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "runner/time_left.h"
+
+using namespace perflab;
+
+namespace {
+
+// The estimated whole length at `t` of a run whose progress at time s is progress(s), reported
+// every `every` seconds from the start.
+template <class Progress>
+double total_at(TimeLeft& est, Progress progress, double t, double every = 0.5) {
+  for (double s = every; s <= t + 1e-9; s += every) est.add(progress(s), s);
+  return t + est.seconds_left(t).value_or(NAN);
+}
+
+}  // namespace
+
+TEST(TimeLeft, NothingUntilThereIsProgressToTell) {
+  TimeLeft est;
+  EXPECT_FALSE(est.seconds_left(0).has_value());
+  est.add(0.5, 1.0);  // half done after a second: too soon to tell
+  EXPECT_FALSE(est.seconds_left(1.0).has_value());
+  TimeLeft slow;
+  slow.add(0.01, 10.0);  // ten seconds, 1%: too little done to tell
+  EXPECT_FALSE(slow.seconds_left(10.0).has_value());
+  slow.add(0.05, 20.0);
+  ASSERT_TRUE(slow.seconds_left(20.0).has_value());
+  EXPECT_GT(*slow.seconds_left(20.0), 0);
+}
+
+TEST(TimeLeft, SteadyProgressGivesTheRunsLength) {
+  TimeLeft est;
+  const double total = total_at(
+      est, [](double s) { return s / 100.0; }, 50.0);
+  EXPECT_NEAR(total, 100.0, 1.0);
+  EXPECT_NEAR(*est.seconds_left(50.0), 50.0, 1.0);
+}
+
+TEST(TimeLeft, ASlowStartStopsCountingOnceItIsWellBehind) {
+  // 30 s of servers starting at 2%, then steady to the end at 130 s. Elapsed / fraction says
+  // 30+50 / 0.51 = 157 s at the middle; the recent rate says 130 s.
+  const auto progress = [](double s) { return s < 30 ? 0.02 : 0.02 + 0.98 * (s - 30) / 100.0; };
+  TimeLeft est;
+  const double at_half = total_at(est, progress, 80.0);
+  EXPECT_NEAR(at_half, 130.0, 130.0 * 0.05);
+  EXPECT_GT(80.0 / progress(80.0), 130.0 * 1.15);  // what the naive estimate said
+  TimeLeft later;
+  EXPECT_NEAR(total_at(later, progress, 105.0), 130.0, 130.0 * 0.02);
+}
+
+TEST(TimeLeft, CountsDownBetweenReportsAndMovesSteadily) {
+  // Progress reported at the end of 10-second steps of 10% each.
+  TimeLeft est;
+  const auto steps = [](double s) { return std::floor(s / 10.0) / 10.0; };
+  total_at(est, steps, 40.0);
+  const double left = *est.seconds_left(40.0);
+  EXPECT_NEAR(left, 60.0, 6.0);
+  EXPECT_NEAR(*est.seconds_left(45.0), left - 5.0, 1e-9);  // no report: the clock runs down
+  // A step that took twice as long: the recent rate (0.2 in the last 30 s) says 135 s in all;
+  // the estimate moves towards it, smoothed, not all the way at once.
+  est.add(0.4, 50.0);
+  est.add(0.5, 60.0);
+  const double after = 60.0 + *est.seconds_left(60.0);
+  EXPECT_GT(after, 110.0);
+  EXPECT_LT(after, 135.0);
+}
+
+TEST(TimeLeft, NeverNegativeNorBackwards) {
+  TimeLeft est;
+  for (double s = 1; s <= 20; ++s) est.add(s / 40.0, s);
+  est.add(0.1, 21.0);  // a fraction below one reported before: no progress, not a step back
+  ASSERT_TRUE(est.seconds_left(21.0).has_value());
+  EXPECT_GT(*est.seconds_left(21.0), 0);
+  EXPECT_EQ(*est.seconds_left(1000.0), 0.0);  // an estimated end long past: nothing left
+  est.add(0.6, 22.0);
+  est.add(1.0, 23.0);
+  EXPECT_EQ(*est.seconds_left(23.0), 0.0);
+  EXPECT_DOUBLE_EQ(*est.estimated_total(), 23.0);
+  est.reset();
+  EXPECT_FALSE(est.seconds_left(0).has_value());
+}
+
+TEST(TimeLeft, NoProgressLatelyFallsBackToTheWholeRunsRate) {
+  TimeLeft est;
+  est.add(0.3, 10.0);
+  est.add(0.3, 60.0);  // 50 s without progress
+  ASSERT_TRUE(est.seconds_left(60.0).has_value());
+  EXPECT_TRUE(std::isfinite(*est.seconds_left(60.0)));
+  EXPECT_GT(*est.seconds_left(60.0), 0);
+}
