@@ -145,9 +145,9 @@ void RunPage::updateStatus() {
   qint64 ms = finished_ms_ >= 0 ? finished_ms_ : elapsed_.elapsed();
   QString text = QString("Step: %1\nElapsed: %2").arg(step_, format_duration(ms));
   if (finished_ms_ < 0) {
-    if (fraction_ > 0.02 && fraction_ < 1)
-      text += QString(" — about %1 left")
-                  .arg(format_duration(qint64(ms * (1 - fraction_) / fraction_)));
+    if (const auto left = time_left_.seconds_left(ms / 1000.0); left && fraction_ < 1)
+      text += *left >= 1 ? QString(" — about %1 left").arg(format_duration(qint64(*left * 1000)))
+                         : QString(" — finishing…");
     else
       text += " — estimating time left…";
   }
@@ -156,6 +156,7 @@ void RunPage::updateStatus() {
 
 void RunPage::startClock(const QString& step) {
   fraction_ = 0;
+  time_left_.reset();
   step_ = step;
   finished_ms_ = -1;
   progress_->setValue(0);
@@ -178,6 +179,8 @@ void RunPage::setStepText(const QString& step) {
 
 void RunPage::setProgress(double fraction, const std::optional<QString>& step) {
   fraction_ = std::clamp(fraction, 0.0, 1.0);
+  if (elapsed_.isValid() && finished_ms_ < 0)
+    time_left_.add(fraction_, elapsed_.elapsed() / 1000.0);
   if (step) step_ = *step;
   progress_->setValue(static_cast<int>(fraction_ * 1000));
   updateStatus();
@@ -234,6 +237,7 @@ void RunPage::clear() {
   elapsed_.invalidate();
   finished_ms_ = -1;
   fraction_ = 0;
+  time_left_.reset();
   progress_->setValue(0);
   status_->setText("Ready.");
 }

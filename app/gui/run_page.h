@@ -13,6 +13,7 @@
 #include "common/params.h"
 #include "common/run.h"
 #include "runner/plan.h"
+#include "runner/time_left.h"
 
 class QLabel;
 class QListWidget;
@@ -82,6 +83,7 @@ class RunPage : public QSplitter {
   ChartPanel* results_;
   QString step_;
   double fraction_ = 0;
+  TimeLeft time_left_;  // re-estimated from each progress report
   QElapsedTimer elapsed_;
   qint64 finished_ms_ = -1;
 };
