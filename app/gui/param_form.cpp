@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -15,6 +16,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include "common/text.h"
 
@@ -42,6 +44,25 @@ int decimals_of(const ParamSpec& s) {
   if (s.max) need(format_bound(*s.max));
   return std::min(d, 4);
 }
+
+// Lets a spin box or combo box take the mouse wheel only when it has the focus (a click or Tab
+// gives it): scrolling over the form scrolls the form instead of changing the fields it passes.
+class WheelWhenFocused : public QObject {
+ public:
+  using QObject::QObject;
+  static void guard(QWidget* editor) {
+    static WheelWhenFocused* filter = new WheelWhenFocused(qApp);
+    editor->setFocusPolicy(Qt::StrongFocus);  // the wheel itself gives no focus
+    editor->installEventFilter(filter);
+  }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* e) override {
+    if (e->type() != QEvent::Wheel || static_cast<QWidget*>(watched)->hasFocus()) return false;
+    e->ignore();  // ignored: it goes on to the parents, the scroll area among them
+    return true;
+  }
+};
 
 }  // namespace
 
@@ -148,6 +169,8 @@ void ParamForm::addRow(const ParamSpec& spec, QWidget* editor) {
                           .arg(q(spec.name), q(describe_param(spec)), help.toHtmlEscaped());
   editor->setObjectName(q("param_" + spec.name));
   editor->setToolTip(tip);
+  if (qobject_cast<QAbstractSpinBox*>(editor) || qobject_cast<QComboBox*>(editor))
+    WheelWhenFocused::guard(editor);
 
   auto* cell = new QWidget;
   auto* cv = new QVBoxLayout(cell);
