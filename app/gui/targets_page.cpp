@@ -297,6 +297,9 @@ void TargetsPage::connectUi() {
   connect(redis_test_, &QPushButton::clicked, this, &TargetsPage::testRedis);
   for (auto* b : {pg_managed_, pg_external_, redis_managed_, redis_external_})
     connect(b, &QRadioButton::toggled, this, &TargetsPage::updateEnabled);
+  // What was said of one mode's server is not true of the other's.
+  connect(pg_managed_, &QRadioButton::toggled, this, [this] { clearModeErrors(true); });
+  connect(redis_managed_, &QRadioButton::toggled, this, [this] { clearModeErrors(false); });
   connect(pg_conninfo_, &QLineEdit::textChanged, this, &TargetsPage::updateEnabled);
   connect(redis_nodes_, &QLineEdit::textChanged, this, &TargetsPage::updateEnabled);
   connect(&pg_watch_, &QFutureWatcher<ConnectionResult>::finished, this,
@@ -412,6 +415,14 @@ void TargetsPage::clearTargetErrors() {
   for (auto f : {TargetField::PgServer, TargetField::PgSchema, TargetField::RedisServer,
                  TargetField::RedisPrefix})
     setTargetError(f, {});
+}
+
+void TargetsPage::clearModeErrors(bool pg) {
+  ++(pg ? pg_generation_ : redis_generation_);  // an answer still to come is not wanted
+  (pg ? pg_test_ : redis_test_)->setEnabled(true);
+  setTargetError(pg ? TargetField::PgServer : TargetField::RedisServer, {});
+  setTargetError(pg ? TargetField::PgSchema : TargetField::RedisPrefix, {});
+  setApplyError({});
 }
 
 void TargetsPage::updateEnabled() {

@@ -97,6 +97,7 @@ class TargetsPage : public QWidget {
   void connectUi();
   void onTestAnswered(bool pg);
   void updateEnabled();
+  void clearModeErrors(bool pg);  // a server's mode changed: what was said of it goes
   void runTest(const QString& kind);
 
   std::function<std::shared_ptr<Targets>()> targets_;
