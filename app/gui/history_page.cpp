@@ -4,6 +4,7 @@
 #include <functional>
 #include <tuple>
 
+#include <QAction>
 #include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -52,6 +53,7 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   });
   add("Compare the two selected", "historyCompare", [this] { compareSelected(); });
   add("Rename…", "historyRename", [this] { askRename(); });
+  add("Note…", "historyNote", [this] { askNote(); });
   add("Delete", "historyDelete", [this] {
     QString error;
     if (!deleteSelected(&error) && !error.isEmpty())
@@ -63,6 +65,18 @@ HistoryPage::HistoryPage(RunHistory* history, QWidget* parent)
   add("Refresh", "historyRefresh", [this] { refresh(); });
   buttons->addStretch();
   v->addLayout(buttons);
+  // A right click on a run: what the buttons do to it.
+  table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  const auto menu = [this](const QString& text, auto slot) {
+    auto* a = new QAction(text, table_);
+    connect(a, &QAction::triggered, this, slot);
+    table_->addAction(a);
+  };
+  menu("Open", [this] {
+    if (!selectedPath().isEmpty()) emit openRequested(selectedPath());
+  });
+  menu("Rename…", [this] { askRename(); });
+  menu("Note…", [this] { askNote(); });
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     if (const HistoryEntry* e = model_->entry(index.row())) emit openRequested(e->path);
   });
@@ -178,6 +192,22 @@ bool HistoryPage::renameSelected(const QString& new_name, QString* error) {
   return change([&] { return history_->rename(path, new_name); }, error);
 }
 
+bool HistoryPage::setNote(const QString& path, const QString& note, QString* error) {
+  const bool ok = change(
+      [&] {
+        history_->set_note(path, note);
+        return path;
+      },
+      error);
+  if (ok) emit noteChanged(path, note.trimmed());
+  return ok;
+}
+
+bool HistoryPage::setNoteOfSelected(const QString& note, QString* error) {
+  const QString path = selectedPath();
+  return !path.isEmpty() && setNote(path, note, error);
+}
+
 bool HistoryPage::deleteSelected(QString* error) {
   QStringList paths = selectedPaths();
   if (paths.isEmpty()) return false;
@@ -222,6 +252,17 @@ void HistoryPage::askRename() {
   if (!ok) return;
   QString error;
   if (!renameSelected(name, &error)) QMessageBox::warning(this, "Rename run", error);
+}
+
+void HistoryPage::askNote() {
+  const HistoryEntry* e = model_->entry(model_->rowOfPath(selectedPath()));
+  if (!e) return;
+  bool ok = false;
+  const QString note = QInputDialog::getMultiLineText(
+      this, "Note", QString("A note of your own on %1 (empty removes it):").arg(e->name), e->note,
+      &ok);
+  QString error;
+  if (ok && !setNoteOfSelected(note, &error)) QMessageBox::warning(this, "Note", error);
 }
 
 void HistoryPage::showTrash() {

@@ -38,6 +38,9 @@ class HistoryPage : public QWidget {
   QString selectedPath() const;
   QStringList selectedPaths() const;  // in the order the table shows them
   bool renameSelected(const QString& new_name, QString* error = nullptr);
+  // The person's note of a run (empty removes it), saved into its file; noteChanged follows.
+  bool setNote(const QString& path, const QString& note, QString* error = nullptr);
+  bool setNoteOfSelected(const QString& note, QString* error = nullptr);
   bool deleteSelected(QString* error = nullptr);  // to the trash
   bool undoDelete(QString* error = nullptr);      // restores what the last delete removed
   bool restore(const QStringList& trash_paths, QString* error = nullptr);
@@ -46,10 +49,12 @@ class HistoryPage : public QWidget {
  signals:
   void openRequested(const QString& path);
   void compareRequested(const QString& old_path, const QString& new_path);
+  void noteChanged(const QString& path, const QString& note);
   void loaded();
 
  private:
   void askRename();
+  void askNote();
   void showTrash();
   void askImport();
   void reveal();

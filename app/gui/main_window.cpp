@@ -7,6 +7,7 @@
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -41,6 +42,8 @@ namespace {
 QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
+
+const QString kNoRunForNote = "A note goes on a run that has ended and is on show.";
 
 }  // namespace
 
@@ -134,6 +137,11 @@ void MainWindow::connectUi() {
   });
   connect(run_page_->stopButton(), &QPushButton::clicked, this, &MainWindow::stopRun);
   connect(history_page_, &HistoryPage::openRequested, this, &MainWindow::openRunInBackground);
+  connect(history_page_, &HistoryPage::noteChanged, this,
+          [this](const QString& path, const QString& note) {
+            if (!current_path_.isEmpty() && QFileInfo(path) == QFileInfo(current_path_))
+              current_.note = note.toStdString();
+          });
   connect(opener_, &RunOpener::fileRead, this, &MainWindow::onRunRead);
   connect(opener_, &RunOpener::superseded, this, &MainWindow::openRunInBackground);
   connect(history_page_, &HistoryPage::compareRequested, this,
@@ -193,6 +201,8 @@ void MainWindow::buildMenus() {
   stop_action_ = run->addAction("&Stop", this, &MainWindow::stopRun);
   stop_action_->setShortcut(QKeySequence("Ctrl+."));
   stop_action_->setEnabled(false);
+  run->addSeparator();
+  run->addAction("&Note…", this, &MainWindow::askRunNote);
 
   auto* view = menuBar()->addMenu("&View");
   presentation_action_ = view->addAction("&Presentation view");
@@ -623,6 +633,26 @@ void MainWindow::openRunDialog() {
   QString path = QFileDialog::getOpenFileName(this, "Open a run file", history_.dir(),
                                               "Perflab runs (*.json)");
   if (!path.isEmpty()) openRunInBackground(path);
+}
+
+bool MainWindow::setRunNote(const QString& note, QString* error) {
+  if (running() || current_path_.isEmpty()) {
+    if (error) *error = kNoRunForNote;
+    return false;
+  }
+  return history_page_->setNote(current_path_, note, error);  // noteChanged updates current_
+}
+
+void MainWindow::askRunNote() {
+  if (running() || current_path_.isEmpty()) {
+    QMessageBox::information(this, "Note", kNoRunForNote);
+    return;
+  }
+  bool ok = false;
+  const QString note = QInputDialog::getMultiLineText(
+      this, "Note", "A note of your own on this run (empty removes it):", q(current_.note), &ok);
+  QString error;
+  if (ok && !setRunNote(note, &error)) QMessageBox::warning(this, "Note", error);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

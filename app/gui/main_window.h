@@ -67,6 +67,9 @@ class MainWindow : public QMainWindow {
   void exportChart(const QString& path, QSize size, bool all_groups = false);  // throws
   void exportData(const QString& path);  // .csv, .json, .gbench.json; throws
   void copyChart();
+  // The person's note of the run on show (Run::note; empty removes it), saved into its file
+  // in the history; false + reason when no finished run is on show.
+  bool setRunNote(const QString& note, QString* error = nullptr);
   // The presentation view (F11): the chart on show (Run tab, or Compare when it is the current
   // tab) full screen; false closes it.
   void setPresentation(bool on);
@@ -113,6 +116,7 @@ class MainWindow : public QMainWindow {
   void onRefused(TargetField field, const QString& why, bool stopped);
   void setRunControls(bool running);
   void openRunDialog();
+  void askRunNote();
   // An opened run on show. Sliced (a large run opened in the background): the headline chart
   // built now and painted in the next turn of the event loop, the side panel's figures and the
   // table in the turns after, so the window never stops answering for long; a later showRun,

@@ -29,8 +29,9 @@ QString cell_text(const HistoryEntry& e, int column) {
       return e.params;
     case HistoryModel::TargetsColumn:
       return e.targets;
-    default:
-      return e.message;
+    default:  // the person's note, then why the run failed or stopped
+      return e.note.isEmpty() || e.message.isEmpty() ? e.note + e.message
+                                                     : e.note + " — " + e.message;
   }
 }
 

@@ -100,6 +100,7 @@ json to_json(const HistoryEntry& e, const QFileInfo& fi) {
           {"status", utf8(e.status)},
           {"targets", utf8(e.targets)},
           {"message", utf8(e.message)},
+          {"note", utf8(e.note)},
           {"duration_ms", e.duration_ms},
           {"params", utf8(e.params)}};
 }
@@ -114,6 +115,7 @@ HistoryEntry from_json(const json& o, const QFileInfo& fi) {
   e.status = text_of(o, "status");
   e.targets = text_of(o, "targets");
   e.message = text_of(o, "message");
+  e.note = text_of(o, "note");
   e.duration_ms = integer_of(o, "duration_ms", -1);
   e.params = text_of(o, "params");
   return e;
@@ -128,6 +130,9 @@ json not_a_run(const QFileInfo& fi) {
   return {{"size", fi.size()}, {"mtime", fi.lastModified().toMSecsSinceEpoch()}, {"run", false}};
 }
 
+// 2: entries carry the run's note (an index of version 1 is rebuilt).
+constexpr int kIndexVersion = 2;
+
 QString index_path(const QString& dir) {
   return QDir(dir).filePath(RunHistory::kIndexName);
 }
@@ -138,7 +143,7 @@ json read_index(const QString& dir) {
   if (!f.open(QIODevice::ReadOnly)) return json::object();
   const QByteArray text = f.readAll();
   const json doc = json::parse(text.begin(), text.end(), nullptr, false);
-  if (!doc.is_object() || integer_of(doc, "version") != 1) return json::object();
+  if (!doc.is_object() || integer_of(doc, "version") != kIndexVersion) return json::object();
   const auto files = doc.find("files");
   return files != doc.end() && files->is_object() ? *files : json::object();
 }
@@ -147,8 +152,8 @@ json read_index(const QString& dir) {
 void write_index(const QString& dir, const json& files) {
   QSaveFile f(index_path(dir));
   if (!f.open(QIODevice::WriteOnly)) return;
-  f.write(QByteArray::fromStdString(
-      json{{"version", 1}, {"files", files}}.dump(-1, ' ', false, json::error_handler_t::replace)));
+  f.write(QByteArray::fromStdString(json{{"version", kIndexVersion}, {"files", files}}.dump(
+      -1, ' ', false, json::error_handler_t::replace)));
   f.commit();
 }
 
@@ -186,6 +191,7 @@ HistoryEntry RunHistory::summarize(const Run& run, const QString& path) {
   e.status = QString::fromLatin1(to_string(run.status));
   e.targets = targets_text(run);
   e.message = q(run.message);
+  e.note = q(run.note);
   e.duration_ms = run.ended_unix_ms >= run.started_unix_ms && run.ended_unix_ms > 0
                       ? run.ended_unix_ms - run.started_unix_ms
                       : -1;
@@ -272,6 +278,13 @@ Run RunHistory::loadToShow(const QString& path) const {
   if (run.status != RunStatus::Failed && run.status != RunStatus::Cancelled)
     check_measured(run, fs(path));
   return run;
+}
+
+void RunHistory::set_note(const QString& path, const QString& note) const {
+  Run run = load_run(fs(path));
+  run.note = note.trimmed().toStdString();
+  save_run(run, fs(path));
+  remember(path, summarize(run, path));
 }
 
 QString RunHistory::rename(const QString& path, const QString& new_name) const {

@@ -24,6 +24,7 @@ struct HistoryEntry {
   QString name;  // file name without .json: what rename changes
   QDateTime started;
   QString experiment, title, status, targets, message;
+  QString note;             // the person's own (Run::note)
   qint64 duration_ms = -1;  // -1: unknown (not ended)
   QString params;           // the parameters that differ from the experiment's defaults
 };
@@ -45,6 +46,9 @@ class RunHistory {
   // A run to show in the window: load(), and a run that finished must have measured something
   // (check_measured); a failed or stopped one without points opens for its message.
   Run loadToShow(const QString& path) const;
+  // Sets the person's note of a saved run (Run::note; empty removes it), the file rewritten
+  // atomically. Throws RunFormatError, or std::runtime_error when it cannot be written.
+  void set_note(const QString& path, const QString& note) const;
   // New name: letters, digits, space, '.', '_' and '-'; not taken. Returns the new path.
   // Throws std::runtime_error with the reason.
   QString rename(const QString& path, const QString& new_name) const;
