@@ -430,6 +430,21 @@ void dim_hidden_markers(QChart& chart) {
   }
 }
 
+// Every font of a built chart (title, legend, axes) times `scale`.
+void scale_fonts(QChart& chart, double scale) {
+  if (scale == 1.0) return;
+  const auto scaled = [scale](QFont f) {
+    f.setPointSizeF(f.pointSizeF() * scale);
+    return f;
+  };
+  chart.setTitleFont(scaled(chart.titleFont()));
+  chart.legend()->setFont(scaled(chart.legend()->font()));
+  for (QAbstractAxis* axis : chart.axes()) {
+    axis->setLabelsFont(scaled(axis->labelsFont()));
+    axis->setTitleFont(scaled(axis->titleFont()));
+  }
+}
+
 }  // namespace
 
 QString unit_text(const std::string& unit) {
@@ -481,6 +496,7 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
     note = QStringLiteral(" (%1 ≤ 0 at floor)").arg(f.clamped_points);
   }
   chart->setTitle(q(g->title) + opts.title_suffix + note);
+  scale_fonts(*chart, opts.font_scale);
   for (auto* axis : chart->axes())
     if (!axis->titleText().isEmpty()) fit_axis_title(*chart, axis);
   dim_hidden_markers(*chart);

@@ -45,6 +45,7 @@ struct ChartOptions {
   std::string overlay_old, overlay_new;
   // Non-empty: the relative view, every series as a ratio to this one (relative_chart.h).
   std::string relative_to;
+  double font_scale = 1.0;  // every font of the chart times this (the window's Ctrl +/-)
 };
 
 // The colour of the error bars on a chart of `theme`: dark on light backgrounds, light on dark.

@@ -283,6 +283,11 @@ void ChartPanel::setTheme(QChart::ChartTheme theme) {
   rebuild();
 }
 
+void ChartPanel::setFontScale(double scale) {
+  font_scale_ = scale;
+  rebuild();
+}
+
 void ChartPanel::setOverlayLabels(const std::string& old_label, const std::string& new_label) {
   overlay_old_ = old_label;
   overlay_new_ = new_label;
@@ -396,6 +401,7 @@ charts::ChartOptions ChartPanel::options() const {
   o.log_y = logY();
   o.log_x = logX();
   o.theme = theme_;
+  o.font_scale = font_scale_;
   o.overlay_old = overlay_old_;
   o.overlay_new = overlay_new_;
   o.relative_to = relativeTo();

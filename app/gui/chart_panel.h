@@ -55,6 +55,7 @@ class ChartPanel : public QWidget {
   bool logY() const;
   bool logX() const;
   void setTheme(QChart::ChartTheme theme);
+  void setFontScale(double scale);  // the chart's fonts times `scale` (the window's Ctrl +/-)
   // The run shown is an overlay (charts::overlay_runs) with these labels: old and new of a
   // series share a hue.
   void setOverlayLabels(const std::string& old_label, const std::string& new_label);
@@ -125,6 +126,7 @@ class ChartPanel : public QWidget {
   std::set<std::string> first_shown_;
   std::string run_identity_;  // experiment and start of the run on show
   QChart::ChartTheme theme_ = QChart::ChartThemeLight;
+  double font_scale_ = 1.0;
   std::string overlay_old_, overlay_new_;
   QComboBox* groups_;
   QCheckBox *log_y_, *log_x_;

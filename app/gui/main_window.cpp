@@ -25,6 +25,7 @@
 #include "chart_panel.h"
 #include "compare_page.h"
 #include "export_actions.h"
+#include "font_zoom.h"
 #include "history_page.h"
 #include "param_form.h"
 #include "presentation_view.h"
@@ -220,6 +221,9 @@ void MainWindow::buildMenus() {
     settings_->setValue("view/dark", on);
   });
   view->addAction(findChild<QDockWidget*>("teachingDock")->toggleViewAction());
+  view->addSeparator();
+  zoom_ = new FontZoom(this, settings_.get(), {results_, compare_->chartPanel()});
+  for (QAction* a : zoom_->actions()) view->addAction(a);
 
   auto* help = menuBar()->addMenu("&Help");
   help->addAction("&About Perflab", this, &MainWindow::showAbout);

@@ -24,6 +24,7 @@ namespace perflab::gui {
 class ChartPanel;
 class ComparePage;
 class ExportActions;
+class FontZoom;
 class HistoryPage;
 class ParamForm;
 class PresentationView;
@@ -83,6 +84,7 @@ class MainWindow : public QMainWindow {
   ComparePage* comparePage() const { return compare_; }
   TeachingPanel* teachingPanel() const { return teaching_; }
   QProgressBar* progressBar() const;
+  FontZoom* fontZoom() const { return zoom_; }
   RunHistory& history() { return history_; }
 
  signals:
@@ -141,6 +143,7 @@ class MainWindow : public QMainWindow {
   bool first_layout_ = false;  // no saved window state: size the side panel on the first show
   RunOpener* opener_;          // openRunInBackground's reader, showRun's turns
   ExportActions* exports_;
+  FontZoom* zoom_ = nullptr;  // Ctrl +/-: the window's and the charts' fonts
 
   QTabWidget* tabs_;
   RunPage* run_page_;
