@@ -444,6 +444,7 @@ void MainWindow::onFinished(const Run& run) {
   run_page_->stopClock();
   current_ = run;
   results_->setRun(current_);
+  results_->setGroup(charts::headline_group(current_));  // not the chart that came first
   teaching_->setRun(&current_);
   setRunControls(false);
   QString saved_note;
