@@ -166,6 +166,8 @@ int main(int argc, char** argv) {
   perflab::gui::WindowOptions opts;
   opts.history_dir = p.value(o.history);
   opts.settings_file = p.value(o.settings);
+  // A screenshot leaves the settings as they are: its size is not the person's window.
+  opts.read_only_settings = p.isSet(o.shot);
   perflab::gui::MainWindow w(opts);
   if (!apply_options(p, o, w)) return 2;
   const ShotChart chart{p.value(o.group), p.isSet(o.log)};

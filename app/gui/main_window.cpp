@@ -35,6 +35,7 @@
 #include "run_controller.h"
 #include "run_opener.h"
 #include "targets_page.h"
+#include "window_settings.h"
 
 namespace perflab::gui {
 
@@ -51,9 +52,7 @@ const QString kNoRunForNote = "A note goes on a run that has ended and is on sho
 MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
     : QMainWindow(parent),
       opts_(std::move(opts)),
-      settings_(opts_.settings_file.isEmpty()
-                    ? std::make_unique<QSettings>()
-                    : std::make_unique<QSettings>(opts_.settings_file, QSettings::IniFormat)),
+      settings_(open_settings(opts_.settings_file, opts_.read_only_settings)),
       history_(opts_.history_dir.isEmpty() ? RunHistory::default_dir() : opts_.history_dir) {
   perflab_init_gui_resources();
   setWindowIcon(QIcon(":/icons/perflab.svg"));

@@ -34,8 +34,9 @@ class TargetsPage;
 class TeachingPanel;
 
 struct WindowOptions {
-  QString history_dir;    // empty: QStandardPaths::AppDataLocation/runs
-  QString settings_file;  // empty: the platform's QSettings for Perflab/perflab
+  QString history_dir;              // empty: QStandardPaths::AppDataLocation/runs
+  QString settings_file;            // empty: the platform's QSettings for Perflab/perflab
+  bool read_only_settings = false;  // read them, never write them (a --screenshot)
 };
 
 class MainWindow : public QMainWindow {
