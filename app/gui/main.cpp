@@ -12,6 +12,7 @@
 #include <QScreen>
 #include <QTimer>
 
+#include "background_stop.h"
 #include "chart_panel.h"
 #include "main_window.h"
 #include "param_form.h"
@@ -140,29 +141,8 @@ int screenshot(QApplication& app, perflab::gui::MainWindow& w, const QString& ou
   return code;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("Perflab");
-  QApplication::setApplicationName("perflab");
-  QApplication::setApplicationDisplayName("Perflab");
-  QApplication::setDesktopFileName("perflab");
-  perflab_init_gui_resources();
-  QApplication::setWindowIcon(QIcon(":/icons/perflab.svg"));
-
-  QCommandLineParser p;
-  p.setApplicationDescription("Perflab: re-run published performance experiments.");
-  p.addHelpOption();
-  const Options o;
-  p.addOptions({o.history, o.settings, o.shot, o.exp, o.param, o.group, o.log, o.size});
-  p.addPositionalArgument("run", "A Perflab run file to open.", "[RUN.json]");
-  p.process(app);
-  if (p.positionalArguments().size() > 1) {
-    std::cerr << "perflab: one run file at a time\n";
-    return 2;
-  }
-
+// The window, as the command line asks; returns the exit code once it is closed.
+int run_window(QApplication& app, const QCommandLineParser& p, const Options& o) {
   perflab::gui::WindowOptions opts;
   opts.history_dir = p.value(o.history);
   opts.settings_file = p.value(o.settings);
@@ -187,4 +167,32 @@ int main(int argc, char** argv) {
   if (p.isSet(o.shot)) return screenshot(app, w, p.value(o.shot), chart, p.value(o.size));
   w.show();
   return app.exec();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("Perflab");
+  QApplication::setApplicationName("perflab");
+  QApplication::setApplicationDisplayName("Perflab");
+  QApplication::setDesktopFileName("perflab");
+  perflab_init_gui_resources();
+  QApplication::setWindowIcon(QIcon(":/icons/perflab.svg"));
+
+  QCommandLineParser p;
+  p.setApplicationDescription("Perflab: re-run published performance experiments.");
+  p.addHelpOption();
+  const Options o;
+  p.addOptions({o.history, o.settings, o.shot, o.exp, o.param, o.group, o.log, o.size});
+  p.addPositionalArgument("run", "A Perflab run file to open.", "[RUN.json]");
+  p.process(app);
+  if (p.positionalArguments().size() > 1) {
+    std::cerr << "perflab: one run file at a time\n";
+    return 2;
+  }
+  const int code = run_window(app, p, o);
+  // The window is gone; its managed servers may still be stopping: none outlives Perflab.
+  perflab::gui::wait_for_background_stops();
+  return code;
 }

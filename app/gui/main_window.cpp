@@ -22,6 +22,7 @@
 #include <QToolBar>
 #include <QUrl>
 
+#include "background_stop.h"
 #include "chart_panel.h"
 #include "compare_page.h"
 #include "export_actions.h"
@@ -75,8 +76,9 @@ MainWindow::~MainWindow() {
   delete controller_;
   controller_ = nullptr;
   targets_page_->waitForBackground();
-  history_page_->waitForBackground();  // it lists history_, a member that goes first
-  opener_->waitForFinished();          // it reads through history_ too
+  history_page_->waitForBackground();       // it lists history_, a member that goes first
+  opener_->waitForFinished();               // it reads through history_ too
+  stop_in_background(std::move(targets_));  // the window is gone while managed servers stop
 }
 
 void MainWindow::buildUi() {
@@ -660,6 +662,9 @@ void MainWindow::askRunNote() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  settings_->setValue("window/geometry", saveGeometry());
+  settings_->setValue("window/state", saveState());
+  hide();  // at once: what follows (a run's end, the servers' stop) goes on unseen
   if (running()) {
     // Stop, and give the run a moment to end so what it measured is saved.
     controller_->stop();
@@ -668,8 +673,6 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     QTimer::singleShot(5000, &loop, &QEventLoop::quit);
     if (running()) loop.exec();
   }
-  settings_->setValue("window/geometry", saveGeometry());
-  settings_->setValue("window/state", saveState());
   QMainWindow::closeEvent(e);
 }
 
