@@ -1,0 +1,277 @@
+// Small things of the perflab window that matter in front of a room, on the offscreen platform:
+// the mouse wheel over the parameter form, quitting while managed servers run, --screenshot and
+// the settings, the headline chart after a live run, Ctrl +/- and the fonts, a run's note, an
+// error of the Targets page once back on managed servers.
+#include <signal.h>
+
+#include <filesystem>
+
+#include <QtTest/qtestspontaneevent.h>
+#include <QAbstractAxis>
+#include <QChart>
+#include <QFile>
+#include <QLabel>
+#include <QProcess>
+#include <QRadioButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "background_stop.h"
+#include "chart_panel.h"
+#include "common/run_io.h"
+#include "font_zoom.h"
+#include "history_page.h"
+#include "main_window.h"
+#include "models/history_model.h"
+#include "param_form.h"
+#include "sample_runs.h"
+#include "targets_page.h"
+
+using namespace perflab;
+using namespace perflab::gui;
+
+namespace {
+
+QByteArray read_all(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// A wheel turn over `w` delivered as the window system delivers one (spontaneous: an event the
+// widget ignores goes on to its parents).
+void wheel(QWidget* w, int angle) {
+  const QPointF pos = QRectF(w->rect()).center();
+  QWheelEvent e(pos, w->mapToGlobal(pos), QPoint(), QPoint(0, angle), Qt::NoButton, Qt::NoModifier,
+                Qt::NoScrollPhase, false);
+  QSpontaneKeyEvent::setSpontaneous(&e);
+  qApp->notify(w, &e);
+}
+
+// The point size of the chart's first axis labels.
+double axis_label_points(const ChartPanel* panel) {
+  const QChart* chart = panel->chart();
+  return chart && !chart->axes().isEmpty() ? chart->axes().front()->labelsFont().pointSizeF() : 0;
+}
+
+bool process_gone(pid_t pid) {
+  return !std::filesystem::exists("/proc/" + std::to_string(pid));
+}
+
+}  // namespace
+
+class WindowDetailsTest : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+
+  WindowOptions options(const QString& name) const {
+    return {dir_.filePath(name + "-history"), dir_.filePath(name + ".ini")};
+  }
+
+ private slots:
+  void initTestCase() { QVERIFY(dir_.isValid()); }
+
+  void wheelChangesOnlyAFocusedField() {
+    MainWindow w(options("wheel"));
+    QVERIFY(w.selectExperiment("sharding"));
+    w.resize(1280, 560);  // the form is taller than its scroll area
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* nodes = qobject_cast<QSpinBox*>(w.paramForm()->field("nodes"));
+    QVERIFY(nodes);
+    auto* scroll = qobject_cast<QScrollArea*>(w.paramForm()->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QVERIFY(scroll->verticalScrollBar()->maximum() > 0);
+    scroll->verticalScrollBar()->setValue(0);
+    const int value = nodes->value(), scrolled = scroll->verticalScrollBar()->value();
+
+    w.setFocus();
+    QVERIFY(!nodes->hasFocus());
+    wheel(nodes, -120);  // scrolling down over the field, which has no focus
+    QCOMPARE(nodes->value(), value);
+    QVERIFY2(scroll->verticalScrollBar()->value() > scrolled, "the form scrolls instead");
+    QVERIFY(!nodes->hasFocus());  // the wheel gives no focus either
+
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    nodes->setFocus();
+    QVERIFY(nodes->hasFocus());
+    wheel(nodes, 120);  // clicked into first: the wheel changes it
+    QCOMPARE(nodes->value(), value + 1);
+  }
+
+  void quitReturnsAtOnceWhileServersStop() {
+    auto* w = new MainWindow(options("quit"));
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w));
+    pid_t pid = -1;
+    std::filesystem::path folder;
+    {
+      std::shared_ptr<Targets> targets = w->targets();
+      targets->redis(1);  // a managed server, started now
+      ManagedRedis* redis = targets->managed_redis().front();
+      pid = redis->pid();
+      folder = redis->dir();
+    }
+    QVERIFY(pid > 0 && !process_gone(pid) && std::filesystem::exists(folder));
+    // A server that does not answer its stop: it is killed after its grace of 5 s.
+    QCOMPARE(kill(pid, SIGSTOP), 0);
+    QElapsedTimer quitting;
+    quitting.start();
+    QVERIFY(w->close());
+    delete w;
+    QVERIFY2(quitting.elapsed() < 2500, qPrintable(QString::number(quitting.elapsed())));
+    // ... and yet it goes, with its folder: waited for in the background.
+    QTRY_VERIFY_WITH_TIMEOUT(process_gone(pid) && !std::filesystem::exists(folder), 60000);
+    wait_for_background_stops();
+  }
+
+  void screenshotLeavesTheSettingsAsTheyAre() {
+    const QString run = dir_.filePath("shot-run.json");
+    save_run(test::sample_run(), run.toStdString());
+    const QString ini = dir_.filePath("shot.ini");
+    {
+      QSettings s(ini, QSettings::IniFormat);
+      s.setValue("view/dark", false);
+      s.setValue("run/experiment", "caching");
+    }
+    const QByteArray before = read_all(ini);
+    QVERIFY(!before.isEmpty());
+    for (const QString& settings : {ini, dir_.filePath("absent.ini")}) {
+      QProcess p;
+      p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+      p.start(PERFLAB_GUI,
+              {"--history-dir", dir_.filePath("shot-history"), "--settings", settings, run,
+               "--screenshot", dir_.filePath("shot.png"), "--size", "1500x900", "--log"});
+      QVERIFY(p.waitForFinished(120000));
+      QCOMPARE(p.exitCode(), 0);
+      QCOMPARE(QImage(dir_.filePath("shot.png")).size(), QSize(1500, 900));
+    }
+    QCOMPARE(read_all(ini), before);  // no geometry, experiment or scale written
+    QVERIFY(!QFile::exists(dir_.filePath("absent.ini")));
+  }
+
+  void aLiveRunEndsOnItsHeadlineChart() {
+    MainWindow w(options("live"));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.selectExperiment("sharding"));
+    // The key distribution is measured first (its chart comes first), then a tiny sweep on a
+    // managed Redis: the sweep's first test is the headline.
+    w.paramForm()->setValues({{"sweep", "true"},
+                              {"nodes", "1"},
+                              {"variants", "direct"},
+                              {"tests", "set,get"},
+                              {"depths", "1"},
+                              {"requests", "200"},
+                              {"repeat", "1"},
+                              {"point_budget_s", "0.2"},
+                              {"distribution_keys", "1000"},
+                              {"demonstration", "none"}});
+    QSignalSpy updated(w.resultsPanel(), &ChartPanel::chartRebuilt);
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    QString error;
+    QVERIFY2(w.startRun(&error), qPrintable(error));
+    QVERIFY(done.wait(240000));
+    const Run run = done.front().front().value<Run>();
+    QCOMPARE(run.status, RunStatus::Finished);
+    const std::string headline = charts::headline_group(run);
+    QVERIFY(run.group(headline) && run.group(headline)->headline);
+    QVERIFY(charts::chart_groups(run).front() != headline);  // not the chart shown first
+    QCOMPARE(w.resultsPanel()->group(), headline);
+    QCOMPARE(w.resultsPanel()->titleLabel()->text(),
+             QString::fromStdString(run.group(headline)->title));
+  }
+
+  void ctrlPlusAndMinusScaleTheWindowAndChartFonts() {
+    const QString ini = options("zoom").settings_file;
+    {
+      MainWindow w(options("zoom"));
+      w.resize(1280, 800);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowActive(&w));
+      save_run(test::sample_run(), dir_.filePath("zoom-run.json").toStdString());
+      QVERIFY(w.openRun(dir_.filePath("zoom-run.json")));
+      const double window_pt = w.font().pointSizeF(),
+                   chart_pt = axis_label_points(w.resultsPanel());
+      const double label_pt = w.paramForm()->findChild<QLabel*>()->font().pointSizeF();
+      QVERIFY(chart_pt > 0);
+      QTest::keyClick(&w, Qt::Key_Plus, Qt::ControlModifier);
+      QTest::keyClick(&w, Qt::Key_Plus, Qt::ControlModifier);
+      QCOMPARE(w.fontZoom()->scale(), 1.3);
+      QCOMPARE(w.font().pointSizeF(), window_pt * 1.3);
+      QCOMPARE(w.paramForm()->findChild<QLabel*>()->font().pointSizeF(), label_pt * 1.3);
+      QCOMPARE(axis_label_points(w.resultsPanel()), chart_pt * 1.3);
+      QTest::keyClick(&w, Qt::Key_Minus, Qt::ControlModifier);
+      QCOMPARE(w.fontZoom()->scale(), 1.15);
+      QCOMPARE(axis_label_points(w.resultsPanel()), chart_pt * 1.15);
+      QTest::keyClick(&w, Qt::Key_0, Qt::ControlModifier);
+      QCOMPARE(w.font().pointSizeF(), window_pt);
+      QCOMPARE(axis_label_points(w.resultsPanel()), chart_pt);
+      QTest::keyClick(&w, Qt::Key_Plus, Qt::ControlModifier);
+      w.close();
+    }
+    MainWindow again(options("zoom"));  // remembered
+    QCOMPARE(again.fontZoom()->scale(), 1.15);
+    QCOMPARE(QSettings(ini, QSettings::IniFormat).value("view/font_scale").toDouble(), 1.15);
+  }
+
+  void aRunsNoteIsSavedAndShownInHistory() {
+    MainWindow w(options("note"));
+    w.show();
+    Run run = test::sample_run();
+    const QString path = w.history().save(run);
+    QVERIFY(w.openRun(path));
+    QString error;
+    QVERIFY2(w.setRunNote("  shown to class 3B; noisy laptop \n", &error), qPrintable(error));
+    QCOMPARE(w.currentRun().note, std::string("shown to class 3B; noisy laptop"));
+    QCOMPARE(load_run(path.toStdString()).note, std::string("shown to class 3B; noisy laptop"));
+    HistoryModel* model = w.historyPage()->model();
+    const int row = model->rowOfPath(path);
+    QVERIFY(row >= 0);
+    QCOMPARE(model->index(row, HistoryModel::NoteColumn).data().toString(),
+             QString("shown to class 3B; noisy laptop"));
+    // From History: the selected run's note changes, the run on show follows.
+    w.historyPage()->selectPath(path);
+    QVERIFY(w.historyPage()->setNoteOfSelected("second try", &error));
+    QCOMPARE(load_run(path.toStdString()).note, std::string("second try"));
+    QCOMPARE(w.currentRun().note, std::string("second try"));
+    // A fresh listing (the index rebuilt from the files) says the same.
+    QFile::remove(QDir(w.history().dir()).filePath(RunHistory::kIndexName));
+    w.historyPage()->refresh();
+    QCOMPARE(model->index(model->rowOfPath(path), HistoryModel::NoteColumn).data().toString(),
+             QString("second try"));
+    // The history's context menu offers it.
+    bool offered = false;
+    for (QAction* a : w.historyPage()->table()->actions()) offered |= a->text() == "Note…";
+    QVERIFY(offered);
+    // Nothing on show: refused with the reason, no file written.
+    MainWindow empty(options("note-empty"));
+    QVERIFY(!empty.setRunNote("x", &error));
+    QVERIFY(!error.isEmpty());
+  }
+
+  void aTargetsErrorGoesWhenBackOnManaged() {
+    MainWindow w(options("targets"));
+    TargetsPage* page = w.targetsPage();
+    page->findChild<QRadioButton*>("redisExternal")->setChecked(true);
+    page->findChild<QRadioButton*>("pgExternal")->setChecked(true);
+    page->setTargetError(TargetField::RedisServer, "connection refused at 127.0.0.1:1");
+    page->setTargetError(TargetField::PgSchema, "schema perflab is owned by someone else");
+    page->setApplyError("Stop the run before changing the targets.");
+    QVERIFY(!page->targetError(TargetField::RedisServer).isEmpty());
+    page->findChild<QRadioButton*>("redisManaged")->click();
+    QCOMPARE(page->targetError(TargetField::RedisServer), QString());
+    QVERIFY(!page->targetError(TargetField::PgSchema).isEmpty());  // PostgreSQL's stays
+    page->findChild<QRadioButton*>("pgManaged")->click();
+    QCOMPARE(page->targetError(TargetField::PgSchema), QString());
+    QCOMPARE(page->findChild<QLabel*>("applyError")->text(), QString());
+  }
+};
+
+QTEST_MAIN(WindowDetailsTest)
+#include "test_window_details.moc"
