@@ -235,6 +235,11 @@ class WindowDetailsTest : public QObject {
     QVERIFY(row >= 0);
     QCOMPARE(model->index(row, HistoryModel::NoteColumn).data().toString(),
              QString("shown to class 3B; noisy laptop"));
+    // The Note column may be scrolled out of sight: the name's tooltip tells it too.
+    QVERIFY(model->index(row, HistoryModel::NameColumn)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .endsWith("\nshown to class 3B; noisy laptop"));
     // From History: the selected run's note changes, the run on show follows.
     w.historyPage()->selectPath(path);
     QVERIFY(w.historyPage()->setNoteOfSelected("second try", &error));

@@ -66,8 +66,10 @@ QVariant HistoryModel::cell(int source_row, int column, int role) const {
   const HistoryEntry& e = entries_[static_cast<std::size_t>(source_row)];
   switch (role) {
     case Qt::DisplayRole:
-    case Qt::ToolTipRole:  // long targets and notes are cut in the view
       return cell_text(e, column);
+    case Qt::ToolTipRole:  // long targets and notes are cut in the view; the name tells the note
+      return column == NameColumn && !e.note.isEmpty() ? e.name + "\n" + e.note
+                                                       : cell_text(e, column);
     case ValueRole:
       if (column == DurationColumn) return QVariant::fromValue(e.duration_ms);
       return column == DateColumn ? QVariant(e.started) : QVariant(cell_text(e, column));
