@@ -121,10 +121,11 @@ QWidget* ParamForm::makeEditor(const ParamSpec& spec) {
       auto* box = new QWidget;
       auto* grid = new QGridLayout(box);
       grid->setContentsMargins(0, 0, 0, 0);
-      // Long choices two to a row, so the form fits a narrow side.
+      // Long choices two to a row, the longest ("redis-benchmark-cluster") one, so the form fits
+      // a narrow side.
       std::size_t longest = 0;
       for (const auto& c : spec.choices) longest = std::max(longest, c.size());
-      const int per_row = longest > 12 ? 2 : 3;
+      const int per_row = longest > 20 ? 1 : longest > 12 ? 2 : 3;
       int i = 0;
       for (const auto& c : spec.choices) {
         auto* cb = new QCheckBox(q(c));
