@@ -175,11 +175,12 @@ QString axis_title(const QString& text, bool log, const char* extra = nullptr, b
 }  // namespace
 
 double axis_label_points(const ChartOptions& opts) {
-  return opts.presentation ? 20 : 9;  // read from the back of a room: 20 pt and more
+  // Read from the back of a room: 20 pt and more; both times the window's zoom (Ctrl +/-).
+  return (opts.presentation ? 20 : 9) * opts.font_scale;
 }
 
 double axis_title_points(const ChartOptions& opts) {
-  return opts.presentation ? 24 : 10;
+  return (opts.presentation ? 24 : 10) * opts.font_scale;
 }
 
 void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {

@@ -165,10 +165,10 @@ std::unique_ptr<QChart> new_chart(const ChartOptions& opts) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->legend()->setShowToolTips(true);
   QFont f = chart->legend()->font();
-  f.setPointSizeF(opts.presentation ? 20 : 9);
+  f.setPointSizeF((opts.presentation ? 20 : 9) * opts.font_scale);
   chart->legend()->setFont(f);
   QFont t = chart->titleFont();
-  t.setPointSizeF(opts.presentation ? 26 : 13);
+  t.setPointSizeF((opts.presentation ? 26 : 13) * opts.font_scale);
   t.setBold(true);
   chart->setTitleFont(t);
   return chart;
@@ -430,21 +430,6 @@ void dim_hidden_markers(QChart& chart) {
   }
 }
 
-// Every font of a built chart (title, legend, axes) times `scale`.
-void scale_fonts(QChart& chart, double scale) {
-  if (scale == 1.0) return;
-  const auto scaled = [scale](QFont f) {
-    f.setPointSizeF(f.pointSizeF() * scale);
-    return f;
-  };
-  chart.setTitleFont(scaled(chart.titleFont()));
-  chart.legend()->setFont(scaled(chart.legend()->font()));
-  for (QAbstractAxis* axis : chart.axes()) {
-    axis->setLabelsFont(scaled(axis->labelsFont()));
-    axis->setTitleFont(scaled(axis->titleFont()));
-  }
-}
-
 }  // namespace
 
 QString unit_text(const std::string& unit) {
@@ -496,7 +481,6 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
     note = QStringLiteral(" (%1 ≤ 0 at floor)").arg(f.clamped_points);
   }
   chart->setTitle(q(g->title) + opts.title_suffix + note);
-  scale_fonts(*chart, opts.font_scale);
   for (auto* axis : chart->axes())
     if (!axis->titleText().isEmpty()) fit_axis_title(*chart, axis);
   dim_hidden_markers(*chart);
