@@ -191,6 +191,9 @@ void style_axis(QAbstractAxis* axis, const ChartOptions& opts) {
   title.setPointSizeF(axis_title_points(opts));
   title.setBold(true);
   axis->setTitleFont(title);
+  // A label is never cut to "…": Qt Charts truncates value labels against a width it measured
+  // before a zoomed font, leaving a log axis of "…" (the layout makes the room instead).
+  axis->setTruncateLabels(false);
 }
 
 // The interval of a point worth drawing: one with an interval of some width.
