@@ -63,6 +63,11 @@ QString q(const std::string& s) {
   return QString::fromStdString(s);
 }
 
+// The key a chart's choices (scales, baseline) are remembered under: "<experiment>/<group>".
+std::string chart_key(const Run& run, const std::string& group) {
+  return run.experiment + "/" + group;
+}
+
 // Rows the table keeps in view however the splitter is moved.
 constexpr int kTableRows = 8;
 // A description longer than this shows its first sentence, the rest a click away: a long one
@@ -295,7 +300,7 @@ void ChartPanel::setOverlayLabels(const std::string& old_label, const std::strin
 }
 
 std::string ChartPanel::chartKey() const {
-  return group().empty() ? std::string() : run().experiment + "/" + group();
+  return group().empty() ? std::string() : chart_key(run(), group());
 }
 
 std::string ChartPanel::scaleKey() const {
@@ -378,7 +383,7 @@ void ChartPanel::setScaleChoice(const QString& key, bool log_y, bool log_x) {
 // The scales (log y, log x) of chart `g` drawn relative to `baseline` (empty: its own values):
 // the person's choice, else the group's own; ratios open on log y (0.5× and 2× lie as far from 1).
 std::pair<bool, bool> ChartPanel::scalesOf(const Group& g, const std::string& baseline) const {
-  std::string key = run().experiment + "/" + g.id;
+  std::string key = chart_key(run(), g.id);
   if (!baseline.empty()) key += "/relative";
   auto it = scales_.find(key);
   if (it != scales_.end()) return it->second;
@@ -389,7 +394,7 @@ charts::ChartOptions ChartPanel::optionsFor(const std::string& id) const {
   charts::ChartOptions o = options();
   const Group* g = run().group(id);
   if (g && id != group()) {
-    auto it = relatives_.find(run().experiment + "/" + id);
+    auto it = relatives_.find(chart_key(run(), id));
     o.relative_to = it == relatives_.end() ? std::string() : it->second;
     std::tie(o.log_y, o.log_x) = scalesOf(*g, o.relative_to);
   }
