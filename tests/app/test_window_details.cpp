@@ -124,7 +124,10 @@ class WindowDetailsTest : public QObject {
     quitting.start();
     QVERIFY(w->close());
     delete w;
-    QVERIFY2(quitting.elapsed() < 2500, qPrintable(QString::number(quitting.elapsed())));
+    // The window did not wait for the stop: the frozen server is still there (its stop ends only
+    // with the kill after its grace). Behaviour, not a wall-clock bound; the time is reported.
+    qInfo("quit returned after %lld ms", static_cast<long long>(quitting.elapsed()));
+    QVERIFY(!process_gone(pid));
     // ... and yet it goes, with its folder: waited for in the background.
     QTRY_VERIFY_WITH_TIMEOUT(process_gone(pid) && !std::filesystem::exists(folder), 60000);
     wait_for_background_stops();
