@@ -216,7 +216,9 @@ TEST(ProxyMemory, LargestClientIsEvicted) {
 // one that sent nothing. One waiting for a blocking command's reply is not idle, nor is one that
 // keeps talking. Without the option nobody is closed (the default, as Redis's timeout 0).
 TEST(ProxyMemory, IdleClientsTimeOut) {
-  ProxyProcess p({nodes_arg(), "--client-timeout", "500"});
+  // 1 s: the talker (every 100 ms) keeps 900 ms of slack on a loaded machine, BLPOP 2 s outlasts
+  // it.
+  ProxyProcess p({nodes_arg(), "--client-timeout", "1000"});
   const int half = connect_raw(p.port());
   const int silent = connect_raw(p.port());
   ASSERT_GE(half, 0);
@@ -239,7 +241,8 @@ TEST(ProxyMemory, IdleClientsTimeOut) {
   ::close(silent);
   EXPECT_EQ(talker.command({"PING"}).str, "PONG");
   EXPECT_GE(proxy_stat(talker, "client_timeouts"), 2u);  // the blocked one may follow
-  EXPECT_NE(p.log_text().find("ms (client timeout 500 ms, a command half-sent)"), std::string::npos)
+  EXPECT_NE(p.log_text().find("ms (client timeout 1000 ms, a command half-sent)"),
+            std::string::npos)
       << p.log_text();
 
   ProxyProcess untimed({nodes_arg()});
