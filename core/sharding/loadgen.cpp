@@ -76,65 +76,6 @@ std::vector<BenchTest> parse_bench_tests(std::string_view list) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Histogram: values below 128 us exact, above that 64 sub-buckets per power of two.
-
-namespace {
-constexpr int kSub = 64;
-constexpr int kLinear = 128;
-constexpr int kMaxExp = 44;  // ~ 2^44 us: far beyond any latency
-}  // namespace
-
-LatencyHistogram::LatencyHistogram() : buckets_(kLinear + (kMaxExp - 7 + 1) * kSub, 0) {}
-
-std::size_t LatencyHistogram::index(std::int64_t us) {
-  if (us < kLinear) return static_cast<std::size_t>(std::max<std::int64_t>(us, 0));
-  int e = 63 - __builtin_clzll(static_cast<unsigned long long>(us));
-  if (e > kMaxExp) return kLinear + (kMaxExp - 7 + 1) * kSub - 1;
-  std::int64_t sub = (us >> (e - 6)) & (kSub - 1);
-  return static_cast<std::size_t>(kLinear + (e - 7) * kSub + sub);
-}
-
-std::int64_t LatencyHistogram::upper_bound(std::size_t idx) {
-  if (idx < static_cast<std::size_t>(kLinear)) return static_cast<std::int64_t>(idx);
-  std::size_t rel = idx - kLinear;
-  int e = 7 + static_cast<int>(rel / kSub);
-  std::int64_t sub = static_cast<std::int64_t>(rel % kSub);
-  std::int64_t lower = (kSub + sub) << (e - 6);
-  return lower + (std::int64_t{1} << (e - 6)) - 1;
-}
-
-void LatencyHistogram::record(std::int64_t us) {
-  if (us < 0) us = 0;
-  buckets_[index(us)]++;
-  if (count_ == 0 || us < min_) min_ = us;
-  if (us > max_) max_ = us;
-  count_++;
-  sum_ += us;
-}
-
-void LatencyHistogram::merge(const LatencyHistogram& other) {
-  if (other.count_ == 0) return;
-  for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
-  min_ = count_ == 0 ? other.min_ : std::min(min_, other.min_);
-  max_ = std::max(max_, other.max_);
-  count_ += other.count_;
-  sum_ += other.sum_;
-}
-
-std::int64_t LatencyHistogram::quantile_us(double q) const {
-  if (count_ == 0) return 0;
-  q = std::clamp(q, 0.0, 1.0);
-  std::uint64_t rank =
-      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil(q * count_)));
-  std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < buckets_.size(); ++i) {
-    seen += buckets_[i];
-    if (seen >= rank) return std::min(std::max(upper_bound(i), min_), max_);
-  }
-  return max_;
-}
-
-// ---------------------------------------------------------------------------------------------
 // The generator
 
 namespace {

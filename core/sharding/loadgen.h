@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/latency_recorder.h"
+
 namespace perflab::sharding {
 
 enum class BenchTest { Set, Get, Mset, Mget };
@@ -58,26 +60,9 @@ struct BenchOptions {
   bool cluster = false;
 };
 
-// Latency histogram: log-linear buckets (1/64 relative resolution), microsecond input.
-class LatencyHistogram {
- public:
-  LatencyHistogram();
-  void record(std::int64_t us);
-  std::uint64_t count() const { return count_; }
-  double mean_us() const { return count_ ? static_cast<double>(sum_) / count_ : 0; }
-  std::int64_t min_us() const { return count_ ? min_ : 0; }
-  std::int64_t max_us() const { return max_; }
-  // The value at quantile q (0..1): the upper bound of the bucket holding it, capped at max.
-  std::int64_t quantile_us(double q) const;
-  void merge(const LatencyHistogram& other);  // as if other's values were recorded here
-
- private:
-  static std::size_t index(std::int64_t us);
-  static std::int64_t upper_bound(std::size_t index);
-  std::vector<std::uint64_t> buckets_;
-  std::uint64_t count_ = 0;
-  std::int64_t sum_ = 0, min_ = 0, max_ = 0;
-};
+// The latency of each request, in microseconds (record(us), quantile_us, merge, count, mean_us,
+// min_us, max_us): the recorder of common/latency_recorder.h.
+using LatencyHistogram = LatencyRecorder;
 
 struct BenchResult {
   BenchTest test = BenchTest::Set;
