@@ -1,13 +1,27 @@
 #include "cli/bench_command.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "cli/interrupt.h"
 #include "cli11/command_line.h"
+#include "common/latency_hdr_text.h"
+#include "common/run_io.h"
 
 namespace perflab {
 
 using namespace perflab::sharding;
+
+namespace {
+// --hdr-out's file for a test: FILE itself for one test, else the test's name before FILE's
+// extension.
+std::filesystem::path bench_hdr_path(const std::filesystem::path& file, BenchTest t, bool several) {
+  if (!several) return file;
+  std::filesystem::path p = file;
+  p.replace_filename(file.stem().string() + "-" + to_string(t) + file.extension().string());
+  return p;
+}
+}  // namespace
 
 BenchCommand::BenchCommand(CLI::App& cmd) {
   cmd.set_help_flag("--help", "print this help and exit");  // -h is the host
@@ -54,6 +68,10 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
                  "key prefix ('key:' writes the very keys redis-benchmark writes)")
       ->check(not_empty("empty: Perflab writes only under a prefix ('key:' writes the very keys "
                         "redis-benchmark writes)"));
+  cmd.add_option("--hdr-out", hdr_out_,
+                 "write each test's latencies to FILE as HdrHistogram's percentile distribution "
+                 "(milliseconds; its plotter reads it); with several tests, one file each, the "
+                 "test's name before the extension (lat.hdr: lat-SET.hdr, lat-GET.hdr ...)");
 }
 
 int BenchCommand::run(const CLI::App& cmd) {
@@ -78,6 +96,9 @@ int BenchCommand::run(const CLI::App& cmd) {
       else
         std::cout << format_bench_summary(opts_, r);
       std::cout.flush();
+      if (!hdr_out_.empty())
+        write_file_atomically(bench_hdr_path(hdr_out_, t, opts_.tests.size() > 1),
+                              hdr_percentile_distribution(r.latency));
       if (r.errors > 0)
         cli::fail(cmd, 0,
                   std::to_string(r.errors) + " " + bench_title(t) +

@@ -170,6 +170,7 @@ void set_rate_and_latency(BenchResult& r, const LatencyHistogram& h) {
   r.p95_ms = static_cast<double>(h.quantile_us(0.95)) / 1000.0;
   r.p99_ms = static_cast<double>(h.quantile_us(0.99)) / 1000.0;
   r.max_ms = static_cast<double>(h.max_us()) / 1000.0;
+  r.latency = h;
 }
 
 // The command of a test with its key placeholders, as redis-benchmark sends it.

@@ -76,6 +76,7 @@ struct BenchResult {
   std::string first_error;    // the first error reply, if any
   // Redirections among the error replies (a slot that moved while the test ran: --cluster).
   std::int64_t moved = 0, ask = 0;
+  LatencyHistogram latency;  // of every completed request (perflab-cli bench --hdr-out)
 };
 
 // The key prefix of --cluster's keys in `slot`: <key_prefix>{tag}:, the tag padded with '}' to

@@ -284,6 +284,51 @@ TEST_F(Cli, BenchCommandLineLikeRedisBenchmark) {
   EXPECT_EQ(r.out.rfind("perflab ", 0), 0u) << r.out;
 }
 
+// --hdr-out: each test's latencies as HdrHistogram's percentile distribution, one file per test
+// when there are several; its figures agree with the summary's.
+TEST_F(Cli, BenchHdrOutWritesHdrHistogramsPercentileDistribution) {
+  const RedisTarget redis = test::shared_targets().redis(1);
+  const std::string port = std::to_string(redis.nodes[0].port);
+  const std::string prefix = test::unique_name("perflab:clihdr") + ":";
+  auto r = cli({"bench", "-p", port, "-c", "4", "-n", "2000", "-r", "100", "-t", "get", "--csv",
+                "--key-prefix", prefix, "--hdr-out", (dir_ / "one.hdr").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = slurp(dir_ / "one.hdr");
+  EXPECT_EQ(text.rfind("       Value     Percentile TotalCount 1/(1-Percentile)\n\n", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("#[Max     = "), std::string::npos) << text;
+  EXPECT_NE(text.find(", Total count    =         2000]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("#[Buckets =           26, SubBuckets     =         2048]\n"),
+            std::string::npos)
+      << text;
+  // The row at 50% against the CSV's p50 (ms, 3 decimals both): one bucket and a rounding apart.
+  std::istringstream rows(text);
+  std::string line;
+  double p50 = -1, value = 0, percentile = 0;
+  while (std::getline(rows, line))
+    if (!line.empty() && line[0] != '#' && std::istringstream(line) >> value >> percentile &&
+        percentile == 0.5)
+      p50 = value;
+  // "GET","rps","avg","min","p50",...
+  std::vector<std::string> cells;
+  std::istringstream csv(r.out.substr(r.out.find("\"GET\",")));
+  for (std::string cell; std::getline(csv, cell, ',');)
+    cells.push_back(cell.size() >= 2 ? cell.substr(1, cell.size() - 2) : cell);
+  ASSERT_GE(cells.size(), 5u) << r.out;
+  EXPECT_NEAR(p50, std::stod(cells[4]), 0.002 + std::stod(cells[4]) / 1000) << text << r.out;
+  // Two tests: a file each, the test's name before the extension; no file of the name itself.
+  r = cli({"bench", "-p", port, "-n", "300", "-t", "set,get", "-q", "--key-prefix", prefix,
+           "--hdr-out", (dir_ / "two.hdr").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "two.hdr"));
+  for (const char* t : {"SET", "GET"}) {
+    const std::string each = slurp(dir_ / ("two-" + std::string(t) + ".hdr"));
+    EXPECT_NE(each.find(", Total count    =          300]\n"), std::string::npos) << t << each;
+  }
+  RedisClient c(redis.nodes[0]);
+  for (const auto& k : c.command({"KEYS", prefix + "*"}).elements) c.command({"DEL", k.str});
+}
+
 TEST_F(Cli, ChartCommandLine) {
   const auto run = dir_ / "c.json";
   ASSERT_EQ(cli(small_run(run.string())).exit_code, 0);
