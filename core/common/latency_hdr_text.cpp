@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace perflab {
 
@@ -28,6 +29,8 @@ double next_level(double level, int ticks) {
 
 std::string hdr_percentile_distribution(const LatencyRecorder& r, int ticks_per_half_distance,
                                         double value_scale) {
+  if (ticks_per_half_distance < 1 || !(value_scale > 0))
+    throw std::invalid_argument("percentile distribution: ticks >= 1 and a positive scale");
   const int digits = LatencyRecorder::kSignificantDigits;
   std::string out;
   append(out, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");

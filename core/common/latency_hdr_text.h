@@ -14,6 +14,7 @@ namespace perflab {
 
 // value_scale divides the recorded nanoseconds: 1e6 prints milliseconds (HdrHistogram's
 // outputValueUnitScalingRatio). An empty recorder gives the header and the footer only.
+// Throws std::invalid_argument for ticks_per_half_distance < 1 or value_scale <= 0.
 std::string hdr_percentile_distribution(const LatencyRecorder& r, int ticks_per_half_distance = 5,
                                         double value_scale = 1e6);
 

@@ -129,4 +129,6 @@ TEST(HdrText, HeaderLinesAndFooterAsHdrHistogramPrintsThem) {
   EXPECT_EQ(p.lines[2].total, 3u);
   EXPECT_EQ(p.lines[3].total, 4u);
   EXPECT_NEAR(p.lines[3].value, 4.0, 0.002);
+  EXPECT_THROW(hdr_percentile_distribution(two, 0), std::invalid_argument);
+  EXPECT_THROW(hdr_percentile_distribution(two, 5, 0), std::invalid_argument);
 }
