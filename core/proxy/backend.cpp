@@ -65,12 +65,17 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
     append_command(b.out, {"AUTH", opts.password});
     push_entry(b, {0, kInternal, 0, 0});
   }
-  if (opts.db != 0) {
-    const std::string db = std::to_string(opts.db);
-    append_command(b.out, {"SELECT", db});
-    push_entry(b, {0, kInternal, 1, 0});
+  if (b.recovering) {
+    server_st[b.node]->in_queue_bytes.add(b.out.size());
+    send_probe(b);  // SELECT, if any, is the probe
+  } else {
+    if (opts.db != 0) {
+      const std::string db = std::to_string(opts.db);
+      append_command(b.out, {"SELECT", db});
+      push_entry(b, {0, kInternal, 1, 0});
+    }
+    server_st[b.node]->in_queue_bytes.add(b.out.size());
   }
-  server_st[b.node]->in_queue_bytes.add(b.out.size());
   if (b.ever_failed) log(LogLevel::Info, "node " + node_names[b.node] + ": reconnecting");
   return true;
 }
@@ -93,12 +98,14 @@ void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
   b.events = 0;
   b.state = Backend::State::Down;
   b.ever_failed = true;
-  server_st[b.node]->in_queue_bytes.sub(b.pending_out());
+  server_st[b.node]->in_queue_bytes.sub(b.pending_out() + b.held.size());
   b.out.clear();
   b.out_off = 0;
   b.want_write = false;
   b.in.clear();
   b.scanner.reset();
+  std::string().swap(b.held);  // held requests were never sent: they fail unexecuted
+  b.probing = b.probe_due = false;
   std::string reply = down_reply(b.node, why);
   auto fifo = std::move(b.fifo);
   b.fifo.clear();
@@ -114,12 +121,15 @@ void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
   drain_touched();
 }
 
-// Resets backend connections whose oldest request has waited too long for its reply.
+// Resets backend connections whose oldest request has waited too long for its reply; the node
+// is then probed before requests go to it again (recovery.cpp). Probes a node that said BUSY
+// again.
 void Proxy::Impl::check_timeouts() {
   if (opts.backend_timeout_ms <= 0) return;
   const std::int64_t limit = std::int64_t{opts.backend_timeout_ms} * 1000000;
   auto check = [&](Backend* b) {
     if (!b || b->fd < 0 || b->dead || b->fifo.empty()) return;
+    if (b->probe_due && b->state == Backend::State::Connected) send_probe(*b);
     const std::int64_t extra = b->fifo.front().extra_ns;
     if (extra >= kForever || turn_ns - b->progress_ns <= limit + extra) return;
     st_timeouts.add();
@@ -128,6 +138,7 @@ void Proxy::Impl::check_timeouts() {
                    "timed out: no reply within " + std::to_string(opts.backend_timeout_ms) +
                        " ms (--backend-timeout)",
                    false);
+    start_recovery(*b);
   };
   for (auto& b : shared) check(b.get());
   std::vector<Client*> dedicated;
@@ -218,6 +229,10 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
   const std::uint64_t seq = e.seq;
   const std::uint32_t part = e.part;
   if (seq == kInternal) {
+    if (part == kInternalProbe) {
+      on_probe_reply(b, reply);
+      return !b.dead;
+    }
     if (reply.empty() || reply[0] != '+')
       log(LogLevel::Error, "node " + node_names[b.node] + ": " +
                                (part == 0   ? "AUTH"

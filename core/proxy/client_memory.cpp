@@ -36,7 +36,7 @@ void Proxy::Impl::account(Client& c) {
   if (c.dead) return;  // closing took it out of the total
   std::size_t m = c.in.touched() + c.out.size() + c.stored_bytes;
   for (const auto& b : c.backends)
-    if (b) m += b->in.touched() + b->out.size();
+    if (b) m += b->in.touched() + b->out.size() + b->held.size();
   if (m > c.mem)
     client_mem.add(m - c.mem);
   else

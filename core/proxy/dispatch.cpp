@@ -234,20 +234,22 @@ void Proxy::Impl::send_part(Client& c, std::uint64_t seq, std::uint32_t part, st
       return;
     }
   }
+  // While the node is probed after a timeout, requests are held, unsent (recovery.cpp).
+  std::string& to = b.probing ? b.held : b.out;
   if (asking) {
-    append_command(b.out, {"ASKING"});
+    append_command(to, {"ASKING"});
     push_entry(b, {0, kInternal, kInternalAsking, 0});
   }
   Entry e{c.id, seq, part, extra_ns};
   if (router.uses_slots()) e.bytes.assign(bytes), e.redirects = redirects;
   push_entry(b, e);
-  b.out.append(bytes);
+  to.append(bytes);
   c.inflight++;
   ServerCounters& s = *server_st[node];
   s.requests.add();
   s.request_bytes.add(bytes.size());
   s.in_queue_bytes.add(bytes.size());
-  if (b.state == Backend::State::Connected) queue_output(b);
+  if (b.state == Backend::State::Connected && !b.probing) queue_output(b);
 }
 
 }  // namespace perflab::proxy

@@ -93,7 +93,8 @@ struct ProxyOptions {
   int reconnect_interval_ms = 100;  // after a failed connect, fail fast for this long
   // A backend connection that sends no reply byte for this long while requests wait (twemproxy's
   // `timeout:`) is reset and those requests fail; blocking commands get their own timeout on
-  // top. 0: wait forever.
+  // top. The node's next requests are then held until it answers a probe with anything but
+  // BUSY (what timed out may still run there: proxy/recovery.cpp). 0: wait forever.
   int backend_timeout_ms = 5000;
   // Statistics as JSON (twemproxy's stats format) to whoever connects; -1: none, 0: any port.
   int stats_port = -1;

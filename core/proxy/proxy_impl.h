@@ -1,7 +1,7 @@
 #pragma once
 // The proxy's private state, shared by the files that implement Proxy (proxy, event_loop,
-// listener, client, dispatch, backend, redirects, proxy_stats): connections, request FIFOs,
-// counters. Internal to perflab_proxy: not part of its API, included by nothing else.
+// listener, client, dispatch, backend, recovery, redirects, proxy_stats): connections, request
+// FIFOs, counters. Internal to perflab_proxy: not part of its API, included by nothing else.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -148,7 +148,9 @@ struct Entry {
   int redirects = 0;
 };
 
-inline constexpr std::uint32_t kInternalAsking = 2;  // kInternal part numbers: 0 AUTH, 1 SELECT
+// kInternal part numbers: 0 AUTH, 1 SELECT, 2 ASKING, 3 the probe of a node after a timeout.
+inline constexpr std::uint32_t kInternalAsking = 2;
+inline constexpr std::uint32_t kInternalProbe = 3;
 
 struct Backend : Conn {
   Backend(Client* o, std::uint32_t n) : Conn(Kind::Backend), owner(o), node(n) {}
@@ -163,6 +165,16 @@ struct Backend : Conn {
   bool connect_failed = false;  // the last connect failed: fail fast until reconnect_interval
   std::string connect_error;    // why it failed ("connect: Connection refused")
   bool ever_failed = false;
+  // After a backend timeout the node may still run what timed out (a script: Redis then answers
+  // BUSY to everything else until it ends). The next connection first sends a probe (PING, or
+  // the SELECT it needs); requests wait in `held`, unsent, until the node answers the probe
+  // with anything but BUSY or LOADING (proxy/recovery.cpp).
+  bool recovering = false;  // a request timed out here and no probe was answered since
+  bool probing = false;     // this connection's probe is unanswered: requests are held
+  bool probe_due = false;   // the node said BUSY: the probe goes again at the next sweep
+  std::string held;         // held requests' bytes, in order
+  std::int64_t recovering_since_ns = 0;
+  int busy_answers = 0;  // BUSY or LOADING answers to the probe since the timeout
 };
 
 struct Client : Conn {
@@ -339,6 +351,10 @@ struct Proxy::Impl {
   void on_backend_event(Backend& b, std::uint32_t ev);
   bool scan_replies(Backend& b);
   bool on_backend_reply(Backend& b, std::string_view reply);
+  // recovery.cpp: a node after a backend timeout, probed before requests go to it again.
+  void start_recovery(Backend& b);
+  void send_probe(Backend& b);
+  void on_probe_reply(Backend& b, std::string_view reply);
   // redirects.cpp: a Redis Cluster's MOVED and ASK.
   bool follow_redirect(Client& c, const Entry& e, std::string_view reply);
   // proxy_stats.cpp: the counters read.
