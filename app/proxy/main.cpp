@@ -177,7 +177,8 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--backend-timeout", a.backend_timeout_ms,
                  "ms without a reply byte from a node while requests wait before they fail and its "
-                 "connection is reset (twemproxy's timeout:); 0: wait for ever")
+                 "connection is reset (twemproxy's timeout:); its next requests wait, unsent, "
+                 "until it answers a PING with anything but BUSY; 0: wait for ever")
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--stats-port", a.stats_port,
                  "port serving statistics as JSON (twemproxy's format) to whoever connects, on "
