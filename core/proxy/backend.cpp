@@ -123,12 +123,13 @@ void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
 
 // Resets backend connections whose oldest request has waited too long for its reply; the node
 // is then probed before requests go to it again (recovery.cpp). Probes a node that said BUSY
-// again.
+// again, or gives up on it.
 void Proxy::Impl::check_timeouts() {
   if (opts.backend_timeout_ms <= 0) return;
   const std::int64_t limit = std::int64_t{opts.backend_timeout_ms} * 1000000;
   auto check = [&](Backend* b) {
     if (!b || b->fd < 0 || b->dead || b->fifo.empty()) return;
+    if (b->probing && busy_too_long(*b)) return;
     if (b->probe_due && b->state == Backend::State::Connected) send_probe(*b);
     const std::int64_t extra = b->fifo.front().extra_ns;
     if (extra >= kForever || turn_ns - b->progress_ns <= limit + extra) return;

@@ -236,6 +236,7 @@ void Proxy::Impl::send_part(Client& c, std::uint64_t seq, std::uint32_t part, st
   }
   // While the node is probed after a timeout, requests are held, unsent (recovery.cpp).
   std::string& to = b.probing ? b.held : b.out;
+  if (b.probing && b.held.empty()) b.held_since_ns = turn_ns;
   if (asking) {
     append_command(to, {"ASKING"});
     push_entry(b, {0, kInternal, kInternalAsking, 0});

@@ -174,7 +174,8 @@ struct Backend : Conn {
   bool probe_due = false;   // the node said BUSY: the probe goes again at the next sweep
   std::string held;         // held requests' bytes, in order
   std::int64_t recovering_since_ns = 0;
-  int busy_answers = 0;  // BUSY or LOADING answers to the probe since the timeout
+  std::int64_t held_since_ns = 0;  // when the oldest held request came
+  int busy_answers = 0;            // BUSY or LOADING answers to the probe since the timeout
 };
 
 struct Client : Conn {
@@ -355,6 +356,7 @@ struct Proxy::Impl {
   void start_recovery(Backend& b);
   void send_probe(Backend& b);
   void on_probe_reply(Backend& b, std::string_view reply);
+  bool busy_too_long(Backend& b);
   // redirects.cpp: a Redis Cluster's MOVED and ASK.
   bool follow_redirect(Client& c, const Entry& e, std::string_view reply);
   // proxy_stats.cpp: the counters read.

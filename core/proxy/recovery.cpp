@@ -13,6 +13,11 @@ bool not_now(std::string_view reply) {
   return reply.starts_with("-BUSY ") || reply.starts_with("-LOADING ");
 }
 
+// How long a node that answers BUSY may hold a request, in backend timeouts: long enough for a
+// script that outlives the timeout a few times over, not for ever (a script that never ends
+// waits for SCRIPT KILL).
+constexpr std::int64_t kBusyHoldTimeouts = 10;
+
 }  // namespace
 
 // Called once a backend connection was reset by the timeout: its next connection probes first.
@@ -40,7 +45,7 @@ void Proxy::Impl::send_probe(Backend& b) {
     append_command(b.out, {"PING"});
   auto at = b.fifo.begin();  // past AUTH: what is held (ASKING included) comes after
   while (at != b.fifo.end() && at->seq == kInternal && at->part < kInternalAsking) ++at;
-  if (b.fifo.empty()) b.progress_ns = turn_ns;
+  b.progress_ns = turn_ns;  // the node's silence counts from the question
   b.fifo.insert(at, Entry{0, kInternal, kInternalProbe, 0});
   ServerCounters& s = *server_st[b.node];
   s.out_queue.add();
@@ -72,6 +77,21 @@ void Proxy::Impl::on_probe_reply(Backend& b, std::string_view reply) {
   b.out.append(b.held);
   std::string().swap(b.held);
   queue_output(b);
+}
+
+// A node whose last answer to the probe was BUSY while its oldest held request has waited
+// kBusyHoldTimeouts backend timeouts: the held requests fail, unsent. True when so.
+bool Proxy::Impl::busy_too_long(Backend& b) {
+  const std::int64_t held_ns = turn_ns - b.held_since_ns;
+  if (!b.probe_due || b.held.empty() ||
+      held_ns <= kBusyHoldTimeouts * std::int64_t{opts.backend_timeout_ms} * 1000000)
+    return false;
+  backend_failed(b,
+                 "busy: it has answered BUSY for the " + std::to_string(held_ns / 1000000) +
+                     " ms this request waited (at most " + std::to_string(kBusyHoldTimeouts) +
+                     " x --backend-timeout; a request to it timed out before)",
+                 false);
+  return true;
 }
 
 }  // namespace perflab::proxy

@@ -103,3 +103,32 @@ TEST(ProxyRecovery, HeldRequestThatTimesOutWasNeverSent) {
   EXPECT_EQ(show(a.command({"GET", "held"})), "\"now\"");
   EXPECT_EQ(proxy->stats().backend_timeouts, 2u);
 }
+
+// A node that keeps answering BUSY holds requests for ten backend timeouts at most: a 6 s script
+// past a 300 ms timeout fails the request held behind it after 3 s, with the proxy's words,
+// and the request, never sent, does not run once the script ends.
+TEST(ProxyRecovery, NodeBusyForTenTimeoutsFailsHeldRequests) {
+  ManagedRedis node;
+  RedisClient direct(node.endpoint(), std::chrono::seconds(30));
+  ASSERT_EQ(show(direct.command({"CONFIG", "SET", "busy-reply-threshold", "100"})), "+OK");
+  auto proxy = proxy_with_timeout(node, 300);
+  RedisClient a(at(proxy->port()), std::chrono::seconds(30));
+  const auto t0 = std::chrono::steady_clock::now();
+  const RedisReply slow = a.command({"EVAL", kBusyLoop, "1", "tmp", "6000000"});
+  ASSERT_NE(slow.str.find("timed out: no reply within 300 ms"), std::string::npos) << show(slow);
+  const RedisReply held = a.command({"SET", "held", "v"});
+  const double failed = seconds_since(t0);
+  EXPECT_NE(held.str.find("busy: it has answered BUSY for the "), std::string::npos) << show(held);
+  EXPECT_NE(held.str.find("(at most 10 x --backend-timeout;"), std::string::npos) << show(held);
+  EXPECT_GE(failed, 3.0);
+  std::printf("request held behind a 6 s script, 300 ms timeout: failed after %.3f s\n", failed);
+  std::string pong;  // the node says BUSY until the script ends
+  for (int i = 0; i < 300 && pong != "+PONG"; ++i) {
+    pong = show(direct.command({"PING"}));
+    if (pong != "+PONG") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(pong, "+PONG");
+  EXPECT_EQ(show(direct.command({"GET", "held"})), "nil");
+  EXPECT_EQ(show(a.command({"SET", "held", "now"})), "+OK");
+  EXPECT_EQ(show(a.command({"GET", "held"})), "\"now\"");
+}
