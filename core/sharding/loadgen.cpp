@@ -633,7 +633,7 @@ std::string format_bench_summary(const BenchOptions& o, const BenchResult& r) {
     s += "  errors: " + std::to_string(r.errors) + " (first: " + r.first_error + ")\n";
   s += "\nSummary:\n";
   s += "  throughput summary: " + fmt("%.2f", r.rps) + " requests per second\n";
-  s += "  latency summary (msec):\n";
+  s += "  latency summary (msec), closed loop (uncorrected):\n";
   s += "          avg       min       p50       p95       p99       max\n";
   s += "    " + fmt("%9.3f", r.avg_ms) + " " + fmt("%9.3f", r.min_ms) + " " +
        fmt("%9.3f", r.p50_ms) + " " + fmt("%9.3f", r.p95_ms) + " " + fmt("%9.3f", r.p99_ms) + " " +

@@ -4,7 +4,8 @@
 // "key:NNNNNNNNNNNN" from a keyspace of -r (redis-benchmark's __rand_int__), values of -d bytes.
 // Tests: SET, GET, MSET (10 keys), MGET (10 keys). Latency of each request is measured, as
 // redis-benchmark does, from the moment its pipeline batch was written to its reply, and kept
-// in a histogram for percentiles.
+// in a histogram for percentiles. With a rate (open loop, open_loop.h) each request is sent at its
+// intended time instead and its latency runs from that time.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "common/latency_recorder.h"
+#include "sharding/open_loop.h"
 
 namespace perflab::sharding {
 
@@ -58,6 +60,11 @@ struct BenchOptions {
   // (<key_prefix>{tag}:NNNNNNNNNNNN, the tag padded with '}' to 3 letters), so every request,
   // MSET and MGET included, goes straight to its owner and the keys spread over its slots.
   bool cluster = false;
+  // --rate: open loop at this many requests/s in all (each connection rate / -c, on a schedule
+  // of its own), latency from each request's intended send time; 0: closed loop, as
+  // redis-benchmark (latency from the write, uncorrected for coordinated omission).
+  double rate = 0;
+  Arrivals arrivals = Arrivals::Uniform;  // --arrivals, per connection (open loop)
 };
 
 // The latency of each request, in microseconds (record(us), quantile_us, merge, count, mean_us,
@@ -77,6 +84,9 @@ struct BenchResult {
   // Redirections among the error replies (a slot that moved while the test ran: --cluster).
   std::int64_t moved = 0, ask = 0;
   LatencyHistogram latency;  // of every completed request (perflab-cli bench --hdr-out)
+  // Open loop: the rate and its verdict, and `latency` runs from each request's intended send
+  // time (corrected); target_rps 0: closed loop.
+  OpenLoopResult open_loop;
 };
 
 // The key prefix of --cluster's keys in `slot`: <key_prefix>{tag}:, the tag padded with '}' to
