@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +16,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <queue>
 #include <random>
 #include <thread>
 
@@ -103,6 +107,12 @@ struct BClient {
   int outstanding = 0;
   std::int64_t batch_start = 0;
   bool want_write = false;
+  // Open loop: the schedule, the intended time (ns) of each outstanding request in order, since
+  // when the connection has had room for a request (ns), and whether it waits on the timer.
+  std::optional<ArrivalSchedule> schedule;
+  std::deque<std::int64_t> intended;
+  std::int64_t room_since = 0;
+  bool in_heap = false;
   ~BClient() {
     if (fd >= 0) ::close(fd);
   }
@@ -171,6 +181,34 @@ void set_rate_and_latency(BenchResult& r, const LatencyHistogram& h) {
   r.p99_ms = static_cast<double>(h.quantile_us(0.99)) / 1000.0;
   r.max_ms = static_cast<double>(h.max_us()) / 1000.0;
   r.latency = h;
+}
+
+// Open loop: what the schedule offered (requests / its span), the target for uniform arrivals.
+double offered_rps(std::int64_t sent, std::int64_t last_intended_ns, std::int64_t start_ns,
+                   double rate) {
+  if (rate <= 0) return 0;
+  const double span_s = (static_cast<double>(last_intended_ns - start_ns) + 1e9 / rate) / 1e9;
+  return sent > 0 && span_s > 0 ? static_cast<double>(sent) / span_s : rate;
+}
+
+// Open loop: the corrected percentiles beyond set_rate_and_latency's, the send lags, what the
+// schedule offered and the judgement. Nothing for closed loop.
+void set_open_loop(BenchResult& r, const BenchOptions& o, const LatencyHistogram& latency,
+                   const LatencyHistogram& send_lag, const LatencyHistogram& generator_lag,
+                   double offered) {
+  if (o.rate <= 0) return;
+  const auto ms = [](std::int64_t us) { return static_cast<double>(us) / 1000.0; };
+  OpenLoopResult& ol = r.open_loop;
+  ol.target_rps = o.rate;
+  ol.arrivals = o.arrivals;
+  ol.offered_rps = offered;
+  ol.p90_ms = ms(latency.quantile_us(0.90));
+  ol.p999_ms = ms(latency.quantile_us(0.999));
+  ol.p9999_ms = ms(latency.quantile_us(0.9999));
+  ol.send_lag_p99_ms = ms(send_lag.quantile_us(0.99));
+  ol.send_lag_max_ms = ms(send_lag.max_us());
+  ol.generator_lag_p99_ms = ms(generator_lag.quantile_us(0.99));
+  judge_open_loop(ol, r.rps);
 }
 
 // The command of a test with its key placeholders, as redis-benchmark sends it.
@@ -261,6 +299,7 @@ class Benchmark {
   }
   ~Benchmark() {
     if (ep_ >= 0) ::close(ep_);
+    if (timer_ >= 0) ::close(timer_);
   }
   Benchmark(const Benchmark&) = delete;
   Benchmark& operator=(const Benchmark&) = delete;
@@ -269,17 +308,24 @@ class Benchmark {
   // of a --cluster test: all connected before the clock starts, as redis-benchmark).
   void connect() { connect_clients(); }
   BenchResult run(std::int64_t start) {
-    start_ = last_reply_ = start;
+    start_ = last_reply_ = progress_ = start;
     if (o_.time_limit.count() > 0) deadline_ = start_ + std::int64_t{o_.time_limit.count()} * 1000;
+    if (open_) start_schedules();
     epoll_event events[256];
     while (completed_ < issued_ || (!stop_issuing_ && !pool_.exhausted())) {
       if (!keep_going()) break;
+      if (open_) dispatch_due();
       const int n = ::epoll_wait(ep_, events, 256, 100);
       if (n < 0) {
         if (errno == EINTR) continue;
         throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
       }
       for (int e = 0; e < n; ++e) {
+        if (events[e].data.u64 == kTimerEvent) {
+          std::uint64_t expirations = 0;  // nonblocking: a timer re-armed since reads nothing
+          [[maybe_unused]] auto got = ::read(timer_, &expirations, sizeof expirations);
+          continue;
+        }
         const auto i = static_cast<std::size_t>(events[e].data.u64);
         if (events[e].events & EPOLLOUT) write_handler(i);
         if (events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) read_handler(i);
@@ -311,11 +357,18 @@ class Benchmark {
     if (ep_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
     for (std::size_t i = 0; i < clients_.size(); ++i) {
       epoll_event e{};
-      e.events = EPOLLOUT;
+      e.events = open_ ? EPOLLIN : EPOLLOUT;  // open loop: the timer says when to write
       e.data.u64 = i;
       ::epoll_ctl(ep_, EPOLL_CTL_ADD, clients_[i]->fd, &e);
-      clients_[i]->want_write = true;
+      clients_[i]->want_write = !open_;
     }
+    if (!open_) return;
+    timer_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);  // as wall_ns()
+    if (timer_ < 0) throw std::runtime_error(std::string("timerfd: ") + std::strerror(errno));
+    epoll_event e{};
+    e.events = EPOLLIN;
+    e.data.u64 = kTimerEvent;
+    ::epoll_ctl(ep_, EPOLL_CTL_ADD, timer_, &e);
   }
 
   // Before each loop turn: a stop, the time limit, or a server that stopped answering.
@@ -330,7 +383,7 @@ class Benchmark {
       if (completed_ == issued_) return false;
     }
     if (completed_ < issued_ &&
-        now_us() - last_reply_ > std::int64_t{o_.reply_timeout.count()} * 1000)
+        now_us() - progress_ > std::int64_t{o_.reply_timeout.count()} * 1000)
       throw std::runtime_error("no reply from " + o_.host + ":" + std::to_string(o_.port) +
                                " within " + std::to_string(o_.reply_timeout.count()) +
                                " ms (timeout) after " + std::to_string(completed_) +
@@ -363,8 +416,9 @@ class Benchmark {
     c.want_write = on;
     epoll_event e{};
     e.events = on ? EPOLLOUT : EPOLLIN;
+    if (open_ && on) e.events |= EPOLLIN;  // replies keep coming while a write waits
     e.data.u64 = i;
-    if (o_.redis_benchmark_events) {
+    if (o_.redis_benchmark_events && !open_) {
       // redis-benchmark's ae loop removes the old event (the fd leaves epoll) and adds the new;
       // re-arming writing (resetClient) it first removes a writable event the client does not
       // have, which ae still passes to epoll: a MOD to the same mask.
@@ -384,9 +438,9 @@ class Benchmark {
   // Writable: the rest of the batch in flight, or the next batch (or nothing: idle).
   void write_handler(std::size_t i) {
     BClient& c = *clients_[i];
-    if (c.written < c.to_write) {
-      write_some(i);
-      return;
+    if (c.written < c.to_write || open_) {
+      if (c.written < c.to_write) write_some(i);
+      return;  // open loop: the timer sends
     }
     const int k = stop_issuing_ ? 0 : pool_.claim(o_.pipeline);
     if (k == 0) {
@@ -418,6 +472,10 @@ class Benchmark {
       }
     }
     set_write_interest(i, false);
+    if (open_) {
+      c.room_since = std::max(c.room_since, wall_ns());
+      wait_for_turn(i);
+    }
   }
 
   // Readable: what arrived, then every complete reply in it.
@@ -440,7 +498,7 @@ class Benchmark {
       throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
     }
     c.in_end += static_cast<std::size_t>(r);
-    const std::int64_t t = now_us();
+    const std::int64_t t_ns = wall_ns(), t = t_ns / 1000;
     for (;;) {
       std::string_view data(c.in.data() + c.in_start, c.in_end - c.in_start);
       if (data.empty()) break;
@@ -454,23 +512,109 @@ class Benchmark {
       }
       c.in_start += pr.consumed;
       if (c.in_start == c.in_end) c.in_start = c.in_end = 0;
-      hist_.record(t - c.batch_start);
       completed_++;
-      last_reply_ = t;
+      last_reply_ = progress_ = t;
+      if (open_) {
+        if (c.intended.empty()) throw std::runtime_error("a reply to no request");
+        hist_.record((t_ns - c.intended.front()) / 1000);  // from its intended time
+        c.intended.pop_front();
+        if (c.outstanding-- == o_.pipeline) c.room_since = t_ns;
+        continue;
+      }
+      hist_.record(t - c.batch_start);
       if (c.outstanding > 0 && --c.outstanding == 0 && !stop_issuing_ && !pool_.exhausted())
         set_write_interest(i, true);
     }
+    if (open_) wait_for_turn(i);
+  }
+
+  // Open loop: each connection's schedule from the start, every connection waiting its turn.
+  void start_schedules() {
+    const std::uint64_t seed = rng_();
+    for (std::size_t i = 0; i < clients_.size(); ++i) {
+      BClient& c = *clients_[i];
+      c.schedule.emplace(o_.rate, static_cast<int>(i), o_.clients, o_.arrivals, seed,
+                         start_ * 1000);
+      c.room_since = start_ * 1000;
+      wait_for_turn(i);
+    }
+  }
+
+  // Open loop: a connection with room for a request, no write in flight and requests left
+  // waits on the timer for its next intended time.
+  void wait_for_turn(std::size_t i) {
+    BClient& c = *clients_[i];
+    if (c.in_heap || c.outstanding >= o_.pipeline || c.written < c.to_write || stop_issuing_ ||
+        pool_.exhausted())
+      return;
+    c.in_heap = true;
+    turns_.emplace(c.schedule->next_ns(), i);
+  }
+
+  // Open loop: every connection whose next request is due sends; the timer is armed for the
+  // next intended time (timerfd: sub-millisecond, no spinning).
+  void dispatch_due() {
+    const std::int64_t now = wall_ns();
+    while (!turns_.empty() && turns_.top().first <= now && !stop_issuing_) {
+      const std::size_t i = turns_.top().second;
+      turns_.pop();
+      clients_[i]->in_heap = false;
+      send_due(i, now);
+      wait_for_turn(i);
+    }
+    if (turns_.empty() || stop_issuing_ || turns_.top().first == armed_) return;
+    armed_ = turns_.top().first;
+    itimerspec at{};
+    at.it_value.tv_sec = armed_ / 1'000'000'000;
+    at.it_value.tv_nsec = armed_ % 1'000'000'000;
+    ::timerfd_settime(timer_, TFD_TIMER_ABSTIME, &at, nullptr);
+  }
+
+  // Open loop: writes, in one batch, the requests of connection i that are due, up to -P
+  // outstanding. A request's send lag runs from its intended time; the generator's own part of
+  // it from when the request was due and the connection had room for it.
+  void send_due(std::size_t i, std::int64_t now) {
+    BClient& c = *clients_[i];
+    due_.clear();
+    while (static_cast<int>(due_.size()) < o_.pipeline - c.outstanding &&
+           c.schedule->next_ns() <= now) {
+      due_.push_back(c.schedule->next_ns());
+      c.schedule->advance();
+    }
+    const int k = pool_.claim(static_cast<int>(due_.size()));
+    if (k == 0) return;
+    if (completed_ == issued_) progress_ = now / 1000;  // the reply timeout runs from here
+    for (int j = 0; j < k; ++j) {
+      const std::int64_t at = due_[static_cast<std::size_t>(j)];
+      c.intended.push_back(at);
+      send_lag_.record((now - at) / 1000);
+      generator_lag_.record((now - std::max(at, c.room_since)) / 1000);
+      last_intended_ = std::max(last_intended_, at);
+    }
+    issued_ += k;
+    randomize(batches_[i], k);
+    c.to_write = one_.size() * static_cast<std::size_t>(k);
+    c.written = 0;
+    c.outstanding += k;
+    write_some(i);
   }
 
   BenchResult result() {
     res_.requests = completed_;
     res_.seconds = static_cast<double>(last_reply_ - start_) / 1e6;
     set_rate_and_latency(res_, hist_);
+    res_.latency = hist_;
+    set_open_loop(res_, o_, hist_, send_lag_, generator_lag_,
+                  offered_rps(issued_, last_intended_, start_ * 1000, o_.rate));
     return res_;
   }
 
  public:
   const LatencyHistogram& histogram() const { return hist_; }
+  const LatencyHistogram& send_lag() const { return send_lag_; }
+  const LatencyHistogram& generator_lag() const { return generator_lag_; }
+  std::int64_t issued() const { return issued_; }
+  std::int64_t last_intended_ns() const { return last_intended_; }
 
  private:
   const BenchOptions& o_;
@@ -488,7 +632,18 @@ class Benchmark {
   LatencyHistogram hist_;
   std::int64_t issued_ = 0, completed_ = 0;
   bool stop_issuing_ = false;
-  std::int64_t start_ = 0, deadline_ = 0, last_reply_ = 0;
+  // progress_: the last reply, or the write that ended an idle spell (the reply timeout).
+  std::int64_t start_ = 0, deadline_ = 0, last_reply_ = 0, progress_ = 0;
+  // Open loop (a rate): the connections waiting for their next intended time, earliest first,
+  // the timer armed for it (ns), the send lags, the latest intended time sent (ns).
+  static constexpr std::uint64_t kTimerEvent = ~std::uint64_t{0};
+  const bool open_ = o_.rate > 0;
+  using Turn = std::pair<std::int64_t, std::size_t>;
+  std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns_;
+  int timer_ = -1;
+  std::int64_t armed_ = -1, last_intended_ = 0;
+  std::vector<std::int64_t> due_;
+  LatencyHistogram send_lag_, generator_lag_;
 };
 
 }  // namespace
@@ -533,8 +688,11 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
                              std::to_string(per_master.size()) + " master(s); at least 2 needed");
   // Client i goes to master i mod N (redis-benchmark's thread i mod N, one per master).
   const auto n = static_cast<int>(per_master.size());
-  for (int i = 0; i < n; ++i)
-    per_master[static_cast<std::size_t>(i)].clients = o.clients / n + (i < o.clients % n ? 1 : 0);
+  for (int i = 0; i < n; ++i) {
+    BenchOptions& m = per_master[static_cast<std::size_t>(i)];
+    m.clients = o.clients / n + (i < o.clients % n ? 1 : 0);
+    m.rate = o.rate * m.clients / o.clients;  // open loop: each connection rate / -c
+  }
   RequestPool pool(o.requests);
   std::vector<std::unique_ptr<Benchmark>> benches;
   for (std::size_t i = 0; i < per_master.size(); ++i)
@@ -560,7 +718,8 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
     if (f) std::rethrow_exception(f);
   BenchResult out;
   out.test = test;
-  LatencyHistogram all;
+  LatencyHistogram all, send_lag, generator_lag;
+  std::int64_t sent = 0, last_intended = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const BenchResult& r = results[i];
     out.requests += r.requests;
@@ -572,15 +731,23 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
     out.cancelled = out.cancelled || r.cancelled;
     out.time_limited = out.time_limited || r.time_limited;
     all.merge(benches[i]->histogram());
+    send_lag.merge(benches[i]->send_lag());
+    generator_lag.merge(benches[i]->generator_lag());
+    sent += benches[i]->issued();
+    last_intended = std::max(last_intended, benches[i]->last_intended_ns());
   }
   set_rate_and_latency(out, all);
+  out.latency = all;
+  set_open_loop(out, o, all, send_lag, generator_lag,
+                offered_rps(sent, last_intended, start * 1000, o.rate));
   return out;
 }
 
 }  // namespace
 
 BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
-  if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0)
+  if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0 ||
+      !(o.rate >= 0))
     throw std::invalid_argument("bad benchmark options");
   if (o.cluster) return run_cluster_bench(o, test, std::move(stop));
   RequestPool pool(o.requests);
