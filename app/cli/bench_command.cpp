@@ -28,7 +28,11 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
   cmd.footer(
       "A load generator like redis-benchmark: -c clients on one thread, each keeping -P requests "
       "in flight, -n requests in all. Keys go under Perflab's own prefix unless --key-prefix "
-      "says otherwise.");
+      "says otherwise. Without --rate it is closed loop, as redis-benchmark: its latencies are "
+      "uncorrected for coordinated omission. With --rate R it is open loop, as wrk2 -R: each "
+      "connection sends R/c requests/s on a schedule of its own (-P: at most that many "
+      "outstanding per connection), each request's latency runs from its intended send time, "
+      "and a run where the generator itself fell behind is marked not valid (docs/latency.md).");
   // On any server it is pointed at, Perflab writes only under its own prefix unless told to.
   opts_.key_prefix = std::string(kBenchDefaultKeyPrefix);
   const auto not_empty = [](const char* what) {
@@ -56,6 +60,12 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
       ->check(CLI::Range(1, 512 * 1024 * 1024));
   cmd.add_option("-t", tests_, "comma-separated tests: set, get, mset, mget (run in that order)")
       ->check(cli::convertible(parse_bench_tests, "TESTS"));
+  cmd.add_option("--rate", opts_.rate,
+                 "open loop: requests per second in all, each connection rate/c on its own "
+                 "schedule; latency from each request's intended send time (0: closed loop)")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd.add_option("--arrivals", arrivals_, "open loop: uniform or poisson arrivals per connection")
+      ->check(cli::convertible(parse_arrivals, kArrivalsNames));
   cmd.add_flag("--cluster", opts_.cluster,
                "-h/-p is a Redis Cluster node: one thread per master sharing the -n requests, "
                "each batch's keys tagged to a random slot of its master (as redis-benchmark "
@@ -76,6 +86,9 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
 
 int BenchCommand::run(const CLI::App& cmd) {
   opts_.tests = parse_bench_tests(tests_);
+  opts_.arrivals = parse_arrivals(arrivals_);
+  if (cmd.count("--arrivals") > 0 && opts_.rate <= 0)
+    return cli::fail(cmd, cli::kExitUsage, "--arrivals needs --rate (open loop)");
   if (!password_file_.empty() && cmd.count("-a") == 0) {
     try {
       opts_.password = cli::read_secret_file(password_file_);
@@ -86,19 +99,22 @@ int BenchCommand::run(const CLI::App& cmd) {
   InterruptStop stop;  // Ctrl-C: the generator stops, what completed is printed
   int rc = cli::kExitOk;
   try {
-    if (opts_.csv) std::cout << format_bench_csv_header();
+    const bool open = opts_.rate > 0;
+    if (opts_.csv) std::cout << (open ? format_open_loop_csv_header() : format_bench_csv_header());
     for (BenchTest t : opts_.tests) {
       BenchResult r = run_bench(opts_, t, stop.token());
       if (opts_.csv)
-        std::cout << format_bench_csv_row(r);
+        std::cout << (open ? format_open_loop_csv_row(r) : format_bench_csv_row(r));
       else if (opts_.quiet)
-        std::cout << format_bench_quiet(r);
+        std::cout << (open ? format_open_loop_quiet(r) : format_bench_quiet(r));
       else
-        std::cout << format_bench_summary(opts_, r);
+        std::cout << (open ? format_open_loop_summary(opts_, r) : format_bench_summary(opts_, r));
       std::cout.flush();
       if (!hdr_out_.empty())
         write_file_atomically(bench_hdr_path(hdr_out_, t, opts_.tests.size() > 1),
                               hdr_percentile_distribution(r.latency));
+      if (r.open_loop.fell_behind && !r.cancelled)
+        cli::fail(cmd, 0, bench_title(t) + ": " + open_loop_verdict(r));
       if (r.errors > 0)
         cli::fail(cmd, 0,
                   std::to_string(r.errors) + " " + bench_title(t) +

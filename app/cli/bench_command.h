@@ -10,8 +10,8 @@
 namespace perflab {
 
 // The command's options on a CLI11 command: redis-benchmark's -h -p -a -c -n -P -r -d -t --csv
-// -q, plus --seed, --key-prefix and --hdr-out. -h is the host, as in redis-benchmark: help is
-// --help only.
+// -q, plus --seed, --key-prefix, --hdr-out and open loop's --rate and --arrivals. -h is the
+// host, as in redis-benchmark: help is --help only.
 class BenchCommand {
  public:
   explicit BenchCommand(CLI::App& cmd);
@@ -24,6 +24,7 @@ class BenchCommand {
   std::string tests_ = "set,get,mset,mget";
   std::string password_file_;
   std::string hdr_out_;
+  std::string arrivals_ = "uniform";
 };
 
 // `-a PASSWORD` is accepted as redis-benchmark takes it, but a command line is visible to every

@@ -329,6 +329,66 @@ TEST_F(Cli, BenchHdrOutWritesHdrHistogramsPercentileDistribution) {
   for (const auto& k : c.command({"KEYS", prefix + "*"}).elements) c.command({"DEL", k.str});
 }
 
+// bench --rate: open loop, as wrk2 -R. The summary states the target beside the achieved rate
+// and the corrected percentiles; -q and --csv say the same; --arrivals needs a rate.
+TEST_F(Cli, BenchOpenLoop) {
+  const RedisTarget redis = test::shared_targets().redis(1);
+  const std::string port = std::to_string(redis.nodes[0].port);
+  const std::string prefix = test::unique_name("perflab:cliopen") + ":";
+  auto r = cli({"bench", "-p", port, "-c", "4", "-n", "400", "-t", "set,get", "--rate", "400",
+                "--arrivals", "poisson", "-r", "100", "--key-prefix", prefix});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("open loop: 400 req/s in all, poisson arrivals per connection (100 req/s "
+                       "each)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(target 400.00)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p50       p90       p99     p99.9    p99.99       max"), std::string::npos);
+  EXPECT_NE(r.out.find("intended send time"), std::string::npos);
+  EXPECT_EQ(r.out.find("closed loop"), std::string::npos);
+  // Every test ends with what it says of its rate; a generator that fell behind warns on stderr.
+  for (const char* test : {"====== SET", "====== GET"}) {
+    const auto at = r.out.find(test);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const auto held = r.out.find("rate held", at), behind = r.out.find("not valid", at),
+               knee = r.out.find("rate not held", at);
+    EXPECT_TRUE(held != std::string::npos || behind != std::string::npos ||
+                knee != std::string::npos)
+        << r.out;
+  }
+  EXPECT_EQ(r.out.find("not valid") == std::string::npos,
+            r.err.find("the generator fell behind") == std::string::npos)
+      << r.err;
+  r = cli({"bench", "-p", port, "-n", "100", "-t", "get", "--rate", "500", "-q", "--key-prefix",
+           prefix});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GET: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("requests per second of 500.00 targeted, corrected p50="), std::string::npos)
+      << r.out;
+  r = cli({"bench", "-p", port, "-n", "100", "-t", "get", "--rate=500", "--csv", "--key-prefix",
+           prefix});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("\"test\",\"target_rps\",\"rps\",", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\"GET\",\"500.00\","), std::string::npos) << r.out;
+  // Closed loop says it is.
+  r = cli({"bench", "-p", port, "-n", "100", "-t", "get", "--key-prefix", prefix});
+  EXPECT_NE(r.out.find("closed loop (uncorrected)"), std::string::npos) << r.out;
+  RedisClient c(redis.nodes[0]);
+  for (const auto& k : c.command({"KEYS", prefix + "*"}).elements) c.command({"DEL", k.str});
+
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--rate", "-5"},
+                                              {"--rate", "fast"},
+                                              {"--rate", "100", "--arrivals", "bursty"},
+                                              {"--arrivals", "poisson"}}) {
+    std::vector<std::string> args{"bench", "-p", port};
+    args.insert(args.end(), bad.begin(), bad.end());
+    r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << bad.front() << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("perflab-cli bench: ", 0), 0u) << r.err;
+  }
+}
+
 TEST_F(Cli, ChartCommandLine) {
   const auto run = dir_ / "c.json";
   ASSERT_EQ(cli(small_run(run.string())).exit_code, 0);
