@@ -466,7 +466,8 @@ class Benchmark {
       } else if (n < 0 && errno == EINTR) {
         continue;
       } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        return;  // still armed for writable
+        if (open_) set_write_interest(i, true);  // the rest when writable
+        return;                                  // closed loop: still armed for writable
       } else {
         throw std::runtime_error(std::string("send: ") + std::strerror(errno));
       }

@@ -164,6 +164,20 @@ TEST(OpenLoop, PoissonArrivalsOfferTheTargetOnAverage) {
   EXPECT_LE(r.rps, 1.01 * r.open_loop.offered_rps);
 }
 
+TEST(OpenLoop, WritesALargeRequestInPieces) {
+  ManagedRedis redis;
+  // 4 MB values: a write fills the socket's buffer and goes on when it is writable again.
+  BenchOptions o = options(redis, "openloop-large");
+  o.clients = 2;
+  o.rate = 20;
+  o.requests = 10;
+  o.data_size = 4 << 20;
+  o.reply_timeout = 20s;
+  const BenchResult r = run_bench(o, BenchTest::Set);
+  EXPECT_EQ(r.requests, 10);
+  EXPECT_EQ(r.errors, 0) << r.first_error;
+}
+
 TEST(OpenLoop, StopEndsARunThatWouldTakeAnHour) {
   ManagedRedis redis;
   BenchOptions o = options(redis, "openloop-stop");
