@@ -604,7 +604,6 @@ class Benchmark {
     res_.requests = completed_;
     res_.seconds = static_cast<double>(last_reply_ - start_) / 1e6;
     set_rate_and_latency(res_, hist_);
-    res_.latency = hist_;
     set_open_loop(res_, o_, hist_, send_lag_, generator_lag_,
                   offered_rps(issued_, last_intended_, start_ * 1000, o_.rate));
     return res_;
@@ -738,7 +737,6 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
     last_intended = std::max(last_intended, benches[i]->last_intended_ns());
   }
   set_rate_and_latency(out, all);
-  out.latency = all;
   set_open_loop(out, o, all, send_lag, generator_lag,
                 offered_rps(sent, last_intended, start * 1000, o.rate));
   return out;
