@@ -1,9 +1,7 @@
+// The load generator's event loop: every client of a test on one epoll thread (closed loop as
+// redis-benchmark, or open loop on a schedule with a timerfd), and --cluster's thread per master.
 #include "sharding/loadgen.h"
 
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -13,161 +11,27 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <queue>
 #include <random>
 #include <thread>
 
+#include "bench_connection.h"
 #include "common/clock.h"
-#include "common/key_slot.h"
-#include "common/text.h"
-#include "proxy/resp.h"
 #include "targets/cluster.h"
-#include "targets/io_wait.h"
 
 namespace perflab::sharding {
 
-const char* to_string(BenchTest t) {
-  switch (t) {
-    case BenchTest::Set:
-      return "SET";
-    case BenchTest::Get:
-      return "GET";
-    case BenchTest::Mset:
-      return "MSET";
-    case BenchTest::Mget:
-      return "MGET";
-  }
-  return "?";
-}
-
-std::string bench_title(BenchTest t) {
-  switch (t) {
-    case BenchTest::Mset:
-      return "MSET (10 keys)";
-    case BenchTest::Mget:
-      return "MGET (10 keys)";
-    default:
-      return to_string(t);
-  }
-}
-
-BenchTest parse_bench_test(std::string_view s) {
-  const std::string l = to_lower(s);
-  if (l == "set") return BenchTest::Set;
-  if (l == "get") return BenchTest::Get;
-  if (l == "mset") return BenchTest::Mset;
-  if (l == "mget") return BenchTest::Mget;
-  throw std::invalid_argument("unsupported test '" + std::string(s) +
-                              "' (supported: set, get, mset, mget)");
-}
-
-std::vector<BenchTest> parse_bench_tests(std::string_view list) {
-  std::vector<BenchTest> tests;
-  for (const auto& item : split_commas(list)) {
-    if (item.empty()) continue;
-    const BenchTest t = parse_bench_test(item);
-    if (std::find(tests.begin(), tests.end(), t) == tests.end()) tests.push_back(t);
-  }
-  if (tests.empty()) throw std::invalid_argument("no test given (set, get, mset, mget)");
-  std::sort(tests.begin(), tests.end());  // redis-benchmark runs its tests in a fixed order
-  return tests;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The generator
-
-namespace {
-
-std::int64_t now_us() {
-  return wall_ns() / 1000;
-}
-
-constexpr std::string_view kPlaceholder = kBenchKeyPlaceholder;  // 12 bytes, like the 12 digits
-
-// Writes n as 12 digits at p (as randomize() does in the batches).
-void put_12_digits(char* p, std::uint64_t n) {
-  for (int d = 11; d >= 0; --d) {
-    p[d] = static_cast<char>('0' + n % 10);
-    n /= 10;
-  }
-}
-
-struct BClient {
-  int fd = -1;
-  std::string in;
-  std::size_t in_start = 0, in_end = 0;
-  proxy::ReplyScanner scanner;
-  std::size_t to_write = 0, written = 0;
-  int outstanding = 0;
-  std::int64_t batch_start = 0;
-  bool want_write = false;
-  // Open loop: the schedule, the intended time (ns) of each outstanding request in order, since
-  // when the connection has had room for a request (ns), and whether it waits on the timer.
-  std::optional<ArrivalSchedule> schedule;
-  std::deque<std::int64_t> intended;
-  std::int64_t room_since = 0;
-  bool in_heap = false;
-  ~BClient() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-int connect_to(const BenchOptions& o, const std::stop_token& stop) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  int rc = ::getaddrinfo(o.host.c_str(), std::to_string(o.port).c_str(), &hints, &res);
-  if (rc != 0 || !res)
-    throw std::runtime_error("cannot resolve " + o.host + ": " + gai_strerror(rc));
-  int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) {
-    ::freeaddrinfo(res);
-    throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-  }
-  rc = ::connect(fd, res->ai_addr, res->ai_addrlen);
-  ::freeaddrinfo(res);
-  std::string where = o.host + ":" + std::to_string(o.port);
-  if (rc != 0 && errno != EINPROGRESS) {
-    int e = errno;
-    ::close(fd);
-    throw std::runtime_error("cannot connect to " + where + ": " + std::strerror(e));
-  }
-  if (rc != 0) {
-    IoDeadline io(o.reply_timeout, stop);
-    const bool ready = io.wait(fd, POLLOUT) != 0;
-    int err = 0;
-    socklen_t len = sizeof err;
-    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (!ready || err != 0) {
-      ::close(fd);
-      throw std::runtime_error(
-          "cannot connect to " + where + ": " +
-          (!ready ? std::string(io.stopped() ? "stopped" : "timed out") : std::strerror(err)));
-    }
-  }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // as redis-benchmark (anet)
-  return fd;
-}
-
-// Sends a command and waits for its reply (setup only: AUTH), within the reply timeout.
-std::string blocking_command(int fd, const std::vector<std::string_view>& argv,
-                             const BenchOptions& o, const std::stop_token& stop) {
-  IoDeadline io(o.reply_timeout, stop);
-  return proxy::exchange_command(fd, argv, [&](short events) {
-    if (io.wait(fd, events) == 0)
-      throw std::runtime_error(io.stopped() ? "stopped during setup" : "no reply during setup");
-  });
-}
-
-}  // namespace
+using bench::BClient;
+using bench::blocking_command;
+using bench::connect_to;
+using bench::kPlaceholder;
+using bench::now_us;
+using bench::padded_tag;
+using bench::put_12_digits;
+using bench::test_command;
 
 namespace {
 
@@ -211,32 +75,6 @@ void set_open_loop(BenchResult& r, const BenchOptions& o, const LatencyHistogram
   judge_open_loop(ol, r.rps);
 }
 
-// The command of a test with its key placeholders, as redis-benchmark sends it.
-std::string test_command(const BenchOptions& o, BenchTest test) {
-  const std::string key = o.key_prefix + std::string(kPlaceholder);
-  const std::string value(static_cast<std::size_t>(o.data_size), 'x');
-  std::vector<std::string_view> argv;
-  switch (test) {
-    case BenchTest::Set:
-      argv = {"SET", key, value};
-      break;
-    case BenchTest::Get:
-      argv = {"GET", key};
-      break;
-    case BenchTest::Mset:
-      argv = {"MSET"};
-      for (int i = 0; i < 10; ++i) argv.insert(argv.end(), {key, value});
-      break;
-    case BenchTest::Mget:
-      argv = {"MGET"};
-      for (int i = 0; i < 10; ++i) argv.push_back(key);
-      break;
-  }
-  std::string one;
-  proxy::append_command(one, argv);
-  return one;
-}
-
 // One test, built as redis-benchmark is: every client connected before the clock starts, then
 // one event loop calling each client's write handler (send its next pipeline batch) and read
 // handler (count the replies; when the batch is answered, arm writing again).
@@ -262,16 +100,6 @@ class RequestPool {
   const std::int64_t requests_;
   std::atomic<std::int64_t> issued_{0};
 };
-
-// A slot's tag padded with '}' to kClusterTagWidth letters, as redis-benchmark writes it into
-// its keys: "{a}}}" hashes as "a".
-std::array<char, kClusterTagWidth> padded_tag(int slot) {
-  const std::string& tag = cluster_slot_tags().at(static_cast<std::size_t>(slot));
-  std::array<char, kClusterTagWidth> letters;
-  letters.fill('}');
-  std::copy_n(tag.begin(), std::min(tag.size(), kClusterTagWidth), letters.begin());
-  return letters;
-}
 
 class Benchmark {
  public:
@@ -648,11 +476,6 @@ class Benchmark {
 
 }  // namespace
 
-std::string cluster_bench_key_prefix(const std::string& key_prefix, int slot) {
-  const auto tag = padded_tag(slot);
-  return key_prefix + "{" + std::string(tag.begin(), tag.end()) + "}:";
-}
-
 namespace {
 
 // --cluster: a Benchmark per master on a thread of its own, all drawing from one pool of -n.
@@ -753,58 +576,6 @@ BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token sto
   Benchmark b(o, test, std::move(stop), pool);
   b.connect();
   return b.run(now_us());
-}
-
-std::string bench_key(const std::string& key_prefix, std::int64_t n) {
-  std::string k = key_prefix + "000000000000";
-  put_12_digits(k.data() + key_prefix.size(), static_cast<std::uint64_t>(n));
-  return k;
-}
-
-namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-}  // namespace
-
-std::string format_bench_quiet(const BenchResult& r) {
-  return bench_title(r.test) + ": " + fmt("%.2f", r.rps) +
-         " requests per second, p50=" + fmt("%.3f", r.p50_ms) + " msec\n";
-}
-
-std::string format_bench_csv_header() {
-  return "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\","
-         "\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n";
-}
-
-std::string format_bench_csv_row(const BenchResult& r) {
-  auto q = [](const std::string& s) { return "\"" + s + "\""; };
-  return q(bench_title(r.test)) + "," + q(fmt("%.2f", r.rps)) + "," + q(fmt("%.3f", r.avg_ms)) +
-         "," + q(fmt("%.3f", r.min_ms)) + "," + q(fmt("%.3f", r.p50_ms)) + "," +
-         q(fmt("%.3f", r.p95_ms)) + "," + q(fmt("%.3f", r.p99_ms)) + "," +
-         q(fmt("%.3f", r.max_ms)) + "\n";
-}
-
-std::string format_bench_summary(const BenchOptions& o, const BenchResult& r) {
-  std::string s = "====== " + bench_title(r.test) + " ======\n";
-  s += "  " + std::to_string(r.requests) + " requests completed in " + fmt("%.2f", r.seconds) +
-       " seconds\n";
-  s += "  " + std::to_string(o.clients) + " parallel clients\n";
-  s += "  " + std::to_string(o.data_size) + " bytes payload\n";
-  s += "  keep alive: 1\n";
-  s += "  pipeline: " + std::to_string(o.pipeline) + "\n";
-  if (r.errors > 0)
-    s += "  errors: " + std::to_string(r.errors) + " (first: " + r.first_error + ")\n";
-  s += "\nSummary:\n";
-  s += "  throughput summary: " + fmt("%.2f", r.rps) + " requests per second\n";
-  s += "  latency summary (msec), closed loop (uncorrected):\n";
-  s += "          avg       min       p50       p95       p99       max\n";
-  s += "    " + fmt("%9.3f", r.avg_ms) + " " + fmt("%9.3f", r.min_ms) + " " +
-       fmt("%9.3f", r.p50_ms) + " " + fmt("%9.3f", r.p95_ms) + " " + fmt("%9.3f", r.p99_ms) + " " +
-       fmt("%9.3f", r.max_ms) + "\n\n";
-  return s;
 }
 
 }  // namespace perflab::sharding
