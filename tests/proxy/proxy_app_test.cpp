@@ -84,8 +84,7 @@ TEST(ProxyApp, ServesAndStopsOnSigterm) {
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 2);
+    proxy_child_setup(log);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }

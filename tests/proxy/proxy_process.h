@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -39,6 +40,16 @@ inline std::string nodes_arg() {
   return s;
 }
 
+// In a forked child before exec: it dies with the test (a test that crashes must not leave a
+// proxy behind holding ctest's output pipe open: ctest would wait for it until its timeout), and
+// writes its output to `log` rather than to the test's.
+inline void proxy_child_setup(const std::string& log) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(fd, 1);
+  ::dup2(fd, 2);
+}
+
 // perflab-proxy as a process of its own: started with args (and optionally a descriptor limit),
 // stderr to a log file, stopped with SIGTERM.
 class ProxyProcess {
@@ -61,8 +72,7 @@ class ProxyProcess {
     const std::string log = log_;
     pid_ = ::fork();
     if (pid_ == 0) {
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(fd, 2);
+      proxy_child_setup(log);
       if (nofile) {
         rlimit rl{nofile, nofile};
         ::setrlimit(RLIMIT_NOFILE, &rl);
