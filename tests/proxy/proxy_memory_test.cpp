@@ -216,24 +216,33 @@ TEST(ProxyMemory, LargestClientIsEvicted) {
 // one that sent nothing. One waiting for a blocking command's reply is not idle, nor is one that
 // keeps talking. Without the option nobody is closed (the default, as Redis's timeout 0).
 TEST(ProxyMemory, IdleClientsTimeOut) {
-  // 1 s: the talker (every 100 ms) keeps 900 ms of slack on a loaded machine, BLPOP 2 s outlasts
-  // it.
-  ProxyProcess p({nodes_arg(), "--client-timeout", "1000"});
+  // 3 s: the talker (every 100 ms) keeps 2.9 s of slack on a loaded machine, BLPOP 4 s outlasts
+  // it. The blocked client connects right before its BLPOP: connected and silent longer than the
+  // timeout (a starved test process), it would be closed as idle, which is right.
+  ProxyProcess p({nodes_arg(), "--client-timeout", "3000"});
   const int half = connect_raw(p.port());
   const int silent = connect_raw(p.port());
   ASSERT_GE(half, 0);
   ASSERT_GE(silent, 0);
   std::atomic<bool> stop{false};
   ASSERT_TRUE(send_all(half, set_header("mem:half", 100 * 1000) + "abc", stop));
-  RedisClient blocked({"127.0.0.1", p.port(), {}}, std::chrono::seconds(10));
   RedisClient talker({"127.0.0.1", p.port(), {}});
-  std::thread ping([&] {
-    for (int i = 0; i < 20; ++i) {
-      EXPECT_EQ(talker.command({"PING"}).str, "PONG");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::jthread ping([&] {
+    try {
+      for (int i = 0; i < 40; ++i) {
+        EXPECT_EQ(talker.command({"PING"}).str, "PONG");
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "the talker: " << e.what();
     }
   });
-  EXPECT_EQ(blocked.command({"BLPOP", "mem:nothing", "2"}).type, RedisReply::Type::Nil);
+  try {
+    RedisClient blocked({"127.0.0.1", p.port(), {}}, std::chrono::seconds(10));
+    EXPECT_EQ(blocked.command({"BLPOP", "mem:nothing", "4"}).type, RedisReply::Type::Nil);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "the blocked client: " << e.what();
+  }
   ping.join();
   EXPECT_TRUE(closed_within(half, 5000));
   EXPECT_TRUE(closed_within(silent, 5000));
@@ -241,7 +250,7 @@ TEST(ProxyMemory, IdleClientsTimeOut) {
   ::close(silent);
   EXPECT_EQ(talker.command({"PING"}).str, "PONG");
   EXPECT_GE(proxy_stat(talker, "client_timeouts"), 2u);  // the blocked one may follow
-  EXPECT_NE(p.log_text().find("ms (client timeout 1000 ms, a command half-sent)"),
+  EXPECT_NE(p.log_text().find("ms (client timeout 3000 ms, a command half-sent)"),
             std::string::npos)
       << p.log_text();
 
