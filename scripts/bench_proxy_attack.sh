@@ -12,7 +12,10 @@
 #   build of an earlier commit) is measured beside build/release's, named by its file name.
 # Environment: BOUND (bytes, default 1 GiB: --max-client-memory and Redis's maxmemory-clients),
 #   PACES (default "0 4": MiB/s per attacker, 0 is full speed), REDIS_PEER (default 1),
-#   PROXY_CPUS / ATTACK_CPUS (CPU lists for taskset: the server / the attackers and victim).
+#   PROXY_CPUS / ATTACK_CPUS (CPU lists for taskset: the server / the attackers and victim),
+#   FAVOUR (default 0): N > 0 runs the nodes, the server and the victim under nice -n -N and the
+#   attackers at the usual priority, as if they were other machines (the attackers' sends take
+#   this machine's CPUs otherwise) and the machine's other load counted for less.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIES=${1:-5}
@@ -33,6 +36,11 @@ command -v redis-server >/dev/null || { echo "redis-server not installed" >&2; e
 SERVER_ON=() ATTACK_ON=()  # taskset, execing the command: $! stays the server's pid
 [ -n "${PROXY_CPUS:-}" ] && SERVER_ON=(taskset -c "$PROXY_CPUS")
 [ -n "${ATTACK_CPUS:-}" ] && ATTACK_ON=(taskset -c "$ATTACK_CPUS")
+FAVOUR=${FAVOUR:-0}
+if [ "$FAVOUR" -gt 0 ]; then
+  SERVER_ON=(nice -n "-$FAVOUR" "${SERVER_ON[@]}")
+  ATTACK_ON=(nice -n "-$FAVOUR" "${ATTACK_ON[@]}")
+fi
 W=$(mktemp -d)
 NODES=()
 SERVER_PID=
@@ -56,12 +64,12 @@ wait_ping() {
 }
 for _ in 1 2; do
   p=$(free_port)
-  redis-server --port "$p" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes --dir "$W" \
+  "${SERVER_ON[@]}" redis-server --port "$p" --bind 127.0.0.1 --save "" --appendonly no --daemonize yes --dir "$W" \
     --logfile "$W/node-$p.log"
   NODES+=("$p")
   wait_ping "$p"
 done
-echo "nodes on ports ${NODES[*]}; $TRIES tries of $SECONDS_EACH s; bound $BOUND bytes; cores $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "nodes on ports ${NODES[*]}; $TRIES tries of $SECONDS_EACH s; bound $BOUND bytes; favour $FAVOUR; cores $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 # One try of one server at one pace: starts it, attacks it, stops it; the line goes to $W/lines.
 attack() {
   local name=$1 pace=$2 port
@@ -77,7 +85,7 @@ attack() {
   SERVER_PID=$!
   wait_ping "$port"
   "${ATTACK_ON[@]}" "$BENCH" --port "$port" --pid "$SERVER_PID" --rate-mib "$pace" \
-    --seconds "$SECONDS_EACH" --label "$name pace=$pace" | tee -a "$W/lines"
+    --attack-nice "$FAVOUR" --seconds "$SECONDS_EACH" --label "$name pace=$pace" | tee -a "$W/lines"
   kill "$SERVER_PID"
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=

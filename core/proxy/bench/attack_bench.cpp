@@ -5,13 +5,17 @@
 // peak), the clients it evicted, the victim's PING latency (p50, p99, p99.9, max) and the load.
 //
 //   perflab-proxy-attack-bench --port P --pid PID [--clients 20] [--value-mib 512]
-//       [--rate-mib 0] [--seconds 10] [--min-pings 1000] [--gap-ms 2] [--label TEXT]
+//       [--rate-mib 0] [--seconds 10] [--min-pings 1000] [--gap-ms 2] [--attack-nice N]
+//       [--label TEXT]
 //
 // --rate-mib 0 sends at full speed; 4 is the pace of tests/proxy/proxy_memory_test.cpp (256 KiB
 // every 62.5 ms per client). The peak is the server's VmHWM: start a fresh server for each try.
+// --attack-nice 10 lowers the attackers' priority, not the victim's: started under nice -n -10
+// with the server, the victim and the server then hardly wait for others on a shared machine.
 // Keys: perflab:attack:N, deleted at the end.
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -51,6 +55,7 @@ struct Options {
   double seconds = 10;
   int min_pings = 1000;
   int gap_ms = 2;
+  int attack_nice = 0;  // added to the attackers' nice value (not the victim's)
   std::string label;
 };
 
@@ -58,7 +63,7 @@ struct Options {
   std::fprintf(stderr,
                "%s\nusage: perflab-proxy-attack-bench --port P --pid PID [--clients 20] "
                "[--value-mib 512] [--rate-mib 0] [--seconds 10] [--min-pings 1000] "
-               "[--gap-ms 2] [--label TEXT]\n",
+               "[--gap-ms 2] [--attack-nice N] [--label TEXT]\n",
                why);
   std::exit(2);
 }
@@ -85,6 +90,8 @@ Options parse_args(int argc, char** argv) {
       o.min_pings = std::atoi(v);
     else if (a == "--gap-ms")
       o.gap_ms = std::atoi(v);
+    else if (a == "--attack-nice")
+      o.attack_nice = std::atoi(v);
     else if (a == "--label")
       o.label = v;
     else
@@ -165,6 +172,11 @@ struct AttackCounts {
 // One attacker: connects, streams a SET of value_mib, again and again, until `stop`.
 void attack(const Options& o, int index, const std::string& chunk, const std::atomic<bool>& stop,
             AttackCounts& counts) {
+  if (o.attack_nice != 0) {  // this thread only (Linux: a thread's nice value is its own)
+    const int tid = static_cast<int>(::gettid());
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(tid),
+                  ::getpriority(PRIO_PROCESS, static_cast<id_t>(tid)) + o.attack_nice);
+  }
   const std::string key = "perflab:attack:" + std::to_string(index);
   const std::size_t value = o.value_mib * kMiB;
   const std::string header = "*3\r\n$3\r\nSET\r\n$" + std::to_string(key.size()) + "\r\n" + key +
