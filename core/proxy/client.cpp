@@ -80,7 +80,7 @@ void Proxy::Impl::check_pause(Client& c) {
   }
 }
 
-void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev) {
+void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_read) {
   if (ev & EPOLLOUT) {
     flush(c);
     if (c.dead) return;
@@ -100,9 +100,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev) {
   // bound.
   if (c.in.must_grow(16 * 1024) && !bound_client_memory(&c, c.in.end - c.in.start)) return;
   char* p = c.in.space(16 * 1024);
-  // At most 256 KiB per event: a client streaming a large value gets its turn like any other,
-  // and a loop turn stays short for everyone else.
-  ssize_t n = ::recv(c.fd, p, std::min<std::size_t>(c.in.room(), 256 * 1024), 0);
+  ssize_t n = ::recv(c.fd, p, std::min(c.in.room(), max_read), 0);
   if (n == 0) {
     st_client_eof.add();
     close_client(c, "end of stream");

@@ -81,9 +81,14 @@ void Proxy::Impl::loop() {
           handle_signals();
           break;
         }
-        case Kind::Client:
-          on_client_event(static_cast<Client&>(*c), ev);
+        case Kind::Client: {
+          auto& cl = static_cast<Client&>(*c);
+          if (cl.streaming() && !(ev & EPOLLOUT))
+            streamers.emplace_back(&cl, ev);
+          else
+            on_client_event(cl, ev);
           break;
+        }
         case Kind::Backend:
           on_backend_event(static_cast<Backend&>(*c), ev);
           break;
@@ -92,6 +97,7 @@ void Proxy::Impl::loop() {
           break;
       }
     }
+    if (!streamers.empty()) serve_streamers();
     if (turn_ns - last_sweep_ns >= 100'000'000) {
       last_sweep_ns = turn_ns;
       check_timeouts();
@@ -109,7 +115,28 @@ void Proxy::Impl::loop() {
   close_shared();
 }
 
+// Clients streaming large commands, after every other event of the turn: what those produced
+// (replies, requests forwarded to the nodes) is sent first, then the streamers read a budget
+// together, so that a small request never waits behind many large reads. What they leave
+// unread, epoll reports again next turn.
+void Proxy::Impl::serve_streamers() {
+  flush_dirty();
+  auto list = std::move(streamers);
+  streamers.clear();
+  const std::size_t each = std::max<std::size_t>(64 * 1024, kStreamingPerTurn / list.size());
+  for (auto [c, ev] : list)
+    if (!c->dead) on_client_event(*c, ev, each);
+}
+
 void Proxy::Impl::end_of_turn() {
+  flush_dirty();
+  if (opts.max_client_memory > 0 && client_mem.get() > opts.max_client_memory)
+    bound_client_memory(nullptr, 0);  // replies that grew during the turn
+  graveyard.clear();
+  std::erase_if(stats_conns, [](const std::unique_ptr<Conn>& s) { return s->dead; });
+}
+
+void Proxy::Impl::flush_dirty() {
   // Send failures seen during the turn.
   while (!broken.empty()) {
     auto list = std::move(broken);
@@ -135,10 +162,6 @@ void Proxy::Impl::end_of_turn() {
     }
     dirty.clear();
   }
-  if (opts.max_client_memory > 0 && client_mem.get() > opts.max_client_memory)
-    bound_client_memory(nullptr, 0);  // replies that grew during the turn
-  graveyard.clear();
-  std::erase_if(stats_conns, [](const std::unique_ptr<Conn>& s) { return s->dead; });
 }
 
 void Proxy::Impl::flush(Conn& c) {

@@ -203,6 +203,9 @@ struct Client : Conn {
   std::int64_t last_io_ns = 0;  // when it last sent or read anything (the client timeout)
   std::size_t mem = 0;          // what it holds, as last accounted in Impl::client_mem
   std::string peer;
+  // Streaming a large command: a half-read one of 64 KiB or more. Its reads wait until the
+  // turn's other events are served, and share a budget (Impl::serve_streamers).
+  bool streaming() const { return in.end - in.start >= 64 * 1024; }
 };
 
 inline std::string errno_text(int e) {
@@ -258,6 +261,7 @@ struct Proxy::Impl {
   std::vector<Client*> touched;
   std::vector<std::unique_ptr<Conn>> stats_conns;
   std::vector<std::unique_ptr<Client>> graveyard;
+  std::vector<std::pair<Client*, std::uint32_t>> streamers;  // this turn's, with their events
   std::vector<Conn*> dirty;
   std::vector<Backend*> broken;  // send failures, handled at the end of the turn
   std::vector<std::string_view> argv;
@@ -283,6 +287,12 @@ struct Proxy::Impl {
 
   static constexpr std::uint64_t kSpareFds = 32;
   static constexpr std::int64_t kStallNs = 1'000'000'000;
+  // What a client's read event reads at most: a client streaming a large value gets its turn
+  // like any other, and a loop turn stays short for everyone else.
+  static constexpr std::size_t kReadPerEvent = 256 * 1024;
+  // What all streaming clients read together in one turn (at least 64 KiB each): about a
+  // millisecond of copying, the longest a small request waits for the next turn.
+  static constexpr std::size_t kStreamingPerTurn = 1024 * 1024;
 
   // proxy.cpp: setup, logging, signals.
   void log(LogLevel level, const std::string& msg);
@@ -296,6 +306,8 @@ struct Proxy::Impl {
   void add_fd(Conn& c, std::uint32_t ev);
   void close_fd(Conn& c);
   void loop();
+  void serve_streamers();
+  void flush_dirty();
   void end_of_turn();
   void flush(Conn& c);
   // listener.cpp: accepting clients (and statistics readers), the client limit.
@@ -310,7 +322,7 @@ struct Proxy::Impl {
   void close_fds(Client& c);
   void close_client(Client& c, const std::string& why);
   void check_pause(Client& c);
-  void on_client_event(Client& c, std::uint32_t ev);
+  void on_client_event(Client& c, std::uint32_t ev, std::size_t max_read = kReadPerEvent);
   void process_input(Client& c);
   void immediate(Client& c, std::string_view reply, bool close_after = false);
   void immediate_error(Client& c, const std::string& msg);
