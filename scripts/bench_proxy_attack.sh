@@ -11,7 +11,8 @@
 #   reach the default bound after 13 s. An other binary (e.g. a release
 #   build of an earlier commit) is measured beside build/release's, named by its file name.
 # Environment: BOUND (bytes, default 1 GiB: --max-client-memory and Redis's maxmemory-clients),
-#   PACES (default "0 4": MiB/s per attacker, 0 is full speed), REDIS_PEER (default 1),
+#   PACES (default "0 4": MiB/s per attacker, 0 is full speed; "idle": no attackers, the
+#   victim alone, for the machine's own latency), REDIS_PEER (default 1),
 #   PROXY_CPUS / ATTACK_CPUS (CPU lists for taskset: the server / the attackers and victim),
 #   FAVOUR (default 0): N > 0 runs the nodes, the server and the victim under nice -n -N and the
 #   attackers at the usual priority, as if they were other machines (the attackers' sends take
@@ -84,7 +85,9 @@ attack() {
   fi
   SERVER_PID=$!
   wait_ping "$port"
-  "${ATTACK_ON[@]}" "$BENCH" --port "$port" --pid "$SERVER_PID" --rate-mib "$pace" \
+  local attackers=20 rate=$pace
+  [ "$pace" = idle ] && attackers=0 rate=0
+  "${ATTACK_ON[@]}" "$BENCH" --port "$port" --pid "$SERVER_PID" --clients "$attackers" --rate-mib "$rate" \
     --attack-nice "$FAVOUR" --seconds "$SECONDS_EACH" --label "$name pace=$pace" | tee -a "$W/lines"
   kill "$SERVER_PID"
   wait "$SERVER_PID" 2>/dev/null || true

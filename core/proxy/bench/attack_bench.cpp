@@ -97,7 +97,7 @@ Options parse_args(int argc, char** argv) {
     else
       usage(("unknown option " + a).c_str());
   }
-  if (o.port <= 0 || o.pid <= 0 || o.clients <= 0 || o.value_mib == 0)
+  if (o.port <= 0 || o.pid <= 0 || o.clients < 0 || o.value_mib == 0)
     usage("--port and --pid are required");
   return o;
 }
