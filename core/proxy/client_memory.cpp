@@ -17,6 +17,17 @@ namespace {
 
 // The largest input buffer kept for lending; a larger one (a large command's) is freed.
 constexpr std::size_t kLentInputMax = 64 * 1024;
+// Buffers this large (a mapping of their own, see return_large_buffers_when_freed) are freed
+// off the loop thread.
+constexpr std::size_t kFreeOffLoop = 1 << 20;
+
+// The bytes a closed client's buffers take (their capacity, not what it last held).
+std::size_t buffers_of(const Client& c) {
+  std::size_t n = c.in.cap + c.out.capacity();
+  for (const auto& b : c.backends)
+    if (b) n += b->in.cap + b->out.capacity();
+  return n;
+}
 
 }  // namespace
 
@@ -89,6 +100,10 @@ void Proxy::Impl::return_input(Client& c) {
   if (c.in.cap <= kLentInputMax && spare_in.cap == 0) {
     c.in.high = 0;
     std::swap(c.in, spare_in);
+  } else if (c.in.cap >= kFreeOffLoop) {
+    InBuf large;
+    std::swap(large, c.in);
+    free_off_loop(nullptr, std::move(large));
   } else {
     give_back_pending = give_back_pending || c.in.cap > kLentInputMax;
     c.in.release();
@@ -127,6 +142,51 @@ void Proxy::Impl::give_back_memory() {
 #else
   ::malloc_trim(0);
 #endif
+}
+
+// Clients closed during the turn: those with large buffers go to the reaper thread.
+void Proxy::Impl::clear_graveyard() {
+  for (auto& c : graveyard)
+    if (buffers_of(*c) >= kFreeOffLoop) free_off_loop(std::move(c), {});
+  graveyard.clear();
+}
+
+void Proxy::Impl::free_off_loop(std::unique_ptr<Client> c, InBuf buf) {
+  {
+    std::lock_guard lock(reap_mu);
+    if (c) reap_clients.push_back(std::move(c));
+    if (buf.cap > 0) reap_bufs.push_back(std::move(buf));
+  }
+  if (!reaper.joinable()) reaper = std::thread([this] { reap(); });
+  reap_cv.notify_one();
+  give_back_pending = true;
+}
+
+// The reaper thread: frees what the loop hands it, until stop_reaper.
+void Proxy::Impl::reap() {
+  std::unique_lock lock(reap_mu);
+  for (;;) {
+    reap_cv.wait(lock, [&] { return reap_stop || !reap_clients.empty() || !reap_bufs.empty(); });
+    if (reap_clients.empty() && reap_bufs.empty()) return;  // stopped, nothing left
+    auto clients_now = std::move(reap_clients);
+    auto bufs_now = std::move(reap_bufs);
+    reap_clients.clear();
+    reap_bufs.clear();
+    lock.unlock();
+    clients_now.clear();
+    bufs_now.clear();
+    lock.lock();
+  }
+}
+
+void Proxy::Impl::stop_reaper() {
+  if (!reaper.joinable()) return;
+  {
+    std::lock_guard lock(reap_mu);
+    reap_stop = true;
+  }
+  reap_cv.notify_one();
+  reaper.join();
 }
 
 }  // namespace perflab::proxy

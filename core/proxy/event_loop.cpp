@@ -113,6 +113,7 @@ void Proxy::Impl::loop() {
   by_id.clear();
   graveyard.clear();
   close_shared();
+  stop_reaper();
 }
 
 // Clients streaming large commands, after every other event of the turn: what those produced
@@ -132,7 +133,7 @@ void Proxy::Impl::end_of_turn() {
   flush_dirty();
   if (opts.max_client_memory > 0 && client_mem.get() > opts.max_client_memory)
     bound_client_memory(nullptr, 0);  // replies that grew during the turn
-  graveyard.clear();
+  clear_graveyard();
   std::erase_if(stats_conns, [](const std::unique_ptr<Conn>& s) { return s->dead; });
 }
 

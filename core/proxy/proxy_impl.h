@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -279,6 +280,14 @@ struct Proxy::Impl {
   Counter client_mem;
   InBuf spare_in;
   bool give_back_pending = false;
+  // Large buffers are freed on a thread of their own: unmapping an evicted client's hundreds of
+  // megabytes takes milliseconds that every other client would wait.
+  std::thread reaper;
+  std::mutex reap_mu;
+  std::condition_variable reap_cv;
+  std::vector<std::unique_ptr<Client>> reap_clients;
+  std::vector<InBuf> reap_bufs;
+  bool reap_stop = false;
 
   Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
       st_fragments, st_forward_error, st_proto, st_auth, st_refused_cmds, st_limit, st_backend,
@@ -341,6 +350,10 @@ struct Proxy::Impl {
   void return_input(Client& c);
   void check_idle_clients();
   void give_back_memory();
+  void clear_graveyard();
+  void free_off_loop(std::unique_ptr<Client> c, InBuf buf);
+  void reap();
+  void stop_reaper();
   // dispatch.cpp: routing a request, splitting it by node, forwarding its parts.
   void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw);
   void keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
