@@ -15,7 +15,7 @@ PACKAGES=(
   libcli11-dev libyaml-dev libpqxx-dev
   libgtest-dev
   # servers and peers the experiments start (managed servers) or compare with
-  postgresql-15 postgresql-client-15 redis-server redis-tools nutcracker
+  postgresql-15 postgresql-client-15 redis-server redis-tools nutcracker pgbouncer
   # pdftotext and pdfimages: the report tests decode the PDF it writes
   poppler-utils
   # fonts for charts (the GUI tests run on Qt's offscreen platform, no X server needed)

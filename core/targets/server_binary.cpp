@@ -44,6 +44,7 @@ std::string debian_package_hint(const std::string& name) {
       {"redis-benchmark", "redis-tools"},
       {"redis-cli", "redis-tools"},
       {"nutcracker", "nutcracker"},
+      {"pgbouncer", "pgbouncer"},
   };
   auto it = packages.find(name);
   std::string pkg = it != packages.end() ? it->second : name;
@@ -80,7 +81,7 @@ fs::path find_server_binary(const std::string& name) {
   }
   const char* path_env = std::getenv("PATH");
   std::string path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-  path += ":/usr/sbin:/sbin";  // nutcracker lives in /usr/sbin on Debian
+  path += ":/usr/sbin:/sbin";  // nutcracker and pgbouncer live in /usr/sbin on Debian
   std::size_t pos = 0;
   while (pos <= path.size()) {
     std::size_t colon = path.find(':', pos);

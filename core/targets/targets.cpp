@@ -61,6 +61,22 @@ PgTarget Targets::postgres(std::stop_token stop) {
   return {pg_->conninfo(), cfg_.pg_schema, true, cfg_.pg_limits};
 }
 
+PgTarget Targets::pg_pooler(std::stop_token stop) {
+  PgTarget server = postgres(stop);
+  std::lock_guard lock(mu_);
+  if (!pgbouncer_) {
+    try {
+      pgbouncer_ = std::make_unique<ManagedPgBouncer>(server.conninfo, cfg_.managed_pgbouncer);
+    } catch (const ServerError& e) {
+      throw TargetError(TargetField::PgServer, e.what());
+    }
+    used_.push_back(
+        {"pgbouncer", redact_conninfo(pgbouncer_->conninfo()), true, pgbouncer_->version()});
+  }
+  server.conninfo = pgbouncer_->conninfo();
+  return server;
+}
+
 RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
   std::lock_guard lock(mu_);
   if (count == 0) count = 1;
@@ -149,11 +165,17 @@ void Targets::start_managed(const TargetNeeds& needs, std::stop_token stop) {
   if (needs.postgres && !cfg_.pg_conninfo) postgres(stop);
   if (needs.redis_nodes > 0 && cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
   if (needs.redis_cluster && cfg_.redis_cluster.empty()) redis_cluster(stop);
+  if (needs.pg_pooler) pg_pooler(stop);
 }
 
 ManagedRedisCluster* Targets::managed_cluster() {
   std::lock_guard lock(mu_);
   return cluster_.get();
+}
+
+ManagedPgBouncer* Targets::managed_pgbouncer() {
+  std::lock_guard lock(mu_);
+  return pgbouncer_.get();
 }
 
 ManagedPostgres* Targets::managed_postgres() {

@@ -11,6 +11,7 @@
 
 #include "common/run.h"
 #include "targets/cluster.h"
+#include "targets/managed_pgbouncer.h"
 #include "targets/managed_postgres.h"
 #include "targets/managed_redis.h"
 #include "targets/managed_redis_cluster.h"
@@ -30,6 +31,7 @@ struct TargetsConfig {
   std::string pg_schema = "perflab";      // the only schema Perflab touches
   std::string redis_prefix = "perflab:";  // the only keys Perflab touches
   ManagedPostgresOptions managed_pg;
+  ManagedPgBouncerOptions managed_pgbouncer;      // the pooler in front of the PostgreSQL target
   PgLimits pg_limits;                             // bounds of every PostgreSQL operation
   std::chrono::milliseconds redis_timeout{5000};  // bound of every Redis command
 };
@@ -68,6 +70,7 @@ struct TargetNeeds {
   bool postgres = false;
   std::size_t redis_nodes = 0;  // 0: no Redis
   bool redis_cluster = false;
+  bool pg_pooler = false;  // PostgreSQL also through a managed PgBouncer
 };
 
 class Targets {
@@ -95,8 +98,13 @@ class Targets {
   // Starts now the managed servers `needs` names that are not running yet (configured ones are
   // left alone), so that a run started next measures at once. Throws TargetError.
   void start_managed(const TargetNeeds& needs, std::stop_token stop = {});
+  // The PostgreSQL target through a managed PgBouncer (transaction mode) started on first use in
+  // front of postgres(); the same schema, limits and `managed` (whose the server is). Throws
+  // TargetError.
+  PgTarget pg_pooler(std::stop_token stop = {});
   // Managed servers (nullptr / empty when external or not started yet).
   ManagedPostgres* managed_postgres();
+  ManagedPgBouncer* managed_pgbouncer();
   std::vector<ManagedRedis*> managed_redis();
   ManagedRedisCluster* managed_cluster();  // nullptr when external or not started yet
 
@@ -108,6 +116,7 @@ class Targets {
   TargetsConfig cfg_;
   mutable std::mutex mu_;
   std::unique_ptr<ManagedPostgres> pg_;
+  std::unique_ptr<ManagedPgBouncer> pgbouncer_;  // after pg_: stopped before the server
   std::vector<std::unique_ptr<ManagedRedis>> redis_;
   std::unique_ptr<ManagedRedisCluster> cluster_;
   std::vector<TargetInfo> used_;
