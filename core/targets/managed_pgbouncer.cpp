@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -98,6 +100,7 @@ std::string pgbouncer_ini(const Upstream& u, const fs::path& dir, int port,
       << "reserve_pool_size = 0\nmin_pool_size = 0\n"
       // Bounded waits: a client waits at most this long for a server connection.
       << "query_wait_timeout = 60\nserver_connect_timeout = 10\nserver_login_retry = 1\n"
+      << "admin_users = " << u.user << "\n"
       << "log_connections = 0\nlog_disconnections = 0\nlog_pooler_errors = 1\n";
   return ini.str();
 }
@@ -131,6 +134,7 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
   const fs::path exe = find_server_binary("pgbouncer");
   version_ = pgbouncer_version(exe);
   const Upstream up = read_upstream(server_conninfo);
+  user_ = up.user;
   const Credentials creds = unprivileged_credentials();
   dir_ = make_owned_folder("perflab-pgbouncer-", creds);
   try {
@@ -191,6 +195,26 @@ void ManagedPgBouncer::start(const fs::path& exe) {
 ManagedPgBouncer::~ManagedPgBouncer() {
   stop_child(pid_, SIGTERM, std::chrono::seconds(5));  // SIGTERM: immediate shutdown
   remove_folder(dir_);
+}
+
+std::vector<int> ManagedPgBouncer::server_pids() const {
+  // The admin console speaks the simple protocol and takes no SET: plain libpq, bounded by
+  // connect_timeout and tcp_user_timeout (the console is PgBouncer's own, on this machine).
+  const std::string ci = "host=127.0.0.1 port=" + std::to_string(port_) +
+                         " dbname=pgbouncer user=" + user_ +
+                         " connect_timeout=5 tcp_user_timeout=10000";
+  std::unique_ptr<PGconn, PgConnFinish> c(PQconnectdb(ci.c_str()));
+  if (!c || PQstatus(c.get()) != CONNECTION_OK)
+    throw ServerError(std::string("PgBouncer's console does not answer: ") +
+                      (c ? PQerrorMessage(c.get()) : "out of memory"));
+  std::unique_ptr<PGresult, PgResultClear> r(PQexec(c.get(), "SHOW SERVERS"));
+  const int col = r ? PQfnumber(r.get(), "remote_pid") : -1;
+  if (!r || PQresultStatus(r.get()) != PGRES_TUPLES_OK || col < 0)
+    throw ServerError(std::string("PgBouncer's SHOW SERVERS failed: ") + PQerrorMessage(c.get()));
+  std::vector<int> pids;
+  for (int row = 0; row < PQntuples(r.get()); ++row)
+    if (const int pid = std::atoi(PQgetvalue(r.get(), row, col)); pid > 0) pids.push_back(pid);
+  return pids;
 }
 
 bool ManagedPgBouncer::running() const {

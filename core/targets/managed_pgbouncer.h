@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "targets/server_error.h"
 
@@ -39,11 +40,15 @@ class ManagedPgBouncer {
   // Its folder: pgbouncer.ini, the auth file, its log.
   const std::filesystem::path& dir() const { return dir_; }
   bool running() const;
+  // The server's backends PgBouncer holds now (their pids, from SHOW SERVERS on its admin
+  // console). Throws ServerError when the console does not answer.
+  std::vector<int> server_pids() const;
 
  private:
   void start(const std::filesystem::path& exe);
   ManagedPgBouncerOptions opts_;
   std::string server_conninfo_, conninfo_;
+  std::string user_;  // the server's user, PgBouncer's admin too
   std::filesystem::path dir_;
   int port_ = 0;
   pid_t pid_ = -1;
