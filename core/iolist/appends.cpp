@@ -127,22 +127,39 @@ void measure_appends(IoListRun& r, ClientPool& pool, bool local_server,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision) {
+  ClientPool* const pools[] = {&pool};
+  measure_appends(r, pools, local_server, variants, batches, label, reps, warmup, samples,
+                  precision);
+}
+
+void measure_appends(IoListRun& r, std::span<ClientPool* const> pools, bool local_server,
+                     const std::vector<Variant>& variants,
+                     const std::vector<std::vector<EventData>>& batches, const std::string& label,
+                     int reps, int warmup, std::vector<AppendSamples>& samples,
+                     std::optional<PointPrecision>& precision) {
   RunContext& ctx = r.ctx;
   PointRounds rounds = variant_rounds(ctx, variants, reps, warmup);
+  const auto pool_of = [&](std::size_t vi) -> ClientPool& {
+    return pools.size() == 1 ? *pools[0] : *pools[vi];
+  };
   // New streams of the pipeline transport take reserved ids: reserved here, unmeasured (a
   // refill, if rounds go on to a precision, is one round trip in an append).
   const std::size_t appends = static_cast<std::size_t>(warmup + reps) * variants.size();
-  pool.run([&](std::size_t, EventStore& store) { store.reserve_stream_ids(appends); });
-  std::vector<AppendTiming> timings(pool.size());
-  std::int64_t server0 = local_server ? pool.backend_cpu_ns() : -1;
+  for (ClientPool* pool : pools)
+    pool->run([&](std::size_t, EventStore& store) { store.reserve_stream_ids(appends); });
+  std::vector<AppendTiming> timings(pool_of(0).size());
+  // The server's CPU per append: its backends idle between appends (one pool of its own).
+  const bool server_cpu = local_server && pools.size() == 1;
+  std::int64_t server0 = server_cpu ? pools[0]->backend_cpu_ns() : -1;
   while (rounds.next()) {
     std::vector<double> round(variants.size());
     for (std::size_t k = 0; k < variants.size(); ++k) {
       ctx.check_stop();
       const std::size_t vi = (k + static_cast<std::size_t>(rounds.round())) % variants.size();
-      const ClientPoolSample s = append_once(r, pool, variants[vi].options, batches, timings);
+      const ClientPoolSample s =
+          append_once(r, pool_of(vi), variants[vi].options, batches, timings);
       // The backends idle between appends: the difference is this append's server CPU.
-      const std::int64_t server1 = server0 >= 0 ? pool.backend_cpu_ns() : -1;
+      const std::int64_t server1 = server0 >= 0 ? pools[0]->backend_cpu_ns() : -1;
       if (!rounds.warmup())
         samples[vi].add(s, timings,
                         server0 >= 0 && server1 >= 0 ? double(server1 - server0) / 1000.0 : -1.0);

@@ -46,6 +46,12 @@ std::int64_t ClientPool::backend_cpu_ns() const {
   return sum;
 }
 
+std::vector<int> ClientPool::backend_pids() const {
+  std::vector<int> pids;
+  for (const auto& c : conns_) pids.push_back(c.backend_pid());
+  return pids;
+}
+
 void ClientPool::loop(std::size_t i) {
   for (;;) {
     start_.arrive_and_wait();

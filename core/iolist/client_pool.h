@@ -49,6 +49,9 @@ class ClientPool {
   // CPU time the server's backends of these connections have used so far (schedstat clock),
   // or -1 when it cannot be read. Meaningful only for a server on this machine.
   std::int64_t backend_cpu_ns() const;
+  // The server's process ids of these connections (PostgreSQL's backends when connected
+  // directly; through a pooler they are the pooler's own keys, not processes).
+  std::vector<int> backend_pids() const;
 
  private:
   void loop(std::size_t i);

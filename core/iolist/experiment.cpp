@@ -55,14 +55,15 @@ class IoListExperiment final : public Experiment {
         {.name = "benchmarks",
          .type = ParamType::SubsetOf,
          .default_value = "build,append,pgbench,read,payload,client",
-         .choices = {"build", "append", "pgbench", "read", "payload", "client"},
+         .choices = {"build", "append", "pgbench", "read", "payload", "client", "pooled"},
          .help =
              "which benchmarks to run; pgbench: PostgreSQL's own load tool "
              "running the same append transaction, as a peer; payload: single-writer appends with "
              "events of payload_bytes each, and the build's share of them; client: single-writer "
              "appends "
              "through libpqxx 6.4 beside libpq (interpolate, iolist, prepared), time and "
-             "allocations"},
+             "allocations; pooled (not in the default): appends with pool_clients clients, "
+             "direct and through a managed PgBouncer in transaction mode"},
         {.name = "builders",
          .type = ParamType::SubsetOf,
          .default_value = all_builders,
@@ -176,6 +177,14 @@ class IoListExperiment final : public Experiment {
          .help =
              "measured repetitions per payload size (warm-up: 1); 6 is the fewest whose median can "
              "have a 95% interval"},
+        {.name = "pool_clients",
+         .type = ParamType::IntList,
+         .default_value = "10,100,1000",
+         .min = 1,
+         .max = 1000,
+         .help = "concurrent clients of the pooled appends, each a run: every client appends "
+                 "directly (a backend each) and through PgBouncer (a few backends shared); "
+                 "the builders that work in transaction mode, four round trips"},
         {.name = "reset",
          .type = ParamType::Bool,
          .default_value = "true",
@@ -194,9 +203,9 @@ class IoListExperiment final : public Experiment {
 
   TargetNeeds needs(const Params& p) const override {
     const auto benches = p.get_subset("benchmarks");
-    return {std::any_of(benches.begin(), benches.end(),
-                        [](const std::string& b) { return b != "build"; }),
-            0};
+    return {.postgres = std::any_of(benches.begin(), benches.end(),
+                                    [](const std::string& b) { return b != "build"; }),
+            .pg_pooler = std::find(benches.begin(), benches.end(), "pooled") != benches.end()};
   }
 
   // Each benchmark in its file of its own, in this order; the findings from what they measured.
@@ -216,6 +225,7 @@ class IoListExperiment final : public Experiment {
       if (set.has("read")) run_read(r);
       if (set.has("payload")) run_payload(r);
       if (set.has("client")) run_client(r);
+      if (set.has("pooled")) run_pooled(r);
     } catch (...) {
       // A stopped run keeps the figures of what it completed (the ratios need both points).
       if (ctx.stop_requested()) add_findings(ctx, set, r.measured);

@@ -245,6 +245,7 @@ void point_findings(RunContext& ctx, const IoListSettings& set) {
 void add_findings(RunContext& ctx, const IoListSettings& settings, const IoListMeasured& measured) {
   breakdown_findings(ctx, settings, measured);  // first: the panel leads
   point_findings(ctx, settings);
+  if (settings.has("pooled")) pooled_findings(ctx, settings, measured);
 }
 
 }  // namespace perflab::iolist

@@ -91,6 +91,7 @@ IoListSettings IoListSettings::from(const Params& p) {
   s.pgbench_reps = static_cast<int>(p.get_int("pgbench_repetitions"));
   s.payload_sizes = p.get_int_list("payload_bytes");
   s.payload_reps = static_cast<int>(p.get_int("payload_repetitions"));
+  s.pool_clients = p.get_int_list("pool_clients");
   s.reset = p.get_bool("reset");
   s.seed = static_cast<std::uint64_t>(p.get_int("seed"));
   return s;
@@ -101,7 +102,8 @@ bool IoListSettings::has(const char* benchmark) const {
 }
 
 bool IoListSettings::needs_server() const {
-  return has("append") || has("read") || has("pgbench") || has("payload") || has("client");
+  return has("append") || has("read") || has("pgbench") || has("payload") || has("client") ||
+         has("pooled");
 }
 
 const AppendSamples* IoListMeasured::find(const std::string& series,
@@ -132,6 +134,7 @@ IoListRun::IoListRun(RunContext& context)
   if (s.has("payload"))
     total_steps_ += s.payload_sizes.size() * static_cast<std::size_t>(s.payload_reps + 1);
   if (s.has("client")) total_steps_ += per_point;
+  if (s.has("pooled")) total_steps_ += s.pool_clients.size() * per_point + 1;
 }
 
 void IoListRun::connect() {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +100,7 @@ struct IoListSettings {
   int pgbench_reps = 0;
   std::vector<std::int64_t> payload_sizes;
   int payload_reps = 0;
+  std::vector<std::int64_t> pool_clients;  // the pooled appends' client counts
   bool reset = true;
   std::uint64_t seed = 42;
 
@@ -107,11 +109,27 @@ struct IoListSettings {
   bool needs_server() const;  // a benchmark other than build
 };
 
+// The pooled appends beside their times (pooled.cpp): the server's backends serving N clients
+// and, on a server of this machine, their private memory; the prepared builder's appends
+// through PgBouncer; what was not measured, and why.
+struct ServerUse {
+  std::int64_t backends = 0;
+  std::optional<double> private_mib;  // absent on a server Perflab does not run here
+};
+struct PooledMeasured {
+  std::map<std::pair<bool, std::int64_t>, ServerUse> use;  // (through PgBouncer, clients)
+  std::int64_t prepared_appends = 0, prepared_failed = 0, prepared_clients = 0;
+  std::string prepared_error;  // the first failure's message
+  std::string pooler;          // "PgBouncer 1.18.0, transaction mode, 20 server connections"
+  std::vector<std::string> notes;
+};
+
 // What the run measured, by (series, label), for the findings.
 struct IoListMeasured {
   std::map<std::pair<std::string, std::string>, AppendSamples> appends;
   // The allocations per append of the client libraries, by (library, builder).
   std::map<std::pair<std::string, std::string>, std::vector<double>> client_allocs;
+  PooledMeasured pooled;
 
   // The samples of a point, or null when it was not measured.
   const AppendSamples* find(const std::string& series, const std::string& label) const;
@@ -180,6 +198,7 @@ void run_pgbench_peer(IoListRun& r);    // pgbench_peer.cpp: pgbench running the
 void run_read(IoListRun& r);            // reads.cpp
 void run_payload(IoListRun& r);         // payload_sweep.cpp: single-writer appends by event size
 void run_client(IoListRun& r);          // client_libraries.cpp: libpq against libpqxx
+void run_pooled(IoListRun& r);          // pooled.cpp: N clients direct and through PgBouncer
 
 // appends.cpp: the append chart (with pgbench, its description says what that series is and how
 // it differs); for the benchmarks that append: one append per writer of the pool, and the rounds
@@ -193,6 +212,13 @@ void measure_appends(IoListRun& r, ClientPool& pool, bool local_server,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision);
+// The same with a pool per variant (pools[v] for variants[v], all of one size), or one pool for
+// all; the server's CPU is measured only with one pool on a local server.
+void measure_appends(IoListRun& r, std::span<ClientPool* const> pools, bool local_server,
+                     const std::vector<Variant>& variants,
+                     const std::vector<std::vector<EventData>>& batches, const std::string& label,
+                     int reps, int warmup, std::vector<AppendSamples>& samples,
+                     std::optional<PointPrecision>& precision);
 
 // breakdown.cpp: where an append's time goes, a stacked group of the round-trip phases.
 Group breakdown_group(std::size_t events);
@@ -201,6 +227,10 @@ void publish_breakdown(RunContext& ctx, Builder builder, std::int64_t writers,
 
 // findings.cpp: every finding of the run, from what it measured.
 void add_findings(RunContext& ctx, const IoListSettings& settings, const IoListMeasured& measured);
+
+// pooled.cpp: the pooled appends' findings (pooled vs direct at every client count, the
+// backends and their memory, the prepared builder through PgBouncer, what was skipped).
+void pooled_findings(RunContext& ctx, const IoListSettings& settings, const IoListMeasured& m);
 
 // article.cpp: the published figures.
 Article iolist_article();

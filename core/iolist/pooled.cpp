@@ -1,0 +1,267 @@
+// The IO-list experiment's pooled appends: N clients appending directly (a backend each) and
+// through a managed PgBouncer in transaction mode (a few backends shared), round by round; the
+// server's backends and their memory beside the times; the prepared builder through PgBouncer.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <set>
+
+#include "common/figure_format.h"
+#include "common/process_memory.h"
+#include "iolist/iolist_run.h"
+
+namespace perflab::iolist {
+
+namespace {
+
+// Client connections kept free besides the pool: Perflab's own admin connections.
+constexpr std::int64_t kSpareConnections = 3;
+// The prepared builder through PgBouncer: this many clients, each appending this many times.
+constexpr std::size_t kProbeClients = 10;
+constexpr int kProbeRounds = 3;
+
+std::string pooled_series(Builder b, bool pooled) {
+  return std::string(to_string(b)) + (pooled ? " pooled" : " direct");
+}
+
+std::string pooled_label(std::int64_t clients) {
+  return "pooled " + std::to_string(clients);
+}
+
+std::string clients_text(std::int64_t n) {
+  return n == 1 ? "single client" : std::to_string(n) + " concurrent clients";
+}
+
+// The builders measured through PgBouncer: all but prepared (named statements live on one
+// backend; the probe below reports what happens to them).
+std::vector<Builder> pooled_builders(const IoListSettings& set) {
+  std::vector<Builder> out;
+  for (Builder b : set.builders)
+    if (b != Builder::Prepared) out.push_back(b);
+  return out;
+}
+
+Group pooled_group(const IoListSettings& set, const std::string& pooler) {
+  Group g{"pooled",
+          "Append " + std::to_string(set.events) + " events: direct vs through PgBouncer",
+          "us/op",
+          "concurrent clients",
+          true,
+          true,
+          "Time per append: the wall time for N clients to append one batch each at once, "
+          "divided by N. Direct: N connections, each a backend of the server (a process with "
+          "its own memory). Pooled: the same N clients connect to " +
+              pooler +
+              ": a client holds a backend only for its transaction, the others wait in "
+              "PgBouncer. Each point shows the server's backends and, on a server of this "
+              "machine, their private memory (the table's extra columns). Transaction mode "
+              "keeps no session state: a SET, a named prepared statement or a temporary table "
+              "stays on the backend that ran it, and the client's next transaction may run on "
+              "another; the prepared builder is therefore not measured here (see its finding).",
+          true};
+  g.log_x = true;
+  g.log_y = true;
+  g.interleaved = true;
+  const std::vector<Builder> builders = pooled_builders(set);
+  const Builder first =
+      std::find(builders.begin(), builders.end(), Builder::IoList) != builders.end()
+          ? Builder::IoList
+          : builders.front();
+  g.baseline_series = pooled_series(first, false);
+  g.first_series = {pooled_series(first, false), pooled_series(first, true)};
+  return g;
+}
+
+// Client connections the server admits now, less what PgBouncer may still open and Perflab's
+// own spares; with the reason in words for a note.
+struct Room {
+  std::int64_t free = 0, max_connections = 0, reserved = 0, in_use = 0;
+};
+Room connection_room(PgConnection& admin, int pool_size) {
+  PgResult res = admin.exec(
+      "SELECT current_setting('max_connections')::int, "
+      "current_setting('superuser_reserved_connections')::int, "
+      "(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')");
+  Room r;
+  r.max_connections = std::stoll(std::string(res.value(0, 0)));
+  r.reserved = std::stoll(std::string(res.value(0, 1)));
+  r.in_use = std::stoll(std::string(res.value(0, 2)));
+  r.free = r.max_connections - r.reserved - r.in_use - pool_size - kSpareConnections;
+  return r;
+}
+
+// The backends serving the clients (distinct pids) and, when the server runs here, their
+// private memory.
+ServerUse server_use(const std::vector<int>& pids, bool local) {
+  ServerUse u;
+  const std::set<int> distinct(pids.begin(), pids.end());
+  u.backends = static_cast<std::int64_t>(distinct.size());
+  if (!local) return u;
+  double bytes = 0;
+  for (int pid : distinct) {
+    const std::int64_t b = process_private_bytes(pid);
+    if (b < 0) return u;  // a backend gone or unreadable: no figure rather than a partial sum
+    bytes += double(b);
+  }
+  u.private_mib = bytes / double(1u << 20);
+  return u;
+}
+
+// The prepared builder through PgBouncer: what happens, counted, with the first failure.
+void probe_prepared(IoListRun& r, const PgTarget& pooled, std::size_t clients) {
+  RunContext& ctx = r.ctx;
+  PooledMeasured& m = r.measured.pooled;
+  ctx.progress(r.fraction(), "prepared builder through PgBouncer");
+  ClientPool pool(clients, pooled, r.ids(), ctx.stop_token());
+  std::vector<std::vector<EventData>> batches;
+  for (std::size_t w = 0; w < clients; ++w)
+    batches.push_back(make_events(r.settings.events, r.settings.seed + w));
+  std::atomic<std::int64_t> failed{0};
+  std::mutex mu;
+  for (int round = 0; round < kProbeRounds; ++round) {
+    ctx.check_stop();
+    std::vector<std::string> uuids;
+    for (std::size_t w = 0; w < clients; ++w) uuids.push_back(make_uuid(r.uuid_state()));
+    pool.run([&](std::size_t w, EventStore& store) {
+      try {
+        store.append_to_stream(uuids[w], 0, batches[w], AppendOptions{Builder::Prepared});
+      } catch (const PgError& e) {
+        ++failed;
+        std::lock_guard lock(mu);
+        if (m.prepared_error.empty()) m.prepared_error = e.what();
+      }
+    });
+    m.prepared_appends += static_cast<std::int64_t>(clients);
+    m.prepared_clients = static_cast<std::int64_t>(clients);
+  }
+  m.prepared_failed = failed;
+  r.step("prepared builder through PgBouncer");
+}
+
+}  // namespace
+
+void run_pooled(IoListRun& r) {
+  RunContext& ctx = r.ctx;
+  const IoListSettings& set = r.settings;
+  const PgTarget pooled = ctx.targets().pg_pooler(ctx.stop_token());
+  const ManagedPgBouncer& bouncer = *ctx.targets().managed_pgbouncer();
+  PooledMeasured& m = r.measured.pooled;
+  const int pool_size = bouncer.options().default_pool_size;
+  m.pooler = bouncer.version() + " in transaction mode with " + std::to_string(pool_size) +
+             " server connections";
+  const std::vector<Builder> builders = pooled_builders(set);
+  if (!builders.empty()) ctx.add_group(pooled_group(set, m.pooler));
+  // The managed server runs here: its backends' memory can be read.
+  const bool local = r.pg().managed;
+  PgConnection admin = r.pg().connect(ctx.stop_token());
+  for (auto n64 : builders.empty() ? std::vector<std::int64_t>{} : set.pool_clients) {
+    const auto n = static_cast<std::size_t>(n64);
+    const Room room = connection_room(admin, pool_size);
+    const bool direct = n64 <= room.free;
+    if (!direct)
+      m.notes.push_back(
+          "The direct point at " + clients_text(n64) + " was not measured: the server admits " +
+          std::to_string(room.max_connections) + " connections (max_connections, " +
+          std::to_string(room.reserved) + " reserved for superusers), " +
+          std::to_string(room.in_use) + " are in use, and " + std::to_string(pool_size) +
+          " are PgBouncer's. Perflab never changes the settings of a server it does not own "
+          "(a managed server it starts has room for them).");
+    std::vector<Variant> variants;
+    for (Builder b : builders) {
+      if (direct) variants.push_back({AppendOptions{b}, pooled_series(b, false)});
+      variants.push_back({AppendOptions{b}, pooled_series(b, true)});
+    }
+    ctx.progress(r.fraction(), "opening " + std::to_string(direct ? 2 * n : n) + " connections");
+    std::optional<ClientPool> direct_pool;
+    if (direct) direct_pool.emplace(n, r.pg(), r.ids(), ctx.stop_token());
+    ClientPool pooled_pool(n, pooled, r.ids(), ctx.stop_token());
+    std::vector<ClientPool*> pools;
+    for (std::size_t v = 0; v < variants.size(); ++v)
+      pools.push_back(direct && v % 2 == 0 ? &*direct_pool : &pooled_pool);
+    std::vector<std::vector<EventData>> batches;
+    for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(set.events, set.seed + w));
+    std::vector<AppendSamples> samples(variants.size());
+    std::optional<PointPrecision> precision;
+    auto publish = [&] {
+      for (std::size_t v = 0; v < variants.size(); ++v) {
+        if (samples[v].total.wall.empty()) continue;
+        r.measured.appends[{variants[v].series, pooled_label(n64)}] = samples[v];
+        Samples per_append = samples[v].total;  // the pool's wall and CPU, per client
+        for (double& w : per_append.wall) w /= double(n);
+        for (double& c : per_append.cpu) c /= double(n);
+        Point p = make_point(std::to_string(n64), per_append);
+        p.x = double(n64);
+        p.precision = precision;
+        const bool through = pools[v] == &pooled_pool;
+        if (auto it = m.use.find({through, n64}); it != m.use.end()) {
+          p.extra["backends"] = double(it->second.backends);
+          if (it->second.private_mib) p.extra["backends_private_mib"] = *it->second.private_mib;
+        }
+        ctx.add_point("pooled", variants[v].series, std::move(p));
+      }
+    };
+    publish_after(publish, [&] {
+      measure_appends(r, pools, false, variants, batches, "pooled, " + clients_text(n64), set.reps,
+                      set.warmup, samples, precision);
+      // After the rounds, every connection has had its backend (PgBouncer's opened on demand).
+      if (direct) m.use[{false, n64}] = server_use(direct_pool->backend_pids(), local);
+      m.use[{true, n64}] = server_use(bouncer.server_pids(), local);
+    });
+  }
+  const std::int64_t most = *std::max_element(set.pool_clients.begin(), set.pool_clients.end());
+  if (std::find(set.builders.begin(), set.builders.end(), Builder::Prepared) != set.builders.end())
+    probe_prepared(r, pooled, std::min<std::size_t>(kProbeClients, static_cast<std::size_t>(most)));
+  else
+    r.skip_steps(1);
+}
+
+void pooled_findings(RunContext& ctx, const IoListSettings& set, const IoListMeasured& m) {
+  const PooledMeasured& pm = m.pooled;
+  for (auto n : set.pool_clients) {
+    const std::string id = "pooled_" + std::to_string(n);
+    for (Builder b : pooled_builders(set)) {
+      const AppendSamples* through = m.find(pooled_series(b, true), pooled_label(n));
+      const AppendSamples* direct = m.find(pooled_series(b, false), pooled_label(n));
+      if (!through || !direct) continue;
+      ComparisonSpec spec{
+          id + ".pooled_vs_direct." + to_string(b),
+          "Append, " + clients_text(n) + ", " + to_string(b),
+          {"through PgBouncer", "direct", "time per append", Quantity::Time, Better::Lower},
+          true};
+      spec.group = "pooled";
+      ctx.add_comparison(spec, through->total.wall, direct->total.wall);
+    }
+    for (bool through : {false, true}) {
+      auto it = pm.use.find({through, n});
+      if (it == pm.use.end()) continue;
+      const std::string how = through ? "pooled" : "direct";
+      const std::string context =
+          clients_text(n) + ", " + (through ? "through PgBouncer" : "direct");
+      ctx.add_finding(figure_finding({id + ".backends." + how, context,
+                                      "the server's backends serving them", "backends", "pooled"},
+                                     double(it->second.backends)));
+      if (it->second.private_mib)
+        ctx.add_finding(figure_finding({id + ".backends_memory." + how, context,
+                                        "private memory of those backends", "MiB", "pooled"},
+                                       *it->second.private_mib));
+    }
+  }
+  for (std::size_t i = 0; i < pm.notes.size(); ++i)
+    ctx.add_finding(
+        note_finding({"pooled.skipped." + std::to_string(i), "", pm.notes[i], "", "pooled"}));
+  if (pm.prepared_appends > 0) {
+    const std::string context = "Prepared builder through " + pm.pooler;
+    ctx.add_finding(
+        figure_finding({"pooled.prepared.failed", context,
+                        "appends that failed, of " + std::to_string(pm.prepared_appends) + " (" +
+                            std::to_string(pm.prepared_clients) + " clients at once)",
+                        "appends", "pooled"},
+                       double(pm.prepared_failed)));
+    if (!pm.prepared_error.empty())
+      ctx.add_finding(note_finding({"pooled.prepared.error", context,
+                                    "the first failure: " + pm.prepared_error, "", "pooled"}));
+  }
+}
+
+}  // namespace perflab::iolist
