@@ -54,8 +54,8 @@ Group pooled_group(const IoListSettings& set, const std::string& pooler) {
           "its own memory). Pooled: the same N clients connect to " +
               pooler +
               ": a client holds a backend only for its transaction, the others wait in "
-              "PgBouncer. Each point shows the server's backends and, on a server of this "
-              "machine, their private memory (the table's extra columns). Transaction mode "
+              "PgBouncer. Beside it: the server's backends and, on a server of this machine, "
+              "their private memory, in charts of their own. Transaction mode "
               "keeps no session state: a SET, a named prepared statement or a temporary table "
               "stays on the backend that ran it, and the client's next transaction may run on "
               "another; the prepared builder is therefore not measured here (see its finding).",
@@ -71,6 +71,47 @@ Group pooled_group(const IoListSettings& set, const std::string& pooler) {
   g.baseline_series = pooled_series(first, false);
   g.first_series = {pooled_series(first, false), pooled_series(first, true)};
   return g;
+}
+
+// What the server pays for N clients, direct and pooled: its backends, and their memory.
+void add_server_use_groups(RunContext& ctx, bool local) {
+  Group backends{"pooled_backends",
+                 "Server backends serving N clients",
+                 "backends",
+                 "concurrent clients",
+                 true,
+                 true,
+                 "The server's backends (processes) serving the clients of the pooled appends "
+                 "once every client has appended: one per client connected directly; through "
+                 "PgBouncer, the server connections it opened, at most its pool.",
+                 true};
+  backends.log_x = true;
+  backends.y_label = "backends";
+  ctx.add_group(backends);
+  if (!local) return;
+  Group memory{"pooled_memory",
+               "Private memory of those backends",
+               "MiB",
+               "concurrent clients",
+               true,
+               true,
+               "The sum of the backends' private memory (Private_Clean + Private_Dirty in "
+               "/proc/<pid>/smaps_rollup: what each process holds for itself, the shared "
+               "buffers left out), read once every client has appended.",
+               true};
+  memory.log_x = true;
+  memory.y_label = "MiB";
+  ctx.add_group(memory);
+}
+
+// One exact figure as a point of a numeric group.
+void add_count(RunContext& ctx, const std::string& group, bool through, std::int64_t clients,
+               double value) {
+  Point p;
+  p.label = std::to_string(clients);
+  p.x = double(clients);
+  p.samples = {value};
+  ctx.add_point(group, through ? "pooled" : "direct", std::move(p));
 }
 
 // Client connections the server admits now, less what PgBouncer may still open and Perflab's
@@ -151,9 +192,12 @@ void run_pooled(IoListRun& r) {
   m.pooler = bouncer.version() + " in transaction mode with " + std::to_string(pool_size) +
              " server connections";
   const std::vector<Builder> builders = pooled_builders(set);
-  if (!builders.empty()) ctx.add_group(pooled_group(set, m.pooler));
   // The managed server runs here: its backends' memory can be read.
   const bool local = r.pg().managed;
+  if (!builders.empty()) {
+    ctx.add_group(pooled_group(set, m.pooler));
+    add_server_use_groups(ctx, local);
+  }
   PgConnection admin = r.pg().connect(ctx.stop_token());
   for (auto n64 : builders.empty() ? std::vector<std::int64_t>{} : set.pool_clients) {
     const auto n = static_cast<std::size_t>(n64);
@@ -207,6 +251,11 @@ void run_pooled(IoListRun& r) {
       // After the rounds, every connection has had its backend (PgBouncer's opened on demand).
       if (direct) m.use[{false, n64}] = server_use(direct_pool->backend_pids(), local);
       m.use[{true, n64}] = server_use(bouncer.server_pids(), local);
+      for (const auto& [key, use] : m.use) {
+        if (key.second != n64) continue;
+        add_count(ctx, "pooled_backends", key.first, n64, double(use.backends));
+        if (use.private_mib) add_count(ctx, "pooled_memory", key.first, n64, *use.private_mib);
+      }
     });
   }
   const std::int64_t most = *std::max_element(set.pool_clients.begin(), set.pool_clients.end());
@@ -238,12 +287,13 @@ void pooled_findings(RunContext& ctx, const IoListSettings& set, const IoListMea
       const std::string how = through ? "pooled" : "direct";
       const std::string context =
           clients_text(n) + ", " + (through ? "through PgBouncer" : "direct");
-      ctx.add_finding(figure_finding({id + ".backends." + how, context,
-                                      "the server's backends serving them", "backends", "pooled"},
-                                     double(it->second.backends)));
+      ctx.add_finding(
+          figure_finding({id + ".backends." + how, context, "the server's backends serving them",
+                          "backends", "pooled_backends"},
+                         double(it->second.backends)));
       if (it->second.private_mib)
         ctx.add_finding(figure_finding({id + ".backends_memory." + how, context,
-                                        "private memory of those backends", "MiB", "pooled"},
+                                        "private memory of those backends", "MiB", "pooled_memory"},
                                        *it->second.private_mib));
     }
   }

@@ -83,6 +83,11 @@ TEST(IoListPooled, PgBouncerServesAThousandClientsAndEveryStreamReadsBackEqual) 
         run.find_point("pooled", "iolist pooled", "1000")->extra.at("backends");
     EXPECT_GE(pooled_backends, 1);
     EXPECT_LE(pooled_backends, pool);
+    // The same figures in their charts.
+    EXPECT_EQ(run.find_point("pooled_backends", "direct", "1000")->stats.median, 1000);
+    EXPECT_EQ(run.find_point("pooled_backends", "pooled", "1000")->stats.median, pooled_backends);
+    EXPECT_GT(run.find_point("pooled_memory", "direct", "1000")->stats.median,
+              run.find_point("pooled_memory", "pooled", "1000")->stats.median);
     const Finding* ratio = finding(run, "pooled_1000.pooled_vs_direct.iolist");
     ASSERT_NE(ratio, nullptr);
     ASSERT_TRUE(ratio->ci.has_value());
@@ -163,6 +168,7 @@ TEST(IoListPooled, AnExternalServerKeepsItsSettingsAndOnlyPerflabsSchemaIsWritte
   EXPECT_EQ(run.find_point("pooled", "iolist pooled", "10")->extra.count("backends_private_mib"),
             0u);
   EXPECT_EQ(finding(run, "pooled_10.backends_memory.direct"), nullptr);
+  EXPECT_EQ(run.group("pooled_memory"), nullptr);
   EXPECT_NE(finding(run, "pooled_10.backends.direct"), nullptr);
 
   // The prepared builder through PgBouncer is reported, not measured and not a crash.
