@@ -17,8 +17,9 @@ namespace {
 
 // Client connections kept free besides the pool: Perflab's own admin connections.
 constexpr std::int64_t kSpareConnections = 3;
-// The prepared builder through PgBouncer: this many clients, each appending this many times.
-constexpr std::size_t kProbeClients = 10;
+// The prepared builder through PgBouncer: the most clients of the run, each appending this many
+// times. With fewer clients than the pool, each may keep a backend of its own and never fail;
+// with more, a client's PREPARE meets a backend where another client's already is.
 constexpr int kProbeRounds = 3;
 
 std::string pooled_series(Builder b, bool pooled) {
@@ -170,7 +171,11 @@ void probe_prepared(IoListRun& r, const PgTarget& pooled, std::size_t clients) {
       } catch (const PgError& e) {
         ++failed;
         std::lock_guard lock(mu);
-        if (m.prepared_error.empty()) m.prepared_error = e.what();
+        // The server's words, without the target PgError names first.
+        const std::string what = e.what();
+        const std::size_t at = what.find("ERROR:");
+        if (m.prepared_error.empty())
+          m.prepared_error = at == std::string::npos ? what : what.substr(at);
       }
     });
     m.prepared_appends += static_cast<std::int64_t>(clients);
@@ -260,7 +265,7 @@ void run_pooled(IoListRun& r) {
   }
   const std::int64_t most = *std::max_element(set.pool_clients.begin(), set.pool_clients.end());
   if (std::find(set.builders.begin(), set.builders.end(), Builder::Prepared) != set.builders.end())
-    probe_prepared(r, pooled, std::min<std::size_t>(kProbeClients, static_cast<std::size_t>(most)));
+    probe_prepared(r, pooled, static_cast<std::size_t>(most));
   else
     r.skip_steps(1);
 }

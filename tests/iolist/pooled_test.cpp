@@ -175,7 +175,8 @@ TEST(IoListPooled, AnExternalServerKeepsItsSettingsAndOnlyPerflabsSchemaIsWritte
   EXPECT_EQ(run.find_series("pooled", "prepared pooled"), nullptr);
   const Finding* prepared = finding(run, "pooled.prepared.failed");
   ASSERT_NE(prepared, nullptr);
-  EXPECT_NE(prepared->text.find("of 30 (10 clients at once)"), std::string::npos) << prepared->text;
+  EXPECT_NE(prepared->text.find("of 300 (100 clients at once)"), std::string::npos)
+      << prepared->text;
   if (prepared->value > 0) {
     const Finding* error = finding(run, "pooled.prepared.error");
     ASSERT_NE(error, nullptr);
