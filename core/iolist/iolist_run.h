@@ -115,6 +115,7 @@ struct IoListSettings {
 struct ServerUse {
   std::int64_t backends = 0;
   std::optional<double> private_mib;  // absent on a server Perflab does not run here
+  std::optional<double> pooler_mib;   // through PgBouncer: PgBouncer's own private memory
 };
 struct PooledMeasured {
   std::map<std::pair<bool, std::int64_t>, ServerUse> use;  // (through PgBouncer, clients)

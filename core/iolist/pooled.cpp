@@ -98,7 +98,8 @@ void add_server_use_groups(RunContext& ctx, bool local) {
                true,
                "The sum of the backends' private memory (Private_Clean + Private_Dirty in "
                "/proc/<pid>/smaps_rollup: what each process holds for itself, the shared "
-               "buffers left out), read once every client has appended.",
+               "buffers left out), read once every client has appended. PgBouncer's own is "
+               "in the point's tooltip (time chart) and the findings.",
                true};
   memory.log_x = true;
   memory.y_label = "MiB";
@@ -246,6 +247,7 @@ void run_pooled(IoListRun& r) {
         if (auto it = m.use.find({through, n64}); it != m.use.end()) {
           p.extra["backends"] = double(it->second.backends);
           if (it->second.private_mib) p.extra["backends_private_mib"] = *it->second.private_mib;
+          if (it->second.pooler_mib) p.extra["pgbouncer_private_mib"] = *it->second.pooler_mib;
         }
         ctx.add_point("pooled", variants[v].series, std::move(p));
       }
@@ -255,7 +257,10 @@ void run_pooled(IoListRun& r) {
                       set.warmup, samples, precision);
       // After the rounds, every connection has had its backend (PgBouncer's opened on demand).
       if (direct) m.use[{false, n64}] = server_use(direct_pool->backend_pids(), local);
-      m.use[{true, n64}] = server_use(bouncer.server_pids(), local);
+      ServerUse through = server_use(bouncer.server_pids(), local);
+      if (const std::int64_t b = process_private_bytes(bouncer.pid()); b >= 0)
+        through.pooler_mib = double(b) / double(1u << 20);
+      m.use[{true, n64}] = through;
       for (const auto& [key, use] : m.use) {
         if (key.second != n64) continue;
         add_count(ctx, "pooled_backends", key.first, n64, double(use.backends));
@@ -300,6 +305,11 @@ void pooled_findings(RunContext& ctx, const IoListSettings& set, const IoListMea
         ctx.add_finding(figure_finding({id + ".backends_memory." + how, context,
                                         "private memory of those backends", "MiB", "pooled_memory"},
                                        *it->second.private_mib));
+      if (it->second.pooler_mib)
+        ctx.add_finding(
+            figure_finding({id + ".pgbouncer_memory", context, "private memory of PgBouncer itself",
+                            "MiB", "pooled_memory"},
+                           *it->second.pooler_mib));
     }
   }
   for (std::size_t i = 0; i < pm.notes.size(); ++i)

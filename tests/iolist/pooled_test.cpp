@@ -76,6 +76,10 @@ TEST(IoListPooled, PgBouncerServesAThousandClientsAndEveryStreamReadsBackEqual) 
       ASSERT_TRUE(p->extra.count("backends_private_mib")) << series;
       EXPECT_GT(p->extra.at("backends_private_mib"), 0) << series;
     }
+    // PgBouncer's own memory beside its backends'.
+    EXPECT_GT(run.find_point("pooled", "iolist pooled", "1000")->extra.at("pgbouncer_private_mib"),
+              0);
+    EXPECT_NE(finding(run, "pooled_1000.pgbouncer_memory"), nullptr);
     // Direct: a backend per client. Pooled: at most PgBouncer's pool.
     const int pool = targets.managed_pgbouncer()->options().default_pool_size;
     EXPECT_EQ(run.find_point("pooled", "iolist direct", "1000")->extra.at("backends"), 1000);
