@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "common/key_slot.h"
+#include "targets/replication.h"
 
 namespace perflab {
 
@@ -75,6 +76,54 @@ PgTarget Targets::pg_pooler(std::stop_token stop) {
   }
   server.conninfo = pgbouncer_->conninfo();
   return server;
+}
+
+std::vector<PgTarget> Targets::postgres_standbys(std::size_t count, std::stop_token stop) {
+  const PgTarget primary = postgres(stop);  // checked (or started) first
+  std::lock_guard lock(mu_);
+  if (count == 0) count = 1;
+  if (!cfg_.pg_standby_conninfos.empty() || cfg_.pg_conninfo) {
+    if (!cfg_.pg_conninfo)
+      throw TargetError(TargetField::PgServer,
+                        "external standbys need their primary: name it as the PostgreSQL server, "
+                        "or leave the standbys unset to use managed ones");
+    if (cfg_.pg_standby_conninfos.size() < count)
+      throw TargetError(TargetField::PgServer,
+                        "this needs " + std::to_string(count) +
+                            " standbys of the PostgreSQL server, but " +
+                            std::to_string(cfg_.pg_standby_conninfos.size()) +
+                            " were configured; Perflab never makes a standby of a server it "
+                            "does not manage");
+    std::vector<TargetInfo> checked;
+    try {
+      std::optional<PgConnection> p;
+      for (const auto& s : cfg_.pg_standby_conninfos) {
+        const std::string address = redact_conninfo(s);
+        if (recorded(used_, "postgres-standby", address)) continue;
+        if (!p) p.emplace(primary.conninfo, cfg_.pg_limits, stop);
+        PgConnection c(s, cfg_.pg_limits, stop);
+        if (std::string why = pg_standby_refusal(c, *p); !why.empty())
+          throw TargetError(TargetField::PgServer, why);
+        checked.push_back({"postgres-standby", address, false, c.server_version_string()});
+      }
+    } catch (const PgError& e) {
+      throw TargetError(TargetField::PgServer, e.what());
+    }
+    used_.insert(used_.end(), checked.begin(), checked.end());
+    std::vector<PgTarget> out;
+    for (const auto& s : cfg_.pg_standby_conninfos)
+      out.push_back({s, cfg_.pg_schema, false, cfg_.pg_limits});
+    return out;
+  }
+  while (standbys_.size() < count) {
+    standbys_.push_back(std::make_unique<ManagedPostgresStandby>(*pg_, cfg_.managed_pg));
+    const ManagedPostgresStandby& s = *standbys_.back();
+    used_.push_back({"postgres-standby", s.conninfo(), true, s.version()});
+  }
+  std::vector<PgTarget> out;
+  for (std::size_t i = 0; i < count; ++i)
+    out.push_back({standbys_[i]->conninfo(), cfg_.pg_schema, true, cfg_.pg_limits});
+  return out;
 }
 
 RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
@@ -157,12 +206,14 @@ RedisClusterTarget Targets::redis_cluster(std::stop_token stop) {
 
 void Targets::preflight(const TargetNeeds& needs, std::stop_token stop) {
   if (needs.postgres && cfg_.pg_conninfo) postgres(stop);
+  if (needs.pg_standbys > 0 && cfg_.pg_conninfo) postgres_standbys(needs.pg_standbys, stop);
   if (needs.redis_nodes > 0 && !cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
   if (needs.redis_cluster && !cfg_.redis_cluster.empty()) redis_cluster(stop);
 }
 
 void Targets::start_managed(const TargetNeeds& needs, std::stop_token stop) {
   if (needs.postgres && !cfg_.pg_conninfo) postgres(stop);
+  if (needs.pg_standbys > 0 && !cfg_.pg_conninfo) postgres_standbys(needs.pg_standbys, stop);
   if (needs.redis_nodes > 0 && cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
   if (needs.redis_cluster && cfg_.redis_cluster.empty()) redis_cluster(stop);
   if (needs.pg_pooler) pg_pooler(stop);
@@ -181,6 +232,13 @@ ManagedPgBouncer* Targets::managed_pgbouncer() {
 ManagedPostgres* Targets::managed_postgres() {
   std::lock_guard lock(mu_);
   return pg_.get();
+}
+
+std::vector<ManagedPostgresStandby*> Targets::managed_standbys() {
+  std::lock_guard lock(mu_);
+  std::vector<ManagedPostgresStandby*> out;
+  for (auto& s : standbys_) out.push_back(s.get());
+  return out;
 }
 
 std::vector<ManagedRedis*> Targets::managed_redis() {

@@ -13,6 +13,7 @@
 #include "targets/cluster.h"
 #include "targets/managed_pgbouncer.h"
 #include "targets/managed_postgres.h"
+#include "targets/managed_postgres_standby.h"
 #include "targets/managed_redis.h"
 #include "targets/managed_redis_cluster.h"
 #include "targets/ownership.h"
@@ -23,6 +24,9 @@ namespace perflab {
 
 struct TargetsConfig {
   std::optional<std::string> pg_conninfo;  // external PostgreSQL; absent = managed
+  // External hot standbys of pg_conninfo (each checked: in recovery, a copy of that primary);
+  // empty = managed standbys of the managed primary.
+  std::vector<std::string> pg_standby_conninfos;
   std::vector<RedisEndpoint> redis_nodes;  // external Redis nodes; empty = managed
   // Seed nodes of an external Redis Cluster (the password of the first used on every node);
   // empty = a managed cluster.
@@ -70,7 +74,8 @@ struct TargetNeeds {
   bool postgres = false;
   std::size_t redis_nodes = 0;  // 0: no Redis
   bool redis_cluster = false;
-  bool pg_pooler = false;  // PostgreSQL also through a managed PgBouncer
+  bool pg_pooler = false;       // PostgreSQL also through a managed PgBouncer
+  std::size_t pg_standbys = 0;  // hot standbys of the PostgreSQL server (with postgres)
 };
 
 class Targets {
@@ -82,6 +87,12 @@ class Targets {
   // configured one is checked on first use (connection, version, Perflab's schema: see
   // pg_check_own_schema); throws TargetError naming the server and the reason.
   PgTarget postgres(std::stop_token stop = {});
+  // At least `count` hot standbys of postgres(): the configured ones (all of them; each checked
+  // on first use to be in recovery and a copy of the configured primary, or refused with a
+  // TargetError that changed nothing), or `count` managed standbys of the managed primary (more
+  // are started as needed). Perflab never makes a standby of, promotes or reconfigures a server
+  // it does not manage.
+  std::vector<PgTarget> postgres_standbys(std::size_t count, std::stop_token stop = {});
   // At least `count` Redis nodes: the configured ones (all of them; throws if fewer than
   // count), or `count` managed servers (more are started as needed). Configured nodes are
   // checked on first use (connection, version, Perflab's prefix claimed: redis_claim_prefix);
@@ -105,6 +116,7 @@ class Targets {
   // Managed servers (nullptr / empty when external or not started yet).
   ManagedPostgres* managed_postgres();
   ManagedPgBouncer* managed_pgbouncer();
+  std::vector<ManagedPostgresStandby*> managed_standbys();
   std::vector<ManagedRedis*> managed_redis();
   ManagedRedisCluster* managed_cluster();  // nullptr when external or not started yet
 
@@ -117,6 +129,7 @@ class Targets {
   mutable std::mutex mu_;
   std::unique_ptr<ManagedPostgres> pg_;
   std::unique_ptr<ManagedPgBouncer> pgbouncer_;  // after pg_: stopped before the server
+  std::vector<std::unique_ptr<ManagedPostgresStandby>> standbys_;  // stopped before pg_
   std::vector<std::unique_ptr<ManagedRedis>> redis_;
   std::unique_ptr<ManagedRedisCluster> cluster_;
   std::vector<TargetInfo> used_;

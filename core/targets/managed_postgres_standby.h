@@ -1,0 +1,43 @@
+#pragma once
+// A managed hot standby of a managed PostgreSQL: a base backup of the primary in a folder of its
+// own, streaming the primary's WAL and answering reads, stopped and removed with the object.
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "targets/managed_postgres.h"
+#include "targets/server_error.h"
+
+namespace perflab {
+
+// A hot standby of `primary`: pg_basebackup -R (the WAL streamed during the copy, the primary's
+// address written as primary_conninfo), then postgres with hot_standby=on on a free loopback
+// port, as the same unprivileged user as the primary. Ready when it answers and its WAL receiver
+// streams. Every wait is bounded; on a failure nothing is left behind. Stopped (fast shutdown)
+// and its folder removed on destruction, which must come before the primary's.
+class ManagedPostgresStandby {
+ public:
+  // Throws ServerError naming the step and the log's tail.
+  explicit ManagedPostgresStandby(const ManagedPostgres& primary, ManagedPostgresOptions opts = {},
+                                  std::chrono::seconds ready_within = std::chrono::seconds(120));
+  ~ManagedPostgresStandby();
+  ManagedPostgresStandby(const ManagedPostgresStandby&) = delete;
+  ManagedPostgresStandby& operator=(const ManagedPostgresStandby&) = delete;
+
+  std::string conninfo() const;  // host=127.0.0.1 port=N dbname=perflab user=perflab
+  int port() const { return port_; }
+  pid_t pid() const { return pid_; }  // the postmaster
+  std::string version() const { return version_; }
+  const std::filesystem::path& data_dir() const { return dir_; }  // its folder
+  bool running() const;
+
+ private:
+  std::filesystem::path dir_;
+  int port_ = 0;
+  pid_t pid_ = -1;
+  std::string version_;
+};
+
+}  // namespace perflab
