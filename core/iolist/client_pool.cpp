@@ -8,10 +8,17 @@ namespace perflab::iolist {
 
 ClientPool::ClientPool(std::size_t n, const PgTarget& pg, EventIdAllocator& ids,
                        std::stop_token stop)
+    : ClientPool(n, std::vector<PgTarget>{pg}, ids, std::move(stop)) {}
+
+ClientPool::ClientPool(std::size_t n, const std::vector<PgTarget>& targets, EventIdAllocator& ids,
+                       std::stop_token stop)
     : start_(static_cast<std::ptrdiff_t>(n + 1)), done_(static_cast<std::ptrdiff_t>(n + 1)) {
   conns_.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) conns_.push_back(pg.connect(stop));
-  for (auto& c : conns_) stores_.emplace_back(std::make_unique<EventStore>(c, pg.schema, ids));
+  for (std::size_t i = 0; i < n; ++i)
+    conns_.push_back(targets.at(i % targets.size()).connect(stop));
+  for (std::size_t i = 0; i < n; ++i)
+    stores_.emplace_back(
+        std::make_unique<EventStore>(conns_[i], targets[i % targets.size()].schema, ids));
   cpu_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { loop(i); });
 }

@@ -34,6 +34,9 @@ class ClientPool {
   // Every connection's waits are bounded and end on a stop (PgConnection), so the workers always
   // come back to the barrier.
   ClientPool(std::size_t n, const PgTarget& pg, EventIdAllocator& ids, std::stop_token stop);
+  // Worker i connected to targets[i % targets.size()]: clients spread over servers (standbys).
+  ClientPool(std::size_t n, const std::vector<PgTarget>& targets, EventIdAllocator& ids,
+             std::stop_token stop);
   ~ClientPool();
   ClientPool(const ClientPool&) = delete;
   ClientPool& operator=(const ClientPool&) = delete;
@@ -44,6 +47,7 @@ class ClientPool {
   Sample run(const Work& work);
 
   EventStore& store(std::size_t i) { return *stores_[i]; }
+  PgConnection& connection(std::size_t i) { return conns_[i]; }  // worker i's own
   std::size_t size() const { return conns_.size(); }
 
   // CPU time the server's backends of these connections have used so far (schedstat clock),
