@@ -55,7 +55,8 @@ class IoListExperiment final : public Experiment {
         {.name = "benchmarks",
          .type = ParamType::SubsetOf,
          .default_value = "build,append,pgbench,read,payload,client",
-         .choices = {"build", "append", "pgbench", "read", "payload", "client", "pooled"},
+         .choices = {"build", "append", "pgbench", "read", "payload", "client", "pooled",
+                     "standby"},
          .help =
              "which benchmarks to run; pgbench: PostgreSQL's own load tool "
              "running the same append transaction, as a peer; payload: single-writer appends with "
@@ -63,7 +64,10 @@ class IoListExperiment final : public Experiment {
              "appends "
              "through libpqxx 6.4 beside libpq (interpolate, iolist, prepared), time and "
              "allocations; pooled (not in the default): appends with pool_clients clients, "
-             "direct and through a managed PgBouncer in transaction mode"},
+             "direct and through a managed PgBouncer in transaction mode; standby (not in the "
+             "default): hot standbys (streaming "
+             "replication) beside the primary, reads spread over them and the read-your-writes "
+             "lag"},
         {.name = "builders",
          .type = ParamType::SubsetOf,
          .default_value = all_builders,
@@ -189,6 +193,13 @@ class IoListExperiment final : public Experiment {
          .type = ParamType::Bool,
          .default_value = "true",
          .help = "drop and recreate Perflab's schema before appending (only that schema)"},
+        {.name = "standbys",
+         .type = ParamType::Int,
+         .default_value = "2",
+         .min = 1,
+         .max = 2,
+         .help = "hot standbys of the standby benchmark: managed ones Perflab starts from its "
+                 "primary, or the configured standbys of a configured primary"},
         {.name = "seed",
          .type = ParamType::Int,
          .default_value = "42",
@@ -203,9 +214,13 @@ class IoListExperiment final : public Experiment {
 
   TargetNeeds needs(const Params& p) const override {
     const auto benches = p.get_subset("benchmarks");
-    return {.postgres = std::any_of(benches.begin(), benches.end(),
-                                    [](const std::string& b) { return b != "build"; }),
-            .pg_pooler = std::find(benches.begin(), benches.end(), "pooled") != benches.end()};
+    TargetNeeds needs{
+        .postgres = std::any_of(benches.begin(), benches.end(),
+                                [](const std::string& b) { return b != "build"; }),
+        .pg_pooler = std::find(benches.begin(), benches.end(), "pooled") != benches.end()};
+    if (std::find(benches.begin(), benches.end(), "standby") != benches.end())
+      needs.pg_standbys = static_cast<std::size_t>(p.get_int("standbys"));
+    return needs;
   }
 
   // Each benchmark in its file of its own, in this order; the findings from what they measured.
@@ -226,6 +241,7 @@ class IoListExperiment final : public Experiment {
       if (set.has("payload")) run_payload(r);
       if (set.has("client")) run_client(r);
       if (set.has("pooled")) run_pooled(r);
+      if (set.has("standby")) run_standby_reads(r), run_standby_lag(r);
     } catch (...) {
       // A stopped run keeps the figures of what it completed (the ratios need both points).
       if (ctx.stop_requested()) add_findings(ctx, set, r.measured);

@@ -40,11 +40,6 @@ void add_share(RunContext& ctx, const std::string& group, const std::string& id,
   if (auto f = share_finding(spec, part_samples, whole)) ctx.add_finding(std::move(*f));
 }
 
-std::string label_cap(std::string s) {
-  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
-  return s;
-}
-
 // The writer counts the breakdown speaks of: one writer, and the most measured.
 std::vector<std::int64_t> breakdown_counts(const std::vector<std::int64_t>& writers) {
   const std::int64_t most = *std::max_element(writers.begin(), writers.end());

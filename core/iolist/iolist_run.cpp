@@ -16,6 +16,11 @@ std::string writers_label(std::int64_t n, bool readers) {
   return std::to_string(n) + (readers ? " concurrent readers" : " concurrent writers");
 }
 
+std::string label_cap(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
 std::int64_t rtt_ns(const std::string& ms) {
   return std::llround(std::stod(ms) * 1e6);
 }
@@ -94,6 +99,7 @@ IoListSettings IoListSettings::from(const Params& p) {
   s.pool_clients = p.get_int_list("pool_clients");
   s.reset = p.get_bool("reset");
   s.seed = static_cast<std::uint64_t>(p.get_int("seed"));
+  s.standbys = p.get_int("standbys");
   return s;
 }
 
@@ -103,7 +109,7 @@ bool IoListSettings::has(const char* benchmark) const {
 
 bool IoListSettings::needs_server() const {
   return has("append") || has("read") || has("pgbench") || has("payload") || has("client") ||
-         has("pooled");
+         has("pooled") || has("standby");
 }
 
 const AppendSamples* IoListMeasured::find(const std::string& series,
@@ -135,6 +141,7 @@ IoListRun::IoListRun(RunContext& context)
     total_steps_ += s.payload_sizes.size() * static_cast<std::size_t>(s.payload_reps + 1);
   if (s.has("client")) total_steps_ += per_point;
   if (s.has("pooled")) total_steps_ += s.pool_clients.size() * per_point + 1;
+  if (s.has("standby")) total_steps_ += (s.readers.size() + s.writers.size()) * per_point + 1;
 }
 
 void IoListRun::connect() {

@@ -29,6 +29,8 @@ inline constexpr const char* kAsyncCommitSkipped =
 
 // "single writer", "10 concurrent writers", "single reader", ...
 std::string writers_label(std::int64_t n, bool readers);
+// The label with its first letter capitalised, as a finding's context: "Single writer".
+std::string label_cap(std::string s);
 
 // A network_rtt_ms choice ("0", "0.2", "1", "5") in nanoseconds.
 std::int64_t rtt_ns(const std::string& ms);
@@ -103,6 +105,7 @@ struct IoListSettings {
   std::vector<std::int64_t> pool_clients;  // the pooled appends' client counts
   bool reset = true;
   std::uint64_t seed = 42;
+  std::int64_t standbys = 0;  // hot standbys of the standby benchmark
 
   static IoListSettings from(const Params& p);
   bool has(const char* benchmark) const;
@@ -200,6 +203,13 @@ void run_read(IoListRun& r);            // reads.cpp
 void run_payload(IoListRun& r);         // payload_sweep.cpp: single-writer appends by event size
 void run_client(IoListRun& r);          // client_libraries.cpp: libpq against libpqxx
 void run_pooled(IoListRun& r);          // pooled.cpp: N clients direct and through PgBouncer
+void run_standby_reads(IoListRun& r);   // standby_reads.cpp: readers on the primary vs standbys
+void run_standby_lag(IoListRun& r);     // standby_lag.cpp: read-your-writes lag on a standby
+
+// standby_reads.cpp: "1 hot standby", "2 hot standbys"; the run's standbys, started (managed) or
+// checked (configured) on first use.
+std::string standbys_series(std::size_t n);
+std::vector<PgTarget> start_standbys(IoListRun& r);
 
 // appends.cpp: the append chart (with pgbench, its description says what that series is and how
 // it differs); for the benchmarks that append: one append per writer of the pool, and the rounds

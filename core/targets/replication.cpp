@@ -82,4 +82,28 @@ void pg_wait_replayed(PgConnection& primary, PgConnection& standby, std::chrono:
                   " within " + std::to_string(limit.count() / 1000) + " s");
 }
 
+SynchronousStandbys::SynchronousStandbys(const std::string& primary_conninfo, std::size_t count,
+                                         std::chrono::milliseconds limit)
+    : conn_(primary_conninfo, 5) {
+  const std::string n = std::to_string(count);
+  conn_.exec("ALTER SYSTEM SET synchronous_standby_names = 'ANY " + n + " (*)'");
+  conn_.exec("SELECT pg_reload_conf()");
+  const char* sql =
+      "SELECT count(*) FROM pg_stat_replication WHERE sync_state IN ('sync', 'quorum')";
+  if (!poll_until(std::chrono::steady_clock::now() + limit,
+                  [&] { return std::stoul(std::string(conn_.exec(sql).value(0, 0))) >= count; })) {
+    conn_.exec("ALTER SYSTEM RESET synchronous_standby_names; SELECT pg_reload_conf()");
+    throw PgError(conn_.describe() + ": " + n + " standbys did not become synchronous within " +
+                  std::to_string(limit.count()) + " ms");
+  }
+}
+
+SynchronousStandbys::~SynchronousStandbys() {
+  try {
+    conn_.exec("ALTER SYSTEM RESET synchronous_standby_names");
+    conn_.exec("SELECT pg_reload_conf()");
+  } catch (const PgError&) {  // the server is gone: nothing left to reset
+  }
+}
+
 }  // namespace perflab

@@ -1,8 +1,10 @@
 #pragma once
 // Streaming replication as Perflab reads it: a server's role (primary or hot standby), whether
 // a standby is a copy of a given primary, and the bounded wait until a standby has replayed
-// everything its primary has written so far. Only reads: nothing here changes a server.
+// everything its primary has written so far; and, on a managed primary only, commits that wait
+// for their standbys.
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -34,5 +36,22 @@ std::optional<WalReceiver> pg_wal_receiver(PgConnection& standby);
 // longer than `limit` or a stop is requested.
 void pg_wait_replayed(PgConnection& primary, PgConnection& standby, std::chrono::milliseconds limit,
                       std::stop_token stop = {});
+
+// On a primary Perflab manages (never another's): commits that ask for it (synchronous_commit =
+// remote_apply in their session) wait until `count` standbys have applied them, while the object
+// lives (synchronous_standby_names = 'ANY count (*)' by ALTER SYSTEM and a reload); then the
+// setting is reset. Sessions that should not wait set synchronous_commit = local. Throws
+// PgError when the standbys are not synchronous within `limit`.
+class SynchronousStandbys {
+ public:
+  SynchronousStandbys(const std::string& primary_conninfo, std::size_t count,
+                      std::chrono::milliseconds limit);
+  ~SynchronousStandbys();
+  SynchronousStandbys(const SynchronousStandbys&) = delete;
+  SynchronousStandbys& operator=(const SynchronousStandbys&) = delete;
+
+ private:
+  PgConnection conn_;
+};
 
 }  // namespace perflab
