@@ -112,6 +112,10 @@ RunCommand::RunCommand(CLI::App& cmd) {
           },
           "NAME=VALUE"));
   cmd.add_option("--pg", pg_, "an external PostgreSQL (libpq conninfo); default: managed");
+  cmd.add_option("--pg-standby", cfg_.pg_standby_conninfos,
+                 "a hot standby of --pg (libpq conninfo; repeat for more), checked to be one; "
+                 "default: managed standbys of the managed PostgreSQL")
+      ->allow_extra_args(false);
   cmd.add_option("--redis", redis_, "external Redis nodes, HOST:PORT,...; default: managed")
       ->check(cli::convertible(parse_redis_nodes, "HOST:PORT,..."));
   cmd.add_option("--redis-cluster", redis_cluster_,

@@ -176,6 +176,18 @@ TEST_F(Cli, PgbenchFailureIsOneLineWithTheDetailInTheRunFile) {
   c.exec("DROP SCHEMA " + schema + " CASCADE");
 }
 
+TEST_F(Cli, APrimaryNamedAsItsOwnStandbyIsRefusedBeforeMeasuring) {
+  const std::string pg = test::shared_targets().postgres().conninfo;
+  const auto out = dir_ / "standby.json";
+  auto r = cli({"run", "iolist", "--pg", pg, "--pg-standby", pg, "--param", "benchmarks=standby",
+                "--param", "standbys=1", "--out", out.string(), "--quiet"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("is not a standby (pg_is_in_recovery() is false)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST_F(Cli, CtrlCDuringAFrozenServerReturnsAndKeepsTheRun) {
   ManagedPostgres frozen;  // of this test's own: the shared one is never frozen
   const auto out = dir_ / "frozen.json";
@@ -207,7 +219,7 @@ TEST_F(Cli, ListDescribesParameterTypesAndRanges) {
   EXPECT_NE(r.out.find("--param preset=sweep  (one of: sweep | seed)"), std::string::npos);
   EXPECT_NE(r.out.find("--param tests=set,get,mset  (subset of: set, get, mset, mget)"),
             std::string::npos);
-  EXPECT_NE(r.out.find("(subset of: build, append, pgbench, read, payload, client)"),
+  EXPECT_NE(r.out.find("(subset of: build, append, pgbench, read, payload, client, standby)"),
             std::string::npos);
   EXPECT_NE(r.out.find("--param seed=42  (int, >= 0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
