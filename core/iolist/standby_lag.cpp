@@ -3,12 +3,13 @@
 // asynchronous replication, and with synchronous_commit = remote_apply, which removes the lag
 // and makes the append wait for it.
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <optional>
 
 #include "common/clock.h"
 #include "common/confidence.h"
+#include "common/latency_percentiles.h"
+#include "common/latency_recorder.h"
 #include "iolist/iolist_run.h"
 #include "iolist/read_your_writes.h"
 #include "targets/replication.h"
@@ -28,27 +29,44 @@ struct LagVariant {
   std::string set_sql;  // run in each writer's session before its appends; may be empty
 };
 
-// One variant's figures at one writer count, one entry per measured round: the round's lag
-// percentiles (ms) and its mean time per append (µs).
+// One variant's figures at one writer count, one entry per measured round: the round's lags
+// (a latency recorder) and its mean time per append (µs).
 struct LagSamples {
-  std::vector<double> p50, p90, p99, max, append_us;
+  std::vector<LatencyRecorder> lags;
+  std::vector<double> append_us;
 };
 
-constexpr double kPercentiles[] = {0.50, 0.90, 0.99};
+// The percentiles a lag chart and its findings show (kLatencyQuantiles' first three).
+constexpr std::size_t kLagQuantiles = 3;
+
+// Each round's lag at kLatencyQuantiles[q], in ms.
+std::vector<double> round_lags_ms(const LagSamples& s, std::size_t q) {
+  std::vector<double> out;
+  for (const auto& r : s.lags)
+    out.push_back(double(r.value_at_quantile_ns(kLatencyQuantiles[q])) / 1e6);
+  return out;
+}
+
+Estimate in_ms(Estimate e) {
+  e.value /= 1e6, e.lo /= 1e6, e.hi /= 1e6;
+  return e;
+}
 
 Group lag_group(std::size_t standbys, bool remote_apply) {
-  Group g{"standby_lag",
-          "Read-your-writes lag on " + standbys_series(standbys),
-          "ms",
-          "",
-          false,
-          true,
-          "Time from an append's COMMIT returning on the primary until a read of its stream on a "
-          "hot standby returns it, by concurrent writers each appending and then polling (every " +
-              std::to_string(StandbyProbe::kPause.count()) +
-              " µs, one read's round trip included): the percentiles of each round's lags, the "
-              "median over rounds. Asynchronous replication: the standby replays the WAL after "
-              "the commit, so a read right after a write may not see it (a stale read)."};
+  Group g{
+      "standby_lag",
+      "Read-your-writes lag on " + standbys_series(standbys),
+      "ms",
+      "",
+      false,
+      true,
+      "Time from an append's COMMIT returning on the primary until a read of its stream on a "
+      "hot standby returns it, by concurrent writers each appending and then polling (every " +
+          std::to_string(StandbyProbe::kPause.count()) +
+          " µs, one read's round trip included): the percentiles of each round's lags (a latency "
+          "recorder), the median over rounds. Asynchronous replication: the standby replays the "
+          "WAL after "
+          "the commit, so a read right after a write may not see it (a stale read)."};
   if (remote_apply)
     g.description +=
         " remote_apply: the commit returns once every standby has applied it, so the first "
@@ -76,16 +94,16 @@ Group append_cost_group(std::size_t events) {
 
 void publish_lag(RunContext& ctx, const std::string& variant, const std::string& label,
                  const LagSamples& s, const std::optional<PointPrecision>& precision) {
-  if (s.p50.empty()) return;
-  const std::vector<double>* by[] = {&s.p50, &s.p90, &s.p99};
-  const char* names[] = {" p50", " p90", " p99"};
-  for (int i = 0; i < 3; ++i) {
+  if (s.lags.empty()) return;
+  for (std::size_t q = 0; q < kLagQuantiles; ++q) {
     Point p;
     p.label = label;
-    p.samples = *by[i];
+    p.samples = round_lags_ms(s, q);
     p.precision = precision;
-    if (i == 2) p.extra["max"] = summarize(s.max).median;
-    ctx.add_point("standby_lag", variant + names[i], std::move(p));
+    if (q + 1 == kLagQuantiles)
+      p.extra["max"] = summarize(round_lags_ms(s, kLatencyQuantiles.size() - 1)).median;
+    ctx.add_point("standby_lag", variant + " " + latency_quantile_label(kLatencyQuantiles[q]),
+                  std::move(p));
   }
   Point a;
   a.label = label;
@@ -99,17 +117,17 @@ void lag_findings(RunContext& ctx, std::int64_t writers, const std::vector<LagVa
   const std::string label = writers_label(writers, false);
   const std::string id = "standby_lag_" + std::to_string(writers);
   for (std::size_t v = 0; v < variants.size(); ++v) {
-    const LagSamples& s = samples[v];
-    if (s.p50.empty()) continue;
-    const std::vector<double>* by[] = {&s.p50, &s.p90, &s.p99};
-    const char* names[] = {"p50", "p90", "p99"};
-    for (int i = 0; i < 3; ++i)
-      ctx.add_finding(
-          figure_finding({id + "." + names[i] + "." + variants[v].name, label_cap(label),
-                          std::string(names[i]) + " of the read-your-writes lag on a standby, " +
-                              variants[v].name + " (median over rounds)",
-                          "ms", "standby_lag"},
-                         summarize(*by[i]).median, median_ci(*by[i])));
+    if (samples[v].lags.empty()) continue;
+    const auto percentiles = latency_percentiles(samples[v].lags);
+    for (std::size_t q = 0; q < kLagQuantiles; ++q) {
+      const std::string name = latency_quantile_label(kLatencyQuantiles[q]);
+      const Estimate e = in_ms(percentiles[q].across_rounds);
+      ctx.add_finding(figure_finding({id + "." + name + "." + variants[v].name, label_cap(label),
+                                      name + " of the read-your-writes lag on a standby, " +
+                                          variants[v].name + " (median over rounds)",
+                                      "ms", "standby_lag"},
+                                     e.value, e));
+    }
   }
   if (samples.size() == 2 && !samples[1].append_us.empty()) {
     ComparisonSpec spec{"standby_append_" + std::to_string(writers) + ".remote_apply_vs_async",
@@ -124,7 +142,8 @@ void lag_findings(RunContext& ctx, std::int64_t writers, const std::vector<LagVa
 
 // Each writer's appends of one round, then their lags: what the pool's workers fill.
 struct WriterRound {
-  std::vector<double> lags_ms, append_us;
+  LatencyRecorder lags;
+  std::vector<double> append_us;
 };
 
 }  // namespace
@@ -208,25 +227,21 @@ void run_standby_lag(IoListRun& r) {
               const std::int64_t lag =
                   probes[w]->wait_visible(a.stream_id, last, t1, limit, ctx.stop_token());
               got[w].append_us.push_back(double(t1 - t0) / 1e3);
-              got[w].lags_ms.push_back(double(lag) / 1e6);
+              got[w].lags.record_ns(lag);
             }
           });
-          std::vector<double> lags, appends;
+          LatencyRecorder lags;
+          std::vector<double> appends;
           for (const auto& g : got) {
-            lags.insert(lags.end(), g.lags_ms.begin(), g.lags_ms.end());
+            lags.merge(g.lags);
             appends.insert(appends.end(), g.append_us.begin(), g.append_us.end());
           }
-          std::sort(lags.begin(), lags.end());
           double mean = 0;
           for (double a : appends) mean += a / double(appends.size());
           round[v] = mean;
           if (rounds.warmup()) continue;
-          LagSamples& s = samples[v];
-          s.p50.push_back(quantile_sorted(lags, kPercentiles[0]));
-          s.p90.push_back(quantile_sorted(lags, kPercentiles[1]));
-          s.p99.push_back(quantile_sorted(lags, kPercentiles[2]));
-          s.max.push_back(lags.back());
-          s.append_us.push_back(mean);
+          samples[v].lags.push_back(std::move(lags));
+          samples[v].append_us.push_back(mean);
         }
         rounds.record(round);
         r.step("read-your-writes lag, " + label + ": " + rounds.progress_text());
