@@ -53,12 +53,12 @@ bool finding_settled(const Finding& f) {
 
 namespace {
 
-// "repetitions = 10 (here 3), point_budget_s = 1.5 (here 0.5)": the settling parameters whose
-// default measures more than the run's value.
-std::string default_plan_adds(const Plan& plan, const std::vector<ParamSpec>& specs,
+// "repetitions = 10 (here 3), point_budget_s = 1.5 (here 0.5)": the headline's settling
+// parameters whose default measures more than the run's value.
+std::string default_plan_adds(const Headline& headline, const std::vector<ParamSpec>& specs,
                               const std::map<std::string, std::string>& values) {
   std::vector<std::string> parts;
-  for (const auto& name : plan.settling_params) {
+  for (const auto& name : headline.settled_by) {
     const auto spec = std::find_if(specs.begin(), specs.end(),
                                    [&](const ParamSpec& s) { return s.name == name; });
     const auto value = values.find(name);
@@ -76,10 +76,11 @@ std::string default_plan_adds(const Plan& plan, const std::vector<ParamSpec>& sp
 std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& specs,
                                 const std::map<std::string, std::string>& values,
                                 const std::vector<Finding>& findings) {
-  const std::string adds = default_plan_adds(plan, specs, values);
-  const std::string more = adds.empty() ? "" : "; the default plan measures " + adds;
   std::vector<Finding> notes;
-  for (const auto& id : plan.headline_findings) {
+  for (const auto& headline : plan.headlines) {
+    const std::string& id = headline.finding;
+    const std::string adds = default_plan_adds(headline, specs, values);
+    const std::string more = adds.empty() ? "" : "; the default plan measures " + adds;
     const auto f = std::find_if(findings.begin(), findings.end(),
                                 [&](const Finding& x) { return x.id == id; });
     std::string what;
@@ -91,7 +92,10 @@ std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& 
         if (auto n = repetitions_to_settle(*f->claim, *f->ci))
           what += " (about " + std::to_string(*n) + " repetitions might, here " +
                   std::to_string(f->ci->n) + ")";
-      what += more;
+      // Where what settles it is not larger in the default plan, running that would not help.
+      what += !more.empty() || headline.settled_by.empty()
+                  ? more
+                  : "; the default plan measures no more of it";
     } else {
       continue;
     }

@@ -12,17 +12,22 @@
 
 namespace perflab {
 
+// A finding a plan is built to show, and the numeric parameters that measure more of it the larger
+// they are (repetitions, time per sample): where the default is larger, what the default plan
+// would add to settle it.
+struct Headline {
+  std::string finding;                  // Finding::id
+  std::vector<std::string> settled_by;  // parameter names; empty when more would not help
+};
+
 struct Plan {
   std::string name;     // "lecture": what `--plan` and the parameter `plan` take
   std::string summary;  // one line for a person: what the plan keeps and what it leaves out
   // The parameters the plan sets; the others keep their defaults.
   std::map<std::string, std::string> values;
-  // The findings the plan is built to show (Finding::id); a run on the plan notes each one that
-  // is missing or not settled.
-  std::vector<std::string> headline_findings;
-  // The numeric parameters that measure more of the same the larger they are (repetitions, time
-  // per point): where the default is larger, what the default plan would add to settle a finding.
-  std::vector<std::string> settling_params;
+  // The findings the plan is built to show; a run on the plan notes each one that is missing or
+  // not settled.
+  std::vector<Headline> headlines;
 };
 
 // The name of the plan that changes nothing.
@@ -41,8 +46,8 @@ std::map<std::string, std::string> with_plan(const std::vector<Plan>& plans,
 
 // For each of the plan's headline findings that is missing or undecided in `findings` (a
 // comparison without a verdict on a difference, or an article's claim still inconclusive), a
-// note saying so, and what the default plan would measure instead (generated from `specs` and
-// the run's `values`).
+// note saying so, and what the default plan would measure more of that finding (its
+// Headline::settled_by, generated from `specs` and the run's `values`).
 std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& specs,
                                 const std::map<std::string, std::string>& values,
                                 const std::vector<Finding>& findings);

@@ -41,9 +41,14 @@ class ShardingExperiment : public Experiment {
                         {"point_budget_s", "0.5"},
                         {"keyspace", "10000"},
                         {"distribution_keys", "20000"}},
-             .headline_findings = {"collapse_p2.set", "vs_direct_p1.set", "moved.modula",
-                                   "moved.ketama", "moved.jump", "moved.hash"},
-             .settling_params = {"repeat", "point_budget_s", "requests"}}};
+             // A sweep point is `repeat` measurements of up to `requests` requests or
+             // `point_budget_s`; the keys moved are counted over `distribution_keys`.
+             .headlines = {{"collapse_p2.set", {"repeat", "point_budget_s", "requests"}},
+                           {"vs_direct_p1.set", {"repeat", "point_budget_s", "requests"}},
+                           {"moved.modula", {"distribution_keys"}},
+                           {"moved.ketama", {"distribution_keys"}},
+                           {"moved.jump", {"distribution_keys"}},
+                           {"moved.hash", {"distribution_keys"}}}}};
   }
 
   std::vector<ParamSpec> params() const override {

@@ -10,16 +10,19 @@ using namespace perflab;
 
 namespace {
 
-const std::vector<Plan> kPlans = {{.name = "lecture",
-                                   .summary = "short",
-                                   .values = {{"points", "2"}, {"repetitions", "3"}},
-                                   .headline_findings = {"a_vs_b", "c_vs_d", "missing"},
-                                   .settling_params = {"repetitions", "points"}}};
+const std::vector<Plan> kPlans = {
+    {.name = "lecture",
+     .summary = "short",
+     .values = {{"points", "2"}, {"repetitions", "3"}, {"sample_ms", "5"}},
+     .headlines = {{"a_vs_b", {"repetitions"}},
+                   {"c_vs_d", {"repetitions", "points"}},
+                   {"missing", {"points"}}}}};
 
 std::vector<ParamSpec> specs() {
   return {
       {.name = "points", .type = ParamType::Int, .default_value = "5", .min = 1, .max = 100},
       {.name = "repetitions", .type = ParamType::Int, .default_value = "10", .min = 1, .max = 1000},
+      {.name = "sample_ms", .type = ParamType::Int, .default_value = "20", .min = 1, .max = 1000},
       plan_param(kPlans)};
 }
 
@@ -101,8 +104,46 @@ TEST(Plan, NotesSayWhatIsNotSettledAndWhatTheDefaultPlanMeasures) {
                               ": the lecture plan's time was not enough to settle it; the "
                               "default plan measures points = 5 (here 2)");
   EXPECT_EQ(notes[1].id, "lecture_plan.missing");
-  EXPECT_EQ(notes[1].part.rfind("Not measured in the lecture plan: missing", 0), 0u)
+  EXPECT_EQ(notes[1].part,
+            "Not measured in the lecture plan: missing; the default plan measures "
+            "points = 5 (here 2)");
+  // Where the default plan measures no more of what settles a finding, the note says so.
+  const auto none =
+      plan_notes(kPlans[0], specs(), {{"points", "9"}, {"repetitions", "30"}}, findings);
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_EQ(none[0].part, finding_title(findings[1]) +
+                              ": the lecture plan's time was not enough to settle it; the "
+                              "default plan measures no more of it");
+  EXPECT_EQ(none[1].part, "Not measured in the lecture plan: missing");
+}
+
+TEST(Plan, EachNoteNamesOnlyWhatMeasuresMoreOfItsFinding) {
+  // Two findings left unsettled, each measured by parameters of its own: a build sample's
+  // length says nothing about an append, the appends' writers nothing about a build.
+  const Plan plan{.name = "lecture",
+                  .summary = "short",
+                  .values = {{"repetitions", "3"}, {"sample_ms", "5"}},
+                  .headlines = {{"build", {"repetitions", "sample_ms"}},
+                                {"append", {"repetitions"}},
+                                {"allocations", {}}}};
+  const std::vector<double> a = {1, 3, 1, 3, 1, 3, 2, 2}, b = {3, 1, 3, 1, 3, 1, 2, 2};
+  const std::vector<Finding> findings = {compare("build", a, b), compare("append", a, b),
+                                         compare("allocations", a, b)};
+  const auto notes = plan_notes(
+      plan, specs(), {{"points", "5"}, {"repetitions", "3"}, {"sample_ms", "5"}}, findings);
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_EQ(notes[0].id, "lecture_plan.build");
+  EXPECT_NE(notes[0].part.find("repetitions = 10 (here 3), sample_ms = 20 (here 5)"),
+            std::string::npos)
+      << notes[0].part;
+  EXPECT_EQ(notes[1].id, "lecture_plan.append");
+  EXPECT_NE(notes[1].part.find("the default plan measures repetitions = 10 (here 3)"),
+            std::string::npos)
       << notes[1].part;
+  EXPECT_EQ(notes[1].part.find("sample_ms"), std::string::npos) << notes[1].part;
+  // Nothing measures more of a count that does not vary: the note adds no parameter.
+  EXPECT_EQ(notes[2].part,
+            finding_title(findings[2]) + ": the lecture plan's time was not enough to settle it");
 }
 
 TEST(Plan, ExecuteRecordsThePlanAndAddsItsNotes) {

@@ -43,8 +43,9 @@ void expect_plan_shown(const Experiment& exp, const perflab::Run& run, const std
   for (const auto& s : run.series)
     if (s.group == headline->id) points += s.points.size();
   EXPECT_GT(points, 0u) << headline->id;
-  EXPECT_FALSE(p->headline_findings.empty());
-  for (const auto& id : p->headline_findings) {
+  EXPECT_FALSE(p->headlines.empty());
+  for (const auto& h : p->headlines) {
+    const std::string& id = h.finding;
     SCOPED_TRACE(id);
     const Finding* f = find_finding(run, id);
     ASSERT_NE(f, nullptr) << "headline finding missing";
@@ -54,6 +55,13 @@ void expect_plan_shown(const Experiment& exp, const perflab::Run& run, const std
     } else {
       ASSERT_NE(note, nullptr) << finding_sentence(*f);
       EXPECT_NE(note->part.find("not enough to settle"), std::string::npos) << note->part;
+      // The note names only what measures more of this finding.
+      for (const auto& spec : exp.params()) {
+        if (note->part.find(" " + spec.name + " = ") == std::string::npos) continue;
+        EXPECT_NE(std::find(h.settled_by.begin(), h.settled_by.end(), spec.name),
+                  h.settled_by.end())
+            << note->part;
+      }
     }
   }
 }
