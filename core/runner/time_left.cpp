@@ -8,6 +8,7 @@ namespace perflab {
 
 void TimeLeft::reset() {
   samples_.clear();
+  begun_s_ = 0;
   end_s_.reset();
   estimated_at_s_ = 0;
 }
@@ -34,21 +35,25 @@ void TimeLeft::add(double fraction, double elapsed_s) {
     samples_.back().second = fraction;
   else
     samples_.emplace_back(elapsed_s, fraction);
+  if (fraction <= 0) begun_s_ = elapsed_s;
   if (fraction >= 1.0) {
     end_s_ = estimated_at_s_ = elapsed_s;
     return;
   }
-  if (fraction < kMinFraction || elapsed_s < kMinSeconds) return;
+  if (fraction < kMinFraction || elapsed_s < kMinSeconds ||
+      elapsed_s - begun_s_ < kMinProgressSeconds)
+    return;
 
-  // The rate over the recent share of the time gone; the samples before it are not needed
-  // again (the share's start only moves on), but one stays to interpolate from.
-  const double from = elapsed_s * (1 - kRecentShare);
+  // The rate over the recent share of the time gone, from the progress's beginning at the
+  // earliest; the samples before it are not needed again (its start only moves on), but one
+  // stays to interpolate from.
+  const double from = std::max(begun_s_, elapsed_s * (1 - kRecentShare));
   while (samples_.size() > 2 && samples_[1].first <= from) samples_.pop_front();
   double rate = (fraction - fraction_at(from)) / (elapsed_s - from);
-  if (!(rate > 0)) rate = fraction / elapsed_s;  // no progress lately: the whole run's rate
+  if (!(rate > 0)) rate = fraction / (elapsed_s - begun_s_);  // none lately: the whole rate
   const double end = elapsed_s + (1 - fraction) / rate;
-  const double weight =
-      end_s_ ? 1 - std::exp(-(elapsed_s - estimated_at_s_) / kSmoothingSeconds) : 1.0;
+  const double tau = std::min(kSmoothingSeconds, kSmoothingShare * elapsed_s);
+  const double weight = end_s_ ? 1 - std::exp(-(elapsed_s - estimated_at_s_) / tau) : 1.0;
   end_s_ = end_s_.value_or(end) + weight * (end - end_s_.value_or(end));
   estimated_at_s_ = elapsed_s;
 }

@@ -13,7 +13,8 @@ class TimeLeft {
   // below one reported before counts as no progress.
   void add(double fraction, double elapsed_s);
   // Seconds left at `elapsed_s` (the estimated end minus now, never below zero); nullopt until
-  // there is progress enough to tell (kMinFraction done and kMinSeconds gone).
+  // there is progress enough to tell (kMinFraction done, kMinSeconds gone and kMinProgressSeconds
+  // since the progress began).
   std::optional<double> seconds_left(double elapsed_s) const;
   // The run's estimated whole length in seconds, the same way; nullopt likewise.
   std::optional<double> estimated_total() const { return end_s_; }
@@ -21,16 +22,23 @@ class TimeLeft {
 
   static constexpr double kMinFraction = 0.02;
   static constexpr double kMinSeconds = 3.0;
-  // The rate is measured over the latest share of the time gone (a slow start, such as servers
-  // starting, stops counting once it is that far behind) ...
+  // The progress begins with the last report at none done: what came before (servers starting,
+  // records generated) is not measuring and tells nothing of its pace, so the rate is measured
+  // from there, once it has run this long ...
+  static constexpr double kMinProgressSeconds = 1.0;
+  // ... over the latest share of the time gone (a slow phase stops counting once it is that far
+  // behind) ...
   static constexpr double kRecentShare = 0.5;
-  // ... and each estimate moves the one shown with this time constant (seconds).
+  // ... and each estimate moves the one shown with this time constant (seconds), or with this
+  // share of the time gone when that is shorter: a run of seconds cannot wait seconds for it.
   static constexpr double kSmoothingSeconds = 5.0;
+  static constexpr double kSmoothingShare = 0.1;
 
  private:
   double fraction_at(double t) const;  // interpolated between the samples kept
 
   std::deque<std::pair<double, double>> samples_;  // (elapsed_s, fraction), rising in both
+  double begun_s_ = 0;                             // the last report of none done
   std::optional<double> end_s_;                    // smoothed estimated end, in elapsed seconds
   double estimated_at_s_ = 0;                      // when end_s_ last moved
 };

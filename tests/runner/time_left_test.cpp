@@ -1,6 +1,7 @@
 // TimeLeft: the time a run has left, from the progress it reports, against known run shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "runner/time_left.h"
@@ -91,4 +92,39 @@ TEST(TimeLeft, NoProgressLatelyFallsBackToTheWholeRunsRate) {
   ASSERT_TRUE(est.seconds_left(60.0).has_value());
   EXPECT_TRUE(std::isfinite(*est.seconds_left(60.0)));
   EXPECT_GT(*est.seconds_left(60.0), 0);
+}
+
+TEST(TimeLeft, ServersStartingBeforeAnyProgressDoNotCount) {
+  // A 25 s run whose first 5 s (a fifth) start servers at none done, then steady to the end:
+  // from a quarter of the time on, the estimate is the run's length. Counting the start as a
+  // slow beginning said 108 s at a quarter and 49 s at half.
+  const auto progress = [](double s) { return s <= 5 ? 0.0 : (s - 5) / 20.0; };
+  for (const double t : {6.25, 12.5, 18.75}) {
+    TimeLeft est;
+    EXPECT_NEAR(total_at(est, progress, t), 25.0, 25.0 * 0.05) << "at " << t << " s";
+  }
+  TimeLeft early;
+  total_at(early, progress, 5.5);  // half a second of progress: too soon to tell
+  EXPECT_FALSE(early.seconds_left(5.5).has_value());
+}
+
+TEST(TimeLeft, AShortRunFollowsItsPaceWithinSeconds) {
+  // 6 s at one pace (30% done), then the rest more than twice as fast: the run ends at 12 s.
+  // Four seconds after the change the estimate has followed it; smoothing over 5 s, as for a
+  // run of minutes, still said 16.4 s.
+  const auto progress = [](double s) { return s <= 6 ? s / 20.0 : 0.3 + (s - 6) * 0.7 / 6.0; };
+  TimeLeft est;
+  EXPECT_NEAR(total_at(est, progress, 10.0), 12.0, 12.0 * 0.1);
+}
+
+TEST(TimeLeft, ALongRunWithAStartIsEstimatedAsBefore) {
+  // A default run of a quarter of an hour: 30 s of servers and setup at none done, then points
+  // of 1.5 s each. Within 2% at a quarter, half and three quarters of it.
+  const auto progress = [](double s) {
+    return s <= 30 ? 0.0 : std::min(1.0, std::floor((s - 30) / 1.5) * 1.5 / 870.0);
+  };
+  for (const double t : {225.0, 450.0, 675.0}) {
+    TimeLeft est;
+    EXPECT_NEAR(total_at(est, progress, t), 900.0, 900.0 * 0.02) << "at " << t << " s";
+  }
 }
