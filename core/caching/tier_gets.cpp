@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,9 +30,10 @@ struct Measurement {
 // Times `get` (returns false when the tier lost the value): warm-up, then `reps` samples of
 // `inner` gets each (inner chosen so a sample lasts >= 20 µs, so the clocks' own cost stays
 // small), then more gets until `window_ns` has passed so that the server's CPU counter (10 ms
-// ticks for /proc) has something to count.
+// ticks for /proc) has something to count. `on_sample` hears the share of the samples taken.
 Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tier, int warmup,
-                    int reps, std::int64_t window_ns) {
+                    int reps, std::int64_t window_ns,
+                    const std::function<void(double)>& on_sample) {
   const auto lost = [&] {
     return std::runtime_error("the " + tier.name() + " tier (" + to_string(tier.codec().encoding) +
                               ") no longer holds the record");
@@ -69,6 +71,7 @@ Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tie
     m.cpu_us.push_back(static_cast<double>(cpu) / 1e3 / m.gets_per_sample);
     gets += m.gets_per_sample;
     rounds.record(std::span<const double>(&m.wall_us.back(), 1));
+    on_sample(std::min(1.0, static_cast<double>(m.wall_us.size()) / reps));
   }
   m.precision = rounds.precision();
   if (s0) {
@@ -145,17 +148,35 @@ void store_and_check(Tier& tier, const std::string& tier_name, const std::string
                              ") returned records different from those stored");
 }
 
+// One get of the workload from the tier; false when the tier lost the record.
+std::function<bool()> workload_get(Tier& tier, const std::string& workload, const Document& doc,
+                                   const CommentList& list) {
+  if (workload == "document") return [&] { return tier.get_document(doc.key) != nullptr; };
+  return [&] { return tier.get_list(list.group_id) != nullptr; };
+}
+
+// The time measuring a workload will take (measure()) when one get takes `get_s`: the gets
+// before the samples, the samples (of 20 us at least), then what is left of the server's CPU
+// window; and the share of it done when the samples are.
+struct Expected {
+  double seconds = 0, samples_share = 1;
+};
+Expected expected_time(const CachingPlan& plan, bool has_server, double get_s) {
+  const double samples_s = plan.reps * std::max(get_s, 20e-6);
+  const double window_s = has_server ? static_cast<double>(plan.window_ns) / 1e9 : 0.0;
+  const double until_samples_done = (plan.warmup + 1) * get_s + 200e-6 + samples_s;
+  const double seconds = until_samples_done + std::max(0.0, window_s - samples_s);
+  return {seconds, until_samples_done / seconds};
+}
+
 // Measures the gets of one workload from one tier and publishes its points (wall, client CPU,
 // server CPU, bytes); returns the cell the findings compare.
 Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
                   const std::string& tier_name, const std::string& series,
-                  const std::string& workload, const Document& doc, const CommentList& list) {
-  std::function<bool()> get;
-  if (workload == "document")
-    get = [&] { return tier.get_document(doc.key) != nullptr; };
-  else
-    get = [&] { return tier.get_list(list.group_id) != nullptr; };
-  Measurement m = measure(ctx, get, tier, plan.warmup, plan.reps, plan.window_ns);
+                  const std::string& workload, const Document& doc, const CommentList& list,
+                  const std::function<void(double)>& on_sample) {
+  Measurement m = measure(ctx, workload_get(tier, workload, doc, list), tier, plan.warmup,
+                          plan.reps, plan.window_ns, on_sample);
   const std::size_t bytes =
       workload == "document" ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
   Cell c;
@@ -191,33 +212,68 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
 
 }  // namespace
 
-// Every (tier, encoding) of the matrix: records stored and checked, then both workloads'
-// gets measured; the findings are updated after each, so a stopped run keeps them.
+// Every (tier, encoding) of the matrix: records stored and checked and one get of each workload
+// timed, then both workloads' gets measured; the findings are updated after each, so a stopped
+// run keeps them. The progress follows the time each measuring was expected to take from that
+// one get (a list decoded natively can take a hundred times a document's).
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                 const Document& doc, const CommentList& list, double share) {
   add_matrix_groups(ctx, plan);
-  const std::size_t cells_total =
-      std::max<std::size_t>(plan.tiers.size() * plan.encodings.size(), 1);
-  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
-  std::size_t done = 0;
+  struct Stored {
+    std::string tier_name;
+    Encoding enc;
+    std::unique_ptr<Tier> tier;
+    Expected expected[std::size(kWorkloads)];
+  };
+  std::vector<Stored> stored;
+  double total_s = 0;
   for (const auto& tier_name : plan.tiers) {
     for (Encoding enc : plan.encodings) {
       ctx.check_stop();
       const Codec codec{enc, plan.zlib_level};
       const std::string series = to_string(enc);
-      const double frac = share * static_cast<double>(done) / static_cast<double>(cells_total);
-      ctx.progress(frac, "storing records in " + tier_name + " (" + series + ")");
-      auto tier = make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token());
-      store_and_check(*tier, tier_name, series, doc, list);
-      for (const char* w : kWorkloads) {
-        const std::string W = w;
-        ctx.progress(frac, "measuring " + W + " gets from " + tier_name + " (" + series + ")");
-        cells[{W, tier_name, series}] =
-            measure_cell(ctx, plan, *tier, tier_name, series, W, doc, list);
+      ctx.progress(0, "storing records in " + tier_name + " (" + series + ")");
+      Stored s{tier_name,
+               enc,
+               make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token()),
+               {}};
+      store_and_check(*s.tier, tier_name, series, doc, list);
+      for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
+        const auto get = workload_get(*s.tier, kWorkloads[w], doc, list);
+        const std::int64_t t0 = wall_ns();
+        get();  // checked when measured
+        s.expected[w] =
+            expected_time(plan, tier_name != "local", static_cast<double>(wall_ns() - t0) / 1e9);
+        total_s += s.expected[w].seconds;
       }
-      ++done;
-      findings(ctx, cells);
+      stored.push_back(std::move(s));
     }
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
+  double done_s = 0;
+  for (auto& s : stored) {
+    const std::string series = to_string(s.enc);
+    for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
+      ctx.check_stop();
+      const std::string W = kWorkloads[w];
+      const std::string step = "measuring " + W + " gets from " + s.tier_name + " (" + series + ")";
+      const double at = done_s, weight = s.expected[w].seconds;
+      const auto fraction = [&](double within) {
+        return total_s > 0 ? share * std::min(1.0, (at + within * weight) / total_s) : 0.0;
+      };
+      ctx.progress(fraction(0), step);
+      // The samples as they are taken (a report every 5% of them).
+      double reported = 0;
+      const auto on_sample = [&](double taken) {
+        if (taken - reported < 0.05 && taken < 1) return;
+        reported = taken;
+        ctx.progress(fraction(taken * s.expected[w].samples_share), step);
+      };
+      cells[{W, s.tier_name, series}] =
+          measure_cell(ctx, plan, *s.tier, s.tier_name, series, W, doc, list, on_sample);
+      done_s += weight;
+    }
+    findings(ctx, cells);
   }
 }
 
