@@ -39,10 +39,16 @@ void run_build(IoListRun& r) {
         sink += build().size();
         allocs = scope.delta();
       }
-      // Calibrate the statements per sample, then take `reps` samples.
+      // Calibrate the statements per sample over a tenth of a sample (one build alone is timed
+      // with the clock's own cost and without the machine's load, so samples came out from a
+      // quarter to three times their length), then take `reps` samples.
       const std::int64_t t0 = wall_ns();
-      sink += build().size();
-      const std::int64_t one = std::max<std::int64_t>(1, wall_ns() - t0);
+      std::int64_t calls = 0;
+      do {
+        sink += build().size();
+        ++calls;
+      } while (wall_ns() - t0 < sample_ns / 10 && calls < 10'000'000);
+      const std::int64_t one = std::max<std::int64_t>(1, (wall_ns() - t0) / calls);
       const std::int64_t per_sample = std::clamp<std::int64_t>(sample_ns / one, 1, 10'000'000);
       Samples s;
       const std::string label = std::to_string(n);
