@@ -22,6 +22,7 @@
 #include "common/text.h"
 #include "registry.h"
 #include "runner/experiment.h"
+#include "runner/time_left.h"
 
 namespace perflab {
 
@@ -39,21 +40,39 @@ std::string default_out(const std::string& experiment) {
   return "perflab-" + experiment + "-" + buf + ".json";
 }
 
-// Progress on stderr: one rewritten line on a terminal, plain lines otherwise (at most ~2/s).
+// "~42 s left", "~2.5 s left", "~3 min 05 s left": the time left as the window estimates it.
+std::string time_left_text(double s) {
+  char buf[64];
+  if (s < 10)
+    std::snprintf(buf, sizeof buf, "~%.1f s left", s);
+  else if (s < 60)
+    std::snprintf(buf, sizeof buf, "~%.0f s left", s);
+  else
+    std::snprintf(buf, sizeof buf, "~%d min %02d s left", int(s) / 60, int(s) % 60);
+  return buf;
+}
+
+// Progress on stderr with the time left: one rewritten line on a terminal, plain lines otherwise
+// (at most ~2/s).
 class ProgressPrinter {
  public:
-  explicit ProgressPrinter(bool quiet) : quiet_(quiet), tty_(isatty(STDERR_FILENO)) {}
+  explicit ProgressPrinter(bool quiet)
+      : quiet_(quiet), tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
   void operator()(double fraction, std::string_view step) {
     if (quiet_) return;
     std::lock_guard lock(mu_);
     const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    time_left_.add(fraction, elapsed);
     if (!tty_ && now - last_ < std::chrono::milliseconds(500) && std::string(step) == last_step_)
       return;
     last_ = now;
     last_step_ = std::string(step);
+    const auto left = time_left_.seconds_left(elapsed);
+    const std::string when = left && fraction < 1 ? ", " + time_left_text(*left) : "";
     char buf[512];
-    std::snprintf(buf, sizeof buf, "[%3.0f%%] %.*s", fraction * 100, static_cast<int>(step.size()),
-                  step.data());
+    std::snprintf(buf, sizeof buf, "[%3.0f%%%s] %.*s", fraction * 100, when.c_str(),
+                  static_cast<int>(step.size()), step.data());
     if (tty_)
       std::fprintf(stderr, "\r\033[K%s", buf);
     else
@@ -62,12 +81,19 @@ class ProgressPrinter {
   void done() {
     if (tty_ && !quiet_) std::fprintf(stderr, "\r\033[K");
   }
+  // The run begins now: what came before (servers starting) is not in its time left.
+  void restart() {
+    std::lock_guard lock(mu_);
+    start_ = std::chrono::steady_clock::now();
+    time_left_.reset();
+  }
 
  private:
   bool quiet_, tty_;
   std::mutex mu_;
-  std::chrono::steady_clock::time_point last_{};
+  std::chrono::steady_clock::time_point start_, last_{};
   std::string last_step_;
+  TimeLeft time_left_;  // from every report since the printer was made (the run's start)
 };
 
 // The experiments' ids, in the registry's order.
@@ -202,6 +228,17 @@ int RunCommand::measure(Experiment& exp, Run& run) {
         return fail_program(kExitCancelled, "stopped before the run began");
       return fail_program(kExitFailed, e.what());
     }
+    // The managed servers start before the run, as the window starts a plan's when it is
+    // chosen: the run measures at once and its time left is the measuring's. Should one not
+    // start, the run tries again and records why.
+    printer(0, "starting managed servers");
+    try {
+      targets.start_managed(exp.needs(resolve_params(exp, params)), interrupt.token());
+    } catch (const std::exception&) {
+    }
+    if (interrupt.token().stop_requested())
+      return fail_program(kExitCancelled, "stopped before the run began");
+    printer.restart();
     run = execute(exp, targets, params, hooks, interrupt.token());
   } catch (const ParamError& e) {
     printer.done();

@@ -247,6 +247,29 @@ TEST_F(Cli, RunIsSavedUnderAFallbackNameWhenTheOutputFailsAtTheEnd) {
   EXPECT_NE(run.find_point("build_time", "iolist", "10"), nullptr);
 }
 
+TEST_F(Cli, ProgressSaysHowLongTheRunHasLeft) {
+  // About 5 s of build samples: past the estimator's first seconds, the progress lines say the
+  // time left, never more than the whole run took (however slow the machine, it is one run).
+  auto args = build_run((dir_ / "left.json").string(), "30");
+  args.pop_back();  // progress on stderr
+  args.insert(args.end() - 2, {"--param", "build_sample_ms=40"});
+  const auto start = Clock::now();
+  const auto r = cli(args);
+  const double took = seconds_since(start);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::size_t shown = 0;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    const auto at = line.find(", ~");
+    if (at == std::string::npos || line.find(" s left] ") == std::string::npos) continue;
+    ++shown;
+    const double left = std::stod(line.substr(at + 3));
+    EXPECT_GE(left, 0) << line;
+    EXPECT_LT(left, took) << line;
+  }
+  EXPECT_GT(shown, 0u) << r.err;
+}
+
 TEST_F(Cli, ExportWritesEveryOutputOrNone) {
   const auto good = dir_ / "good.json";
   ASSERT_EQ(cli(build_run(good.string())).exit_code, 0);
