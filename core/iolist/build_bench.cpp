@@ -39,16 +39,21 @@ void run_build(IoListRun& r) {
         sink += build().size();
         allocs = scope.delta();
       }
-      // Calibrate the statements per sample over a tenth of a sample (one build alone is timed
-      // with the clock's own cost and without the machine's load, so samples came out from a
-      // quarter to three times their length), then take `reps` samples.
-      const std::int64_t t0 = wall_ns();
-      std::int64_t calls = 0;
-      do {
-        sink += build().size();
-        ++calls;
-      } while (wall_ns() - t0 < sample_ns / 10 && calls < 10'000'000);
-      const std::int64_t one = std::max<std::int64_t>(1, (wall_ns() - t0) / calls);
+      // Calibrate the statements per sample on the thread's CPU time of a tenth of a sample's
+      // builds (the number doubled until they take that long): a wall clock counts the time
+      // the thread waited on a loaded machine, and one build timed alone carries the clock's
+      // own cost, so samples came out from a tenth to three times their length. Then take
+      // `reps` samples.
+      std::int64_t calls = 1, one = 1;
+      for (;; calls *= 2) {
+        Stopwatch sw;
+        for (std::int64_t k = 0; k < calls; ++k) sink += build().size();
+        const std::int64_t cpu = sw.cpu_elapsed_ns();
+        if (cpu >= sample_ns / 10 || calls >= 10'000'000) {
+          one = std::max<std::int64_t>(1, cpu / calls);
+          break;
+        }
+      }
       const std::int64_t per_sample = std::clamp<std::int64_t>(sample_ns / one, 1, 10'000'000);
       Samples s;
       const std::string label = std::to_string(n);
