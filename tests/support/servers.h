@@ -10,24 +10,12 @@
 #include <thread>
 #include <vector>
 
+#include "targets/freeze.h"
 #include "targets/targets.h"
 
 namespace perflab::test {
 
-// Freezes a server as a network partition looks to its clients: SIGSTOP to the process and to
-// every process it forked (PostgreSQL's backends are group leaders of their own), so the kernel
-// still accepts and acknowledges, but nothing answers. Thawed (SIGCONT) when the guard goes.
-class Freeze {
- public:
-  explicit Freeze(pid_t server);
-  ~Freeze();
-  Freeze(const Freeze&) = delete;
-  Freeze& operator=(const Freeze&) = delete;
-  void thaw();
-
- private:
-  std::vector<pid_t> pids_;
-};
+using perflab::Freeze;  // targets/freeze.h
 
 // Managed targets shared by the tests of one process (PostgreSQL non-durable for speed).
 Targets& shared_targets();
