@@ -10,6 +10,7 @@
 
 #include "history_page.h"
 #include "main_window.h"
+#include "waits.h"
 
 namespace perflab::test {
 
@@ -22,8 +23,8 @@ inline std::unique_ptr<gui::MainWindow> fresh_window(const QString& dir, int n,
       QDir(dir).filePath("history" + id), QDir(dir).filePath("settings" + id + ".ini")});
   w->resize(size);
   w->show();
-  if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-  if (!QTest::qWaitFor([&] { return !w->historyPage()->loading(); }, 10000)) return nullptr;
+  if (!QTest::qWaitForWindowExposed(w.get(), test::kWaitMs)) return nullptr;
+  if (!QTest::qWaitFor([&] { return !w->historyPage()->loading(); }, test::kWaitMs)) return nullptr;
   return w;
 }
 

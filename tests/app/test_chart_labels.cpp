@@ -24,6 +24,7 @@
 #include "charts/run_chart.h"
 #include "common/run_io.h"
 #include "main_window.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::charts;
@@ -148,7 +149,7 @@ class ChartLabelsTest : public QObject {
                                            dir_.filePath(QString("settings-") + name + ".ini")});
       w.resize(1280, 800);
       w.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QVERIFY(QTest::qWaitForWindowExposed(&w, test::kWaitMs));
       QVERIFY(w.openRun(path));
       gui::ChartPanel* panel = w.resultsPanel();
       for (const auto& id : chart_groups(run)) {
@@ -156,7 +157,7 @@ class ChartLabelsTest : public QObject {
         QCoreApplication::processEvents();
         QChart* chart = panel->chart();
         QVERIFY(chart);
-        QTRY_VERIFY(!chart->plotArea().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!chart->plotArea().isEmpty(), test::kWaitMs);
         if (chart->layout()) chart->layout()->activate();
         QCoreApplication::processEvents();
         const QString where = QString(name) + " " + QString::fromStdString(id) + " (window)";

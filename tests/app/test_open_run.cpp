@@ -11,6 +11,7 @@
 #include "common/run_io.h"
 #include "main_window.h"
 #include "sample_runs.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -33,7 +34,7 @@ class OpenRunTest : public QObject {
     MainWindow w(WindowOptions{dir_.filePath("history"), dir_.filePath("settings.ini")});
     w.resize(1280, 800);
     w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(QTest::qWaitForWindowExposed(&w, test::kWaitMs));
     QSignalSpy opened(&w, &MainWindow::runOpened);
     const QString good = runFile("good.json", [](nlohmann::json&) {});
     w.openRunInBackground(good);

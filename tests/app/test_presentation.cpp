@@ -27,6 +27,7 @@
 #include "main_window.h"
 #include "presentation_view.h"
 #include "sample_runs.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -118,7 +119,7 @@ class PresentationTest : public QObject {
     view->setRun(run, group);
     view->resize(size);
     view->show();
-    if (!QTest::qWaitForWindowExposed(view.get())) return nullptr;
+    if (!QTest::qWaitForWindowExposed(view.get(), test::kWaitMs)) return nullptr;
     QApplication::processEvents();
     return view;
   }
@@ -146,7 +147,7 @@ class PresentationTest : public QObject {
     QTest::keyClick(w.get(), Qt::Key_F11);
     PresentationView* view = w->presentationView();
     QVERIFY(view);
-    QTRY_VERIFY(view->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(view->isVisible(), test::kWaitMs);
     QCOMPARE(view->group(), std::string("append"));
 
     // Log y as in the window (values drawn at log10 of their medians): 1 writer and 100 writers
@@ -189,7 +190,7 @@ class PresentationTest : public QObject {
     QCOMPARE(view->group(), std::string("append"));
     check_log();
     QTest::keyClick(view, Qt::Key_Escape);
-    QTRY_VERIFY(!view->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!view->isVisible(), test::kWaitMs);
   }
 
   void thePlotTakesMostOfTheScreen() {
@@ -210,10 +211,10 @@ class PresentationTest : public QObject {
       QVERIFY(description->text().endsWith(QChar(0x2026)));
       QVERIFY(view->footerLabel()->text().contains("D for the whole description"));
       QTest::keyClick(view.get(), Qt::Key_D);
-      QTRY_VERIFY(description->height() >= 3 * line);
+      QTRY_VERIFY_WITH_TIMEOUT(description->height() >= 3 * line, test::kWaitMs);
       QCOMPARE(description->text(), QString::fromStdString(kLongDescription));
       QTest::keyClick(view.get(), Qt::Key_D);
-      QTRY_VERIFY(description->height() < 2 * line);
+      QTRY_VERIFY_WITH_TIMEOUT(description->height() < 2 * line, test::kWaitMs);
     }
   }
 
@@ -241,14 +242,14 @@ class PresentationTest : public QObject {
     QTest::keyClick(view.get(), Qt::Key_Right);
     QCOMPARE(view->group(), std::string("keys"));
     QVERIFY(view->findingIds().empty());
-    QTRY_VERIFY(!findings->isVisible());
-    QTRY_VERIFY(view->chartView()->width() >= 0.9 * view->width());
+    QTRY_VERIFY_WITH_TIMEOUT(!findings->isVisible(), test::kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(view->chartView()->width() >= 0.9 * view->width(), test::kWaitMs);
     // A run file from before findings named their charts: all of them beside every chart.
     Run old = presented_run();
     for (auto& f : old.findings) f.group.clear();
     view->setRun(old, "keys");
     QCOMPARE(view->findingIds().size(), old.findings.size());
-    QTRY_VERIFY(findings->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(findings->isVisible(), test::kWaitMs);
   }
 
   void compareKeepsItsLegendOffThePlotAndItsTableFull() {
@@ -264,7 +265,7 @@ class PresentationTest : public QObject {
     QApplication::processEvents();
     // The table shows at least 8 of its rows.
     QTableView* table = cmp->table();
-    QTRY_VERIFY(table->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(table->isVisible(), test::kWaitMs);
     QVERIFY(table->model()->rowCount() >= 11);
     const int shown = table->viewport()->height() / table->rowHeight(0);
     QVERIFY2(shown >= 8, qPrintable(QString("%1 rows shown").arg(shown)));
@@ -276,7 +277,7 @@ class PresentationTest : public QObject {
     QVERIFY(chart_tab >= 0);
     QTest::mouseClick(tabs, Qt::LeftButton, {}, tabs->tabRect(chart_tab).center());
     ChartPanel* panel = cmp->chartPanel();
-    QTRY_VERIFY(panel->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->isVisible(), test::kWaitMs);
     panel->setGroup("append");
     QApplication::processEvents();
     QCOMPARE(panel->chart()->legend()->markers().size(), 22);

@@ -29,6 +29,7 @@
 #include "models/points_model.h"
 #include "models/relative_model.h"
 #include "sample_runs.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -87,7 +88,7 @@ class RelativeTest : public QObject {
         WindowOptions{dir_.filePath("history" + QString::number(++count_)), settings});
     w->resize(1280, 800);
     w->show();
-    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+    if (!QTest::qWaitForWindowExposed(w.get(), test::kWaitMs)) return nullptr;
     return w;
   }
 
@@ -97,7 +98,7 @@ class RelativeTest : public QObject {
     if (!w) return nullptr;
     const QString path = w->history().save(headline_run());
     if (!w->openRun(path)) return nullptr;
-    if (!QTest::qWaitFor([&] { return w->resultsPanel()->group() == "append"; }, 10000))
+    if (!QTest::qWaitFor([&] { return w->resultsPanel()->group() == "append"; }, test::kWaitMs))
       return nullptr;
     return w;
   }

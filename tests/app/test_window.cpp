@@ -39,6 +39,7 @@
 #include "report/report.h"
 #include "report/teaching.h"
 #include "sample_runs.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -109,8 +110,9 @@ class WindowTest : public QObject {
       QVERIFY(w);
       auto* dock = w->findChild<QDockWidget*>("teachingDock");
       QVERIFY(dock && dock->isVisible());
-      QTRY_VERIFY(dock->width() >= w->width() / 5);  // not a column of single letters
-      QVERIFY(dock->width() <= w->width() / 2);      // and the chart keeps the most
+      QTRY_VERIFY_WITH_TIMEOUT(dock->width() >= w->width() / 5,
+                               test::kWaitMs);   // not a column of single letters
+      QVERIFY(dock->width() <= w->width() / 2);  // and the chart keeps the most
       QVERIFY(w->resultsPanel()->chartView()->width() >= w->width() * 2 / 5);
     }
   }
@@ -410,7 +412,7 @@ class WindowTest : public QObject {
     QTest::keyClick(w.get(), Qt::Key_F11);
     PresentationView* view = w->presentationView();
     QVERIFY(view);
-    QTRY_VERIFY(view->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(view->isVisible(), test::kWaitMs);
     QVERIFY(w->presentation());
     QVERIFY(view->isFullScreen());
     QCOMPARE(view->group(), std::string("sweep_set"));
@@ -433,7 +435,7 @@ class WindowTest : public QObject {
     QTest::keyClick(view, Qt::Key_Left);
     QCOMPARE(view->group(), std::string("sweep_set"));
     QTest::keyClick(view, Qt::Key_Escape);
-    QTRY_VERIFY(!view->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!view->isVisible(), test::kWaitMs);
     QVERIFY(!w->presentation());
   }
 
@@ -447,7 +449,8 @@ class WindowTest : public QObject {
       for (auto* s : w->findChildren<QScrollArea*>())
         if (s->widget() == w->paramForm()) scroll = s;
       QVERIFY(scroll->widget() == w->paramForm());
-      QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);  // nothing cut on the right
+      QTRY_COMPARE_WITH_TIMEOUT(scroll->horizontalScrollBar()->maximum(), 0,
+                                test::kWaitMs);  // nothing cut on the right
     }
     QVERIFY(w->selectExperiment("iolist"));
     auto* label = w->paramForm()->findChild<QLabel*>("label_build_sample_ms");
@@ -493,7 +496,7 @@ class WindowTest : public QObject {
     const int i = static_cast<int>(labels.indexOf("4"));
     QVERIFY(i >= 0);
     QChartView* view = panel->chartView();
-    QTRY_VERIFY(view->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(view->isVisible(), test::kWaitMs);
     const QPointF scene = panel->chart()->mapToPosition(line->at(i), line);
     const QPoint at = view->mapFromScene(scene);
     QTest::mouseMove(view->viewport(), at + QPoint(1, 0));
@@ -502,7 +505,7 @@ class WindowTest : public QObject {
     QHelpEvent rest(QEvent::ToolTip, at, view->viewport()->mapToGlobal(at));
     QApplication::sendEvent(view->viewport(), &rest);
     const Point* p = run.find_point("sweep_set", "coalesced", "4");
-    QTRY_VERIFY(QToolTip::isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(QToolTip::isVisible(), test::kWaitMs);
     const QString tip = QToolTip::text();
     QVERIFY2(tip.contains("coalesced") && tip.contains(format_value(p->stats.median)),
              qPrintable(tip));
@@ -553,7 +556,7 @@ class WindowTest : public QObject {
             !panel.toHtml().contains("this run [interval] (level)</span></th>"));
     QVERIFY(panel.toPlainText().contains("this run: "));
     panel.resize(900, 700);
-    QTRY_VERIFY(!panel.toPlainText().contains("this run: "));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.toPlainText().contains("this run: "), test::kWaitMs);
     QVERIFY(panel.toPlainText().contains(QString::fromStdString(run.findings.front().text)));
   }
 

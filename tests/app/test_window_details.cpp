@@ -31,6 +31,7 @@
 #include "param_form.h"
 #include "sample_runs.h"
 #include "targets_page.h"
+#include "waits.h"
 
 using namespace perflab;
 using namespace perflab::gui;
@@ -80,7 +81,7 @@ class WindowDetailsTest : public QObject {
     QVERIFY(w.selectExperiment("sharding"));
     w.resize(1280, 560);  // the form is taller than its scroll area
     w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(QTest::qWaitForWindowExposed(&w, test::kWaitMs));
     auto* nodes = qobject_cast<QSpinBox*>(w.paramForm()->field("nodes"));
     QVERIFY(nodes);
     auto* scroll = qobject_cast<QScrollArea*>(w.paramForm()->parentWidget()->parentWidget());
@@ -97,7 +98,7 @@ class WindowDetailsTest : public QObject {
     QVERIFY(!nodes->hasFocus());  // the wheel gives no focus either
 
     w.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(QTest::qWaitForWindowActive(&w, test::kWaitMs));
     nodes->setFocus();
     QVERIFY(nodes->hasFocus());
     wheel(nodes, 120);  // clicked into first: the wheel changes it
@@ -107,7 +108,7 @@ class WindowDetailsTest : public QObject {
   void quitReturnsAtOnceWhileServersStop() {
     auto* w = new MainWindow(options("quit"));
     w->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w));
+    QVERIFY(QTest::qWaitForWindowExposed(w, test::kWaitMs));
     pid_t pid = -1;
     std::filesystem::path folder;
     {
@@ -129,7 +130,7 @@ class WindowDetailsTest : public QObject {
     qInfo("quit returned after %lld ms", static_cast<long long>(quitting.elapsed()));
     QVERIFY(!process_gone(pid));
     // ... and yet it goes, with its folder: waited for in the background.
-    QTRY_VERIFY_WITH_TIMEOUT(process_gone(pid) && !std::filesystem::exists(folder), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(process_gone(pid) && !std::filesystem::exists(folder), test::kWaitMs);
     wait_for_background_stops();
   }
 
@@ -196,7 +197,7 @@ class WindowDetailsTest : public QObject {
       MainWindow w(options("zoom"));
       w.resize(1280, 800);
       w.show();
-      QVERIFY(QTest::qWaitForWindowActive(&w));
+      QVERIFY(QTest::qWaitForWindowActive(&w, test::kWaitMs));
       save_run(test::sample_run(), dir_.filePath("zoom-run.json").toStdString());
       QVERIFY(w.openRun(dir_.filePath("zoom-run.json")));
       const double window_pt = w.font().pointSizeF(),
