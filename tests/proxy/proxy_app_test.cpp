@@ -473,7 +473,8 @@ TEST(ProxyApp, OneLargeReplyThatIsReadIsServed) {
   ASSERT_EQ(::send(lazy, frame.data(), frame.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(frame.size()));
   std::uint64_t closes = 0;
-  for (int i = 0; i < 100 && closes == 0; ++i) {
+  // Closed after a second without reading; waited for up to a minute (a loaded machine, ASan).
+  for (int i = 0; i < 600 && closes == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     closes = proxy_stat(c, "client_limit_closes");
   }

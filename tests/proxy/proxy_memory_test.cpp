@@ -149,7 +149,7 @@ TEST(ProxyMemory, ManyLargeCommandsStayUnderTheBound) {
   EXPECT_LT(p99, kSanitized ? 2500.0 : 500.0);
   EXPECT_NE(p.log_text().find("evicted: it held"), std::string::npos);
   // Every client gone, nothing is left accounted to them.
-  for (int i = 0; i < 50 && proxy_stat(victim, "client_memory") > 1 * kMiB; ++i)
+  for (int i = 0; i < 600 && proxy_stat(victim, "client_memory") > 1 * kMiB; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_LT(proxy_stat(victim, "client_memory"), static_cast<std::uint64_t>(kMiB));
   std::vector<std::string> del{"DEL"};
@@ -289,11 +289,16 @@ TEST(ProxyMemory, MemoryGivenBackWhenIdle) {
   }
   EXPECT_EQ(c.command({"PING"}).str, "PONG");
   const std::int64_t after_storm = p.rss();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  const std::int64_t after_quiet = p.rss();
+  // The proxy gives memory back once it next has nothing to do: waited for, not slept on (on a
+  // loaded machine with ASan its quiet moment comes late), up to a minute.
+  std::int64_t after_quiet = p.rss();
+  for (int i = 0; i < 600 && after_quiet - base >= (after_storm - base) / 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    after_quiet = p.rss();
+  }
   std::printf(
       "%d connections holding 40 KB each: proxy RSS %.1f MiB before, %.1f MiB after the storm, "
-      "%.1f MiB after a quiet second\n",
+      "%.1f MiB after a quiet moment\n",
       connections, static_cast<double>(base) / kMiB, static_cast<double>(after_storm) / kMiB,
       static_cast<double>(after_quiet) / kMiB);
   ASSERT_GT(after_storm - base, 8 * kMiB) << "the storm should have cost memory";
