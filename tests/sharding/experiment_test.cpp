@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <stop_token>
 
 #include "finding_charts.h"
@@ -14,31 +13,12 @@
 #include "targets/cluster.h"
 #include "targets/managed_redis.h"
 #include "targets/ownership.h"
+#include "tiny_plan.h"
 
 using namespace perflab;
+using perflab::test::tiny;
 
 namespace {
-
-std::map<std::string, std::string> tiny() {
-  return {{"depths", "1,2"},
-          {"repeat", "2"},
-          {"clients", "2"},
-          {"requests", "200"},
-          {"tests", "set,mset"},
-          {"point_budget_s", "0.5"},
-          {"distribution_keys", "2000"},
-          {"variants", "direct,coalesced+nodelay,per-reply,twemproxy"}};
-}
-
-// tiny() with these depths, tests and variants.
-std::map<std::string, std::string> tiny_sweep(const char* depths, const char* tests,
-                                              const char* variants) {
-  auto p = tiny();
-  p["depths"] = depths;
-  p["tests"] = tests;
-  p["variants"] = variants;
-  return p;
-}
 
 TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
   auto exp = make_sharding_experiment();
@@ -174,151 +154,3 @@ TEST(ShardingExperiment, StopsWhenAsked) {
 }
 
 }  // namespace
-
-// The cluster lines: a managed Redis Cluster measured with the load generator's --cluster and
-// with redis-benchmark --cluster, beside one Redis direct; the hash-slot rows of the key
-// distribution.
-TEST(ShardingExperiment, DrawsRedisClusterBesideDirectRedis) {
-  const auto p =
-      tiny_sweep("1,16", "set,mget", "direct,cluster,redis-benchmark-cluster,proxy-cluster");
-  Targets targets;
-  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
-  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
-  for (const char* g : {"sweep_set", "sweep_mget"})
-    for (const char* s : {"Redis Cluster (cluster client)", "perflab-proxy over Redis Cluster"}) {
-      const Series* ser = run.find_series(g, s);
-      ASSERT_NE(ser, nullptr) << g << " / " << s;
-      ASSERT_EQ(ser->points.size(), 2u);
-      for (const auto& pt : ser->points) EXPECT_GT(pt.stats.median, 0);
-    }
-  // redis-benchmark ends on a 250 ms tick: its runs are given the requests to last 2.5 s, not the
-  // plan's 200 (which it would report as 200 / 0.25 s).
-  const Series* peer = run.find_series("sweep_set", "redis-benchmark --cluster");
-  ASSERT_NE(peer, nullptr);
-  ASSERT_EQ(peer->points.size(), 2u);
-  for (const auto& pt : peer->points) {
-    EXPECT_GE(pt.extra.at("seconds"), 2.5) << pt.label;
-    EXPECT_GT(pt.extra.at("requests"), 200) << pt.label;
-    EXPECT_GT(pt.stats.median, 200 / 0.25 * 2) << pt.label;  // not the tick's reading
-  }
-  EXPECT_EQ(run.find_series("sweep_mget", "redis-benchmark --cluster"), nullptr);  // it has none
-  auto finding = [&](const std::string& id) { return test::find_finding(run, id); };
-  for (const char* id :
-       {"cluster_vs_direct_p1.set", "cluster_vs_direct_p16.set", "cluster_vs_direct_p16.mget",
-        "cluster_vs_redis_benchmark_p1.set", "cluster_vs_redis_benchmark_p16.set",
-        "proxy_cluster_vs_cluster_p1.set", "proxy_cluster_vs_cluster_p16.mget"}) {
-    const Finding* f = finding(id);
-    ASSERT_NE(f, nullptr) << id;
-    ASSERT_TRUE(f->ci.has_value()) << id;
-    EXPECT_TRUE(f->verdict().has_value()) << id << ": " << finding_sentence(*f);
-    EXPECT_TRUE(f->not_judged_because.empty()) << finding_sentence(*f);
-  }
-  EXPECT_EQ(finding("cluster_vs_redis_benchmark_p1.mget"), nullptr);
-  const Series* slots = run.find_series("dist_nodes", "hash slots (CRC16)");
-  ASSERT_NE(slots, nullptr);
-  double sum = 0;
-  for (const auto& pt : slots->points) sum += pt.stats.median;
-  EXPECT_EQ(sum, 2000);
-  ASSERT_NE(finding("moved.hash"), nullptr);
-  EXPECT_GT(finding("moved.hash")->value, 15);  // the new master's fifth, not 4/5
-  EXPECT_LT(finding("moved.hash")->value, 25);
-  // The run's --cluster keys are gone; the cluster is Perflab's (a managed one, recorded).
-  ASSERT_NE(targets.managed_cluster(), nullptr);
-  RedisClient m(targets.managed_cluster()->master(0).endpoint());
-  EXPECT_TRUE(m.command({"KEYS", "perflab:bench:key:*"}).elements.empty());
-  EXPECT_TRUE(std::any_of(run.targets.begin(), run.targets.end(), [](const TargetInfo& t) {
-    return t.kind == "redis-cluster" && t.managed;
-  }));
-}
-
-// A master that goes away in the middle of the run: one line naming it, and what was measured
-// before is kept.
-TEST(ShardingExperiment, AClusterNodeRefusingConnectionFailsClearlyAndKeepsThePoints) {
-  const auto p = tiny_sweep("1,2", "set", "direct,cluster");
-  Targets targets;
-  std::string dead;
-  const RunHooks hooks = test::at_first_step("-P 2, Redis Cluster", [&] {
-    ManagedRedis& m = targets.managed_cluster()->master(1);
-    dead = m.endpoint().address();
-    m.kill_now();
-  });
-  perflab::Run run = execute(*make_sharding_experiment(), targets, p, hooks, {});
-  ASSERT_FALSE(dead.empty());
-  EXPECT_EQ(run.status, RunStatus::Failed);
-  EXPECT_NE(run.message.find(dead), std::string::npos) << run.message;
-  EXPECT_NE(run.message.find("refused"), std::string::npos) << run.message;
-  EXPECT_EQ(run.message.find('\n'), std::string::npos) << run.message;
-  const Series* ser = run.find_series("sweep_set", "Redis Cluster (cluster client)");
-  ASSERT_NE(ser, nullptr);
-  EXPECT_EQ(ser->points.size(), 1u);  // -P 1, measured before
-  EXPECT_NE(run.group("dist_nodes"), nullptr);
-}
-
-// The live demonstrations on a small run: points on a time axis, redirections seen during the
-// resharding, the seconds until the killed master's slots take writes again, and "nothing lost".
-TEST(ShardingExperiment, ReshardingAndFailoverDemonstrations) {
-  auto p = tiny();
-  p["sweep"] = "false";
-  p["demonstration"] = "both";
-  // A master is killed a quarter into the run: 12 s are left for its replica to be promoted
-  // (cluster-node-timeout 1 s; a few seconds here), room for a loaded machine with ASan.
-  p["demo_s"] = "16";
-  p["reshard_slots"] = "40";
-  Targets targets;
-  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, {});
-  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
-  EXPECT_EQ(run.group("sweep_set"), nullptr);
-  auto finding = [&](const std::string& id) { return test::find_finding(run, id); };
-  for (const char* g : {"reshard_rate", "reshard_redirects", "failover_rate"}) {
-    const Group* group = run.group(g);
-    ASSERT_NE(group, nullptr) << g;
-    EXPECT_TRUE(group->numeric_x);
-    EXPECT_EQ(group->x_label, "seconds");
-  }
-  const Series* rate = run.find_series("reshard_rate", "requests/s");
-  ASSERT_NE(rate, nullptr);
-  EXPECT_GE(rate->points.size(), 6u);
-  ASSERT_NE(run.find_series("reshard_redirects", "MOVED/s"), nullptr);
-  ASSERT_NE(finding("reshard.slots_moved"), nullptr);
-  EXPECT_EQ(finding("reshard.slots_moved")->value, 40);
-  EXPECT_GT(finding("reshard.moved")->value + finding("reshard.ask")->value, 0);
-  ASSERT_NE(finding("reshard.keys_verified"), nullptr);
-  EXPECT_GT(finding("reshard.keys_verified")->value, 100);
-  EXPECT_EQ(finding("reshard.keys_lost")->value, 0);
-  EXPECT_NE(finding("reshard.keys_verified")->text.find("nothing lost"), std::string::npos);
-
-  ASSERT_NE(run.find_series("failover_rate", "errors/s"), nullptr);
-  ASSERT_NE(finding("failover.errors"), nullptr);
-  EXPECT_GT(finding("failover.errors")->value, 0);
-  ASSERT_NE(finding("failover.recovery_s"), nullptr) << "no recovery within the run";
-  EXPECT_GT(finding("failover.recovery_s")->value, 0);
-  std::printf("failover recovered %.2f s after the kill\n", finding("failover.recovery_s")->value);
-  EXPECT_EQ(finding("failover.keys_lost")->value, 0);
-  EXPECT_GT(finding("failover.keys_verified")->value, 100);
-  EXPECT_NE(finding("failover.keys_verified")->text.find("nothing lost"), std::string::npos);
-  // The demonstration's keys are gone from the managed cluster it resharded.
-  ClusterClient c(targets.managed_cluster()->seeds());
-  for (const auto& m : c.masters()) {
-    RedisClient node(m);
-    EXPECT_TRUE(node.command({"KEYS", "perflab:demo:*"}).elements.empty()) << m.address();
-  }
-}
-
-// Stop during a demonstration: the run ends promptly, cancelled, with the seconds measured.
-TEST(ShardingExperiment, StopDuringADemonstrationKeepsItsSeconds) {
-  auto p = tiny();
-  p["sweep"] = "false";
-  p["demonstration"] = "resharding";
-  p["demo_s"] = "120";
-  Targets targets;
-  std::stop_source stop;
-  test::StopLater later(
-      stop, [&] { return targets.managed_cluster() != nullptr; }, std::chrono::seconds(4));
-  perflab::Run run = execute(*make_sharding_experiment(), targets, p, {}, stop.get_token());
-  ASSERT_TRUE(later.requested());
-  EXPECT_EQ(run.status, RunStatus::Cancelled);
-  EXPECT_LT(later.seconds_since_stop(), 60);  // proves the 120 s are not waited for
-  const Series* rate = run.find_series("reshard_rate", "requests/s");
-  ASSERT_NE(rate, nullptr);
-  EXPECT_GE(rate->points.size(), 1u);
-}
