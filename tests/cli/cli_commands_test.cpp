@@ -219,8 +219,9 @@ TEST_F(Cli, ListDescribesParameterTypesAndRanges) {
   EXPECT_NE(r.out.find("--param preset=sweep  (one of: sweep | seed)"), std::string::npos);
   EXPECT_NE(r.out.find("--param tests=set,get,mset  (subset of: set, get, mset, mget)"),
             std::string::npos);
-  EXPECT_NE(r.out.find("(subset of: build, append, pgbench, read, payload, client, standby)"),
-            std::string::npos);
+  EXPECT_NE(
+      r.out.find("(subset of: build, append, pgbench, read, payload, client, pooled, standby)"),
+      std::string::npos);
   EXPECT_NE(r.out.find("--param seed=42  (int, >= 0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
   // One of means one: a preset is the article's or the sweep, never a list of both.
