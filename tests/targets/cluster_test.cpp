@@ -44,12 +44,29 @@ RedisEndpoint other_master(ClusterClient& c, int slot) {
   return {};
 }
 
+// The owner of `slot` in the map `node` gives (CLUSTER SLOTS), or "" when none does.
+std::string owner_seen_by(const RedisEndpoint& node, int slot) {
+  RedisClient n(node);
+  for (const auto& r : parse_cluster_slots(n.command({"CLUSTER", "SLOTS"}), node))
+    if (r.first <= slot && slot <= r.last) return r.master.address();
+  return {};
+}
+
+// Moves the slot, then waits until every master's map names its new owner: on a loaded machine
+// a node can answer from an older map for a while, and the next test would meet MOVED where its
+// map says the slot is served.
 void move_slot(ClusterClient& c, int slot, const RedisEndpoint& to) {
   SlotMigration m(*c.owner(slot), to, slot);
   m.begin();
   while (m.move_keys(100) > 0) {
   }
-  m.finish(c.masters());
+  const auto masters = c.masters();
+  m.finish(masters);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (const auto& node : masters)
+    while (owner_seen_by(node, slot) != to.address() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (const auto& node : masters) EXPECT_EQ(owner_seen_by(node, slot), to.address());
 }
 
 }  // namespace
