@@ -56,6 +56,18 @@ struct Series {
   std::string group;  // Group::id this series belongs to
   std::string name;   // e.g. "iolist"
   std::vector<Point> points;
+  // What each round's requests waited, as recorded (common/latency_recorder.h), encoded by
+  // encode_latency() (common/latency_codec.h): one entry per round, empty when the series holds
+  // no latency distribution. A percentile spectrum (Group::percentile_x) is drawn from these.
+  std::vector<std::string> latency = {};
+};
+
+// A place on a numeric x axis a chart marks with a labelled line, e.g. the knee of a latency
+// against throughput curve: where the series' tail starts to climb.
+struct Marker {
+  std::string series;  // the series it belongs to (drawn in its colour), or empty
+  double x = 0;
+  std::string label;  // e.g. "knee: 61,000 req/s"
 };
 
 struct Group {
@@ -88,6 +100,11 @@ struct Group {
   // a whole or a count has no better direction ("keys on each node"). Empty: the unit, and
   // whether lower or higher is better.
   std::string y_label = {};
+  // A percentile spectrum: x is a percentile in percent (50, 90, 99, 99.9, 99.99), drawn on
+  // HdrHistogram's 1/(1 - p) axis (common/latency_spectrum.h), so each nine takes the same width.
+  bool percentile_x = false;
+  // Places the chart marks on its x axis (numeric groups only).
+  std::vector<Marker> markers = {};
 };
 
 // A target as recorded in a run: never a password.

@@ -154,6 +154,12 @@ std::string run_to_json(const Run& run, int indent) {
     if (!g.first_series.empty()) gj["first_series"] = g.first_series;
     if (g.interleaved) gj["interleaved"] = true;
     if (!g.y_label.empty()) gj["y_label"] = g.y_label;
+    if (g.percentile_x) gj["percentile_x"] = true;
+    if (!g.markers.empty()) {
+      gj["markers"] = json::array();
+      for (const auto& m : g.markers)
+        gj["markers"].push_back({{"series", m.series}, {"x", m.x}, {"label", m.label}});
+    }
     j["groups"].push_back(std::move(gj));
   }
   j["series"] = json::array();
@@ -174,7 +180,9 @@ std::string run_to_json(const Run& run, int indent) {
                            {"worst_half_width", p.precision->worst_half_width}};
       pts.push_back(std::move(pj));
     }
-    j["series"].push_back({{"group", s.group}, {"name", s.name}, {"points", std::move(pts)}});
+    json sj = {{"group", s.group}, {"name", s.name}, {"points", std::move(pts)}};
+    if (!s.latency.empty()) sj["latency"] = s.latency;
+    j["series"].push_back(std::move(sj));
   }
   j["findings"] = json::array();
   for (const auto& f : run.findings) j["findings"].push_back(finding_json(f));

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/latency_codec.h"
 #include "common/run_fields.h"
 
 namespace perflab {
@@ -109,6 +110,14 @@ void read_groups(const V& j, Run& run) {
     });
     group.interleaved = R::boolean(g, f, "interleaved", false);
     group.y_label = R::string(g, f, "y_label", false);
+    group.percentile_x = R::boolean(g, f, "percentile_x", false);
+    R::elements(g, f, "markers", [&](const V& m, const Path& mf) {
+      R::object(m, mf);
+      group.markers.push_back({R::string(m, mf, "series", false), R::number(m, mf, "x", true),
+                               R::string(m, mf, "label", false)});
+    });
+    if (group.percentile_x && !group.numeric_x)
+      R::bad(Path(f, "percentile_x"), "is set on a group without numeric x");
     run.groups.push_back(std::move(group));
   });
 }
@@ -208,6 +217,17 @@ void read_series(const V& j, Run& run) {
     ser.points.reserve(R::size(s, "points"));
     R::elements(s, f, "points",
                 [&](const V& p, const Path& pf) { ser.points.push_back(read_point(p, pf)); });
+    // Each recorder is decoded once to refuse a damaged one here, naming it, rather than
+    // where a chart draws it.
+    R::elements(s, f, "latency", [&](const V& l, const Path& lf) {
+      std::string text = R::string(l, lf);
+      try {
+        decode_latency(text);
+      } catch (const std::exception& e) {
+        R::bad(lf, e.what());
+      }
+      ser.latency.push_back(std::move(text));
+    });
     run.series.push_back(std::move(ser));
   });
 }
