@@ -131,7 +131,13 @@ TEST(OpenLoop, HoldsATargetBelowTheKneeOrSaysWhyNot) {
       o.rate, r.rps, ol.send_lag_p99_ms, ol.generator_lag_p99_ms, open_loop_verdict(r).c_str());
   ASSERT_EQ(r.requests, 6000);
   EXPECT_EQ(r.errors, 0);
-  EXPECT_NEAR(ol.offered_rps, 2000, 1e-6);  // uniform arrivals offer exactly the target
+  // Uniform arrivals offer the target: the requests sent span their schedule. A generator that
+  // fell behind sends the last requests of some connections after the pool of 6,000 ran out on
+  // the others, so what it sent spans a little more of the schedule: never a higher rate.
+  if (!ol.fell_behind)
+    EXPECT_NEAR(ol.offered_rps, 2000, 2000 * 0.005);
+  else
+    EXPECT_LE(ol.offered_rps, 2000 * (1 + 1e-9));
   // Never faster than the schedule: the 6,000 requests span 3 s (to within a reply).
   EXPECT_LE(r.rps, 1.01 * o.rate);
   // A machine too loaded to keep the schedule must say so rather than report a wrong rate.
