@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 
 namespace perflab::test {
@@ -41,6 +42,14 @@ std::string make_users_schema(PgConnection& c) {
 std::string users_orders(PgConnection& c, const std::string& schema) {
   return std::string(
       c.exec("SELECT count(*) FROM " + pg_quote_ident(schema) + ".orders").value(0, 0));
+}
+
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return 0;
+  const std::size_t close = line.rfind(')');  // the command name may hold blanks and parentheses
+  return close != std::string::npos && close + 2 < line.size() ? line[close + 2] : 0;
 }
 
 std::string unique_name(const std::string& base) {

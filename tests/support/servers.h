@@ -32,6 +32,10 @@ std::string users_orders(PgConnection& c, const std::string& schema);
 // A unique suffix for names a test creates (schemas, key prefixes), so tests never collide.
 std::string unique_name(const std::string& base);
 
+// The state letter of a process in /proc/<pid>/stat ('R' running, 'S' sleeping, 'T' stopped by
+// a signal, 'Z' zombie), or 0 when there is no such process.
+char process_state(pid_t pid);
+
 // A listening TCP socket of the test's own on 127.0.0.1, any free port (set in `port`): a
 // server that answers as the test scripts it. Fails the test (-1) if it cannot be made.
 int listen_on_loopback(int& port);
