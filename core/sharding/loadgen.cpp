@@ -345,7 +345,7 @@ class Benchmark {
       last_reply_ = progress_ = t;
       if (open_) {
         if (c.intended.empty()) throw std::runtime_error("a reply to no request");
-        hist_.record((t_ns - c.intended.front()) / 1000);  // from its intended time
+        hist_.record((t_ns - c.intended.front()) / 1000);  // from its intended time (or write)
         c.intended.pop_front();
         if (c.outstanding-- == o_.pipeline) c.room_since = t_ns;
         continue;
@@ -415,7 +415,7 @@ class Benchmark {
     if (completed_ == issued_) progress_ = now / 1000;  // the reply timeout runs from here
     for (int j = 0; j < k; ++j) {
       const std::int64_t at = due_[static_cast<std::size_t>(j)];
-      c.intended.push_back(at);
+      c.intended.push_back(o_.from_intended ? at : now);  // where its latency starts
       send_lag_.record((now - at) / 1000);
       generator_lag_.record((now - std::max(at, c.room_since)) / 1000);
       last_intended_ = std::max(last_intended_, at);

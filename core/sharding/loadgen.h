@@ -65,6 +65,10 @@ struct BenchOptions {
   // redis-benchmark (latency from the write, uncorrected for coordinated omission).
   double rate = 0;
   Arrivals arrivals = Arrivals::Uniform;  // --arrivals, per connection (open loop)
+  // With a rate: false measures each request from its write instead of its intended time, the
+  // schedule kept: a paced closed loop (with -P 1 each connection sends, waits, sends), whose
+  // latency a stall reaches once per connection, as redis-benchmark's (coordinated omission).
+  bool from_intended = true;
 };
 
 // The latency of each request, in microseconds (record(us), quantile_us, merge, count, mean_us,
