@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 
+#include "common/latency_spectrum.h"
 #include "common/machine_noise.h"
 #include "targets/targets.h"
 
@@ -88,6 +89,18 @@ void RunContext::add_point(const std::string& group, const std::string& series, 
     if (hooks_.on_update) copy = run_;
   }
   if (hooks_.on_update) hooks_.on_update(copy);
+}
+
+bool RunContext::add_latency_spectrum(const Group& g, const std::string& series,
+                                      std::span<const LatencyRecorder> rounds, double ns_per_unit) {
+  Run copy;
+  {
+    std::lock_guard lock(mu_);
+    if (!perflab::add_latency_spectrum(run_, g, series, rounds, ns_per_unit)) return false;
+    if (hooks_.on_update) copy = run_;
+  }
+  if (hooks_.on_update) hooks_.on_update(copy);
+  return true;
 }
 
 void RunContext::add_finding(Finding f) {

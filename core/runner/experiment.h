@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/latency_recorder.h"
 #include "common/params.h"
 #include "common/run.h"
 #include "runner/plan.h"
@@ -52,6 +53,10 @@ class RunContext {
   void add_group(const Group& g);
   void add_point(const std::string& group, const std::string& series, Point p);
   void add_finding(Finding f);
+  // A percentile spectrum of the rounds' recorders (common/latency_spectrum.h
+  // add_latency_spectrum), published as a point is; false when no round has values.
+  bool add_latency_spectrum(const Group& g, const std::string& series,
+                            std::span<const LatencyRecorder> rounds, double ns_per_unit);
   // The comparison subject / baseline over two points' samples (comparison_finding()) judged
   // with the run's threshold; nothing when a point is missing or there is no ratio.
   void add_comparison(const ComparisonSpec& spec, const Point* subject, const Point* baseline);
