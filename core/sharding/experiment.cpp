@@ -1,13 +1,17 @@
 // The sharding experiment: its parameters, what it needs, and a run: the key distribution, the
-// pipeline sweep, the cluster demonstrations (one file each, sharing sharding/sharding_run.h).
+// pipeline sweep, the cluster demonstrations and the coordinated-omission demonstration (one
+// file each, sharing sharding/sharding_run.h).
 #include "sharding/experiment.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sharding/cluster_demo.h"
+#include "sharding/omission_demo.h"
 #include "sharding/sharding_run.h"
 
 namespace perflab {
@@ -164,6 +168,7 @@ class ShardingExperiment : public Experiment {
                      .help = "slots moved from the first master to the second in the resharding "
                              "demonstration",
                      .label = "Slots to move"});
+    for (auto& spec : omission_params()) specs.push_back(std::move(spec));
     for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
     specs.push_back(plan_param(plans()));
     return specs;
@@ -174,12 +179,16 @@ class ShardingExperiment : public Experiment {
     bool cluster = reshards(p);
     for (const auto& token : p.get_subset("variants"))
       cluster = cluster || (sweep && uses_cluster(variant(token)));
-    return {false, sweep ? static_cast<std::size_t>(p.get_int("nodes")) : 0, cluster};
+    std::size_t nodes = sweep ? static_cast<std::size_t>(p.get_int("nodes")) : 0;
+    if (p.get_bool("omission")) nodes = std::max<std::size_t>(nodes, 1);
+    return {false, nodes, cluster};
   }
 
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();  // validated against the specs before the run started
     SweepPlan plan = make_plan(p);
+    std::optional<OmissionOptions> omission;  // checked before anything is measured
+    if (p.get_bool("omission")) omission = omission_options(ctx, p);
     const auto start = std::chrono::steady_clock::now();
     distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
     ctx.check_stop();
@@ -193,10 +202,67 @@ class ShardingExperiment : public Experiment {
       plan.progress_from = std::clamp(distribution_s / (distribution_s + sweep_s), 0.02, 0.9);
     if (p.get_bool("sweep")) run_sweep(ctx, p, plan, needs(p));
     demonstrations(ctx, p);
+    if (omission) omission_demo(ctx, *omission);
     ctx.progress(1.0, "done");
   }
 
  private:
+  // The coordinated-omission demonstration's (opt-in: about 20 s with its defaults).
+  static std::vector<ParamSpec> omission_params() {
+    return {{.name = "omission",
+             .type = ParamType::Bool,
+             .default_value = "false",
+             .help = "the coordinated-omission demonstration after the sweep: GET on the managed "
+                     "Redis paused for a while every so often, closed loop vs open loop at the "
+                     "same rate, and redis-benchmark (about 20 s)"},
+            {.name = "omission_rate",
+             .type = ParamType::Double,
+             .default_value = "1000",
+             .min = 10,
+             .max = 1000000,
+             .help = "requests/s offered by the closed and the open loop alike",
+             .label = "Offered rate",
+             .unit = "req/s"},
+            {.name = "omission_pause_ms",
+             .type = ParamType::Int,
+             .default_value = "200",
+             .min = 10,
+             .max = 10000,
+             .help = "how long the server is paused (SIGSTOP) each time",
+             .label = "Pause",
+             .unit = "ms"},
+            {.name = "omission_every_s",
+             .type = ParamType::Double,
+             .default_value = "1.5",
+             .min = 0.5,
+             .max = 60,
+             .help = "from one pause to the next; each measurement lasts this long, its pause in "
+                     "the middle",
+             .label = "Pause every",
+             .unit = "s"},
+            {.name = "omission_rounds",
+             .type = ParamType::Int,
+             .default_value = "5",
+             .min = 2,
+             .max = 100,
+             .help = "rounds of the demonstration (closed loop, open loop, redis-benchmark each)"}};
+  }
+
+  static OmissionOptions omission_options(RunContext& ctx, const Params& p) {
+    OmissionOptions o;
+    o.rate = p.get_double("omission_rate");
+    o.clients = static_cast<int>(p.get_int("clients"));
+    o.pause = std::chrono::milliseconds(p.get_int("omission_pause_ms"));
+    o.every = std::chrono::milliseconds(std::llround(p.get_double("omission_every_s") * 1000));
+    if (o.pause * 2 > o.every)
+      throw ParamError("omission_pause_ms: a pause of " + std::to_string(o.pause.count()) +
+                       " ms must be at most half of omission_every_s");
+    o.rounds = static_cast<int>(p.get_int("omission_rounds"));
+    o.keyspace = std::max<std::int64_t>(1, p.get_int("keyspace"));
+    o.key_prefix = ctx.targets().config().redis_prefix + "omission:";
+    return o;
+  }
+
   static bool reshards(const Params& p) {
     const std::string& d = p.get_choice("demonstration");
     return d == "resharding" || d == "both";
