@@ -54,7 +54,6 @@ Group omission_group(const OmissionOptions& o) {
       "The same load measured two ways while the server stalls: closed loop (latency from each "
       "write, as redis-benchmark) and open loop (latency from when each request was due). Only "
       "the open loop counts the stall for every request that waited for it.";
-  g.first_series = {kOmissionOpen, kOmissionClosed};
   return g;
 }
 
@@ -156,15 +155,18 @@ void publish(RunContext& ctx, const OmissionOptions& o, const Rounds& m) {
 
 void omission_demo(RunContext& ctx, const OmissionOptions& o) {
   const RedisTarget target = ctx.targets().redis(1, ctx.stop_token());
-  const auto managed = ctx.targets().managed_redis();
-  if (!target.managed || managed.empty()) {
+  // The managed server behind the target's first node: the one measured and paused.
+  const ManagedRedis* server = nullptr;
+  for (const ManagedRedis* r : ctx.targets().managed_redis())
+    if (target.managed && r->port() == target.nodes.front().port) server = r;
+  if (!server) {
     ctx.add_finding(note_finding({"omission.skipped", "",
                                   "coordinated-omission demonstration left out: Perflab pauses "
                                   "only a Redis server it started, never a user's",
                                   ""}));
     return;
   }
-  const pid_t server = managed.front()->pid();
+  const pid_t pid = server->pid();
   for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
 
   BenchOptions b;
@@ -206,13 +208,13 @@ void omission_demo(RunContext& ctx, const OmissionOptions& o) {
         BenchOptions run = b;
         run.from_intended = is_open;
         run.seed = static_cast<std::uint64_t>(round * 2 + k + 1);
-        auto [r, stopped_s] = across_pause(ctx, server, run, o);
+        auto [r, stopped_s] = across_pause(ctx, pid, run, o);
         ctx.check_stop();
         if (is_open) paused = stopped_s;
         (is_open ? open : closed) = std::move(r);
       }
       if (!no_peer) {
-        peer_result = peer_across_pause(ctx, server, peer, o);
+        peer_result = peer_across_pause(ctx, pid, peer, o);
         ctx.check_stop();
       }
       m.closed.push_back(closed->latency);

@@ -109,27 +109,30 @@ TEST(CoordinatedOmission, DemonstrationShowsTheStallOnlyInTheOpenLoop) {
     const auto rounds = series_latency(*s);
     ASSERT_EQ(rounds.size(), 2u);
     for (const auto& r : rounds) EXPECT_EQ(r.count(), 1500u) << name;
-    // The closed loop's pause is in about one request per connection per pause; the open loop's
-    // in every request due during it (~1/7.5 of them; >= 100 ms: those of its first 100 ms).
+    // The closed loop's pause is in about one request per connection; the open loop's in every
+    // request due during it (>= 150 ms: those due in its first 50 ms, and more when the machine
+    // is slow to catch up after it).
     for (const auto& r : rounds) {
-      const std::uint64_t slow = count_at_least(r, 100'000'000);
+      const std::uint64_t slow = count_at_least(r, 150'000'000);
       if (name == std::string(kOmissionClosed))
         EXPECT_LE(slow, 2u * 10u);
       else
-        EXPECT_GE(slow, 60u);  // ~100 expected
+        EXPECT_GE(slow, 30u);  // ~50 expected
     }
   }
   const double open_p99 = p99_of(run, kOmissionOpen), closed_p99 = p99_of(run, kOmissionClosed);
   std::printf("p99: open loop %.2f ms, closed loop %.2f ms\n", open_p99, closed_p99);
-  EXPECT_GT(open_p99, 100);  // p99 falls in the pause's requests: ~200 ms x (1 - 0.01 / 0.13)
-  EXPECT_LT(closed_p99, 100);
+  // The open loop's p99 falls among the requests that waited for the pause (~200 ms x (1 - 0.01
+  // / 0.13)); the closed loop's among those that did not.
+  EXPECT_GT(open_p99, 100);
+  EXPECT_LT(closed_p99, open_p99 / 2);
   // redis-benchmark's own figures: p50, p95, p99 of each round, parsed from its CSV.
   const Series* peer = run.find_series(kOmissionGroup, kOmissionPeer);
   ASSERT_NE(peer, nullptr);
   ASSERT_EQ(peer->points.size(), 3u);
   EXPECT_EQ(peer->points[2].x, 99);
   EXPECT_EQ(peer->points[2].samples.size(), 2u);
-  EXPECT_LT(peer->points[2].stats.median, 100);  // the uncorrected peer looks healthy too
+  EXPECT_LT(peer->points[2].stats.median, open_p99 / 2);  // the uncorrected peer looks healthy
   // The findings: open / closed p99 far above 1, the paused share, the open loop's rate.
   const Finding* ratio = test::find_finding(run, "omission.p99_open_vs_closed");
   ASSERT_NE(ratio, nullptr);
@@ -141,7 +144,7 @@ TEST(CoordinatedOmission, DemonstrationShowsTheStallOnlyInTheOpenLoop) {
   EXPECT_NEAR(share->value, 0.2 / 1.5, 0.05);
   ASSERT_NE(test::find_finding(run, "omission.open_loop_rate"), nullptr);
   ASSERT_EQ(g->markers.size(), 1u);  // where the open loop's spectrum turns up
-  EXPECT_NEAR(g->markers[0].x, 100 * (1 - share->value), 0.5);
+  EXPECT_NEAR(g->markers[0].x, 100 * (1 - share->value), 2);
   // The server runs after the demonstration.
   ASSERT_EQ(targets.managed_redis().size(), 1u);
   EXPECT_NE(test::process_state(targets.managed_redis()[0]->pid()), 'T');
