@@ -44,3 +44,19 @@ TEST(ShardingParams, BadValuesAreRefusedBeforeTheRunStarts) {
   // One of, not a subset: the article's preset or the sweep, never both.
   EXPECT_NE(refusal({{"preset", "seed,sweep"}}).find("'preset'"), std::string::npos);
 }
+
+TEST(ShardingParams, AnOmissionPauseLongerThanHalfItsPeriodFailsBeforeAnyServer) {
+  Targets targets;
+  const perflab::Run run = execute(*make_sharding_experiment(), targets,
+                                   {{"sweep", "false"},
+                                    {"omission", "true"},
+                                    {"omission_pause_ms", "1000"},
+                                    {"omission_every_s", "1.5"}},
+                                   {}, {});
+  EXPECT_EQ(run.status, RunStatus::Failed);
+  EXPECT_NE(run.message.find("a pause of 1000 ms must be at most half of omission_every_s"),
+            std::string::npos)
+      << run.message;
+  EXPECT_TRUE(targets.describe().empty()) << "a server was started";
+  EXPECT_TRUE(run.groups.empty());  // nothing measured, not even the key distribution
+}
