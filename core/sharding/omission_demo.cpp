@@ -31,7 +31,7 @@ double peer_ms(const BenchResult& r, double percent) {
 
 // redis-benchmark's pause starts this long after it is started (its connections made), and its
 // run must last long enough to hold the whole pause and as long again.
-constexpr std::chrono::milliseconds kPeerFirstPause{300};
+constexpr std::chrono::milliseconds kPeerFirstPause{250};
 
 std::string context(const OmissionOptions& o) {
   return "GET at " + format_fixed(o.rate, 0) + " req/s on " + std::to_string(o.clients) +
@@ -69,20 +69,22 @@ std::pair<BenchResult, double> across_pause(RunContext& ctx, pid_t server, const
   return {std::move(r), pause.paused_seconds()};
 }
 
-// redis-benchmark across the pauses: its -n grows until a run holds a whole pause (its first
-// run's speed says by how much).
+// redis-benchmark across the pauses: a run must hold a whole pause and a little more. Its -n is
+// sized from the last run's speed, for the rounds after (it grows and shrinks with the
+// machine's load); a run too short is run again with the new -n.
 BenchResult peer_across_pause(RunContext& ctx, pid_t server, BenchOptions& b,
                               const OmissionOptions& o) {
-  const double needed_s =
-      std::chrono::duration<double>(kPeerFirstPause + 2 * o.pause).count() + 0.2;
+  const double needed_s = std::chrono::duration<double>(kPeerFirstPause + o.pause).count() + 0.15;
   for (int attempt = 0;; ++attempt) {
     PeriodicPause pause(server, {.first = kPeerFirstPause, .pause = o.pause, .every = o.every},
                         ctx.stop_token());
     BenchResult r = run_redis_benchmark(b, BenchTest::Get, ctx.stop_token());
     pause.finish();
-    if (r.cancelled || (r.seconds >= needed_s && pause.pauses() > 0) || attempt == 3) return r;
-    const double grow = r.seconds > 0 ? std::min(50.0, 1.5 * needed_s / r.seconds) : 4.0;
-    b.requests = static_cast<std::int64_t>(std::ceil(static_cast<double>(b.requests) * grow));
+    if (r.cancelled) return r;
+    const double scale = r.seconds > 0 ? std::clamp(1.3 * needed_s / r.seconds, 0.1, 50.0) : 4.0;
+    b.requests = std::max<std::int64_t>(
+        1000, static_cast<std::int64_t>(std::ceil(static_cast<double>(b.requests) * scale)));
+    if ((r.seconds >= needed_s && pause.pauses() > 0) || attempt == 3) return r;
   }
 }
 
@@ -184,7 +186,7 @@ void omission_demo(RunContext& ctx, const OmissionOptions& o) {
   b.reply_timeout = std::max(target.timeout, o.pause + std::chrono::milliseconds(2000));
   BenchOptions peer = b;
   peer.rate = 0;
-  peer.requests = 20000;
+  peer.requests = 5000;  // sized by the first run (peer_across_pause)
   std::optional<std::string> no_peer;
   try {
     find_server_binary("redis-benchmark");
