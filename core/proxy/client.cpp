@@ -44,6 +44,7 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   st_connected.sub();
   client_mem.sub(c.mem);
   c.mem = 0;
+  if (c.resting) std::erase(resting, &c);
   give_back_pending = true;
   auto it = clients.find(&c);
   if (it != clients.end()) {

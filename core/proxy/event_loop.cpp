@@ -14,7 +14,7 @@ void Proxy::Impl::update_events(Conn& c) {
   std::uint32_t ev = 0;
   if (c.kind == Kind::Client) {
     auto& cl = static_cast<Client&>(c);
-    if (!cl.paused && !cl.closing) ev |= EPOLLIN;
+    if (!cl.paused && !cl.closing && !cl.resting) ev |= EPOLLIN;
   } else if (c.kind == Kind::Backend) {
     auto& b = static_cast<Backend&>(c);
     ev |= EPOLLIN;
@@ -54,15 +54,15 @@ void Proxy::Impl::loop() {
   log_start();
   epoll_event events[256];
   while (!stop_flag.load(std::memory_order_relaxed)) {
-    const int wait_ms = opts.backend_timeout_ms > 0 || opts.client_timeout_ms > 0 ? 100 : 1000;
-    int n = ::epoll_wait(ep, events, 256, wait_ms);
+    int n = ::epoll_wait(ep, events, 256, wait_ms());
     if (n < 0) {
       if (errno == EINTR) continue;
       log(LogLevel::Error, "epoll_wait: " + errno_text(errno));
       break;
     }
     turn_ns = wall_ns();
-    if (n == 0) give_back_memory();  // a quiet moment
+    if (n == 0 && resting.empty()) give_back_memory();  // a quiet moment
+    if (!resting.empty() && turn_ns >= streamers_resume_ns) resume_streamers();
     for (int i = 0; i < n; ++i) {
       Conn* c = static_cast<Conn*>(events[i].data.ptr);
       std::uint32_t ev = events[i].events;
@@ -83,10 +83,13 @@ void Proxy::Impl::loop() {
         }
         case Kind::Client: {
           auto& cl = static_cast<Client&>(*c);
-          if (cl.streaming() && !(ev & EPOLLOUT))
-            streamers.emplace_back(&cl, ev);
-          else
+          const bool hung_up = ev & (EPOLLHUP | EPOLLERR);
+          if (!cl.streaming() || (ev & EPOLLOUT) || (cl.resting && hung_up))
             on_client_event(cl, ev);
+          else if (turn_ns < streamers_resume_ns && !hung_up)
+            rest_streamer(cl);  // it started streaming while the others rest
+          else if (!cl.resting)
+            streamers.emplace_back(&cl, ev);
           break;
         }
         case Kind::Backend:
@@ -118,15 +121,51 @@ void Proxy::Impl::loop() {
 
 // Clients streaming large commands, after every other event of the turn: what those produced
 // (replies, requests forwarded to the nodes) is sent first, then the streamers read a budget
-// together, so that a small request never waits behind many large reads. What they leave
-// unread, epoll reports again next turn.
+// together, so that a small request never waits behind many large reads. Then those still
+// streaming rest kStreamersRestPerBusy times as long as their turn took (copying, page faults,
+// evictions, and any time the loop was preempted meanwhile): the loop sleeps in epoll_wait
+// in between, woken at once by anyone else's request.
 void Proxy::Impl::serve_streamers() {
   flush_dirty();
   auto list = std::move(streamers);
   streamers.clear();
+  const std::int64_t start = wall_ns();
   const std::size_t each = std::max<std::size_t>(64 * 1024, kStreamingPerTurn / list.size());
   for (auto [c, ev] : list)
     if (!c->dead) on_client_event(*c, ev, each);
+  const std::int64_t end = wall_ns();
+  streamers_resume_ns = std::max(streamers_resume_ns, end + (end - start) * kStreamersRestPerBusy);
+  for (auto [c, ev] : list)
+    if (!c->dead && c->streaming()) rest_streamer(*c);
+}
+
+void Proxy::Impl::rest_streamer(Client& c) {
+  if (c.resting) return;
+  c.resting = true;
+  resting.push_back(&c);
+  update_events(c);
+}
+
+// The streamers' rest is over: they are read in this turn, as if epoll had reported them.
+void Proxy::Impl::resume_streamers() {
+  auto list = std::move(resting);
+  resting.clear();
+  for (Client* c : list) {
+    if (c->dead) continue;
+    c->resting = false;
+    update_events(*c);
+    if (c->streaming()) streamers.emplace_back(c, EPOLLIN);
+  }
+}
+
+// How long epoll_wait may sleep: until the resting streamers resume (rounded up to the
+// millisecond), else until the next sweep of timeouts.
+int Proxy::Impl::wait_ms() const {
+  const int sweep = opts.backend_timeout_ms > 0 || opts.client_timeout_ms > 0 ? 100 : 1000;
+  if (resting.empty()) return sweep;
+  const std::int64_t left = streamers_resume_ns - wall_ns();
+  return left <= 0 ? 0
+                   : static_cast<int>(std::min<std::int64_t>(sweep, (left + 999'999) / 1'000'000));
 }
 
 void Proxy::Impl::end_of_turn() {

@@ -207,6 +207,7 @@ struct Client : Conn {
   // Streaming a large command: a half-read one of 64 KiB or more. Its reads wait until the
   // turn's other events are served, and share a budget (Impl::serve_streamers).
   bool streaming() const { return in.end - in.start >= 64 * 1024; }
+  bool resting = false;  // streaming, not read until Impl::streamers_resume_ns
 };
 
 inline std::string errno_text(int e) {
@@ -263,6 +264,10 @@ struct Proxy::Impl {
   std::vector<std::unique_ptr<Conn>> stats_conns;
   std::vector<std::unique_ptr<Client>> graveyard;
   std::vector<std::pair<Client*, std::uint32_t>> streamers;  // this turn's, with their events
+  // Streamers not read (no EPOLLIN) until streamers_resume_ns: after each of their turns they
+  // rest, so that reading them takes a bounded share of the loop's time (serve_streamers).
+  std::vector<Client*> resting;
+  std::int64_t streamers_resume_ns = 0;
   std::vector<Conn*> dirty;
   std::vector<Backend*> broken;  // send failures, handled at the end of the turn
   std::vector<std::string_view> argv;
@@ -302,6 +307,11 @@ struct Proxy::Impl {
   // What all streaming clients read together in one turn (at least 64 KiB each): about a
   // millisecond of copying, the longest a small request waits for the next turn.
   static constexpr std::size_t kStreamingPerTurn = 1024 * 1024;
+  // After the streamers' turn, they rest this many times as long as it took: reading them
+  // takes at most an eighth of the loop's time, however fast they send. A loop that never
+  // sleeps is, to a busy machine's scheduler, a task that used its share: every small request
+  // would then wait for its next time slice (tens of milliseconds), not for a wake-up.
+  static constexpr std::int64_t kStreamersRestPerBusy = 7;
 
   // proxy.cpp: setup, logging, signals.
   void log(LogLevel level, const std::string& msg);
@@ -316,6 +326,9 @@ struct Proxy::Impl {
   void close_fd(Conn& c);
   void loop();
   void serve_streamers();
+  void rest_streamer(Client& c);
+  void resume_streamers();
+  int wait_ms() const;
   void flush_dirty();
   void end_of_turn();
   void flush(Conn& c);
