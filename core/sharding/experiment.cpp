@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sharding/cluster_demo.h"
+#include "sharding/latency.h"
 #include "sharding/omission_demo.h"
 #include "sharding/sharding_run.h"
 
@@ -169,6 +170,7 @@ class ShardingExperiment : public Experiment {
                              "demonstration",
                      .label = "Slots to move"});
     for (auto& spec : omission_params()) specs.push_back(std::move(spec));
+    for (auto& spec : latency_params()) specs.push_back(std::move(spec));
     for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
     specs.push_back(plan_param(plans()));
     return specs;
@@ -176,10 +178,11 @@ class ShardingExperiment : public Experiment {
 
   TargetNeeds needs(const Params& p) const override {
     const bool sweep = p.get_bool("sweep");
-    bool cluster = reshards(p);
+    bool cluster = reshards(p) || latency_uses_cluster(p);
     for (const auto& token : p.get_subset("variants"))
       cluster = cluster || (sweep && uses_cluster(variant(token)));
-    std::size_t nodes = sweep ? static_cast<std::size_t>(p.get_int("nodes")) : 0;
+    std::size_t nodes =
+        sweep || wants_latency(p) ? static_cast<std::size_t>(p.get_int("nodes")) : 0;
     if (p.get_bool("omission")) nodes = std::max<std::size_t>(nodes, 1);
     return {false, nodes, cluster};
   }
@@ -198,8 +201,15 @@ class ShardingExperiment : public Experiment {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double sweep_s = p.get_double("point_budget_s") * p.get_int("repeat") *
                            double(plan.tests.size() * plan.depths.size() * plan.variants.size());
-    if (distribution_s + sweep_s > 0)
-      plan.progress_from = std::clamp(distribution_s / (distribution_s + sweep_s), 0.02, 0.9);
+    // The open-loop latency groups (opt-in) come before the sweep, their share by their seconds.
+    const double latency_s = wants_latency(p) ? latency_seconds(p) : 0;
+    const double measured_s = distribution_s + latency_s + sweep_s;
+    if (measured_s > 0) {
+      const double latency_from = std::clamp(distribution_s / measured_s, 0.02, 0.9);
+      plan.progress_from =
+          std::clamp((distribution_s + latency_s) / measured_s, latency_from, 0.95);
+      run_latency(ctx, p, needs(p), latency_from, plan.progress_from);
+    }
     if (p.get_bool("sweep")) run_sweep(ctx, p, plan, needs(p));
     demonstrations(ctx, p);
     if (omission) omission_demo(ctx, *omission);

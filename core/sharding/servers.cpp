@@ -274,7 +274,7 @@ BenchOptions variant_bench_options(BenchOptions base, const ServersUnderTest& s,
 namespace {
 
 RedisTarget started_nodes(RunContext& ctx, const TargetNeeds& need, double progress) {
-  ctx.progress(progress * 0.6, "starting Redis nodes");
+  ctx.progress(progress, "starting Redis nodes");
   RedisTarget target = ctx.targets().redis(need.redis_nodes, ctx.stop_token());
   for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
   return target;
@@ -283,7 +283,7 @@ RedisTarget started_nodes(RunContext& ctx, const TargetNeeds& need, double progr
 std::optional<RedisClusterTarget> started_cluster(RunContext& ctx, const TargetNeeds& need,
                                                   double progress) {
   if (!need.redis_cluster) return std::nullopt;
-  ctx.progress(progress * 0.8, "starting the Redis Cluster");
+  ctx.progress(progress, "starting the Redis Cluster");
   RedisClusterTarget cluster = ctx.targets().redis_cluster(ctx.stop_token());
   for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
   return cluster;
@@ -292,11 +292,11 @@ std::optional<RedisClusterTarget> started_cluster(RunContext& ctx, const TargetN
 }  // namespace
 
 RunServers::RunServers(RunContext& ctx, const TargetNeeds& need, const std::string& key_suffix,
-                       std::int64_t keyspace, double progress)
-    : target(started_nodes(ctx, need, progress)),
+                       std::int64_t keyspace, double nodes_progress, double cluster_progress)
+    : target(started_nodes(ctx, need, nodes_progress)),
       key_prefix(target.prefix + key_suffix),
       cleanup(target, key_prefix, keyspace, ctx.stop_token()),
-      cluster(started_cluster(ctx, need, progress)),
+      cluster(started_cluster(ctx, need, cluster_progress)),
       cluster_cleanup(cluster, key_prefix, ctx.stop_token()) {}
 
 }  // namespace perflab::sharding

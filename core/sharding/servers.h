@@ -80,10 +80,11 @@ BenchOptions variant_bench_options(BenchOptions base, const ServersUnderTest& s,
                                    const std::string& direct_host);
 
 // The Redis nodes and, when `need` says so, the Redis Cluster of a run, as its targets, each
-// described in the run; the keys under `key_prefix` (keyspace -r) removed when it ends.
+// described in the run; the keys under `key_prefix` (keyspace -r) removed when it ends. The
+// progress reads `nodes_progress` while the nodes start, `cluster_progress` for the cluster.
 struct RunServers {
   RunServers(RunContext& ctx, const TargetNeeds& need, const std::string& key_suffix,
-             std::int64_t keyspace, double progress);
+             std::int64_t keyspace, double nodes_progress, double cluster_progress);
   RedisTarget target;
   std::string key_prefix;  // the run's prefix + key_suffix
   KeyCleanup cleanup;

@@ -256,7 +256,8 @@ struct Sweep {
 }  // namespace
 
 void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const TargetNeeds& need) {
-  const RunServers run(ctx, need, "bench:key:", p.get_int("keyspace"), plan.progress_from);
+  const RunServers run(ctx, need, "bench:key:", p.get_int("keyspace"), plan.progress_from * 0.6,
+                       plan.progress_from * 0.8);
   const RedisTarget& target = run.target;
   const ServersUnderTest servers = start_servers(ctx, target, run.cluster, plan.variants);
   add_sweep_groups(ctx, plan.tests, p.get_int("clients"), target.nodes.size());

@@ -1,0 +1,154 @@
+// The sharding experiment's open-loop latency groups against managed Redis servers: the spectra
+// of each path at a fixed rate, the collapse as latency, the hockey stick with its knees; and
+// an open-loop rate well below the measured maximum held within 1%.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "common/latency_spectrum.h"
+#include "finding_charts.h"
+#include "finding_rules.h"
+#include "run_probes.h"
+#include "runner/experiment.h"
+#include "servers.h"
+#include "sharding/experiment.h"
+#include "sharding/loadgen.h"
+#include "targets/managed_redis.h"
+#include "tiny_plan.h"
+
+using namespace perflab;
+using namespace perflab::sharding;
+
+namespace {
+
+// A spectrum series holds a point per percentile, one sample and one recorder per valid round;
+// a path with fewer valid rounds than asked says so in a finding.
+void expect_spectrum(const Run& run, const std::string& group, const std::string& series,
+                     const std::string& id, std::size_t rounds) {
+  SCOPED_TRACE(group + " / " + series);
+  const Finding* fewer = test::find_finding(run, group + "." + id + ".valid_rounds");
+  const Series* s = run.find_series(group, series);
+  if (s == nullptr) {  // every round left out: the generator fell behind in each
+    ASSERT_NE(fewer, nullptr);
+    EXPECT_EQ(fewer->value, 0);
+    ASSERT_NE(test::find_finding(run, group + "." + id + ".fell_behind"), nullptr);
+    return;
+  }
+  ASSERT_EQ(s->points.size(), kSpectrumPercentiles.size());
+  const std::size_t valid = s->latency.size();
+  EXPECT_GE(valid, 1u);
+  EXPECT_LE(valid, rounds);
+  EXPECT_EQ(fewer != nullptr, valid < rounds);
+  double last = 0;
+  for (std::size_t i = 0; i < s->points.size(); ++i) {
+    EXPECT_EQ(s->points[i].x, kSpectrumPercentiles[i]);
+    EXPECT_EQ(s->points[i].samples.size(), valid);
+    EXPECT_GE(s->points[i].stats.median, last);  // a spectrum never falls
+    last = s->points[i].stats.median;
+  }
+  for (const LatencyRecorder& r : series_latency(*s)) EXPECT_GT(r.count(), 0u);
+}
+
+TEST(ShardingLatency, SpectraCollapseAndHockeyStick) {
+  auto exp = make_sharding_experiment();
+  auto params = test::tiny();
+  params["sweep"] = "false";
+  params["tests"] = "set";
+  params["latency"] = "spectra,collapse,hockey";
+  params["latency_rate"] = "1000";
+  params["latency_s"] = "0.2";
+  params["collapse_rate"] = "200";
+  params["latency_rounds"] = "5";
+  const perflab::Run run = execute(*exp, test::shared_targets(), params, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+
+  const Group* rate = run.group("latency_rate");
+  ASSERT_NE(rate, nullptr);
+  EXPECT_TRUE(rate->percentile_x && rate->log_y);
+  EXPECT_EQ(rate->unit, "ms");
+  const std::pair<const char*, const char*> paths[] = {{"Redis direct", "direct"},
+                                                       {"perflab-proxy", "coalesced+nodelay"},
+                                                       {"twemproxy", "twemproxy"},
+                                                       {"Redis Cluster", "cluster"}};
+  for (const auto& [series, id] : paths) expect_spectrum(run, "latency_rate", series, id, 5);
+  expect_spectrum(run, "latency_collapse", "per-reply, no nodelay (lazy)", "per-reply", 5);
+  expect_spectrum(run, "latency_collapse", "coalesced+nodelay", "coalesced+nodelay", 5);
+
+  const Group* hockey = run.group("latency_hockey");
+  ASSERT_NE(hockey, nullptr);
+  EXPECT_TRUE(hockey->numeric_x && !hockey->percentile_x);
+  const Finding* max = test::find_finding(run, "latency_hockey.closed_loop_max");
+  ASSERT_NE(max, nullptr);
+  EXPECT_GT(max->value, 0);
+  for (const char* path : {"direct", "proxy"}) {
+    SCOPED_TRACE(path);
+    const std::string p99 = std::string(path) + " p99";
+    const Series* s50 = run.find_series("latency_hockey", std::string(path) + " p50");
+    const Series* s99 = run.find_series("latency_hockey", p99);
+    ASSERT_NE(s50, nullptr);
+    ASSERT_NE(s99, nullptr);
+    ASSERT_EQ(s50->points.size(), s99->points.size());
+    EXPECT_GE(s99->points.size(), 2u);
+    double offered = 0;
+    for (const Point& pt : s99->points) {
+      ASSERT_TRUE(pt.extra.contains("offered"));
+      EXPECT_GT(pt.extra.at("offered"), offered);  // in the order of the sweep
+      offered = pt.extra.at("offered");
+      ASSERT_TRUE(pt.x.has_value());
+      EXPECT_GT(*pt.x, 0);
+      EXPECT_LE(*pt.x, 1.05 * offered);  // never faster than offered
+      EXPECT_LE(pt.samples.size(), 5u);
+    }
+    // A knee is marked on the chart, at an achieved rate of the path's p99 series; or a note
+    // says why there is none.
+    const auto marker = std::find_if(hockey->markers.begin(), hockey->markers.end(),
+                                     [&](const Marker& m) { return m.series == p99; });
+    const Finding* knee = test::find_finding(run, "latency_hockey.knee." + std::string(path));
+    if (marker == hockey->markers.end()) {
+      EXPECT_EQ(knee, nullptr);
+      EXPECT_NE(test::find_finding(run, "latency_hockey.no_knee." + std::string(path)), nullptr);
+      continue;
+    }
+    ASSERT_NE(knee, nullptr);
+    EXPECT_NE(marker->label.find("knee"), std::string::npos);
+    EXPECT_TRUE(std::any_of(s99->points.begin(), s99->points.end(),
+                            [&](const Point& pt) { return pt.x == marker->x; }));
+  }
+  const bool ratio = test::find_finding(run, "latency_hockey.knee_ratio") != nullptr;
+  EXPECT_TRUE(ratio);  // a comparison with its interval, or a note that says there is none
+  for (const auto& v : test::finding_chart_violations(run)) ADD_FAILURE() << v;
+  for (const auto& f : run.findings) {
+    SCOPED_TRACE(f.id);
+    for (const auto& v : test::finding_rule_violations(f)) ADD_FAILURE() << v;
+  }
+}
+
+// "The target rate is held within 1% below the knee": Redis direct's closed-loop maximum
+// measured, then an open-loop run at a quarter of it (at most 4,000 req/s) for 4 s completes
+// at >= 99% of the target, whether or not the generator kept its own lag below 1 ms.
+TEST(ShardingLatency, HoldsTheTargetRateWellBelowTheMaximum) {
+  ManagedRedis redis;
+  BenchOptions o;
+  o.port = redis.port();
+  o.clients = 10;
+  o.keyspace = 1000;
+  o.key_prefix = test::unique_name("latency-held") + ":";
+  o.requests = 1'000'000;
+  o.time_limit = std::chrono::milliseconds(1000);
+  const BenchResult closed = run_bench(o, BenchTest::Get);
+  ASSERT_GT(closed.rps, 0);
+  o.rate = std::min(4000.0, closed.rps / 4);
+  o.requests = std::llround(o.rate * 4);
+  o.time_limit = std::chrono::milliseconds(0);
+  const BenchResult r = run_bench(o, BenchTest::Get);
+  std::printf("closed-loop maximum %.0f req/s; target %.0f req/s: achieved %.1f; %s\n", closed.rps,
+              o.rate, r.rps, open_loop_verdict(r).c_str());
+  ASSERT_EQ(r.requests, o.requests);
+  EXPECT_EQ(r.errors, 0);
+  EXPECT_GE(r.rps, 0.99 * o.rate);
+  EXPECT_LE(r.rps, 1.01 * o.rate);
+}
+
+}  // namespace
