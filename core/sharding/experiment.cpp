@@ -199,8 +199,11 @@ class ShardingExperiment : public Experiment {
     // ends by its time budget; so the time left holds from the sweep's first point on.
     const double distribution_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double sweep_s = p.get_double("point_budget_s") * p.get_int("repeat") *
-                           double(plan.tests.size() * plan.depths.size() * plan.variants.size());
+    const double sweep_s =
+        p.get_bool("sweep")
+            ? p.get_double("point_budget_s") * p.get_int("repeat") *
+                  double(plan.tests.size() * plan.depths.size() * plan.variants.size())
+            : 0;
     // The open-loop latency groups (opt-in) come before the sweep, their share by their seconds.
     const double latency_s = wants_latency(p) ? latency_seconds(p) : 0;
     const double measured_s = distribution_s + latency_s + sweep_s;
