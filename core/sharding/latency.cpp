@@ -122,9 +122,9 @@ class Latency {
                                                      ", -P " + std::to_string(depth));
     g.description =
         "The proxy's two write strategies at the same offered rate with up to -P "
-        "requests outstanding per connection: per-reply writes without TCP_NODELAY "
-        "wait for the client's delayed ACK (~40 ms) whenever two replies are "
-        "outstanding.";
+        "requests outstanding per connection: per-reply writes without TCP_NODELAY hold a "
+        "reply until the client acknowledges the one before it, for up to the ~40 ms delayed "
+        "ACK, or until the client's next request carries the ACK.";
     g.baseline_series = "coalesced+nodelay";
     std::vector<PathRounds> paths = measure(kCollapsePaths, rate, depth);
     publish(g, paths, rate);
