@@ -14,6 +14,7 @@
 
 #include "caching/caching_run.h"
 #include "common/clock.h"
+#include "runner/expected_progress.h"
 #include "runner/rounds.h"
 
 namespace perflab::caching {
@@ -226,7 +227,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     Expected expected[std::size(kWorkloads)];
   };
   std::vector<Stored> stored;
-  double total_s = 0;
+  ExpectedProgress progress(0, share);
   for (const auto& tier_name : plan.tiers) {
     for (Encoding enc : plan.encodings) {
       ctx.check_stop();
@@ -244,23 +245,20 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
         get();  // checked when measured
         s.expected[w] =
             expected_time(plan, tier_name != "local", static_cast<double>(wall_ns() - t0) / 1e9);
-        total_s += s.expected[w].seconds;
+        progress.add(s.expected[w].seconds);
       }
       stored.push_back(std::move(s));
     }
   }
   std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
-  double done_s = 0;
+  std::size_t part = 0;
   for (auto& s : stored) {
     const std::string series = to_string(s.enc);
     for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
       ctx.check_stop();
       const std::string W = kWorkloads[w];
       const std::string step = "measuring " + W + " gets from " + s.tier_name + " (" + series + ")";
-      const double at = done_s, weight = s.expected[w].seconds;
-      const auto fraction = [&](double within) {
-        return total_s > 0 ? share * std::min(1.0, (at + within * weight) / total_s) : 0.0;
-      };
+      const auto fraction = [&, part](double within) { return progress.at(part, within); };
       ctx.progress(fraction(0), step);
       // The samples as they are taken (a report every 5% of them).
       double reported = 0;
@@ -271,7 +269,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
       };
       cells[{W, s.tier_name, series}] =
           measure_cell(ctx, plan, *s.tier, s.tier_name, series, W, doc, list, on_sample);
-      done_s += weight;
+      ++part;
     }
     findings(ctx, cells);
   }

@@ -1,0 +1,35 @@
+#pragma once
+// Progress in proportion to time: each part of a run counts for the seconds it is expected to
+// take, and the expectation of a part not yet begun may be revised as the run learns its pace.
+#include <cstddef>
+#include <vector>
+
+namespace perflab {
+
+class ExpectedProgress {
+ public:
+  // The parts span the fractions from `from` to `to`.
+  explicit ExpectedProgress(double from = 0, double to = 1);
+  // A part expected to take `seconds` (below zero or not finite: none); returns its index.
+  std::size_t add(double seconds);
+  // Revises part i's expectation; once the part has begun its share is fixed.
+  void expect(std::size_t i, double seconds);
+  double expected(std::size_t i) const { return expected_.at(i); }
+  std::size_t size() const { return expected_.size(); }
+  // The fraction done when part i is `within` (0..1) done. Parts begin in order: asking for a
+  // later part ends the current one (and those skipped); an earlier one reads as the current
+  // one's start; one past the last reads `to`. When a part begins, its share is what is left
+  // of the span times its expected seconds over those of the parts left, so the fraction grows
+  // steadily whatever was revised.
+  double at(std::size_t i, double within = 0);
+
+ private:
+  double from_, to_;
+  std::vector<double> expected_;
+  std::size_t current_ = 0;  // the part begun last
+  bool begun_ = false;
+  double start_ = 0, share_ = 0;  // the current part's start and share
+  double waiting_s_ = 0;          // the expected seconds of the parts not begun
+};
+
+}  // namespace perflab
