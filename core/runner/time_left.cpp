@@ -9,6 +9,7 @@ namespace perflab {
 void TimeLeft::reset() {
   samples_.clear();
   begun_s_ = 0;
+  progress_reports_ = 0;
   end_s_.reset();
   estimated_at_s_ = 0;
 }
@@ -30,19 +31,22 @@ void TimeLeft::add(double fraction, double elapsed_s) {
   fraction = std::clamp(fraction, 0.0, 1.0);
   if (samples_.empty()) samples_.emplace_back(0.0, 0.0);  // the run starts with nothing done
   if (elapsed_s < samples_.back().first) return;
+  if (fraction > samples_.back().second) ++progress_reports_;
   fraction = std::max(fraction, samples_.back().second);
   if (elapsed_s == samples_.back().first)
     samples_.back().second = fraction;
   else
     samples_.emplace_back(elapsed_s, fraction);
-  if (fraction <= 0) begun_s_ = elapsed_s;
+  if (fraction <= 0) begun_s_ = elapsed_s, progress_reports_ = 0;
   if (fraction >= 1.0) {
     end_s_ = estimated_at_s_ = elapsed_s;
     return;
   }
-  if (fraction < kMinFraction || elapsed_s < kMinSeconds ||
-      elapsed_s - begun_s_ < kMinProgressSeconds)
-    return;
+  const double progress_s = elapsed_s - begun_s_;
+  const bool minutes = elapsed_s >= kMinSeconds && progress_s >= kMinProgressSeconds;
+  const bool seconds = fraction >= kQuickFraction && progress_reports_ >= kQuickReports &&
+                       progress_s >= kQuickProgressSeconds;
+  if (fraction < kMinFraction || !(minutes || seconds)) return;
 
   // The rate over the recent share of the time gone, from the progress's beginning at the
   // earliest; the samples before it are not needed again (its start only moves on), but one

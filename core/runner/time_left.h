@@ -13,8 +13,9 @@ class TimeLeft {
   // below one reported before counts as no progress.
   void add(double fraction, double elapsed_s);
   // Seconds left at `elapsed_s` (the estimated end minus now, never below zero); nullopt until
-  // there is progress enough to tell (kMinFraction done, kMinSeconds gone and kMinProgressSeconds
-  // since the progress began).
+  // there is progress enough to tell: kMinFraction done, kMinSeconds gone and kMinProgressSeconds
+  // since the progress began; or, for a run of seconds, kQuickFraction done in kQuickReports
+  // reports of progress over kQuickProgressSeconds at least.
   std::optional<double> seconds_left(double elapsed_s) const;
   // The run's estimated whole length in seconds, the same way; nullopt likewise.
   std::optional<double> estimated_total() const { return end_s_; }
@@ -26,6 +27,11 @@ class TimeLeft {
   // records generated) is not measuring and tells nothing of its pace, so the rate is measured
   // from there, once it has run this long ...
   static constexpr double kMinProgressSeconds = 1.0;
+  // A tenth done tells the pace of a run of seconds: it has not 3 s to wait (a caching lecture
+  // run measures for 2 to 4 s), and a run of minutes is past the rule above by then.
+  static constexpr double kQuickFraction = 0.1;
+  static constexpr int kQuickReports = 2;
+  static constexpr double kQuickProgressSeconds = 0.2;
   // ... over the latest share of the time gone (a slow phase stops counting once it is that far
   // behind) ...
   static constexpr double kRecentShare = 0.5;
@@ -39,6 +45,7 @@ class TimeLeft {
 
   std::deque<std::pair<double, double>> samples_;  // (elapsed_s, fraction), rising in both
   double begun_s_ = 0;                             // the last report of none done
+  int progress_reports_ = 0;                       // those of more done since then
   std::optional<double> end_s_;                    // smoothed estimated end, in elapsed seconds
   double estimated_at_s_ = 0;                      // when end_s_ last moved
 };

@@ -128,3 +128,21 @@ TEST(TimeLeft, ALongRunWithAStartIsEstimatedAsBefore) {
     EXPECT_NEAR(total_at(est, progress, t), 900.0, 900.0 * 0.02) << "at " << t << " s";
   }
 }
+
+TEST(TimeLeft, ARunOfSecondsShowsItsTimeLeftFromATenthDone) {
+  // A caching lecture run: 0.2 s storing records at none done, then 2 s of measuring reported
+  // every 20 ms. At a quarter, half and three quarters of it the time left is within 20%;
+  // waiting 3 s, there was none before its end.
+  const auto progress = [](double s) { return std::clamp((s - 0.2) / 2.0, 0.0, 1.0); };
+  for (const double t : {0.55, 1.1, 1.65}) {
+    TimeLeft est;
+    EXPECT_NEAR(total_at(est, progress, t, 0.02), 2.2, (2.2 - t) * 0.2) << "at " << t << " s";
+  }
+  TimeLeft early;  // less than a tenth done
+  total_at(early, progress, 0.38, 0.02);
+  EXPECT_FALSE(early.seconds_left(0.38).has_value());
+  TimeLeft once;  // a tenth done in one report: no pace measured yet
+  once.add(0.0, 0.2);
+  once.add(0.2, 0.6);
+  EXPECT_FALSE(once.seconds_left(0.6).has_value());
+}
