@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
+#include "common/clock.h"
 #include "common/stats.h"
 #include "common/text.h"
 #include "runner/rounds.h"
 #include "sharding/redis_benchmark.h"
 #include "sharding/servers.h"
+#include "sharding/sweep_progress.h"
 
 namespace perflab::sharding {
 
@@ -161,9 +164,9 @@ struct Sweep {
   BenchOptions base;
   std::string direct_host;
   int repeat = 1;
-  std::size_t total = 0, done = 0;
-  double from = 0.05;  // the progress when the first point starts
-  // ... and when the findings start: after the last measurement of a default run (debug
+  std::optional<SweepProgress> progress;  // when each measurement begins
+  std::size_t test_i = 0, depth_i = 0;    // the point measured: its test's and depth's index
+  // The progress when the findings start: after the last measurement of a default run (debug
   // build) they took a tenth of its time while it read 100%.
   static constexpr double kFindingsFrom = 0.97;
   SweepRates rps;
@@ -191,7 +194,7 @@ struct Sweep {
     while (rounds.next()) {
       std::vector<double> round(n);
       for (std::size_t vi = 0; vi < n; ++vi) {
-        const BenchResult r = once(t, d, variants[vi]);
+        const BenchResult r = once(t, d, variants[vi], vi, rounds.round());
         round[vi] = r.rps;
         samples[vi].add(r);
       }
@@ -206,11 +209,11 @@ struct Sweep {
     }
   }
 
-  BenchResult once(BenchTest t, std::int64_t d, const Variant& v) {
+  BenchResult once(BenchTest t, std::int64_t d, const Variant& v, std::size_t vi, int round) {
     ctx.check_stop();
-    ctx.progress(
-        from + (kFindingsFrom - from) * static_cast<double>(done) / static_cast<double>(total),
-        bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series);
+    ctx.progress(progress->begin(test_i, depth_i, vi, round),
+                 bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series);
+    const std::int64_t began_ns = wall_ns();
     BenchOptions o = variant_bench_options(base, servers, v, direct_host);
     o.pipeline = static_cast<int>(d);
     BenchResult r = v.kind == VariantKind::RedisBenchmarkCluster
@@ -221,7 +224,7 @@ struct Sweep {
       throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
                                std::to_string(r.requests) + " " + bench_title(t) +
                                " requests with an error, e.g. " + r.first_error);
-    ++done;
+    progress->measured(test_i, depth_i, vi, static_cast<double>(wall_ns() - began_ns) / 1e9);
     return r;
   }
 
@@ -264,12 +267,16 @@ void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const Ta
 
   Sweep sweep(ctx, servers, base_bench_options(p, target, run.key_prefix),
               target.nodes.front().host, static_cast<int>(p.get_int("repeat")));
-  sweep.total = plan.tests.size() * plan.depths.size() * servers.variants.size() *
-                static_cast<std::size_t>(sweep.repeat);
-  sweep.from = plan.progress_from;
+  std::vector<std::size_t> variants_per_test;
+  for (BenchTest t : plan.tests)
+    variants_per_test.push_back(static_cast<std::size_t>(std::count_if(
+        servers.variants.begin(), servers.variants.end(), [&](auto& v) { return runs(v, t); })));
+  sweep.progress.emplace(variants_per_test, plan.depths, sweep.repeat,
+                         p.get_double("point_budget_s"), plan.progress_from, Sweep::kFindingsFrom);
   try {
-    for (BenchTest t : plan.tests)
-      for (std::int64_t d : plan.depths) sweep.measure(t, d);
+    for (sweep.test_i = 0; sweep.test_i < plan.tests.size(); ++sweep.test_i)
+      for (sweep.depth_i = 0; sweep.depth_i < plan.depths.size(); ++sweep.depth_i)
+        sweep.measure(plan.tests[sweep.test_i], plan.depths[sweep.depth_i]);
   } catch (...) {
     // A stopped run keeps the figures of the depths it completed.
     if (ctx.stop_requested()) sweep_findings(ctx, plan.tests, sweep.rps, sweep.shortest);
