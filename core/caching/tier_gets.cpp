@@ -31,10 +31,11 @@ struct Measurement {
 // Times `get` (returns false when the tier lost the value): warm-up, then `reps` samples of
 // `inner` gets each (inner chosen so a sample lasts >= 20 µs, so the clocks' own cost stays
 // small), then more gets until `window_ns` has passed so that the server's CPU counter (10 ms
-// ticks for /proc) has something to count. `on_sample` hears the share of the samples taken.
+// ticks for /proc) has something to count. `on_progress` hears the share of the samples taken
+// and of the window gone.
 Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tier, int warmup,
                     int reps, std::int64_t window_ns,
-                    const std::function<void(double)>& on_sample) {
+                    const std::function<void(double, double)>& on_progress) {
   const auto lost = [&] {
     return std::runtime_error("the " + tier.name() + " tier (" + to_string(tier.codec().encoding) +
                               ") no longer holds the record");
@@ -72,12 +73,13 @@ Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tie
     m.cpu_us.push_back(static_cast<double>(cpu) / 1e3 / m.gets_per_sample);
     gets += m.gets_per_sample;
     rounds.record(std::span<const double>(&m.wall_us.back(), 1));
-    on_sample(std::min(1.0, static_cast<double>(m.wall_us.size()) / reps));
+    on_progress(std::min(1.0, static_cast<double>(m.wall_us.size()) / reps), 0.0);
   }
   m.precision = rounds.precision();
   if (s0) {
-    while (wall_ns() - start < window_ns) {
+    for (std::int64_t gone; (gone = wall_ns() - start) < window_ns;) {
       ctx.check_stop();
+      on_progress(1.0, static_cast<double>(gone) / static_cast<double>(window_ns));
       if (!get()) throw lost();
       ++gets;
     }
@@ -175,9 +177,9 @@ Expected expected_time(const CachingPlan& plan, bool has_server, double get_s) {
 Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
                   const std::string& tier_name, const std::string& series,
                   const std::string& workload, const Document& doc, const CommentList& list,
-                  const std::function<void(double)>& on_sample) {
+                  const std::function<void(double, double)>& on_progress) {
   Measurement m = measure(ctx, workload_get(tier, workload, doc, list), tier, plan.warmup,
-                          plan.reps, plan.window_ns, on_sample);
+                          plan.reps, plan.window_ns, on_progress);
   const std::size_t bytes =
       workload == "document" ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
   Cell c;
@@ -260,15 +262,18 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
       const std::string step = "measuring " + W + " gets from " + s.tier_name + " (" + series + ")";
       const auto fraction = [&, part](double within) { return progress.at(part, within); };
       ctx.progress(fraction(0), step);
-      // The samples as they are taken (a report every 5% of them).
+      // The samples as they are taken, then the server's CPU window as it goes (which takes
+      // most of a cell's time): a report every 5% of the measuring.
       double reported = 0;
-      const auto on_sample = [&](double taken) {
-        if (taken - reported < 0.05 && taken < 1) return;
-        reported = taken;
-        ctx.progress(fraction(taken * s.expected[w].samples_share), step);
+      const auto on_progress = [&](double taken, double window_gone) {
+        const double within = std::max(taken * s.expected[w].samples_share, window_gone);
+        const bool last_sample = taken >= 1 && window_gone <= 0;
+        if (within - reported < 0.05 && !last_sample) return;
+        reported = within;
+        ctx.progress(fraction(within), step);
       };
       cells[{W, s.tier_name, series}] =
-          measure_cell(ctx, plan, *s.tier, s.tier_name, series, W, doc, list, on_sample);
+          measure_cell(ctx, plan, *s.tier, s.tier_name, series, W, doc, list, on_progress);
       ++part;
     }
     findings(ctx, cells);
