@@ -224,7 +224,8 @@ struct Sweep {
       throw std::runtime_error(v.series + " answered " + std::to_string(r.errors) + " of " +
                                std::to_string(r.requests) + " " + bench_title(t) +
                                " requests with an error, e.g. " + r.first_error);
-    progress->measured(test_i, depth_i, vi, static_cast<double>(wall_ns() - began_ns) / 1e9);
+    progress->measured(test_i, depth_i, vi, static_cast<double>(wall_ns() - began_ns) / 1e9,
+                       r.requests);
     return r;
   }
 
@@ -272,7 +273,8 @@ void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const Ta
     variants_per_test.push_back(static_cast<std::size_t>(std::count_if(
         servers.variants.begin(), servers.variants.end(), [&](auto& v) { return runs(v, t); })));
   sweep.progress.emplace(variants_per_test, plan.depths, sweep.repeat,
-                         p.get_double("point_budget_s"), plan.progress_from, Sweep::kFindingsFrom);
+                         p.get_double("point_budget_s"), p.get_int("requests"), plan.progress_from,
+                         Sweep::kFindingsFrom);
   try {
     for (sweep.test_i = 0; sweep.test_i < plan.tests.size(); ++sweep.test_i)
       for (sweep.depth_i = 0; sweep.depth_i < plan.depths.size(); ++sweep.depth_i)

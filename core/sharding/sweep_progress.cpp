@@ -9,17 +9,14 @@
 
 namespace perflab::sharding {
 
-namespace {
-constexpr double kByBudget = 0.9;  // a measurement this near its budget ended by it
-}  // namespace
-
 SweepProgress::SweepProgress(const std::vector<std::size_t>& variants_per_test,
                              std::vector<std::int64_t> depths, int repeat, double budget_s,
-                             double from, double to)
+                             std::int64_t requests, double from, double to)
     : variants_(variants_per_test),
       depths_(std::move(depths)),
       repeat_(std::max(1, repeat)),
       budget_s_(budget_s),
+      requests_(requests),
       progress_(from, to) {
   for (std::size_t t = 0; t < variants_.size(); ++t) {
     first_.push_back(progress_.size());
@@ -43,9 +40,11 @@ double SweepProgress::begin(std::size_t test, std::size_t depth, std::size_t var
 }
 
 void SweepProgress::measured(std::size_t test, std::size_t depth, std::size_t variant,
-                             double seconds) {
-  if (!(seconds >= 0) || test >= variants_.size() || depth >= depths_.size()) return;
-  taken_[{test, variant}][depth].push_back(seconds);
+                             double seconds, std::int64_t requests) {
+  if (!(seconds > 0) || test >= variants_.size() || depth >= depths_.size()) return;
+  Taken& here = taken_[{test, variant}][depth];
+  here.seconds.push_back(seconds);
+  here.rate.push_back(static_cast<double>(std::max<std::int64_t>(0, requests)) / seconds);
   // Those to come of the same test and variant: at this depth and the deeper ones.
   for (std::size_t d = depth; d < depths_.size(); ++d) {
     const double e = expected(test, d, variant);
@@ -59,26 +58,30 @@ double SweepProgress::expected(std::size_t test, std::size_t depth, std::size_t 
   if (it == taken_.end() || depth >= depths_.size()) return budget_s_;
   const auto& by_depth = it->second;
   if (const auto here = by_depth.find(depth); here != by_depth.end())
-    return quantile(here->second, 0.5);
+    return quantile(here->second.seconds, 0.5);
   // The deepest depth measured before this one, and the one before it.
   auto last = by_depth.lower_bound(depth);
   if (last == by_depth.begin()) return budget_s_;
   --last;
-  const double t1 = quantile(last->second, 0.5);
+  const double t1 = quantile(last->second.seconds, 0.5), r1 = quantile(last->second.rate, 0.5);
   const double d1 = static_cast<double>(depths_[last->first]);
-  // One depth measured: ended by its budget, it may well again (the proxy writing per reply
-  // stalls at every depth); ended by its requests, half of the depth's gain (the rate grows
-  // with the depth until the server or the proxy is the bottleneck).
-  double a = t1 >= kByBudget * budget_s_ ? 0.0 : 0.5;
+  // The rate grows with the depth until the server or the proxy is the bottleneck (or, for the
+  // proxy writing per reply without TCP_NODELAY, falls): as it did over the last two depths,
+  // or by half of the depth's gain from one.
+  double a = 0.5;
   if (last != by_depth.begin()) {
     const auto prev = std::prev(last);
-    const double t0 = quantile(prev->second, 0.5);
+    const double r0 = quantile(prev->second.rate, 0.5);
     const double d0 = static_cast<double>(depths_[prev->first]);
-    if (t0 > 0 && t1 > 0 && d1 > d0 && d0 > 0)
-      a = std::clamp(std::log(t0 / t1) / std::log(d1 / d0), 0.0, 1.0);
+    if (r0 > 0 && r1 > 0 && d1 > d0 && d0 > 0)
+      a = std::clamp(std::log(r1 / r0) / std::log(d1 / d0), 0.0, 1.0);
   }
   const double d = static_cast<double>(depths_[depth]);
-  return d > 0 && d1 > 0 ? t1 * std::pow(std::min(1.0, d1 / d), a) : t1;
+  const double rate = r1 * (d > d1 && d1 > 0 ? std::pow(d / d1, a) : 1.0);
+  // It ends by its requests or its budget (which a measurement ending by it overran by t1's
+  // margin).
+  const double cap = std::max(budget_s_, t1);
+  return rate > 0 ? std::min(cap, static_cast<double>(requests_) / rate) : cap;
 }
 
 }  // namespace perflab::sharding

@@ -16,19 +16,22 @@ namespace perflab::sharding {
 class SweepProgress {
  public:
   // The measurements in the sweep's order: for each test, for each depth, `repeat` rounds of
-  // the test's variants (variants_per_test[test] of them). Each is expected to take the budget
-  // until the sweep has measured its variant; the fractions run from `from` to `to`.
+  // the test's variants (variants_per_test[test] of them), each of up to `requests` requests
+  // or `budget_s`. Each is expected to take the budget until the sweep has measured its
+  // variant; the fractions run from `from` to `to`.
   SweepProgress(const std::vector<std::size_t>& variants_per_test, std::vector<std::int64_t> depths,
-                int repeat, double budget_s, double from, double to);
+                int repeat, double budget_s, std::int64_t requests, double from, double to);
   // The fraction done when the measurement of the test's variant at depths[depth] in round
   // `round` begins; a round past `repeat` (measuring to a precision) counts no more.
   double begin(std::size_t test, std::size_t depth, std::size_t variant, int round);
-  // That it took `seconds`: the expectations of the measurements to come are revised.
-  void measured(std::size_t test, std::size_t depth, std::size_t variant, double seconds);
+  // That it took `seconds` for `requests` requests: the expectations of the measurements to
+  // come are revised.
+  void measured(std::size_t test, std::size_t depth, std::size_t variant, double seconds,
+                std::int64_t requests);
   // What a measurement of the test's variant at depths[depth] is expected to take: the median
-  // of its measurements there; else the last depth measured scaled by (that depth / this)^a,
-  // a from how the time fell over the last two depths measured (0 to 1; from one depth, 0
-  // when it ended by its budget, else 0.5); else the budget.
+  // of its measurements there; else min(requests / rate, budget), the rate the median at the
+  // last depth measured times (this depth / that)^a, a from how the rate grew over the last
+  // two depths measured (0 to 1; 0.5 from one depth); else the budget.
   double expected(std::size_t test, std::size_t depth, std::size_t variant) const;
 
  private:
@@ -38,10 +41,13 @@ class SweepProgress {
   std::vector<std::int64_t> depths_;
   int repeat_;
   double budget_s_;
+  std::int64_t requests_;
   ExpectedProgress progress_;
   std::size_t next_ = 0;  // the first measurement not begun
-  // (test, variant) -> depth -> seconds of each measurement
-  std::map<std::pair<std::size_t, std::size_t>, std::map<std::size_t, std::vector<double>>> taken_;
+  struct Taken {
+    std::vector<double> seconds, rate;  // of each measurement; rate: requests per second
+  };
+  std::map<std::pair<std::size_t, std::size_t>, std::map<std::size_t, Taken>> taken_;  // by depth
 };
 
 }  // namespace perflab::sharding

@@ -16,72 +16,87 @@ namespace {
 
 const std::vector<std::int64_t> kDepths{1, 2, 4, 8, 16};
 
-// A lecture-like sweep of one test, 3 variants, 6 rounds, budget 0.5 s: the first variant's
-// measurements halve with each depth (0.4 s at -P 1), the second's fall as the depth^0.6 (0.4 s
-// at -P 1, 0.08 s at -P 16), the third always takes its budget. The (elapsed, fraction) of
-// each measurement's start, then the sweep's end.
-std::vector<std::pair<double, double>> lecture_sweep() {
-  SweepProgress p({3}, kDepths, 6, 0.5, 0.02, 0.97);
+// A lecture sweep of one test: 3 variants, 6 rounds, measurements of 10,000 requests or 0.5 s,
+// the variants' rates (requests/s) at each depth given. The (elapsed, fraction) of each
+// measurement's start, then the sweep's end.
+template <class Rate>
+std::vector<std::pair<double, double>> lecture_sweep(Rate rate) {
+  SweepProgress p({3}, kDepths, 6, 0.5, 10'000, 0.02, 0.97);
   std::vector<std::pair<double, double>> trace;
   double t = 0;
   for (std::size_t d = 0; d < kDepths.size(); ++d)
     for (int r = 0; r < 6; ++r)
       for (std::size_t v = 0; v < 3; ++v) {
         trace.emplace_back(t, p.begin(0, d, v, r));
-        const double depth = static_cast<double>(kDepths[d]);
-        const double s = v == 0 ? 0.4 / depth : v == 1 ? 0.4 / std::pow(depth, 0.6) : 0.5;
-        p.measured(0, d, v, s);
+        const double per_s = rate(v, static_cast<double>(kDepths[d]));
+        const double s = std::min(0.5, 10'000 / per_s);
+        p.measured(0, d, v, s, static_cast<std::int64_t>(per_s * s));
         t += s;
       }
   trace.emplace_back(t, 0.97);
   return trace;
 }
 
+// The time left a TimeLeft fed the trace shows at `share` of it.
+double left_at(const std::vector<std::pair<double, double>>& trace, double share) {
+  const double now = share * trace.back().first;
+  TimeLeft est;
+  for (const auto& [t, f] : trace) {
+    if (t > now) break;
+    est.add(f, t);
+  }
+  return est.seconds_left(now).value_or(NAN);
+}
+
 }  // namespace
 
-TEST(SweepProgress, EachMeasurementIsExpectedFromItsVariantsTimes) {
-  SweepProgress p({2}, kDepths, 3, 0.5, 0, 1);
+TEST(SweepProgress, EachMeasurementIsExpectedFromItsVariantsRate) {
+  SweepProgress p({2}, kDepths, 3, 0.5, 10'000, 0, 1);
   EXPECT_DOUBLE_EQ(p.expected(0, 0, 0), 0.5);  // nothing measured: the budget
-  p.measured(0, 0, 0, 0.4);
-  p.measured(0, 0, 0, 0.2);
-  p.measured(0, 0, 0, 0.3);
-  p.measured(0, 0, 1, 0.5);
+  p.measured(0, 0, 0, 0.4, 10'000);
+  p.measured(0, 0, 0, 0.2, 10'000);
+  p.measured(0, 0, 0, 0.3, 10'000);
+  p.measured(0, 0, 1, 0.5, 2'000);             // ended by its budget, at 4,000 requests/s
   EXPECT_DOUBLE_EQ(p.expected(0, 0, 0), 0.3);  // the median at its depth
-  // One depth measured: the time falls as the square root of the depth until told otherwise.
-  EXPECT_NEAR(p.expected(0, 2, 0), 0.3 / 2, 1e-12);
-  p.measured(0, 1, 0, 0.15);  // halved at twice the depth: a deep pipeline ends by its requests
-  p.measured(0, 1, 1, 0.5);   // the budget again: it ends by its budget
-  EXPECT_NEAR(p.expected(0, 3, 0), 0.15 / 4, 1e-12);
-  EXPECT_NEAR(p.expected(0, 3, 1), 0.5, 1e-12);
-  EXPECT_DOUBLE_EQ(p.expected(0, 3, 2 - 1), p.expected(0, 4, 1));
+  // One depth measured: the rate grows as the square root of the depth until told otherwise.
+  EXPECT_NEAR(p.expected(0, 2, 0), 0.3 / 2, 1e-9);
+  EXPECT_DOUBLE_EQ(p.expected(0, 2, 1), 0.5);  // 8,000/s: the budget ends it
+  p.measured(0, 1, 0, 0.15, 10'000);           // twice the rate at twice the depth
+  p.measured(0, 1, 1, 0.5, 1'000);             // the proxy writing per reply stalls: half the rate
+  EXPECT_NEAR(p.expected(0, 3, 0), 0.15 / 4, 1e-9);
+  EXPECT_DOUBLE_EQ(p.expected(0, 3, 1), 0.5);
+  p.measured(0, 2, 1, 0.55, 1'100);  // a measurement overran its budget: so will the next
+  EXPECT_DOUBLE_EQ(p.expected(0, 3, 1), 0.55);
 }
 
 TEST(SweepProgress, TheFractionGrowsWithTimeSoTheTimeLeftHolds) {
-  // Counting every measurement alike (as the sweep did), the time left at a quarter of this
-  // sweep read 40% long; in proportion to the expected times it is within 20% from there on.
-  const auto trace = lecture_sweep();
-  const double total = trace.back().first;
-  for (const double share : {0.25, 0.5, 0.75}) {
-    TimeLeft est;
-    for (const auto& [t, f] : trace) {
-      if (t > share * total) break;
-      est.add(f, t);
+  // A quiet machine: two variants end by their requests, faster with each depth (the first
+  // as the depth, the second as its 0.6th power), the proxy writing per reply ends by its
+  // budget from -P 2 on. A loaded one: at -P 1 all three end by their budget.
+  const auto quiet = lecture_sweep([](std::size_t v, double d) {
+    return v == 0 ? 25'000 * d : v == 1 ? 25'000 * std::pow(d, 0.6) : d < 2 ? 22'000 : 500 * d;
+  });
+  const auto loaded = lecture_sweep([](std::size_t v, double d) {
+    return v == 0   ? 16'000 * std::pow(d, 0.8)
+           : v == 1 ? 12'000 * std::sqrt(d)
+           : d < 2  ? 15'000
+                    : 500 * d;
+  });
+  for (const auto* trace : {&quiet, &loaded})
+    for (const double share : {0.25, 0.5, 0.75}) {
+      const double real = trace->back().first * (1 - share);
+      EXPECT_NEAR(left_at(*trace, share), real, 0.2 * real)
+          << (trace == &quiet ? "quiet" : "loaded") << ", at " << share;
     }
-    const double real = total * (1 - share);
-    ASSERT_TRUE(est.seconds_left(share * total).has_value()) << share;
-    EXPECT_NEAR(*est.seconds_left(share * total), real, 0.2 * real) << "at " << share;
-  }
-  TimeLeft alike;  // the old count, for the record of what it said
-  std::size_t i = 0;
-  for (const auto& [t, f] : trace) {
-    if (t > 0.25 * total) break;
-    alike.add(0.02 + 0.95 * static_cast<double>(i++) / 90.0, t);
-  }
-  EXPECT_GT(*alike.seconds_left(0.25 * total), 1.25 * total * 0.75);
+  // Counting every measurement alike, as the sweep did, read 30% long or more at a quarter.
+  std::vector<std::pair<double, double>> alike = loaded;
+  for (std::size_t i = 0; i + 1 < alike.size(); ++i)
+    alike[i].second = 0.02 + 0.95 * static_cast<double>(i) / 90.0;
+  EXPECT_GT(left_at(alike, 0.25), 1.3 * loaded.back().first * 0.75);
 }
 
 TEST(SweepProgress, NeverBackwardsAndExtraRoundsCountNoMore) {
-  SweepProgress p({2, 1}, {1, 2}, 2, 0.5, 0.1, 0.9);
+  SweepProgress p({2, 1}, {1, 2}, 2, 0.5, 10'000, 0.1, 0.9);
   double last = 0;
   for (std::size_t t = 0; t < 2; ++t)
     for (std::size_t d = 0; d < 2; ++d)
@@ -91,7 +106,7 @@ TEST(SweepProgress, NeverBackwardsAndExtraRoundsCountNoMore) {
           EXPECT_GE(f, last);
           EXPECT_LE(f, 0.9);
           last = f;
-          p.measured(t, d, v, 0.1 * static_cast<double>(r + 1));
+          p.measured(t, d, v, 0.1 * static_cast<double>(r + 1), 1000);
         }
   EXPECT_DOUBLE_EQ(p.begin(0, 0, 0, 0), last);
 }
