@@ -217,8 +217,10 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
 
 // Every (tier, encoding) of the matrix: records stored and checked and one get of each workload
 // timed, then both workloads' gets measured; the findings are updated after each, so a stopped
-// run keeps them. The progress follows the time each measuring was expected to take from that
-// one get (a list decoded natively can take a hundred times a document's).
+// run keeps them. The progress follows the time each part is expected to take: a measuring what
+// that one get says (a list decoded natively can take a hundred times a document's), a store
+// or the findings what the last ones took (the stores took 5 to 30% of a lecture run, the
+// findings after the last tiers up to a fifth of a second each).
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                 const Document& doc, const CommentList& list, double share) {
   add_matrix_groups(ctx, plan);
@@ -228,38 +230,72 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     std::unique_ptr<Tier> tier;
     Expected expected[std::size(kWorkloads)];
   };
-  std::vector<Stored> stored;
+  // The parts: a store for each (tier, encoding), then for each its measurings and findings.
+  // Before any is timed: a store, a get, and the findings' unit (below).
+  constexpr double kStoreS = 0.05, kGetS = 1e-3, kFindingsUnitS = 0.006;
+  // The findings are CPU work, as slow as the machine: their unit was a twentieth of a store's
+  // time (0.006 s to 0.12 s at a load average of 25, 0.018 s to 0.45 s with two busy loops).
+  constexpr double kFindingsPerStore = 0.05;
+  constexpr std::size_t kPer = std::size(kWorkloads) + 1;
   ExpectedProgress progress(0, share);
-  for (const auto& tier_name : plan.tiers) {
-    for (Encoding enc : plan.encodings) {
-      ctx.check_stop();
-      const Codec codec{enc, plan.zlib_level};
-      const std::string series = to_string(enc);
-      ctx.progress(0, "storing records in " + tier_name + " (" + series + ")");
-      Stored s{tier_name,
-               enc,
-               make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token()),
-               {}};
-      store_and_check(*s.tier, tier_name, series, doc, list);
-      for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
-        const auto get = workload_get(*s.tier, kWorkloads[w], doc, list);
-        const std::int64_t t0 = wall_ns();
-        get();  // checked when measured
-        s.expected[w] =
-            expected_time(plan, tier_name != "local", static_cast<double>(wall_ns() - t0) / 1e9);
-        progress.add(s.expected[w].seconds);
-      }
-      stored.push_back(std::move(s));
+  std::vector<std::pair<std::string, Encoding>> matrix;
+  for (const auto& tier_name : plan.tiers)
+    for (Encoding enc : plan.encodings) matrix.emplace_back(tier_name, enc);
+  for (std::size_t k = 0; k < matrix.size(); ++k) progress.add(kStoreS);
+  // The findings after the k-th (from 0) compare more cells, pairs of them: they take about
+  // unit * (k + 1)^2 (a lecture run's took 0, 0, 0.05, 0.06, 0.07 and 0.2 s at a load average
+  // of 25; 0, 0, 0.16, 0.3, 0.46 and 0.7 s with two busy loops beside).
+  const auto findings_s = [](std::size_t k, double unit) {
+    return unit * double((k + 1) * (k + 1));
+  };
+  for (std::size_t k = 0; k < matrix.size(); ++k) {
+    for (std::size_t w = 0; w < std::size(kWorkloads); ++w)
+      progress.add(expected_time(plan, matrix[k].first != "local", kGetS).seconds);
+    progress.add(findings_s(k, kFindingsUnitS));
+  }
+  const auto first = [&](std::size_t k) { return matrix.size() + kPer * k; };
+  double stores_s = 0, findings_unit = 0;  // the stores' time so far; the findings' unit taken
+  const auto expect_findings = [&](std::size_t from, double unit) {
+    for (std::size_t j = from; j < matrix.size(); ++j)
+      progress.expect(first(j) + std::size(kWorkloads), findings_s(j, unit));
+  };
+
+  std::vector<Stored> stored;
+  for (const auto& [tier_name, enc] : matrix) {
+    ctx.check_stop();
+    const std::size_t k = stored.size();
+    const Codec codec{enc, plan.zlib_level};
+    const std::string series = to_string(enc);
+    ctx.progress(progress.at(k), "storing records in " + tier_name + " (" + series + ")");
+    const std::int64_t began = wall_ns();
+    Stored s{tier_name,
+             enc,
+             make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token()),
+             {}};
+    store_and_check(*s.tier, tier_name, series, doc, list);
+    for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
+      const auto get = workload_get(*s.tier, kWorkloads[w], doc, list);
+      const std::int64_t t0 = wall_ns();
+      get();  // checked when measured
+      s.expected[w] =
+          expected_time(plan, tier_name != "local", static_cast<double>(wall_ns() - t0) / 1e9);
+      progress.expect(first(k) + w, s.expected[w].seconds);
     }
+    const double store_s = static_cast<double>(wall_ns() - began) / 1e9;
+    for (std::size_t j = k + 1; j < matrix.size(); ++j) progress.expect(j, store_s);  // as long
+    stores_s += store_s;
+    expect_findings(0, kFindingsPerStore * stores_s / double(k + 1));
+    stored.push_back(std::move(s));
   }
   std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
-  std::size_t part = 0;
-  for (auto& s : stored) {
+  for (std::size_t k = 0; k < stored.size(); ++k) {
+    auto& s = stored[k];
     const std::string series = to_string(s.enc);
     for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
       ctx.check_stop();
       const std::string W = kWorkloads[w];
       const std::string step = "measuring " + W + " gets from " + s.tier_name + " (" + series + ")";
+      const std::size_t part = first(k) + w;
       const auto fraction = [&, part](double within) { return progress.at(part, within); };
       ctx.progress(fraction(0), step);
       // The samples as they are taken, then the server's CPU window as it goes (which takes
@@ -274,9 +310,17 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
       };
       cells[{W, s.tier_name, series}] =
           measure_cell(ctx, plan, *s.tier, s.tier_name, series, W, doc, list, on_progress);
-      ++part;
     }
+    const std::size_t part = first(k) + std::size(kWorkloads);
+    ctx.progress(progress.at(part), "updating the findings");
+    const std::int64_t began = wall_ns();
     findings(ctx, cells);
+    // The findings to come: from the unit these took, or the stores' when more (the first
+    // findings have few pairs to compare and tell little).
+    findings_unit =
+        std::max(findings_unit, static_cast<double>(wall_ns() - began) / 1e9 / findings_s(k, 1.0));
+    expect_findings(k + 1,
+                    std::max(findings_unit, kFindingsPerStore * stores_s / double(stored.size())));
   }
 }
 
