@@ -1,9 +1,10 @@
 // HdrHistogram's percentile-distribution text from a latency recorder.
 #include "common/latency_hdr_text.h"
 
-#include <cmath>
 #include <cstdio>
 #include <stdexcept>
+
+#include "common/latency_curve.h"
 
 namespace perflab {
 
@@ -14,15 +15,6 @@ void append(std::string& out, const char* format, A... args) {
   char buf[160];
   const int n = std::snprintf(buf, sizeof buf, format, args...);
   if (n > 0) out.append(buf, static_cast<std::size_t>(n) < sizeof buf ? n : sizeof buf - 1);
-}
-
-// The next percentile to report after `level` (in percent): the step halves each time the
-// distance to 100% halves, with `ticks` steps per halving.
-double next_level(double level, int ticks) {
-  const auto halvings =
-      static_cast<std::int64_t>(std::log(100.0 / (100.0 - level)) / std::log(2.0)) + 1;
-  const double reporting_ticks = static_cast<double>(ticks) * std::pow(2.0, halvings);
-  return level + 100.0 / reporting_ticks;
 }
 
 }  // namespace
@@ -36,24 +28,13 @@ std::string hdr_percentile_distribution(const LatencyRecorder& r, int ticks_per_
   append(out, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
   const std::uint64_t total = r.count();
   if (total > 0) {
-    const std::size_t last = r.last_nonzero_index();
-    std::size_t i = LatencyRecorder::index_of(r.min_ns());
-    std::uint64_t cumulative = r.count_at_index(i);
-    double level = 0;
-    for (;;) {
-      const double here = 100.0 * static_cast<double>(cumulative) / static_cast<double>(total);
-      if (r.count_at_index(i) != 0 && here >= level) {
-        const double p = level / 100.0;
-        append(out, "%12.*f %2.12f %10llu %14.2f\n", digits,
-               static_cast<double>(LatencyRecorder::highest_equivalent_ns(i)) / value_scale, p,
-               static_cast<unsigned long long>(cumulative), 1.0 / (1.0 - p));
-        level = next_level(level, ticks_per_half_distance);
-        if (cumulative == total) break;  // one step more: 100%
-        continue;                        // the same bucket may reach the next level too
-      }
-      if (i == last) break;
-      cumulative += r.count_at_index(++i);
+    for (const auto& step : percentile_steps(r, ticks_per_half_distance)) {
+      const double p = step.percent / 100.0;
+      append(out, "%12.*f %2.12f %10llu %14.2f\n", digits,
+             static_cast<double>(step.value_ns) / value_scale, p,
+             static_cast<unsigned long long>(step.cumulative), 1.0 / (1.0 - p));
     }
+    const std::size_t last = r.last_nonzero_index();
     append(out, "%12.*f %2.12f %10llu\n", digits,
            static_cast<double>(LatencyRecorder::highest_equivalent_ns(last)) / value_scale, 1.0,
            static_cast<unsigned long long>(total));
