@@ -12,6 +12,8 @@
 #include <QStringList>
 #include <QValueAxis>
 
+#include "common/latency_spectrum.h"
+
 namespace perflab::charts {
 
 namespace {
@@ -203,6 +205,7 @@ const Estimate* interval_of(const Point& p) {
 }
 
 double ValueAxis::at(double v) const {
+  if (percentile) return std::log10(spectrum_position(v));
   return log ? std::log10(clamps(v) ? range.floor : v) : v;
 }
 
@@ -220,8 +223,8 @@ QString y_title(const Group& g, bool log, const ChartOptions& opts) {
 }  // namespace
 
 ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
-                      const ChartOptions& opts) {
-  std::vector<double> ys;
+                      const ChartOptions& opts, const std::vector<double>& more) {
+  std::vector<double> ys = more;
   ValueAxis y;
   // The parts of a stack add up on a linear axis only.
   y.log = !g.stacked && opts.log_y.value_or(g.log_y);
@@ -261,17 +264,56 @@ ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
   return y;
 }
 
-// The x axis of a numeric group: Point::x of every point.
+namespace {
+
+// HdrHistogram's percentile axis: percentile p at log10(1 / (1 - p)), from 0% when a curve
+// starts there (else room before the first point), past the last point or curve; a tick at
+// 50% and at each nine (90%, 99%, 99.9% …) within the range, and none between them.
+ValueAxis spectrum_axis(const Group& g, const std::vector<double>& xs, double reach_percent,
+                        const ChartOptions& opts) {
+  ValueAxis x;
+  x.log = x.percentile = true;
+  const double lo = spectrum_position(*std::min_element(xs.begin(), xs.end()));
+  const double hi =
+      spectrum_position(std::max(reach_percent, *std::max_element(xs.begin(), xs.end())));
+  const double room = std::pow(10.0, 0.04 * std::max(1.0, std::log10(hi / lo)));
+  x.range.min = reach_percent > 0 ? 1.0 : lo / room;  // a curve starts at 0%
+  x.range.max = hi * room;
+  auto* a = new QCategoryAxis;
+  a->setRange(std::log10(x.range.min), std::log10(x.range.max));
+  a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+  const auto tick = [&](double percent, double at) {
+    if (at > std::log10(x.range.min) && at < std::log10(x.range.max))
+      a->append(QString::fromStdString(spectrum_label(percent)), at);
+  };
+  tick(50, std::log10(2.0));
+  for (int nines = 1; nines <= 9; ++nines)
+    tick(100.0 * (1.0 - std::pow(10.0, -nines)), static_cast<double>(nines));
+  a->setProperty("perflab_log", true);
+  a->setProperty("perflab_percentile", true);
+  style_axis(a, opts);
+  a->setTitleText(g.x_label.empty() ? QStringLiteral("percentile") : q(g.x_label).toHtmlEscaped());
+  x.axis = a;
+  return x;
+}
+
+}  // namespace
+
+// The x axis of a numeric group: Point::x of every point and of every marker.
 ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
-                      const ChartOptions& opts) {
+                      const ChartOptions& opts, double reach_percent) {
   std::vector<double> xs;
   ValueAxis x;
   x.log = opts.log_x.value_or(g.log_x);
   for (const auto* s : series)
-    for (std::size_t i = 0; i < s->points.size(); ++i) {
-      xs.push_back(x_of(s->points[i], i));
-      if (!(xs.back() > 0)) x.nonpositive = true;
-    }
+    for (std::size_t i = 0; i < s->points.size(); ++i) xs.push_back(x_of(s->points[i], i));
+  for (const auto& m : g.markers)
+    if (std::isfinite(m.x) && (m.x > 0 || !x.log)) xs.push_back(m.x);
+  if (g.percentile_x &&
+      std::all_of(xs.begin(), xs.end(), [](double v) { return v >= 0 && v < 100; }))
+    return spectrum_axis(g, xs, reach_percent, opts);
+  for (double v : xs)
+    if (!(v > 0)) x.nonpositive = true;
   if (x.log) {
     // Room at the ends (4% of the decades): the first value's label clear of the y axis's.
     double lo = std::numeric_limits<double>::infinity(), hi = 0;

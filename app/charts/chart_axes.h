@@ -32,7 +32,9 @@ struct ValueAxis {
   bool log = false;
   bool nonpositive = false;  // some value ≤ 0
   LogRange range;            // when log
-  bool clamps(double v) const { return log && !(v > 0); }
+  // A percentile spectrum's x axis: a percentile p is drawn at log10(1 / (1 - p)) (log is set).
+  bool percentile = false;
+  bool clamps(double v) const { return log && !percentile && !(v > 0); }
   double at(double v) const;
 };
 
@@ -43,12 +45,16 @@ void style_axis(QAbstractAxis* axis, const ChartOptions& opts);
 double axis_label_points(const ChartOptions& opts);
 double axis_title_points(const ChartOptions& opts);
 
-// The y axis of a group: the points' medians (and their intervals), titled by what it shows.
+// The y axis of a group: the points' medians (and their intervals) and `more` values drawn
+// beside them (a spectrum's curves), titled by what it shows.
 ValueAxis make_y_axis(const Group& g, const std::vector<const Series*>& series,
-                      const ChartOptions& opts);
+                      const ChartOptions& opts, const std::vector<double>& more = {});
 
-// The x axis of a numeric group: Point::x of every point (log when opts.log_x says so).
+// The x axis of a numeric group: Point::x of every point and of the group's markers (log when
+// opts.log_x says so). A percentile spectrum's (Group::percentile_x, every x in 0 ≤ x < 100) is
+// HdrHistogram's 1/(1 - p) axis on a log scale whatever opts.log_x says, ticks at 50%, 90%,
+// 99% … each nine within its range, reaching `reach_percent` (a curve's last percentile) too.
 ValueAxis make_x_axis(const Group& g, const std::vector<const Series*>& series,
-                      const ChartOptions& opts);
+                      const ChartOptions& opts, double reach_percent = 0);
 
 }  // namespace perflab::charts

@@ -28,9 +28,12 @@
 #include <QSet>
 #include <QValueAxis>
 #include <QXYLegendMarker>
+#include <QXYSeries>
 
+#include "charts/axis_marker.h"
 #include "charts/chart_axes.h"
 #include "charts/chart_labels.h"
+#include "charts/spectrum_chart.h"
 
 namespace perflab::charts {
 
@@ -74,11 +77,9 @@ void set_barset_hidden(QBarSet* set, bool hidden) {
   set->setProperty("perflab_hidden", hidden);
 }
 
-// Ten distinct colours (Tableau 10): a theme's five repeat after five series, and two lines of
-// one colour (e.g. "direct redis" and "twemproxy") would be read as one.
+// Tableau 10 (a theme's five repeat after five series: two lines of one colour are read as
+// one), then three more: the iolist append group has twelve series that should not share one.
 QColor series_color(int i) {
-  // Tableau 10, then three more: the iolist append group has twelve series (five builders,
-  // pipelined, synchronous_commit off, pgbench), which should not share a colour.
   static const QRgb kPalette[] = {0x4e79a7, 0xf28e2b, 0x59a14f, 0xe15759, 0x76b7b2,
                                   0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0xbab0ac,
                                   0x17becf, 0x3d3d3d, 0xbcbd22};
@@ -128,10 +129,15 @@ void dim_marker(QLegendMarker* m, bool hidden) {
   m->setFont(f);
 }
 
-// Shows or hides the error bars of a series (by Series::name).
-void set_error_bars_visible(QChart& chart, const QString& series, bool visible) {
+// Shows or hides what is drawn for a series (by Series::name) besides its line or bars: its
+// error bars, its spectrum curve and its axis markers.
+void set_companions_visible(QChart& chart, const QString& series, bool visible) {
   for (auto* e : error_bar_items(chart))
     if (e->series() == series) e->setVisible(visible);
+  for (auto* m : axis_markers(chart))
+    if (!series.isEmpty() && m->series() == series) m->setVisible(visible);
+  for (auto* s : chart.series())
+    if (s->property("perflab_curve_of").toString() == series) s->setVisible(visible);
 }
 
 // The error bars of one series as one item over the plot area, drawn on `anchor`'s axes (none
@@ -361,13 +367,16 @@ void add_line_error_bars(QChart& chart, QAbstractSeries* line, const Series& s,
 
 constexpr std::size_t kMaxMarkedPoints = 500;
 
-// One line with markers per series, points in x order.
+// One line with markers per series, points in x order; a spectrum's curves beside them, the
+// group's markers over them.
 void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& series,
-               const ValueAxis& y, const ChartOptions& opts, ChartFacts& f) {
-  const ValueAxis x = make_x_axis(g, series, opts);
+               const ValueAxis& y, const SpectrumCurves& curves, const ChartOptions& opts,
+               ChartFacts& f) {
+  const ValueAxis x = make_x_axis(g, series, opts, curves.reach_percent);
   chart.addAxis(x.axis, Qt::AlignBottom);
   chart.addAxis(y.axis, Qt::AlignLeft);
   QScatterSeries* marks = nullptr;
+  QXYSeries* anchor = nullptr;  // the first series: maps the markers' x
   SeriesStyles styles(opts);
   for (const auto* s : series) {
     std::vector<std::pair<double, const Point*>> pts;
@@ -375,7 +384,11 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
       pts.emplace_back(x_of(s->points[i], i), &s->points[i]);
     std::stable_sort(pts.begin(), pts.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    auto* line = new QLineSeries;
+    // Beside its whole curve a spectrum's five points are dots: a straight line between two of
+    // them would tell another story than the curve does.
+    const auto curve = curves.by_series.find(s->name);
+    const bool dots = curve != curves.by_series.end();
+    QXYSeries* line = dots ? static_cast<QXYSeries*>(new QScatterSeries) : new QLineSeries;
     line->setName(q(s->name));
     line->setProperty("perflab_group", q(g.id));
     line->setProperty("perflab_series", q(s->name));
@@ -402,18 +415,29 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->setPointsVisible(s->points.size() <= kMaxMarkedPoints);
     line->setMarkerSize(opts.presentation ? 11 : 7);
     chart.addSeries(line);
-    QPen pen = line->pen();
     const auto style = styles.of(s->name);
-    pen.setColor(style.color);
-    pen.setWidthF(opts.presentation ? 3.5 : 2);
-    if (style.old_side) pen.setStyle(Qt::DashLine);
-    line->setPen(pen);
+    if (auto* scatter = qobject_cast<QScatterSeries*>(line)) {
+      scatter->setMarkerSize(opts.presentation ? 16 : 10);
+      scatter->setColor(style.color);
+      scatter->setBorderColor(style.color);
+    } else {
+      QPen pen = line->pen();
+      pen.setColor(style.color);
+      pen.setWidthF(opts.presentation ? 3.5 : 2);
+      if (style.old_side) pen.setStyle(Qt::DashLine);
+      line->setPen(pen);
+    }
     line->attachAxis(x.axis);
     line->attachAxis(y.axis);
     if (opts.hidden_series.count(s->name)) line->setVisible(false);
     if (opts.error_bars) add_line_error_bars(chart, line, *s, pts, x, y, opts, f);
+    if (dots) add_spectrum_curve(chart, s->name, curve->second, x, y, style.color, opts);
+    if (!anchor) anchor = line;
   }
   if (marks) attach(chart, marks, x.axis, y.axis);
+  if (anchor && !g.markers.empty())
+    add_axis_markers(
+        chart, g, anchor, x, [&](const std::string& name) { return styles.of(name).color; }, opts);
   if (x.log && x.nonpositive) f.floor = x.range.floor;
 }
 
@@ -421,6 +445,7 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
 void dim_hidden_markers(QChart& chart) {
   for (auto* m : chart.legend()->markers()) {
     auto* s = m->series();
+    if (!listed_in_legend(s)) continue;
     if (auto* bm = qobject_cast<QBarLegendMarker*>(m)) {
       if (bm->barset()->property("perflab_hidden").toBool()) dim_marker(m, true);
     } else if (s && !s->isVisible()) {
@@ -435,6 +460,11 @@ void dim_hidden_markers(QChart& chart) {
 QString unit_text(const std::string& unit) {
   static const QRegularExpression micro(QStringLiteral("\\bus\\b"));
   return QString::fromStdString(unit).replace(micro, QStringLiteral("µs"));
+}
+
+bool listed_in_legend(const QAbstractSeries* s) {
+  return !s ||
+         (!s->property("perflab_curve_of").isValid() && !s->property("perflab_reference").toBool());
 }
 
 QString nonpositive_series_name() {
@@ -470,9 +500,10 @@ std::unique_ptr<QChart> build_chart(const Run& run, const std::string& group_id,
   ChartFacts local;
   ChartFacts& f = facts ? *facts : local;
   f = {};
-  const ValueAxis y = make_y_axis(*g, series, opts);
+  const SpectrumCurves curves = spectrum_curves(*g, series);
+  const ValueAxis y = make_y_axis(*g, series, opts, curves.values);
   if (g->numeric_x)
-    add_lines(*chart, *g, series, y, opts, f);
+    add_lines(*chart, *g, series, y, curves, opts, f);
   else
     add_bars(*chart, *g, series, y, opts, f);
   QString note;
@@ -514,7 +545,7 @@ void enable_legend_toggles(QChart* chart) {
         QBarSet* set = bm->barset();
         bool hidden = !set->property("perflab_hidden").toBool();
         set_barset_hidden(set, hidden);
-        set_error_bars_visible(*chart, set->property("perflab_series").toString(), !hidden);
+        set_companions_visible(*chart, set->property("perflab_series").toString(), !hidden);
         dim_marker(m, hidden);
         return;
       }
@@ -522,7 +553,7 @@ void enable_legend_toggles(QChart* chart) {
       if (!s) return;
       bool hidden = s->isVisible();
       s->setVisible(!hidden);
-      set_error_bars_visible(*chart, s->property("perflab_series").toString(), !hidden);
+      set_companions_visible(*chart, s->property("perflab_series").toString(), !hidden);
       m->setVisible(true);  // hiding a series hides its marker: keep it to click again
       dim_marker(m, hidden);
     });

@@ -33,7 +33,9 @@ struct ChartOptions {
   // Log scales; unset: the group's own (Group::log_y, Group::log_x). On a log y axis a
   // categorical group is drawn as points, never as bars.
   std::optional<bool> log_y;
-  std::optional<bool> log_x;  // only for numeric-x groups; ignored for categories
+  // Only for numeric-x groups; ignored for categories and for a percentile spectrum (always on
+  // HdrHistogram's log 1/(1 - p) axis).
+  std::optional<bool> log_x;
   bool presentation = false;  // larger fonts, thicker lines: for a room
   QChart::ChartTheme theme = QChart::ChartThemeLight;
   bool animations = false;              // off for exports and tests
@@ -60,6 +62,10 @@ class ChartError : public std::runtime_error {
 
 // Name of the marker series that shows values ≤ 0 on a log axis.
 QString nonpositive_series_name();
+
+// Whether a series of a chart has a legend entry of its own: not a spectrum's curve (shown and
+// hidden with its series) nor the relative view's reference line.
+bool listed_in_legend(const QAbstractSeries* s);
 
 // Facts about a built chart, for tests and the GUI.
 struct ChartFacts {

@@ -37,7 +37,7 @@ QString legend_html(const QChart* chart, bool links) {
   const auto markers = chart->legend()->markers();
   for (int i = 0; i < markers.size(); ++i) {
     QLegendMarker* m = markers[i];
-    if (m->series() && m->series()->property("perflab_reference").toBool()) continue;
+    if (!charts::listed_in_legend(m->series())) continue;
     const bool hidden = m->font().strikeOut();  // hidden by a legend click
     if (hidden && !links) continue;
     QColor c = m->brush().style() != Qt::NoBrush ? m->brush().color() : m->pen().color();
@@ -421,12 +421,14 @@ void ChartPanel::rebuild() {
   const Group* g = run().group(id);
   firstSeriesOf(id);
   fillRelativeBox();
-  log_x_->setEnabled(g && g->numeric_x);
+  // A spectrum's x axis is HdrHistogram's log 1/(1 - p) axis: a linear one would crowd 50% to
+  // 99.9% into its first thousandth.
+  log_x_->setEnabled(g && g->numeric_x && !g->percentile_x);
   if (g) {  // the boxes show this chart's scale
     const auto [log_y, log_x] = scalesOf(*g, relativeTo());
     QSignalBlocker by(log_y_), bx(log_x_);
     log_y_->setChecked(log_y);
-    log_x_->setChecked(log_x);
+    log_x_->setChecked(log_x || g->percentile_x);
   }
   showDescription(false);
   // The table: the points, or in the relative view their ratios.
