@@ -1,6 +1,7 @@
 #pragma once
-// `perflab-cli export RUN.json [--csv F] [--gbench F] [--json F]`: a run file as CSV, Google
-// Benchmark JSON (compare.py reads it) or run JSON again.
+// `perflab-cli export RUN.json [--csv F] [--gbench F] [--json F] [--hdr F --series S]`: a run
+// file as CSV, Google Benchmark JSON (compare.py reads it), run JSON again, or one series'
+// recorded latencies as HdrHistogram's percentile-distribution text (its plotter reads it).
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -15,7 +16,7 @@ class ExportCommand {
   int run(const CLI::App& cmd);
 
  private:
-  std::string in_, csv_, gbench_, json_;
+  std::string in_, csv_, gbench_, json_, hdr_, series_, group_;
 };
 
 }  // namespace perflab

@@ -26,6 +26,8 @@
 #include "charts/axis_marker.h"
 #include "charts/chart_export.h"
 #include "common/latency_curve.h"
+#include "common/latency_hdr_text.h"
+#include "common/run_io.h"
 #include "presentation_view.h"
 #include "report/report.h"
 #include "spectrum_runs.h"
@@ -95,6 +97,23 @@ QString run_tool(const QString& tool, const QStringList& args) {
   p.start(tool, args);
   if (!p.waitForFinished(120000) || p.exitCode() != 0) return QString();
   return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+struct Exit {
+  int code = -1;
+  QString err;
+};
+Exit cli(const QStringList& args) {
+  QProcess p;
+  p.start(PERFLAB_CLI, args);
+  p.waitForFinished(120000);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString slurp(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
 }
 
 }  // namespace
@@ -308,6 +327,32 @@ class SpectrumTest : public QObject {
     const QString list = run_tool(PERFLAB_PDFIMAGES, {"-list", pdf});
     QCOMPARE(list.count(QRegularExpression("\\bimage\\b")), 2);
     QVERIFY(run_tool(PERFLAB_PDFTOTEXT, {pdf, "-"}).contains("Latency against throughput"));
+  }
+
+  void theCliWritesASeriesForHdrHistogramsPlotter() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("run.json");
+    save_run(run_, file.toStdString());
+    const QString hgrm = dir.filePath("cluster.hgrm");
+    Exit e = cli({"export", file, "--hdr", hgrm, "--series", "cluster"});
+    QVERIFY2(e.code == 0, qPrintable(e.err));
+    const std::string want =
+        hdr_percentile_distribution(pooled_latency(*run_.find_series("spectrum", "cluster")));
+    QCOMPARE(slurp(hgrm), QString::fromStdString(want));
+    QVERIFY(slurp(hgrm).contains("#[Max     =       "));
+    // A series without recorders, a name no series has, --hdr alone: nothing written.
+    const QString none = dir.filePath("none.hgrm");
+    for (const QStringList& args :
+         {QStringList{"--hdr", none, "--series", "direct p99"},
+          QStringList{"--hdr", none, "--series", "cluster", "--group", "hockey"}}) {
+      e = cli(QStringList{"export", file} + args);
+      QCOMPARE(e.code, 1);
+      QCOMPARE(e.err.count('\n'), 1);
+      QVERIFY2(e.err.contains("these do: spectrum/direct, spectrum/proxy, spectrum/cluster"),
+               qPrintable(e.err));
+    }
+    QCOMPARE(cli({"export", file, "--hdr", none}).code, 2);
+    QVERIFY(!QFile::exists(none));
   }
 };
 
