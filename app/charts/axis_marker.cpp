@@ -5,7 +5,9 @@
 #include <utility>
 
 #include <QAbstractSeries>
+#include <QBrush>
 #include <QFontMetricsF>
+#include <QGradient>
 #include <QPainter>
 #include <QPen>
 
@@ -24,7 +26,7 @@ AxisMarker::AxisMarker(QChart& chart, QAbstractSeries* anchor, double x, QString
       line_width_(line_width),
       row_(row) {
   setAcceptedMouseButtons(Qt::NoButton);
-  setZValue(90);  // over the series, under their error bars
+  setZValue(110);  // over the series and their error bars: the label stays readable
   QObject::connect(&chart_, &QChart::plotAreaChanged, this, [this] { update(); });
   QObject::connect(&chart_, &QGraphicsWidget::geometryChanged, this,
                    [this] { prepareGeometryChange(); });
@@ -62,8 +64,12 @@ void AxisMarker::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
   painter->drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
   if (!label_.isEmpty()) {
     const QRectF box = labelRect();
-    QColor fill = chart_.backgroundBrush().color();
-    fill.setAlpha(225);
+    // The chart's background (a theme's may be a gradient: its first colour).
+    const QBrush back = chart_.backgroundBrush();
+    QColor fill = back.style() == Qt::SolidPattern ? back.color() : QColor(Qt::white);
+    if (back.gradient() && !back.gradient()->stops().isEmpty())
+      fill = back.gradient()->stops().first().second;
+
     painter->setPen(QPen(color_, 1));
     painter->setBrush(fill);
     painter->drawRect(box);
