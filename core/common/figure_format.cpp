@@ -40,15 +40,37 @@ std::string format_figure(double v) {
   return buf;
 }
 
+bool is_count_unit(std::string_view unit) {
+  // The things Perflab's figures count, as their groups and findings name them.
+  static constexpr std::string_view kCounts[] = {
+      "appends", "backends", "clients",  "connections", "errors",      "events",
+      "keys",    "nodes",    "requests", "servers",     "slots",       "standbys",
+      "writers", "readers",  "failures", "writes",      "redirections"};
+  return std::find(std::begin(kCounts), std::end(kCounts), unit) != std::end(kCounts);
+}
+
+namespace {
+bool whole(double v) {
+  return std::isfinite(v) && std::abs(v) < 1e15 && v == std::round(v);
+}
+}  // namespace
+
+std::string format_figure(double v, std::string_view unit) {
+  if (is_count_unit(unit) && whole(v)) return printf_double("%.*f", 0, v);
+  return format_figure(v);
+}
+
 namespace {
 // An estimate with `after` written right after its value: format_estimate (nothing) and
-// format_relative ("× interpolate").
-std::string estimate_text(const Estimate& e, const std::string& after) {
-  if (!e.has_interval()) return format_figure(e.value) + after + " (no interval)";
+// format_relative ("× interpolate"); `count`: whole numbers with no decimals.
+std::string estimate_text(const Estimate& e, const std::string& after, bool count = false) {
+  if (!e.has_interval())
+    return (count ? printf_double("%.*f", 0, e.value) : format_figure(e.value)) + after +
+           " (no interval)";
   std::string out;
   // Appended piece by piece: GCC 12 at -O3 flags "literal" + std::string&& as -Wrestrict.
   const bool huge = std::abs(e.value) >= 1e7;
-  const int d = huge ? 0 : interval_decimals(e);
+  const int d = huge || count ? 0 : interval_decimals(e);
   // A huge value: every number in exponent notation with three significant digits, the ends
   // too (an end below 1e7 would otherwise be written in full beside "1.75e+07").
   auto number = [&](double v) {
@@ -69,6 +91,12 @@ std::string estimate_text(const Estimate& e, const std::string& after) {
 
 std::string format_estimate(const Estimate& e) {
   return estimate_text(e, "");
+}
+
+std::string format_estimate(const Estimate& e, std::string_view unit) {
+  const bool count =
+      is_count_unit(unit) && whole(e.value) && (!e.has_interval() || (whole(e.lo) && whole(e.hi)));
+  return estimate_text(e, "", count);
 }
 
 std::string format_relative(const Estimate& ratio, const std::string& baseline) {

@@ -15,6 +15,13 @@ namespace perflab {
 // ("0.0078", "0.00781"), exponent notation from 1e7 ("1.23e+07"); "n/a" when not finite.
 std::string format_figure(double v);
 
+// Whether a unit counts things ("backends", "connections", "clients", "appends", "keys"…): a
+// whole figure in it is written as the integer it is ("20 backends", never "20.00").
+bool is_count_unit(std::string_view unit);
+// A figure in its unit: a count that is whole as an integer ("20", "1000"), anything else as
+// format_figure(v) writes it (a median of two counts may be "20.50").
+std::string format_figure(double v, std::string_view unit);
+
 // An estimate with its interval and the interval's real level: "1.02 [0.97–1.06] (95% CI,
 // n = 21)", "0.0078 [0.0071–0.0085] (75% CI, n = 3)"; from 1e7 on all three numbers in exponent
 // notation, "1.75e+07 [5.57e+06–2.55e+07] (95.9% CI, n = 20)". Below that, the value and both ends
@@ -22,6 +29,9 @@ std::string format_figure(double v);
 // from 0.1 to 10, as ratios are written) and for the ends to differ by at least 5 in the last
 // one shown. Without an interval: "0.78 (no interval)".
 std::string format_estimate(const Estimate& e);
+// An estimate in its unit: a count whose value and ends are whole as integers ("20 [18–20] (95%
+// CI, n = 10)", "20 (no interval)"); anything else as format_estimate(e) writes it.
+std::string format_estimate(const Estimate& e, std::string_view unit);
 
 // A ratio to a baseline with its interval, as format_estimate writes it: "0.93× interpolate
 // [0.88–0.99] (95% CI, n = 6)"; "1.20× native (no interval)".

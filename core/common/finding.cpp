@@ -206,7 +206,7 @@ std::string finding_figure(const Finding& f) {
              "] (" + format_level(e) + ")";
     }
     case FindingKind::Figure: {
-      std::string out = f.ci ? format_estimate(*f.ci) : format_figure(f.value);
+      std::string out = f.ci ? format_estimate(*f.ci, f.unit) : format_figure(f.value, f.unit);
       if (!f.unit.empty()) {
         out += f.unit == "%" ? "" : " ";
         out += f.unit;

@@ -108,13 +108,15 @@ std::string format_run_report(const Run& run, bool verbose) {
         for (const auto& p : s.points) {
           if (p.label != label) continue;
           const auto warning = point_noise_warning(run, p);
-          const std::string median = p.median_ci.has_interval() ? format_estimate(p.median_ci)
-                                                                : format_figure(p.stats.median);
+          const std::string median = p.median_ci.has_interval()
+                                         ? format_estimate(p.median_ci, g.unit)
+                                         : format_figure(p.stats.median, g.unit);
           std::snprintf(buf, sizeof buf, "  %-*s  %-*s %32s %6s %12s %12s %12s %5zu%s\n",
                         static_cast<int>(lw), p.label.c_str(), static_cast<int>(sw), s.name.c_str(),
                         median.c_str(), format_percent(p.cv).c_str(),
-                        format_figure(p.stats.p95).c_str(), format_figure(p.stats.min).c_str(),
-                        format_figure(p.stats.max).c_str(), p.stats.n,
+                        format_figure(p.stats.p95, g.unit).c_str(),
+                        format_figure(p.stats.min, g.unit).c_str(),
+                        format_figure(p.stats.max, g.unit).c_str(), p.stats.n,
                         warning && noisy_point(p.cv) ? " !" : "");
           o << buf;
           if (p.precision)

@@ -152,6 +152,29 @@ class ModelsTest : public QObject {
              qPrintable(tip));
   }
 
+  void pointsModelWritesCountsAsWholeNumbers() {
+    // The pooled benchmark's backends: one exact count a point, "20", never "20.000".
+    Run run = test::sample_run();
+    run.ensure_group({"pooled_backends", "Server backends serving N clients", "backends",
+                      "concurrent clients", true, true, "backends"});
+    Point p = test::sample_point("1000", {20}, 1000);
+    p.extra["backends"] = 20;
+    run.add_point("pooled_backends", "pooled", p);
+    PointsModel m;
+    m.setRun(std::make_shared<const Run>(run), "pooled_backends");
+    QCOMPARE(m.rowCount(), 1);
+    QCOMPARE(text(m, 0, PointsModel::MedianColumn), "20");
+    QCOMPARE(text(m, 0, PointsModel::MaxColumn), "20");
+    QCOMPARE(text(m, 0, PointsModel::IntervalColumn), "20 (no interval)");
+    const QString tip = text(m, 0, PointsModel::SeriesColumn, Qt::ToolTipRole);
+    QVERIFY2(tip.contains("median: <b>20 backends</b>") && tip.contains("backends: 20") &&
+                 !tip.contains("20.0"),
+             qPrintable(tip));
+    // Another unit keeps its decimals.
+    m.setRun(std::make_shared<const Run>(run), "append");
+    QVERIFY(text(m, 0, PointsModel::MedianColumn).contains('.'));
+  }
+
   void pointsModelSortsByExactValues() {
     PointsModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);

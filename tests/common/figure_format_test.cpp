@@ -56,6 +56,32 @@ TEST(FigureFormat, EstimatesWithTheirIntervalsAndTheirRealLevel) {
   EXPECT_EQ(format_estimate(alone), "0.78 (no interval)");
 }
 
+TEST(FigureFormat, CountsAreWholeNumbers) {
+  // A count of backends, connections or clients is an integer, never "20.00".
+  EXPECT_TRUE(is_count_unit("backends"));
+  EXPECT_TRUE(is_count_unit("connections"));
+  EXPECT_TRUE(is_count_unit("clients"));
+  EXPECT_FALSE(is_count_unit("us/op"));
+  EXPECT_FALSE(is_count_unit("MiB"));
+  EXPECT_FALSE(is_count_unit("events/s"));
+  EXPECT_EQ(format_figure(20, "backends"), "20");
+  EXPECT_EQ(format_figure(1000, "connections"), "1000");
+  EXPECT_EQ(format_figure(0, "appends"), "0");
+  EXPECT_EQ(format_figure(20.5, "backends"), "20.50");  // a median of two counts
+  EXPECT_EQ(format_figure(20, "MiB"), "20.00");         // not a count: as before
+  EXPECT_EQ(format_figure(NAN, "backends"), "n/a");
+  Estimate alone;
+  alone.value = alone.lo = alone.hi = 20;
+  EXPECT_EQ(format_estimate(alone, "backends"), "20 (no interval)");
+  EXPECT_EQ(format_estimate(alone, "ms"), "20.00 (no interval)");
+  auto whole = interval(20, 18, 21, CiMethod::OrderStatistic);
+  whole.n = 10;
+  EXPECT_EQ(format_estimate(whole, "backends"), "20 [18–21] (95% CI, n = 10)");
+  // Ends that are not whole (a bootstrap's): the figure as any other.
+  EXPECT_EQ(format_estimate(interval(20, 18.5, 21.25), "backends"),
+            format_estimate(interval(20, 18.5, 21.25)));
+}
+
 TEST(FigureFormat, PercentAndPValues) {
   EXPECT_EQ(format_percent(0.123), "12%");
   EXPECT_EQ(format_percent(0.024), "2.4%");

@@ -121,6 +121,21 @@ TEST(FindingWords, ASharedIsNeverNegative) {
   EXPECT_EQ(finding_figure(share), "12% [8.1%–15%] (95% CI, n = 10)");
 }
 
+TEST(FindingWords, CountsReadAsWholeNumbers) {
+  // The pooled benchmark's backends: "20 backends", as the sentence says it too.
+  const Finding backends =
+      figure_finding({"pooled_1000.backends.pooled", "1000 concurrent clients, through PgBouncer",
+                      "the server's backends serving them", "backends"},
+                     20);
+  EXPECT_EQ(finding_figure(backends), "20 backends");
+  const std::string sentence = finding_sentence(backends);
+  EXPECT_NE(sentence.find("serving them: 20 backends"), std::string::npos) << sentence;
+  EXPECT_EQ(sentence.find("20.00"), std::string::npos) << sentence;
+  // A figure that is not a count keeps its decimals.
+  EXPECT_EQ(finding_figure(figure_finding({"m", "", "private memory", "MiB"}, 20)), "20.00 MiB");
+  EXPECT_TRUE(finding_rule_violations(backends).empty());
+}
+
 TEST(FindingWords, TheCheckerCatchesWhatMainSaid) {
   // A hand-written title with a direction, a verdict contradicting its interval, a claim
   // "reproduced" on a wide interval: each one is caught.

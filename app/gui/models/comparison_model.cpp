@@ -51,9 +51,9 @@ QString verdict_cell(const ComparisonRow& r) {
 QString tooltip(const ComparisonRow& r, int verdict) {
   QString u = charts::unit_text(r.unit).toHtmlEscaped();
   QString t = QString("<b>%1</b><br>old median: %2 %3<br>new median: %4 %3<br>new / old: %5 (%6)")
-                  .arg(QString::fromStdString(r.name).toHtmlEscaped(), format_value(r.old_value), u,
-                       format_value(r.new_value), QString::number(r.ratio, 'f', 3),
-                       percent_text(r.percent));
+                  .arg(QString::fromStdString(r.name).toHtmlEscaped(),
+                       format_value(r.old_value, r.unit), u, format_value(r.new_value, r.unit),
+                       QString::number(r.ratio, 'f', 3), percent_text(r.percent));
   t += QString("<br>interval: %1<br>Mann–Whitney U: %2<br>verdict: %3")
            .arg(interval_text(r).toHtmlEscaped(), p_value_text(r).toHtmlEscaped(),
                 verdict_cell(r).toHtmlEscaped());
@@ -104,7 +104,7 @@ QVariant ComparisonModel::cell(int source_row, int column, int role) const {
       if (column == IntervalColumn) return interval_text(r);
       if (column == PValueColumn) return p_value_text(r);
       if (column == VerdictColumn) return verdict_cell(r);
-      return format_value(value(r, column));
+      return format_value(value(r, column), r.unit);
     case ValueRole:
       if (column == BenchmarkColumn) return QString::fromStdString(r.name);
       if (column == UnitColumn) return charts::unit_text(r.unit);

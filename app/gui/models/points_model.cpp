@@ -107,10 +107,10 @@ QVariant PointsModel::cell(int source_row, int column, int role) const {
       if (column == UnitColumn) return charts::unit_text(group_info_->unit);
       if (column == SamplesColumn) return QString::number(st.n);
       if (column == IntervalColumn)
-        return QString::fromStdString(format_estimate(r.point->median_ci));
+        return QString::fromStdString(format_estimate(r.point->median_ci, group_info_->unit));
       if (column == CvColumn)
         return QString::fromStdString(format_percent(r.point->cv)) + (noisy(*r.point) ? " !" : "");
-      return format_value(stat(*r.point, column));
+      return format_value(stat(*r.point, column), group_info_->unit);
     case ValueRole:
       if (column == SeriesColumn) return QString::fromStdString(r.series->name);
       if (column == PointColumn) return QString::fromStdString(r.point->label);

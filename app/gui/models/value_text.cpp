@@ -25,6 +25,11 @@ QString format_value(double v) {
   return QString::number(v, 'f', 4);
 }
 
+QString format_value(double v, std::string_view unit) {
+  if (is_count_unit(unit)) return QString::fromStdString(format_figure(v, unit));
+  return format_value(v);
+}
+
 QString point_tooltip(const Group& group, const std::string& series, const Point& point,
                       const MachineNoise* machine) {
   const Stats& s = point.stats;
@@ -33,12 +38,16 @@ QString point_tooltip(const Group& group, const std::string& series, const Point
                   "<b>%1</b> — %2<br>median: <b>%3 %4</b><br>p95: %5 %4<br>min: %6, max: %7 %4"
                   "<br>mean: %8 ± %9 (stddev)<br>samples: %10")
                   .arg(QString::fromStdString(series).toHtmlEscaped(),
-                       QString::fromStdString(point.label).toHtmlEscaped(), format_value(s.median),
-                       u.toHtmlEscaped(), format_value(s.p95), format_value(s.min),
-                       format_value(s.max), format_value(s.mean), format_value(s.stddev))
+                       QString::fromStdString(point.label).toHtmlEscaped(),
+                       format_value(s.median, group.unit), u.toHtmlEscaped(),
+                       format_value(s.p95, group.unit), format_value(s.min, group.unit),
+                       format_value(s.max, group.unit), format_value(s.mean, group.unit),
+                       format_value(s.stddev))
                   .arg(s.n);
-  t += QString("<br>median with its interval: %1")
-           .arg(QString::fromStdString(format_estimate(point.median_ci)).toHtmlEscaped());
+  t +=
+      QString("<br>median with its interval: %1")
+          .arg(
+              QString::fromStdString(format_estimate(point.median_ci, group.unit)).toHtmlEscaped());
   if (s.n >= 2) {
     t += QString("<br>CV: %1").arg(QString::fromStdString(format_percent(point.cv)));
     if (point.outliers.total() > 0)
@@ -53,7 +62,7 @@ QString point_tooltip(const Group& group, const std::string& series, const Point
              .arg(point.precision->reached ? "reached" : "not reached")
              .arg(QString::fromStdString(format_percent(point.precision->worst_half_width)));
   for (const auto& [k, v] : point.extra)
-    t += QString("<br>%1: %2").arg(QString::fromStdString(k).toHtmlEscaped(), format_value(v));
+    t += QString("<br>%1: %2").arg(QString::fromStdString(k).toHtmlEscaped(), format_value(v, k));
   if (auto w = point_noise_warning(point, machine))
     t += QString("<br><b>%1</b>").arg(QString::fromStdString(*w).toHtmlEscaped());
   return t;

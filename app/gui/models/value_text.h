@@ -12,6 +12,9 @@ namespace perflab::gui {
 
 // Numbers as a person reads them: 15787.5, 0.7812, 1.2e+07.
 QString format_value(double v);
+// The same in a unit: a whole count ("backends", "connections": common/figure_format.h) as the
+// integer it is, "20", never "20.000".
+QString format_value(double v, std::string_view unit);
 
 // A point's figures for a tooltip (HTML): "<b>iolist</b> — 10 writers<br>median: …", with its
 // 95% interval and n, p95, min, max, mean ± stddev, CV, outliers, the repetitions of a run
