@@ -192,6 +192,14 @@ class IoListExperiment final : public Experiment {
          .help = "concurrent clients of the pooled appends, each a run: every client appends "
                  "directly (a backend each) and through PgBouncer (a few backends shared); "
                  "the builders that work in transaction mode, four round trips"},
+        {.name = "pool_size",
+         .type = ParamType::Int,
+         .default_value = "20",
+         .min = 1,
+         .max = 1000,
+         .help = "server connections of the managed PgBouncer in the pooled appends "
+                 "(default_pool_size; 20 is PgBouncer's own default): at most this many "
+                 "backends serve the clients, the others wait in PgBouncer"},
         {.name = "reset",
          .type = ParamType::Bool,
          .default_value = "true",
@@ -220,7 +228,8 @@ class IoListExperiment final : public Experiment {
     TargetNeeds needs{
         .postgres = std::any_of(benches.begin(), benches.end(),
                                 [](const std::string& b) { return b != "build"; }),
-        .pg_pooler = std::find(benches.begin(), benches.end(), "pooled") != benches.end()};
+        .pg_pooler = std::find(benches.begin(), benches.end(), "pooled") != benches.end(),
+        .pg_pool_size = static_cast<int>(p.get_int("pool_size"))};
     if (std::find(benches.begin(), benches.end(), "standby") != benches.end())
       needs.pg_standbys = static_cast<std::size_t>(p.get_int("standbys"));
     return needs;

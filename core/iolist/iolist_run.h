@@ -103,6 +103,7 @@ struct IoListSettings {
   std::vector<std::int64_t> payload_sizes;
   int payload_reps = 0;
   std::vector<std::int64_t> pool_clients;  // the pooled appends' client counts
+  int pool_size = 0;                       // PgBouncer's server connections in the pooled appends
   bool reset = true;
   std::uint64_t seed = 42;
   std::int64_t standbys = 0;  // hot standbys of the standby benchmark

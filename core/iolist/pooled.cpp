@@ -191,10 +191,10 @@ void probe_prepared(IoListRun& r, const PgTarget& pooled, std::size_t clients) {
 void run_pooled(IoListRun& r) {
   RunContext& ctx = r.ctx;
   const IoListSettings& set = r.settings;
-  const PgTarget pooled = ctx.targets().pg_pooler(ctx.stop_token());
+  const PgTarget pooled = ctx.targets().pg_pooler(ctx.stop_token(), set.pool_size);
   const ManagedPgBouncer& bouncer = *ctx.targets().managed_pgbouncer();
   PooledMeasured& m = r.measured.pooled;
-  const int pool_size = bouncer.options().default_pool_size;
+  const int pool_size = bouncer.options().default_pool_size;  // set.pool_size
   m.pooler = bouncer.version() + " in transaction mode with " + std::to_string(pool_size) +
              " server connections";
   const std::vector<Builder> builders = pooled_builders(set);

@@ -62,12 +62,22 @@ PgTarget Targets::postgres(std::stop_token stop) {
   return {pg_->conninfo(), cfg_.pg_schema, true, cfg_.pg_limits};
 }
 
-PgTarget Targets::pg_pooler(std::stop_token stop) {
+PgTarget Targets::pg_pooler(std::stop_token stop, int pool_size) {
   PgTarget server = postgres(stop);
   std::lock_guard lock(mu_);
+  ManagedPgBouncerOptions opts = cfg_.managed_pgbouncer;
+  if (pool_size > 0) opts.default_pool_size = pool_size;
+  if (pgbouncer_ && pgbouncer_->options().default_pool_size != opts.default_pool_size) {
+    // Another pool size: a PgBouncer of its own, so that no server connection of the old pool
+    // is counted with the new one.
+    const std::string old = redact_conninfo(pgbouncer_->conninfo());
+    std::erase_if(used_,
+                  [&](const TargetInfo& t) { return t.kind == "pgbouncer" && t.address == old; });
+    pgbouncer_.reset();
+  }
   if (!pgbouncer_) {
     try {
-      pgbouncer_ = std::make_unique<ManagedPgBouncer>(server.conninfo, cfg_.managed_pgbouncer);
+      pgbouncer_ = std::make_unique<ManagedPgBouncer>(server.conninfo, opts);
     } catch (const ServerError& e) {
       throw TargetError(TargetField::PgServer, e.what());
     }
@@ -216,7 +226,7 @@ void Targets::start_managed(const TargetNeeds& needs, std::stop_token stop) {
   if (needs.pg_standbys > 0 && !cfg_.pg_conninfo) postgres_standbys(needs.pg_standbys, stop);
   if (needs.redis_nodes > 0 && cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
   if (needs.redis_cluster && cfg_.redis_cluster.empty()) redis_cluster(stop);
-  if (needs.pg_pooler) pg_pooler(stop);
+  if (needs.pg_pooler) pg_pooler(stop, needs.pg_pool_size);
 }
 
 ManagedRedisCluster* Targets::managed_cluster() {
@@ -227,6 +237,13 @@ ManagedRedisCluster* Targets::managed_cluster() {
 ManagedPgBouncer* Targets::managed_pgbouncer() {
   std::lock_guard lock(mu_);
   return pgbouncer_.get();
+}
+
+std::optional<Targets::PoolerState> Targets::managed_pgbouncer_state() {
+  std::lock_guard lock(mu_);
+  if (!pgbouncer_) return std::nullopt;
+  return PoolerState{pgbouncer_->port(), pgbouncer_->options().default_pool_size,
+                     pgbouncer_->version(), pgbouncer_->running()};
 }
 
 ManagedPostgres* Targets::managed_postgres() {

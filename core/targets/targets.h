@@ -75,6 +75,7 @@ struct TargetNeeds {
   std::size_t redis_nodes = 0;  // 0: no Redis
   bool redis_cluster = false;
   bool pg_pooler = false;       // PostgreSQL also through a managed PgBouncer
+  int pg_pool_size = 0;         // that PgBouncer's server connections; 0: TargetsConfig's default
   std::size_t pg_standbys = 0;  // hot standbys of the PostgreSQL server (with postgres)
 };
 
@@ -110,12 +111,22 @@ class Targets {
   // left alone), so that a run started next measures at once. Throws TargetError.
   void start_managed(const TargetNeeds& needs, std::stop_token stop = {});
   // The PostgreSQL target through a managed PgBouncer (transaction mode) started on first use in
-  // front of postgres(); the same schema, limits and `managed` (whose the server is). Throws
-  // TargetError.
-  PgTarget pg_pooler(std::stop_token stop = {});
+  // front of postgres(); the same schema, limits and `managed` (whose the server is). A pool size
+  // (its server connections, 0: config().managed_pgbouncer's) other than the running one's
+  // replaces it with one of that size. Throws TargetError.
+  PgTarget pg_pooler(std::stop_token stop = {}, int pool_size = 0);
   // Managed servers (nullptr / empty when external or not started yet).
   ManagedPostgres* managed_postgres();
-  ManagedPgBouncer* managed_pgbouncer();
+  ManagedPgBouncer* managed_pgbouncer();  // replaced by pg_pooler() for another pool size
+  // The managed PgBouncer as it is now, read under the lock (another thread's pg_pooler() may
+  // replace it); nullopt when none was started.
+  struct PoolerState {
+    int port = 0;
+    int pool_size = 0;
+    std::string version;
+    bool running = false;
+  };
+  std::optional<PoolerState> managed_pgbouncer_state();
   std::vector<ManagedPostgresStandby*> managed_standbys();
   std::vector<ManagedRedis*> managed_redis();
   ManagedRedisCluster* managed_cluster();  // nullptr when external or not started yet

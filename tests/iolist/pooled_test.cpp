@@ -58,6 +58,7 @@ TEST(IoListPooled, PgBouncerServesAThousandClientsAndEveryStreamReadsBackEqual) 
                                {{"benchmarks", "pooled"},
                                 {"builders", "iolist"},
                                 {"pool_clients", "1000"},
+                                {"pool_size", "5"},
                                 {"events", std::to_string(events)},
                                 {"repetitions", "2"},
                                 {"warmup", "0"},
@@ -82,6 +83,7 @@ TEST(IoListPooled, PgBouncerServesAThousandClientsAndEveryStreamReadsBackEqual) 
     EXPECT_NE(finding(run, "pooled_1000.pgbouncer_memory"), nullptr);
     // Direct: a backend per client. Pooled: at most PgBouncer's pool.
     const int pool = targets.managed_pgbouncer()->options().default_pool_size;
+    EXPECT_EQ(pool, 5);  // the run's pool_size
     EXPECT_EQ(run.find_point("pooled", "iolist direct", "1000")->extra.at("backends"), 1000);
     const double pooled_backends =
         run.find_point("pooled", "iolist pooled", "1000")->extra.at("backends");

@@ -131,6 +131,36 @@ TEST(ManagedPgBouncer, TargetsStartItInFrontOfTheManagedServerAndRecordIt) {
   EXPECT_FALSE(fs::exists(dir)) << dir;
 }
 
+TEST(ManagedPgBouncer, ARunsPoolSizeGetsAPgBouncerOfThatSize) {
+  TargetsConfig cfg;
+  cfg.managed_pg = {.max_connections = 40, .durable = false, .shared_buffers = "16MB"};
+  cfg.managed_pgbouncer = {.max_client_conn = 50, .default_pool_size = 2};
+  Targets t(cfg);
+  t.start_managed({.postgres = true, .pg_pooler = true, .pg_pool_size = 3});
+  ASSERT_TRUE(t.managed_pgbouncer_state());
+  EXPECT_EQ(t.managed_pgbouncer_state()->pool_size, 3);
+  EXPECT_TRUE(t.managed_pgbouncer_state()->running);
+  const fs::path first = t.managed_pgbouncer()->dir();
+  EXPECT_NE(file_text(first / "pgbouncer.ini").find("default_pool_size = 3"), std::string::npos);
+  // The same size again: the same PgBouncer.
+  const int port = t.managed_pgbouncer()->port();
+  t.pg_pooler({}, 3);
+  EXPECT_EQ(t.managed_pgbouncer()->port(), port);
+  // Another size: a PgBouncer of its own, the old one gone with its folder; one recorded.
+  const PgTarget pooled = t.pg_pooler({}, 5);
+  EXPECT_EQ(t.managed_pgbouncer_state()->pool_size, 5);
+  EXPECT_FALSE(fs::exists(first)) << first;
+  PgConnection c = pooled.connect();
+  EXPECT_EQ(c.port(), t.managed_pgbouncer()->port());
+  EXPECT_EQ(c.exec("SELECT 1").value(0, 0), "1");
+  int recorded = 0;
+  for (const auto& info : t.describe()) recorded += info.kind == "pgbouncer";
+  EXPECT_EQ(recorded, 1);
+  // No size: the configured one.
+  t.pg_pooler();
+  EXPECT_EQ(t.managed_pgbouncer_state()->pool_size, 2);
+}
+
 TEST(ManagedPgBouncer, KeepsAnExternalServersPasswordOutOfItsConfigurationAndLog) {
   ManagedPostgres pg(ManagedPostgresOptions{.durable = false, .shared_buffers = "16MB"});
   PgConnection admin(pg.conninfo());
