@@ -116,6 +116,7 @@ void MainWindow::connectUi() {
   connect(run_page_->experimentList(), &QListWidget::currentRowChanged, this,
           &MainWindow::onExperimentChanged);
   connect(form_, &ParamForm::changed, this, &MainWindow::saveParams);
+  connect(form_, &ParamForm::changed, this, &MainWindow::planTargets);
   // A plan chosen: its servers start now, so that Run measures at once.
   connect(form_, &ParamForm::planChosen, this, [this](const QString& plan) {
     auto exp = make_experiment(currentExperiment().toStdString());
@@ -222,6 +223,16 @@ void MainWindow::onExperimentChanged() {
   run_page_->setPurpose(q(e.purpose));
   teaching_->setExperiment(q(e.id), q(e.title), q(e.purpose));
   if (current_.experiment == e.id) teaching_->setRun(&current_);
+  planTargets();
+}
+
+void MainWindow::planTargets() {
+  TargetNeeds needs;
+  if (auto exp = make_experiment(currentExperiment().toStdString())) try {
+      needs = exp->needs(resolve_params(*exp, form_->values()));
+    } catch (const std::exception&) {  // an invalid field: the run will say which
+    }
+  targets_page_->setPlannedNeeds(needs);
 }
 
 void MainWindow::saveParams() {

@@ -112,6 +112,7 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void loadSettings();
   void saveParams();
+  void planTargets();  // the Targets page shows the standbys and PgBouncer a run will start
   void onExperimentChanged();
   void onProgress(double fraction, const QString& step);
   void onUpdated(const Run& run);

@@ -1,6 +1,7 @@
 #include "targets_page.h"
 
-#include <future>
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include <QButtonGroup>
@@ -10,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSpinBox>
@@ -18,32 +20,9 @@
 
 #include <QtConcurrent>
 
-#include "targets/postgres.h"
-#include "targets/redis.h"
-
 namespace perflab::gui {
 
 namespace {
-
-constexpr int kAnswerWithinMs = 5000;
-
-// A short reason first, then the library's own words.
-QString explain(const std::string& what) {
-  QString m = QString::fromStdString(what);
-  QString l = m.toLower();
-  QString why;
-  if (l.contains("refused"))
-    why = "refused (nothing listens there)";
-  else if (l.contains("translate host") || l.contains("name or service") ||
-           l.contains("unknown host") || l.contains("temporary failure in name"))
-    why = "unknown host";
-  else if (l.contains("password") || l.contains("auth") || l.contains("noauth") ||
-           l.contains("wrongpass"))
-    why = "authentication failed";
-  else if (l.contains("timeout") || l.contains("timed out"))
-    why = "timeout";
-  return why.isEmpty() ? m : why + " — " + m;
-}
 
 QLabel* status_label() {
   auto* l = new QLabel;
@@ -63,97 +42,17 @@ QLabel* error_label(const char* name) {
 
 }  // namespace
 
-ManagedState query_managed_state(Targets& t) {
-  ManagedState s;
-  s.pg_external = t.config().pg_conninfo.has_value();
-  s.redis_external = !t.config().redis_nodes.empty();
-  if (auto* pg = t.managed_postgres()) {
-    s.pg_started = true;
-    s.pg_running = pg->running();
-    s.pg_port = pg->port();
-    s.pg_version = QString::fromStdString(pg->version());
-    s.pg_dir = QString::fromStdString(pg->data_dir().string());
-  }
-  for (auto* r : t.managed_redis())
-    s.redis.push_back({r->port(), QString::fromStdString(r->version()), r->running()});
-  return s;
-}
-
-QString describe_managed_state(const ManagedState& s) {
-  QStringList lines;
-  if (s.pg_external)
-    lines << "PostgreSQL: external (see below)";
-  else if (!s.pg_started)
-    lines << "PostgreSQL: managed, not started yet (starts on first use)";
-  else
-    lines << QString("PostgreSQL %1: managed, %2 on 127.0.0.1:%3 (data in %4)")
-                 .arg(s.pg_version, s.pg_running ? "running" : "stopped")
-                 .arg(s.pg_port)
-                 .arg(s.pg_dir);
-  if (s.redis_external)
-    lines << "Redis: external (see below)";
-  else if (s.redis.empty())
-    lines << "Redis: managed, not started yet (starts on first use)";
-  else
-    for (const auto& r : s.redis)
-      lines << QString("Redis %1: managed, %2 on 127.0.0.1:%3")
-                   .arg(r.version, r.running ? "running" : "stopped")
-                   .arg(r.port);
-  return lines.join('\n');
-}
-
-ConnectionResult test_postgres_connection(const TargetsForm& f, std::shared_ptr<Targets> t) {
-  try {
-    std::string conninfo;
-    QString prefix;
-    if (f.pg_managed) {
-      PgTarget pg = t->postgres();  // starts the managed server on first use
-      conninfo = pg.conninfo;
-      prefix = "managed ";
-    } else {
-      conninfo = pg_conninfo(f);
-    }
-    // A frozen server is given up on after the shortest statement timeout plus the slack.
-    PgConnection c(conninfo, PgLimits{kAnswerWithinMs / 1000, std::chrono::seconds(1)});
-    std::string v = c.server_version_string();
-    return {true,
-            QString("%1PostgreSQL %2 at %3")
-                .arg(prefix, QString::fromStdString(v), QString::fromStdString(c.describe()))};
-  } catch (const std::exception& e) {
-    return {false, explain(e.what())};
-  }
-}
-
-ConnectionResult test_redis_connection(const TargetsForm& f, std::shared_ptr<Targets> t) {
-  try {
-    std::vector<RedisEndpoint> nodes;
-    QString prefix;
-    if (f.redis_managed) {
-      nodes = t->redis(1).nodes;
-      prefix = "managed ";
-    } else {
-      nodes = redis_endpoints(f);
-    }
-    // All nodes at once, so the answer comes within one timeout.
-    std::vector<std::future<std::string>> answers;
-    for (const auto& n : nodes)
-      answers.push_back(std::async(std::launch::async, [n] {
-        RedisClient c(n, std::chrono::milliseconds(kAnswerWithinMs));
-        return c.server_version();
-      }));
-    QStringList ok;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      ok << QString("%1Redis %2 at %3")
-                .arg(prefix, QString::fromStdString(answers[i].get()),
-                     QString::fromStdString(nodes[i].address()));
-    return {true, ok.join("; ")};
-  } catch (const std::exception& e) {
-    return {false, explain(e.what())};
-  }
-}
-
 TargetsPage::TargetsPage(std::function<std::shared_ptr<Targets>()> targets, QWidget* parent)
     : QWidget(parent), targets_(std::move(targets)) {
+  const char* names[kChecks][3] = {{"Test connection", "pgTest", "pgStatus"},
+                                   {"Test standbys", "pgStandbyTest", "pgStandbyStatus"},
+                                   {"Test connection", "redisTest", "redisStatus"}};
+  for (int c = 0; c < kChecks; ++c) {
+    test_[c] = new QPushButton(names[c][0]);
+    test_[c]->setObjectName(names[c][1]);
+    test_status_[c] = status_label();
+    test_status_[c]->setObjectName(names[c][2]);
+  }
   auto* top = new QVBoxLayout(this);
   top->addWidget(buildManagedBox());
   top->addWidget(buildPostgresBox());
@@ -233,11 +132,18 @@ QGroupBox* TargetsPage::buildPostgresBox() {
   pl->addRow("Perflab's schema:", pg_schema_);
   pg_schema_error_ = error_label("pgSchemaError");
   pl->addRow(QString(), pg_schema_error_);
-  pg_test_ = new QPushButton("Test connection");
-  pg_test_->setObjectName("pgTest");
-  pg_status_ = status_label();
-  pg_status_->setObjectName("pgStatus");
-  pl->addRow(pg_test_, pg_status_);
+  pl->addRow(test_[PgCheck], test_status_[PgCheck]);
+  // Its hot standbys: named here, never made, promoted or reconfigured by Perflab.
+  pg_standbys_ = new QPlainTextEdit;
+  pg_standbys_->setObjectName("pgStandbys");
+  pg_standbys_->setPlaceholderText(
+      "one conninfo a line, e.g. host=replica1 port=5432 dbname=perflab — each checked to be "
+      "in recovery (pg_is_in_recovery()) and a copy of the server above; without a password, "
+      "the one typed above; a password is never saved. Empty: no external standbys");
+  pg_standbys_->setTabChangesFocus(true);
+  pg_standbys_->setFixedHeight(pg_standbys_->fontMetrics().lineSpacing() * 3 + 12);
+  pl->addRow("Hot standbys:", pg_standbys_);
+  pl->addRow(test_[StandbyCheck], test_status_[StandbyCheck]);
   return box;
 }
 
@@ -273,11 +179,7 @@ QGroupBox* TargetsPage::buildRedisBox() {
   rl->addRow("Perflab's key prefix:", redis_prefix_);
   redis_prefix_error_ = error_label("redisPrefixError");
   rl->addRow(QString(), redis_prefix_error_);
-  redis_test_ = new QPushButton("Test connection");
-  redis_test_->setObjectName("redisTest");
-  redis_status_ = status_label();
-  redis_status_->setObjectName("redisStatus");
-  rl->addRow(redis_test_, redis_status_);
+  rl->addRow(test_[RedisCheck], test_status_[RedisCheck]);
   return box;
 }
 
@@ -293,8 +195,9 @@ QHBoxLayout* TargetsPage::mode_row(QRadioButton* managed, QRadioButton* external
 }
 
 void TargetsPage::connectUi() {
-  connect(pg_test_, &QPushButton::clicked, this, &TargetsPage::testPostgres);
-  connect(redis_test_, &QPushButton::clicked, this, &TargetsPage::testRedis);
+  connect(test_[PgCheck], &QPushButton::clicked, this, &TargetsPage::testPostgres);
+  connect(test_[StandbyCheck], &QPushButton::clicked, this, &TargetsPage::testStandbys);
+  connect(test_[RedisCheck], &QPushButton::clicked, this, &TargetsPage::testRedis);
   for (auto* b : {pg_managed_, pg_external_, redis_managed_, redis_external_})
     connect(b, &QRadioButton::toggled, this, &TargetsPage::updateEnabled);
   // What was said of one mode's server is not true of the other's.
@@ -302,10 +205,9 @@ void TargetsPage::connectUi() {
   connect(redis_managed_, &QRadioButton::toggled, this, [this] { clearModeErrors(false); });
   connect(pg_conninfo_, &QLineEdit::textChanged, this, &TargetsPage::updateEnabled);
   connect(redis_nodes_, &QLineEdit::textChanged, this, &TargetsPage::updateEnabled);
-  connect(&pg_watch_, &QFutureWatcher<ConnectionResult>::finished, this,
-          [this] { onTestAnswered(true); });
-  connect(&redis_watch_, &QFutureWatcher<ConnectionResult>::finished, this,
-          [this] { onTestAnswered(false); });
+  for (int c = 0; c < kChecks; ++c)
+    connect(&test_watch_[c], &QFutureWatcher<ConnectionResult>::finished, this,
+            [this, c] { onTestAnswered(Check(c)); });
   connect(&start_watch_, &QFutureWatcher<ConnectionResult>::finished, this, [this] {
     const ConnectionResult r = start_watch_.result();
     if (!r.ok) managed_status_->setText("✘ " + r.text);
@@ -313,19 +215,25 @@ void TargetsPage::connectUi() {
     if (auto next = std::exchange(pending_start_, std::nullopt)) return startManaged(*next);
     if (r.ok) refreshManagedState();
   });
-  connect(&state_watch_, &QFutureWatcher<ManagedState>::finished, this,
-          [this] { managed_status_->setText(describe_managed_state(state_watch_.result())); });
+  connect(&state_watch_, &QFutureWatcher<ManagedState>::finished, this, [this] {
+    managed_status_->setText(describe_managed_state(state_watch_.result(), planned_));
+  });
   connect(state_timer_, &QTimer::timeout, this, &TargetsPage::refreshManagedState);
 }
 
-void TargetsPage::onTestAnswered(bool pg) {
-  auto& watch = pg ? pg_watch_ : redis_watch_;
-  if (watch.property("generation").toInt() != (pg ? pg_generation_ : redis_generation_))
-    return;  // superseded
+namespace {
+const char* const kCheckKinds[] = {"postgres", "standby", "redis"};
+}  // namespace
+
+void TargetsPage::onTestAnswered(Check c) {
+  auto& watch = test_watch_[c];
+  if (watch.property("generation").toInt() != generation_[c]) return;  // superseded
   auto r = watch.result();
-  (pg ? pg_status_ : redis_status_)->setText((r.ok ? "✔ " : "✘ ") + r.text);
-  (pg ? pg_test_ : redis_test_)->setEnabled(true);
-  emit tested(pg ? "postgres" : "redis", r.ok, r.text);
+  // The standbys' answer may hold a line each, marked already.
+  const bool marked = r.text.startsWith("✔") || r.text.startsWith("✘");
+  test_status_[c]->setText(marked ? r.text : (r.ok ? "✔ " : "✘ ") + r.text);
+  test_[c]->setEnabled(true);
+  emit tested(kCheckKinds[c], r.ok, r.text);
   refreshManagedState();
 }
 
@@ -334,8 +242,7 @@ TargetsPage::~TargetsPage() {
 }
 
 void TargetsPage::waitForBackground() {
-  pg_watch_.waitForFinished();
-  redis_watch_.waitForFinished();
+  for (auto& w : test_watch_) w.waitForFinished();
   state_watch_.waitForFinished();
   start_watch_.waitForFinished();
 }
@@ -351,6 +258,7 @@ TargetsForm TargetsPage::form() const {
   f.pg_sslmode = pg_sslmode_->currentText();
   f.pg_conninfo = pg_conninfo_->text();
   f.pg_schema = pg_schema_->text();
+  f.pg_standbys = pg_standbys_->toPlainText();
   f.redis_managed = redis_managed_->isChecked();
   f.redis_host = redis_host_->text();
   f.redis_port = redis_port_->value();
@@ -372,6 +280,7 @@ void TargetsPage::setForm(const TargetsForm& f) {
   pg_sslmode_->setCurrentIndex(i >= 0 ? i : pg_sslmode_->findText("prefer"));
   pg_conninfo_->setText(f.pg_conninfo);
   pg_schema_->setText(f.pg_schema);
+  pg_standbys_->setPlainText(f.pg_standbys);
   (f.redis_managed ? redis_managed_ : redis_external_)->setChecked(true);
   redis_host_->setText(f.redis_host);
   redis_port_->setValue(f.redis_port);
@@ -389,20 +298,23 @@ void TargetsPage::setApplyError(const QString& text) {
 QLabel* TargetsPage::field_label(TargetField field) const {
   switch (field) {
     case TargetField::PgServer:
-      return pg_status_;
+      return test_status_[PgCheck];
     case TargetField::PgSchema:
       return pg_schema_error_;
+    case TargetField::PgStandby:
+      return test_status_[StandbyCheck];
     case TargetField::RedisServer:
-      return redis_status_;
+      return test_status_[RedisCheck];
     case TargetField::RedisPrefix:
       return redis_prefix_error_;
   }
-  return pg_status_;
+  return test_status_[PgCheck];
 }
 
 void TargetsPage::setTargetError(TargetField field, const QString& text) {
   QLabel* l = field_label(field);
-  const bool status = l == pg_status_ || l == redis_status_;  // shared with Test connection
+  const bool status = std::find(std::begin(test_status_), std::end(test_status_), l) !=
+                      std::end(test_status_);  // shared with a test
   l->setText(text.isEmpty() || !status ? text : "✘ " + text);
   if (!status) l->setVisible(!text.isEmpty());
 }
@@ -412,16 +324,20 @@ QString TargetsPage::targetError(TargetField field) const {
 }
 
 void TargetsPage::clearTargetErrors() {
-  for (auto f : {TargetField::PgServer, TargetField::PgSchema, TargetField::RedisServer,
-                 TargetField::RedisPrefix})
+  for (auto f : {TargetField::PgServer, TargetField::PgSchema, TargetField::PgStandby,
+                 TargetField::RedisServer, TargetField::RedisPrefix})
     setTargetError(f, {});
 }
 
 void TargetsPage::clearModeErrors(bool pg) {
-  ++(pg ? pg_generation_ : redis_generation_);  // an answer still to come is not wanted
-  (pg ? pg_test_ : redis_test_)->setEnabled(true);
+  for (int c = 0; c < kChecks; ++c) {
+    if ((c == RedisCheck) == pg) continue;  // PostgreSQL's tests, or Redis's
+    ++generation_[c];                       // an answer still to come is not wanted
+    test_[c]->setEnabled(true);
+  }
   setTargetError(pg ? TargetField::PgServer : TargetField::RedisServer, {});
   setTargetError(pg ? TargetField::PgSchema : TargetField::RedisPrefix, {});
+  if (pg) setTargetError(TargetField::PgStandby, {});
   setApplyError({});
 }
 
@@ -432,6 +348,8 @@ void TargetsPage::updateEnabled() {
                                                     pg_password_, pg_sslmode_})
     w->setEnabled(pg_ext && !raw);
   pg_conninfo_->setEnabled(pg_ext);
+  pg_standbys_->setEnabled(pg_ext);
+  test_[StandbyCheck]->setEnabled(pg_ext && !test_watch_[StandbyCheck].isRunning());
   bool redis_ext = redis_external_->isChecked();
   bool nodes = !redis_nodes_->text().trimmed().isEmpty();
   redis_host_->setEnabled(redis_ext && !nodes);
@@ -441,41 +359,40 @@ void TargetsPage::updateEnabled() {
   redis_cluster_->setEnabled(redis_ext);
 }
 
-void TargetsPage::runTest(const QString& kind) {
-  const bool pg = kind == "postgres";
+void TargetsPage::runTest(Check c) {
   TargetsForm f = form();
   auto targets = targets_();
-  QLabel* status = pg ? pg_status_ : redis_status_;
-  QPushButton* button = pg ? pg_test_ : redis_test_;
-  auto& watch = pg ? pg_watch_ : redis_watch_;
-  int& generation = pg ? pg_generation_ : redis_generation_;
-  const bool managed = pg ? f.pg_managed : f.redis_managed;
-  ++generation;
+  QLabel* status = test_status_[c];
+  QPushButton* button = test_[c];
+  auto& watch = test_watch_[c];
+  const bool managed = c == RedisCheck ? f.redis_managed : c == PgCheck && f.pg_managed;
+  const int gen = ++generation_[c];
   status->setText(managed ? "Starting the managed server if needed…" : "Connecting…");
   button->setEnabled(false);
-  watch.setProperty("generation", generation);
-  watch.setFuture(
-      QtConcurrent::run(pg ? test_postgres_connection : test_redis_connection, f, targets));
+  watch.setProperty("generation", gen);
+  constexpr ConnectionResult (*kTests[])(const TargetsForm&, std::shared_ptr<Targets>) = {
+      test_postgres_connection, test_standby_connections, test_redis_connection};
+  watch.setFuture(QtConcurrent::run(kTests[c], f, targets));
   if (managed) return;  // starting a server may take longer than a connection
   // An external server answers within 5 s, or the person is told it did not.
-  const int gen = generation;
-  QTimer::singleShot(kAnswerWithinMs + 500, this, [this, pg, gen, status, button] {
-    int& current = pg ? pg_generation_ : redis_generation_;
-    auto& w = pg ? pg_watch_ : redis_watch_;
-    if (current != gen || w.isFinished()) return;
-    ++current;  // a late answer is ignored
+  QTimer::singleShot(kAnswerWithinMs + 500, this, [this, c, gen, status, button] {
+    if (generation_[c] != gen || test_watch_[c].isFinished()) return;
+    ++generation_[c];  // a late answer is ignored
     QString text = "timeout — no answer within 5 s";
     status->setText("✘ " + text);
     button->setEnabled(true);
-    emit tested(pg ? "postgres" : "redis", false, text);
+    emit tested(kCheckKinds[c], false, text);
   });
 }
 
 void TargetsPage::testPostgres() {
-  runTest("postgres");
+  runTest(PgCheck);
+}
+void TargetsPage::testStandbys() {
+  runTest(StandbyCheck);
 }
 void TargetsPage::testRedis() {
-  runTest("redis");
+  runTest(RedisCheck);
 }
 QString TargetsPage::managedStatus() const {
   return managed_status_->text();
@@ -485,6 +402,11 @@ void TargetsPage::refreshManagedState() {
   if (state_watch_.isRunning()) return;
   auto targets = targets_();
   state_watch_.setFuture(QtConcurrent::run([targets] { return query_managed_state(*targets); }));
+}
+
+void TargetsPage::setPlannedNeeds(const TargetNeeds& needs) {
+  planned_ = needs;
+  refreshManagedState();
 }
 
 void TargetsPage::startManaged(const TargetNeeds& needs) {
@@ -499,7 +421,7 @@ void TargetsPage::startManaged(const TargetNeeds& needs) {
       targets->start_managed(needs);
       return ConnectionResult{true, QString("managed servers ready")};
     } catch (const std::exception& e) {
-      return ConnectionResult{false, explain(e.what())};
+      return ConnectionResult{false, explain_failure(e.what())};
     }
   }));
 }

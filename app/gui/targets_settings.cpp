@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <QSettings>
+#include <QStringList>
 
 #include "targets/postgres.h"
 
@@ -35,6 +36,26 @@ std::string pg_conninfo(const TargetsForm& f) {
   return c;
 }
 
+std::vector<std::string> pg_standby_conninfos(const TargetsForm& f) {
+  std::vector<std::string> out;
+  const bool typed = f.pg_conninfo.trimmed().isEmpty() && !f.pg_password.isEmpty();
+  for (const QString& line : f.pg_standbys.split('\n')) {
+    const std::string c = line.trimmed().toStdString();
+    if (c.empty()) continue;
+    ParsedConninfo parsed;
+    try {
+      parsed = parse_conninfo(c);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("standby " + std::to_string(out.size() + 1) + ": " + e.what());
+    }
+    if (parsed.password || !typed)
+      out.push_back(c);
+    else
+      out.push_back(parsed.without_password + " password=" + quote(f.pg_password));
+  }
+  return out;
+}
+
 std::vector<RedisEndpoint> redis_endpoints(const TargetsForm& f) {
   std::vector<RedisEndpoint> nodes;
   if (!f.redis_nodes.trimmed().isEmpty()) {
@@ -55,6 +76,11 @@ TargetsConfig to_config(const TargetsForm& f) {
     if (!f.pg_managed) c.pg_conninfo = pg_conninfo(f);
   } catch (const std::invalid_argument& e) {
     throw TargetsFormError(TargetField::PgServer, e.what());
+  }
+  try {
+    if (!f.pg_managed) c.pg_standby_conninfos = pg_standby_conninfos(f);
+  } catch (const std::invalid_argument& e) {
+    throw TargetsFormError(TargetField::PgStandby, e.what());
   }
   try {
     if (!f.redis_managed) c.redis_nodes = redis_endpoints(f);
@@ -87,6 +113,11 @@ void save_targets_form(QSettings& s, const TargetsForm& f) {
   s.setValue("pg_sslmode", f.pg_sslmode);
   s.setValue("pg_conninfo", QString::fromStdString(redact_conninfo(f.pg_conninfo.toStdString())));
   s.setValue("pg_schema", f.pg_schema);
+  QStringList standbys;
+  for (const QString& line : f.pg_standbys.split('\n'))
+    if (!line.trimmed().isEmpty())
+      standbys << QString::fromStdString(redact_conninfo(line.trimmed().toStdString()));
+  s.setValue("pg_standbys", standbys.join('\n'));
   s.setValue("redis_managed", f.redis_managed);
   s.setValue("redis_host", f.redis_host);
   s.setValue("redis_port", f.redis_port);
@@ -109,6 +140,7 @@ TargetsForm load_targets_form(QSettings& s) {
   f.pg_sslmode = s.value("pg_sslmode", d.pg_sslmode).toString();
   f.pg_conninfo = s.value("pg_conninfo", d.pg_conninfo).toString();
   f.pg_schema = s.value("pg_schema", d.pg_schema).toString();
+  f.pg_standbys = s.value("pg_standbys", d.pg_standbys).toString();
   f.redis_managed = s.value("redis_managed", d.redis_managed).toBool();
   f.redis_host = s.value("redis_host", d.redis_host).toString();
   f.redis_port = s.value("redis_port", d.redis_port).toInt();

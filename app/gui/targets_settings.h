@@ -22,6 +22,9 @@ struct TargetsForm {
   QString pg_sslmode = "prefer";
   QString pg_conninfo;  // raw conninfo/URI: when set, used instead of the fields
   QString pg_schema = "perflab";
+  // External hot standbys of the external server, one conninfo a line (external mode only;
+  // empty: none named). A password inside one is never saved.
+  QString pg_standbys;
 
   bool redis_managed = true;
   QString redis_host = "127.0.0.1";
@@ -48,13 +51,17 @@ class TargetsFormError : public std::invalid_argument {
 
 // The PostgreSQL conninfo of the form (with the password when one was typed).
 std::string pg_conninfo(const TargetsForm& f);
+// The conninfos of the form's external standbys, one a line given, empty lines left out; a
+// standby given no password takes the one typed for the server (a physical standby has the
+// primary's roles). Throws std::invalid_argument naming the standby libpq cannot parse.
+std::vector<std::string> pg_standby_conninfos(const TargetsForm& f);
 // The Redis nodes of the form (password applied to each). Throws std::invalid_argument.
 std::vector<RedisEndpoint> redis_endpoints(const TargetsForm& f);
 // The configuration Targets is built from. Throws TargetsFormError on a bad field.
 TargetsConfig to_config(const TargetsForm& f);
 
 // QSettings group "targets"; passwords are neither written nor read, and a password inside a
-// raw conninfo is removed before saving.
+// raw conninfo or a standby's conninfo is removed before saving.
 void save_targets_form(QSettings& s, const TargetsForm& f);
 TargetsForm load_targets_form(QSettings& s);
 

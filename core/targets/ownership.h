@@ -15,7 +15,7 @@
 namespace perflab {
 
 // The part of the target configuration a refusal is about (the window shows it there).
-enum class TargetField { PgServer, PgSchema, RedisServer, RedisPrefix };
+enum class TargetField { PgServer, PgSchema, RedisServer, RedisPrefix, PgStandby };
 
 // A target that cannot be used: unreachable, or a schema or prefix Perflab does not own. The
 // message is one line naming the server and what to change.

@@ -94,30 +94,36 @@ std::vector<PgTarget> Targets::postgres_standbys(std::size_t count, std::stop_to
   if (count == 0) count = 1;
   if (!cfg_.pg_standby_conninfos.empty() || cfg_.pg_conninfo) {
     if (!cfg_.pg_conninfo)
-      throw TargetError(TargetField::PgServer,
+      throw TargetError(TargetField::PgStandby,
                         "external standbys need their primary: name it as the PostgreSQL server, "
                         "or leave the standbys unset to use managed ones");
     if (cfg_.pg_standby_conninfos.size() < count)
-      throw TargetError(TargetField::PgServer,
+      throw TargetError(TargetField::PgStandby,
                         "this needs " + std::to_string(count) +
                             " standbys of the PostgreSQL server, but " +
                             std::to_string(cfg_.pg_standby_conninfos.size()) +
                             " were configured; Perflab never makes a standby of a server it "
                             "does not manage");
     std::vector<TargetInfo> checked;
+    // A failure is the standby's (shown beside the standbys), but for the primary's connection.
+    TargetField about = TargetField::PgStandby;
     try {
       std::optional<PgConnection> p;
       for (const auto& s : cfg_.pg_standby_conninfos) {
         const std::string address = redact_conninfo(s);
         if (recorded(used_, "postgres-standby", address)) continue;
-        if (!p) p.emplace(primary.conninfo, cfg_.pg_limits, stop);
+        if (!p) {
+          about = TargetField::PgServer;
+          p.emplace(primary.conninfo, cfg_.pg_limits, stop);
+          about = TargetField::PgStandby;
+        }
         PgConnection c(s, cfg_.pg_limits, stop);
         if (std::string why = pg_standby_refusal(c, *p); !why.empty())
-          throw TargetError(TargetField::PgServer, why);
+          throw TargetError(TargetField::PgStandby, why);
         checked.push_back({"postgres-standby", address, false, c.server_version_string()});
       }
     } catch (const PgError& e) {
-      throw TargetError(TargetField::PgServer, e.what());
+      throw TargetError(about, e.what());
     }
     used_.insert(used_.end(), checked.begin(), checked.end());
     std::vector<PgTarget> out;
