@@ -47,16 +47,17 @@ bool plain_name(const std::string& s) {
   return true;
 }
 
-Upstream read_upstream(const std::string& server_conninfo) {
+Upstream read_upstream(const std::string& server_conninfo, const std::stop_token& stop) {
   Upstream u;
   try {
-    PgConnection c(server_conninfo, 10);
+    PgConnection c(server_conninfo, PgLimits{10}, stop);
     u.host = c.host();
     u.port = c.port();
     PgResult r = c.exec("SELECT current_database(), current_user");
     u.dbname = std::string(r.value(0, 0));
     u.user = std::string(r.value(0, 1));
   } catch (const PgError& e) {
+    throw_if_stopped(stop, "reading PgBouncer's server");
     throw ServerError(std::string("PgBouncer's server does not answer: ") + e.what());
   }
   u.password = parse_conninfo(server_conninfo).password;
@@ -125,7 +126,8 @@ bool log_says_listening(const fs::path& log, int port) {
 
 }  // namespace
 
-ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPgBouncerOptions opts)
+ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPgBouncerOptions opts,
+                                   std::stop_token stop)
     : opts_(opts), server_conninfo_(server_conninfo) {
   if (opts_.max_client_conn < 1 || opts_.max_client_conn > 100000)
     throw ServerError("max_client_conn must be from 1 to 100000");
@@ -133,7 +135,7 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
     throw ServerError("default_pool_size must be from 1 to 10000");
   const fs::path exe = find_server_binary("pgbouncer");
   version_ = pgbouncer_version(exe);
-  const Upstream up = read_upstream(server_conninfo);
+  const Upstream up = read_upstream(server_conninfo, stop);
   user_ = up.user;
   const Credentials creds = unprivileged_credentials();
   dir_ = make_owned_folder("perflab-pgbouncer-", creds);
@@ -146,9 +148,11 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
       port_ = free_loopback_port();
       write_file(dir_ / "pgbouncer.ini", pgbouncer_ini(up, dir_, port_, opts_), 0644, creds);
       try {
-        start(exe);
+        start(exe, stop);
         conninfo_ = conninfo_with_address(server_conninfo, "127.0.0.1", port_);
         return;
+      } catch (const StartStopped&) {
+        throw;
       } catch (const ServerError& e) {
         if (!log_mentions_port_in_use(dir_ / "pgbouncer.log")) throw;
         last_error = e.what();
@@ -164,7 +168,7 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
   }
 }
 
-void ManagedPgBouncer::start(const fs::path& exe) {
+void ManagedPgBouncer::start(const fs::path& exe, const std::stop_token& stop) {
   SpawnSpec spec;
   spec.exe = exe;
   spec.args = {(dir_ / "pgbouncer.ini").string()};
@@ -180,7 +184,11 @@ void ManagedPgBouncer::start(const fs::path& exe) {
   const WaitResult w = wait_ready(
       pid, std::chrono::seconds(30),
       [&] { return log_says_listening(spec.log, port_) && PQping(ping.c_str()) == PQPING_OK; },
-      &exit_status);
+      &exit_status, stop);
+  if (w == WaitResult::Stopped) {
+    stop_child(pid, SIGTERM, std::chrono::seconds(1));
+    throw_if_stopped(stop, "starting pgbouncer on port " + std::to_string(port_));
+  }
   if (w == WaitResult::Exited)
     throw ServerError("pgbouncer " + describe_exit_status(exit_status) + " during start on port " +
                       std::to_string(port_) + "; " + log_tail(spec.log));

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,9 @@ struct ManagedPgBouncerOptions {
 // runs as the unprivileged user PostgreSQL runs as. Throws ServerError.
 class ManagedPgBouncer {
  public:
-  explicit ManagedPgBouncer(const std::string& server_conninfo, ManagedPgBouncerOptions opts = {});
+  // StartStopped when `stop` ends the wait for it to listen (nothing left behind).
+  explicit ManagedPgBouncer(const std::string& server_conninfo, ManagedPgBouncerOptions opts = {},
+                            std::stop_token stop = {});
   ~ManagedPgBouncer();  // immediate shutdown (SIGTERM), folder removed
   ManagedPgBouncer(const ManagedPgBouncer&) = delete;
   ManagedPgBouncer& operator=(const ManagedPgBouncer&) = delete;
@@ -45,7 +48,7 @@ class ManagedPgBouncer {
   std::vector<int> server_pids() const;
 
  private:
-  void start(const std::filesystem::path& exe);
+  void start(const std::filesystem::path& exe, const std::stop_token& stop);
   ManagedPgBouncerOptions opts_;
   std::string server_conninfo_, conninfo_;
   std::string user_;  // the server's user, PgBouncer's admin too

@@ -32,7 +32,7 @@ void check_options(const ManagedPostgresOptions& opts) {
 
 // initdb into dir/data, as the server's user; its output goes to dir/initdb.log.
 void init_cluster(const fs::path& initdb, const fs::path& dir, const fs::path& data,
-                  const Credentials& creds) {
+                  const Credentials& creds, const std::stop_token& stop) {
   if (mkdir(data.c_str(), 0700) != 0)
     throw ServerError("cannot create " + data.string() + ": " + errno_text(errno));
   if (creds.drop && chown(data.c_str(), creds.uid, creds.gid) != 0)
@@ -48,8 +48,9 @@ void init_cluster(const fs::path& initdb, const fs::path& dir, const fs::path& d
   init.death_signal = SIGKILL;
   pid_t init_pid = spawn(init);
   int status = 0;
-  if (!wait_exit(init_pid, std::chrono::seconds(180), &status)) {
+  if (!wait_exit_unless_stopped(init_pid, std::chrono::seconds(180), &status, stop)) {
     stop_child(init_pid, SIGKILL, std::chrono::seconds(1));
+    throw_if_stopped(stop, "initdb ran");
     throw ServerError("initdb did not finish within 180 s; " + log_tail(init.log));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -58,7 +59,7 @@ void init_cluster(const fs::path& initdb, const fs::path& dir, const fs::path& d
 
 }  // namespace
 
-ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
+ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts, std::stop_token stop) {
   check_options(opts);
   const fs::path initdb = find_server_binary("initdb");
   const fs::path postgres = initdb.parent_path() / "postgres";
@@ -68,8 +69,8 @@ ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
   dir_ = make_owned_folder("perflab-pg-", creds);
   try {
     const fs::path data = dir_ / "data";
-    init_cluster(initdb, dir_, data, creds);
-    StartedPostgres started = start_postgres_server(postgres, dir_, data, opts, creds, true);
+    init_cluster(initdb, dir_, data, creds, stop);
+    StartedPostgres started = start_postgres_server(postgres, dir_, data, opts, creds, true, stop);
     pid_ = started.pid;
     port_ = started.port;
     version_ = std::move(started.version);
@@ -80,7 +81,7 @@ ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts) {
 }
 
 ManagedPostgres::~ManagedPostgres() {
-  stop_child(pid_, SIGINT, std::chrono::seconds(10));  // SIGINT: fast shutdown
+  stop_postgres_server(pid_);
   remove_folder(dir_);
 }
 

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <stop_token>
 #include <string>
 
 #include "targets/server_error.h"
@@ -23,7 +24,9 @@ struct ManagedPostgresOptions {
 // exists, else "nobody"). Stopped (fast shutdown) and its folder removed on destruction.
 class ManagedPostgres {
  public:
-  explicit ManagedPostgres(ManagedPostgresOptions opts = {});  // starts; throws ServerError
+  // Starts; throws ServerError, StartStopped when `stop` ends initdb or the wait for it to
+  // answer (nothing is left behind).
+  explicit ManagedPostgres(ManagedPostgresOptions opts = {}, std::stop_token stop = {});
   ~ManagedPostgres();
   ManagedPostgres(const ManagedPostgres&) = delete;
   ManagedPostgres& operator=(const ManagedPostgres&) = delete;

@@ -26,7 +26,8 @@ namespace {
 // pg_basebackup of the primary into dir/data as the server's user, within `limit`; its output
 // goes to dir/basebackup.log.
 void base_backup(const fs::path& exe, const ManagedPostgres& primary, const fs::path& dir,
-                 const fs::path& data, const Credentials& creds, std::chrono::seconds limit) {
+                 const fs::path& data, const Credentials& creds, std::chrono::seconds limit,
+                 const std::stop_token& stop) {
   if (mkdir(data.c_str(), 0700) != 0)
     throw ServerError("cannot create " + data.string() + ": " + errno_text(errno));
   if (creds.drop && chown(data.c_str(), creds.uid, creds.gid) != 0)
@@ -44,8 +45,9 @@ void base_backup(const fs::path& exe, const ManagedPostgres& primary, const fs::
   spec.death_signal = SIGKILL;
   const pid_t pid = spawn(spec);
   int status = 0;
-  if (!wait_exit(pid, limit, &status)) {
+  if (!wait_exit_unless_stopped(pid, limit, &status, stop)) {
     stop_child(pid, SIGKILL, std::chrono::seconds(1));
+    throw_if_stopped(stop, "pg_basebackup copied the primary");
     throw ServerError("pg_basebackup did not finish within " + std::to_string(limit.count()) +
                       " s; " + log_tail(spec.log));
   }
@@ -56,7 +58,7 @@ void base_backup(const fs::path& exe, const ManagedPostgres& primary, const fs::
 }  // namespace
 
 ManagedPostgresStandby::ManagedPostgresStandby(const ManagedPostgres& primary,
-                                               ManagedPostgresOptions opts,
+                                               ManagedPostgresOptions opts, std::stop_token stop,
                                                std::chrono::seconds ready_within) {
   const fs::path initdb = find_server_binary("initdb");
   const fs::path postgres = initdb.parent_path() / "postgres";
@@ -69,37 +71,42 @@ ManagedPostgresStandby::ManagedPostgresStandby(const ManagedPostgres& primary,
   dir_ = make_owned_folder("perflab-pgstandby-", creds);
   try {
     const fs::path data = dir_ / "data";
-    base_backup(basebackup, primary, dir_, data, creds, ready_within);
-    StartedPostgres started = start_postgres_server(postgres, dir_, data, opts, creds, false);
+    base_backup(basebackup, primary, dir_, data, creds, ready_within, stop);
+    StartedPostgres started = start_postgres_server(postgres, dir_, data, opts, creds, false, stop);
     pid_ = started.pid;
     port_ = started.port;
     version_ = std::move(started.version);
     // Ready once its WAL receiver streams from the primary.
-    PgConnection c(conninfo(), 5);
+    PgConnection c(conninfo(), PgLimits{}, stop);
     std::string status = "no WAL receiver";
-    const bool streaming = poll_until(deadline, [&] {
-      const auto r = pg_wal_receiver(c);
-      status = r ? r->status : "no WAL receiver";
-      return r && r->status == "streaming";
-    });
+    const bool streaming = poll_until(
+        deadline,
+        [&] {
+          const auto r = pg_wal_receiver(c);
+          status = r ? r->status : "no WAL receiver";
+          return r && r->status == "streaming";
+        },
+        stop);
+    throw_if_stopped(stop, "waiting for the standby to stream");
     if (!streaming)
       throw ServerError("the standby on port " + std::to_string(port_) +
                         " did not stream from its primary within " +
                         std::to_string(ready_within.count()) + " s (" + status + "); " +
                         log_tail(dir_ / "postgres.log"));
   } catch (const PgError& e) {
-    stop_child(pid_, SIGINT, std::chrono::seconds(10));
+    stop_postgres_server(pid_);
     remove_folder(dir_);
+    throw_if_stopped(stop, "checking the standby");
     throw ServerError(std::string("the standby started but could not be checked: ") + e.what());
   } catch (...) {
-    stop_child(pid_, SIGINT, std::chrono::seconds(10));
+    stop_postgres_server(pid_);
     remove_folder(dir_);
     throw;
   }
 }
 
 ManagedPostgresStandby::~ManagedPostgresStandby() {
-  stop_child(pid_, SIGINT, std::chrono::seconds(10));  // SIGINT: fast shutdown
+  stop_postgres_server(pid_);
   remove_folder(dir_);
 }
 

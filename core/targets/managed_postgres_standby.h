@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <stop_token>
 #include <string>
 
 #include "targets/managed_postgres.h"
@@ -15,12 +16,14 @@ namespace perflab {
 // A hot standby of `primary`: pg_basebackup -R (the WAL streamed during the copy, the primary's
 // address written as primary_conninfo), then postgres with hot_standby=on on a free loopback
 // port, as the same unprivileged user as the primary. Ready when it answers and its WAL receiver
-// streams. Every wait is bounded; on a failure nothing is left behind. Stopped (fast shutdown)
-// and its folder removed on destruction, which must come before the primary's.
+// streams. Every wait is bounded, and ended by a stop request; on a failure nothing is left
+// behind. Stopped (fast shutdown) and its folder removed on destruction, which must come
+// before the primary's.
 class ManagedPostgresStandby {
  public:
-  // Throws ServerError naming the step and the log's tail.
+  // Throws ServerError naming the step and the log's tail; StartStopped when `stop` ends it.
   explicit ManagedPostgresStandby(const ManagedPostgres& primary, ManagedPostgresOptions opts = {},
+                                  std::stop_token stop = {},
                                   std::chrono::seconds ready_within = std::chrono::seconds(120));
   ~ManagedPostgresStandby();
   ManagedPostgresStandby(const ManagedPostgresStandby&) = delete;

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace perflab {
 
-ManagedRedis::ManagedRedis(ManagedRedisOptions opts) : opts_(opts) {
+ManagedRedis::ManagedRedis(ManagedRedisOptions opts, std::stop_token stop) : opts_(opts) {
   if (opts_.cluster && opts_.cluster_node_timeout < std::chrono::milliseconds(100))
     throw ServerError("cluster-node-timeout must be at least 100 ms");
   find_server_binary("redis-server");  // a clear message before creating anything
@@ -28,8 +28,10 @@ ManagedRedis::ManagedRedis(ManagedRedisOptions opts) : opts_(opts) {
           bus_port_ = free_loopback_port();
         while (bus_port_ == port_);
       try {
-        start();
+        start(stop);
         return;
+      } catch (const StartStopped&) {
+        throw;
       } catch (const ServerError& e) {
         if (!log_mentions_port_in_use(dir_ / "redis.log")) throw;
         last_error = e.what();
@@ -45,7 +47,7 @@ ManagedRedis::ManagedRedis(ManagedRedisOptions opts) : opts_(opts) {
   }
 }
 
-void ManagedRedis::start() {
+void ManagedRedis::start(const std::stop_token& stop) {
   SpawnSpec spec;
   spec.exe = find_server_binary("redis-server");
   spec.args = {"--port",
@@ -80,7 +82,7 @@ void ManagedRedis::start() {
       pid, std::chrono::seconds(30),
       [&] {
         try {
-          RedisClient c(ep, std::chrono::milliseconds(500));
+          RedisClient c(ep, std::chrono::milliseconds(500), stop);
           RedisReply info = c.command({"INFO", "server"});
           // Ours, not another server that took the port meanwhile.
           if (info.str.find("process_id:" + std::to_string(pid) + "\r") == std::string::npos)
@@ -91,7 +93,11 @@ void ManagedRedis::start() {
           return false;
         }
       },
-      &exit_status);
+      &exit_status, stop);
+  if (w == WaitResult::Stopped) {
+    stop_child(pid, SIGKILL, std::chrono::seconds(1));  // not answering yet: nothing to stop
+    throw StartStopped("stopped while starting redis-server on port " + std::to_string(port_));
+  }
   if (w == WaitResult::Exited)
     throw ServerError("redis-server " + describe_exit_status(exit_status) +
                       " during start on port " + std::to_string(port_) + "; " + log_tail(spec.log));

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <stop_token>
 #include <string>
 
 #include "common/endpoint.h"
@@ -24,8 +25,9 @@ struct ManagedRedisOptions {
 // A throwaway redis-server on 127.0.0.1 with no persistence.
 class ManagedRedis {
  public:
-  explicit ManagedRedis(ManagedRedisOptions opts = {});  // starts; throws ServerError
-  ~ManagedRedis();
+  // Starts; throws ServerError, StartStopped when `stop` ends the wait for it to answer.
+  explicit ManagedRedis(ManagedRedisOptions opts = {}, std::stop_token stop = {});
+  ~ManagedRedis();  // stops it and removes its folder
   ManagedRedis(const ManagedRedis&) = delete;
   ManagedRedis& operator=(const ManagedRedis&) = delete;
 
@@ -41,7 +43,7 @@ class ManagedRedis {
   void restart();
 
  private:
-  void start();
+  void start(const std::stop_token& stop = {});
   ManagedRedisOptions opts_;
   std::filesystem::path dir_;
   int port_ = 0;

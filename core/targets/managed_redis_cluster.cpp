@@ -40,12 +40,13 @@ constexpr auto kNodeCommandTimeout = std::chrono::seconds(10);
 
 // What keeps the running nodes from being a cluster that is ok (see wait_ok); empty when
 // nothing does.
-std::string cluster_not_ok(const std::vector<std::unique_ptr<ManagedRedis>>& nodes, bool replicas) {
+std::string cluster_not_ok(const std::vector<std::unique_ptr<ManagedRedis>>& nodes, bool replicas,
+                           const std::stop_token& stop) {
   std::string first_map;
   for (const auto& n : nodes) {
     if (!n->running()) continue;
     try {
-      RedisClient c(n->endpoint(), kNodeCommandTimeout);
+      RedisClient c(n->endpoint(), kNodeCommandTimeout, stop);
       const RedisReply info = c.command({"CLUSTER", "INFO"});
       if (redis_info_field(info.str, "cluster_state") != "ok")
         return n->endpoint().address() +
@@ -75,18 +76,32 @@ std::string cluster_not_ok(const std::vector<std::unique_ptr<ManagedRedis>>& nod
 
 }  // namespace
 
-ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts_(opts) {
+ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts, std::stop_token stop)
+    : opts_(opts) {
   if (opts_.masters < 3 || opts_.masters > 16)
     throw ServerError("a managed Redis Cluster has 3 to 16 masters, not " +
                       std::to_string(opts_.masters));
+  try {
+    form(stop);
+  } catch (const StartStopped&) {
+    stop_nodes();
+    throw;
+  } catch (...) {
+    stop_nodes();  // side by side, before the error leaves
+    throw_if_stopped(stop, "forming the managed Redis Cluster");  // a command the stop ended
+    throw;
+  }
+}
+
+void ManagedRedisCluster::form(const std::stop_token& stop) {
   const ManagedRedisOptions node_opts{true, opts_.node_timeout};
   const int total = opts_.masters * (opts_.replicas ? 2 : 1);
-  for (int i = 0; i < total; ++i) nodes_.push_back(std::make_unique<ManagedRedis>(node_opts));
+  for (int i = 0; i < total; ++i) nodes_.push_back(std::make_unique<ManagedRedis>(node_opts, stop));
 
   std::vector<RedisClient> clients;
   std::vector<std::string> ids;
   for (const auto& n : nodes_) {
-    clients.emplace_back(n->endpoint(), kNodeCommandTimeout);
+    clients.emplace_back(n->endpoint(), kNodeCommandTimeout, stop);
     ids.push_back(checked(clients.back(), {"CLUSTER", "MYID"}).str);
   }
   // Slots split evenly in order, as redis-cli --cluster create does; each master its own
@@ -104,13 +119,17 @@ ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts
 
   const auto deadline = Clock::now() + opts_.ready_within;
   // Replicas can only follow a master they know: every node must know every other first.
-  const bool all_known = poll_until(deadline, [&] {
-    for (auto& c : clients)
-      if (redis_info_field(checked(c, {"CLUSTER", "INFO"}).str, "cluster_known_nodes") !=
-          std::to_string(nodes_.size()))
-        return false;
-    return true;
-  });
+  const bool all_known = poll_until(
+      deadline,
+      [&] {
+        for (auto& c : clients)
+          if (redis_info_field(checked(c, {"CLUSTER", "INFO"}).str, "cluster_known_nodes") !=
+              std::to_string(nodes_.size()))
+            return false;
+        return true;
+      },
+      stop);
+  throw_if_stopped(stop, "the managed Redis Cluster's nodes were meeting");
   if (!all_known)
     throw ServerError("the managed Redis Cluster was not ready within " +
                       std::to_string(opts_.ready_within.count()) +
@@ -121,10 +140,17 @@ ManagedRedisCluster::ManagedRedisCluster(ManagedRedisClusterOptions opts) : opts
       checked(clients[static_cast<std::size_t>(opts_.masters + m)],
               {"CLUSTER", "REPLICATE", ids[static_cast<std::size_t>(m)]});
   wait_ok(std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::max(deadline - Clock::now(), Clock::duration(0))));
+              std::max(deadline - Clock::now(), Clock::duration(0))),
+          stop);
 }
 
-ManagedRedisCluster::~ManagedRedisCluster() = default;
+ManagedRedisCluster::~ManagedRedisCluster() {
+  stop_nodes();
+}
+
+void ManagedRedisCluster::stop_nodes() {
+  nodes_.clear();
+}
 
 std::vector<RedisEndpoint> ManagedRedisCluster::seeds() const {
   std::vector<RedisEndpoint> out;
@@ -137,12 +163,16 @@ ManagedRedis* ManagedRedisCluster::replica_of(std::size_t i) {
   return nodes_.at(masters() + i).get();
 }
 
-void ManagedRedisCluster::wait_ok(std::chrono::milliseconds limit) const {
+void ManagedRedisCluster::wait_ok(std::chrono::milliseconds limit, std::stop_token stop) const {
   std::string missing;
-  const bool ok = poll_until(Clock::now() + limit, [&] {
-    missing = cluster_not_ok(nodes_, opts_.replicas);
-    return missing.empty();
-  });
+  const bool ok = poll_until(
+      Clock::now() + limit,
+      [&] {
+        missing = cluster_not_ok(nodes_, opts_.replicas, stop);
+        return missing.empty();
+      },
+      stop);
+  throw_if_stopped(stop, "waiting for the managed Redis Cluster to agree");
   if (!ok)
     throw ServerError("the managed Redis Cluster was not ready within " +
                       std::to_string(limit.count() / 1000) + " s: " + missing);

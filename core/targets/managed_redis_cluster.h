@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,16 @@ struct ManagedRedisClusterOptions {
 // (ManagedRedis, so the same spawner, parent-death signal, folders and stop), slots assigned
 // with CLUSTER ADDSLOTSRANGE, joined with CLUSTER MEET, replicas attached with CLUSTER REPLICATE;
 // ready when every node reports cluster_state:ok and the same slot map with every replica.
+// A stop request ends the start at any step (a node's start, a command, the waits for the
+// nodes to agree) within a fraction of a second: StartStopped, every node stopped and its
+// folder removed.
 class ManagedRedisCluster {
  public:
-  explicit ManagedRedisCluster(ManagedRedisClusterOptions opts = {});  // throws ServerError
+  // Throws ServerError, StartStopped when `stop` ends the start.
+  explicit ManagedRedisCluster(ManagedRedisClusterOptions opts = {}, std::stop_token stop = {});
   ManagedRedisCluster(const ManagedRedisCluster&) = delete;
   ManagedRedisCluster& operator=(const ManagedRedisCluster&) = delete;
-  ~ManagedRedisCluster();
+  ~ManagedRedisCluster();  // every node stopped, its folder removed
 
   // Every node, masters first (as formed), then the replicas (replica i of master i).
   std::vector<RedisEndpoint> seeds() const;
@@ -41,10 +46,13 @@ class ManagedRedisCluster {
   const ManagedRedisClusterOptions& options() const { return opts_; }
   // Waits until every running node reports cluster_state:ok and the same slot map as the
   // others, every replica in sync (and, with every node up, every master with a replica): after
-  // a resharding or a failover. Throws ServerError after `limit` naming what is missing.
-  void wait_ok(std::chrono::milliseconds limit) const;
+  // a resharding or a failover. Throws ServerError after `limit` naming what is missing,
+  // StartStopped when `stop` ends the wait.
+  void wait_ok(std::chrono::milliseconds limit, std::stop_token stop = {}) const;
 
  private:
+  void form(const std::stop_token& stop);
+  void stop_nodes();
   ManagedRedisClusterOptions opts_;
   std::vector<std::unique_ptr<ManagedRedis>> nodes_;
 };

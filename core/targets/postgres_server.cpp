@@ -47,7 +47,8 @@ std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, con
                                                    const fs::path& data,
                                                    const ManagedPostgresOptions& opts,
                                                    const Credentials& creds, bool primary,
-                                                   int attempt, std::string& why_not) {
+                                                   int attempt, std::string& why_not,
+                                                   const std::stop_token& stop) {
   const int port = free_loopback_port();
   const SpawnSpec srv = postgres_spec(postgres, dir, data, port, opts, creds, primary);
   const pid_t pid = spawn(srv);
@@ -56,7 +57,11 @@ std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, con
   int exit_status = 0;
   const WaitResult w = wait_ready(
       pid, std::chrono::seconds(60), [&] { return PQping(ping.c_str()) == PQPING_OK; },
-      &exit_status);
+      &exit_status, stop);
+  if (w == WaitResult::Stopped) {
+    stop_postgres_server(pid);
+    throw_if_stopped(stop, "starting PostgreSQL on port " + std::to_string(port));
+  }
   if (w == WaitResult::Exited) {
     if (log_mentions_port_in_use(srv.log)) {
       why_not = "port " + std::to_string(port) + " was taken";
@@ -74,18 +79,19 @@ std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, con
   }
   // Make sure the server answering is ours, not another one that took the port meanwhile.
   try {
-    PgConnection c(ping, 5);
+    PgConnection c(ping, PgLimits{}, stop);
     std::string served = std::string(c.exec("SHOW data_directory").value(0, 0));
     std::error_code ec;
     if (fs::canonical(served, ec).string() != fs::canonical(data).string()) {
-      stop_child(pid, SIGINT, std::chrono::seconds(10));
+      stop_postgres_server(pid);
       why_not = "port " + std::to_string(port) + " answered with another server";
       return std::nullopt;
     }
     if (primary) c.exec("CREATE DATABASE perflab");  // a standby has it from its primary
     return StartedPostgres{pid, port, c.server_version_string()};
   } catch (const PgError& e) {
-    stop_child(pid, SIGINT, std::chrono::seconds(10));
+    stop_postgres_server(pid);
+    throw_if_stopped(stop, "preparing PostgreSQL on port " + std::to_string(port));
     throw ServerError(std::string("PostgreSQL started but could not be prepared: ") + e.what() +
                       "; " + log_tail(srv.log));
   }
@@ -93,13 +99,18 @@ std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, con
 
 }  // namespace
 
+void stop_postgres_server(pid_t pid) {
+  stop_child(pid, kPgStopSignal, kPgStopGrace);
+}
+
 StartedPostgres start_postgres_server(const fs::path& postgres, const fs::path& dir,
                                       const fs::path& data, const ManagedPostgresOptions& opts,
-                                      const Credentials& creds, bool primary) {
+                                      const Credentials& creds, bool primary,
+                                      const std::stop_token& stop) {
   std::string last_error;
   for (int attempt = 0; attempt < 5; ++attempt)
-    if (auto started =
-            start_postgres_once(postgres, dir, data, opts, creds, primary, attempt, last_error))
+    if (auto started = start_postgres_once(postgres, dir, data, opts, creds, primary, attempt,
+                                           last_error, stop))
       return std::move(*started);
   throw ServerError("could not start PostgreSQL on a free port: " + last_error);
 }

@@ -3,7 +3,11 @@
 // backup for a standby): on a free loopback port, with a bounded wait until it answers.
 #include <sys/types.h>
 
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
+#include <stop_token>
 #include <string>
 
 #include "targets/child_process.h"
@@ -20,11 +24,18 @@ struct StartedPostgres {
 // Starts `postgres` on `data` (its log and Unix socket in `dir`) as creds' user, on a free
 // port (another one tried when it was taken meanwhile), and checks the server answering is this
 // one. A primary gets Perflab's database created; a standby has it from its primary. Throws
-// ServerError with the log's tail.
+// ServerError with the log's tail; StartStopped when `stop` ends the start (the server stopped).
 StartedPostgres start_postgres_server(const std::filesystem::path& postgres,
                                       const std::filesystem::path& dir,
                                       const std::filesystem::path& data,
                                       const ManagedPostgresOptions& opts, const Credentials& creds,
-                                      bool primary);
+                                      bool primary, const std::stop_token& stop = {});
+
+// How a managed server stops: fast shutdown (SIGINT); one that has not stopped within
+// kPgStopGrace is killed.
+inline constexpr int kPgStopSignal = SIGINT;
+inline constexpr std::chrono::seconds kPgStopGrace{10};
+// Stops a managed server's postmaster that way (nothing when pid <= 0).
+void stop_postgres_server(pid_t pid);
 
 }  // namespace perflab

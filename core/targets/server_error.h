@@ -1,6 +1,6 @@
 #pragma once
 // ServerError: a managed server or a helper program could not be started (its process, its
-// folder, its binary), with the reason.
+// folder, its binary), with the reason; StartStopped: a stop request ended the start.
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -12,6 +12,13 @@ namespace perflab {
 class ServerError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A start that a stop request ended (the run's Stop, Ctrl-C): what it had started is stopped
+// and its folder removed before this is thrown.
+class StartStopped : public ServerError {
+ public:
+  using ServerError::ServerError;
 };
 
 // strerror(e) as a string, for the messages.

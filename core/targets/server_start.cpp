@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -20,6 +22,17 @@ namespace perflab {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// Sleeps for `pause`, or less when a stop is requested meanwhile.
+void pause_unless_stopped(std::chrono::milliseconds pause, const std::stop_token& stop) {
+  if (!stop.stop_possible()) {
+    std::this_thread::sleep_for(pause);
+    return;
+  }
+  std::mutex m;
+  std::unique_lock lock(m);
+  std::condition_variable_any().wait_for(lock, stop, pause, [] { return false; });
+}
 }  // namespace
 
 int free_loopback_port() {
@@ -40,27 +53,44 @@ int free_loopback_port() {
   return ntohs(addr.sin_port);
 }
 
-bool poll_until(Clock::time_point deadline, const std::function<bool()>& done) {
+bool poll_until(Clock::time_point deadline, const std::function<bool()>& done,
+                std::stop_token stop) {
   for (auto pause = std::chrono::milliseconds(20);;
        pause = std::min(pause * 2, std::chrono::milliseconds(200))) {
+    if (stop.stop_requested()) return false;
     if (done()) return true;
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(pause);
+    if (Clock::now() >= deadline || stop.stop_requested()) return false;
+    pause_unless_stopped(pause, stop);
   }
 }
 
+void throw_if_stopped(const std::stop_token& stop, const std::string& doing) {
+  if (stop.stop_requested()) throw StartStopped("stopped while " + doing);
+}
+
 WaitResult wait_ready(pid_t pid, std::chrono::seconds limit, const std::function<bool()>& ready,
-                      int* exit_status) {
+                      int* exit_status, std::stop_token stop) {
   bool exited = false;
-  const bool answered = poll_until(Clock::now() + limit, [&] {
-    exited = !child_alive(pid);
-    return exited || ready();
-  });
+  const bool answered = poll_until(
+      Clock::now() + limit,
+      [&] {
+        exited = !child_alive(pid);
+        return exited || ready();
+      },
+      stop);
   if (exited) {
     wait_exit(pid, std::chrono::seconds(5), exit_status);
     return WaitResult::Exited;
   }
-  return answered ? WaitResult::Ready : WaitResult::TimedOut;
+  if (answered) return WaitResult::Ready;
+  return stop.stop_requested() ? WaitResult::Stopped : WaitResult::TimedOut;
+}
+
+bool wait_exit_unless_stopped(pid_t pid, std::chrono::milliseconds limit, int* status_out,
+                              const std::stop_token& stop) {
+  return poll_until(
+      Clock::now() + limit,
+      [&] { return wait_exit(pid, std::chrono::milliseconds(0), status_out); }, stop);
 }
 
 std::string log_tail(const fs::path& log, std::size_t max_lines) {

@@ -56,7 +56,7 @@ PgTarget Targets::postgres(std::stop_token stop) {
     return {*cfg_.pg_conninfo, cfg_.pg_schema, false, cfg_.pg_limits};
   }
   if (!pg_) {
-    pg_ = std::make_unique<ManagedPostgres>(cfg_.managed_pg);
+    pg_ = std::make_unique<ManagedPostgres>(cfg_.managed_pg, stop);
     used_.push_back({"postgres", pg_->conninfo(), true, pg_->version()});
   }
   return {pg_->conninfo(), cfg_.pg_schema, true, cfg_.pg_limits};
@@ -77,7 +77,9 @@ PgTarget Targets::pg_pooler(std::stop_token stop, int pool_size) {
   }
   if (!pgbouncer_) {
     try {
-      pgbouncer_ = std::make_unique<ManagedPgBouncer>(server.conninfo, opts);
+      pgbouncer_ = std::make_unique<ManagedPgBouncer>(server.conninfo, opts, stop);
+    } catch (const StartStopped&) {
+      throw;
     } catch (const ServerError& e) {
       throw TargetError(TargetField::PgServer, e.what());
     }
@@ -132,7 +134,7 @@ std::vector<PgTarget> Targets::postgres_standbys(std::size_t count, std::stop_to
     return out;
   }
   while (standbys_.size() < count) {
-    standbys_.push_back(std::make_unique<ManagedPostgresStandby>(*pg_, cfg_.managed_pg));
+    standbys_.push_back(std::make_unique<ManagedPostgresStandby>(*pg_, cfg_.managed_pg, stop));
     const ManagedPostgresStandby& s = *standbys_.back();
     used_.push_back({"postgres-standby", s.conninfo(), true, s.version()});
   }
@@ -173,7 +175,7 @@ RedisTarget Targets::redis(std::size_t count, std::stop_token stop) {
     return {cfg_.redis_nodes, cfg_.redis_prefix, false, cfg_.redis_timeout};
   }
   while (redis_.size() < count) {
-    redis_.push_back(std::make_unique<ManagedRedis>());
+    redis_.push_back(std::make_unique<ManagedRedis>(ManagedRedisOptions{}, stop));
     const ManagedRedis& r = *redis_.back();
     used_.push_back({"redis", r.endpoint().address(), true, r.version()});
   }
@@ -212,7 +214,7 @@ RedisClusterTarget Targets::redis_cluster(std::stop_token stop) {
     return {cfg_.redis_cluster, cfg_.redis_prefix, false, cfg_.redis_timeout};
   }
   if (!cluster_) {
-    cluster_ = std::make_unique<ManagedRedisCluster>(cfg_.managed_cluster);
+    cluster_ = std::make_unique<ManagedRedisCluster>(cfg_.managed_cluster, stop);
     for (std::size_t m = 0; m < cluster_->masters(); ++m)
       used_.push_back(
           {"redis-cluster", cluster_->master(m).endpoint().address(), true, cluster_->version()});
