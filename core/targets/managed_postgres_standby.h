@@ -17,8 +17,7 @@ namespace perflab {
 // address written as primary_conninfo), then postgres with hot_standby=on on a free loopback
 // port, as the same unprivileged user as the primary. Ready when it answers and its WAL receiver
 // streams. Every wait is bounded, and ended by a stop request; on a failure nothing is left
-// behind. Stopped (fast shutdown) and its folder removed on destruction, which must come
-// before the primary's.
+// behind. Stopped (immediate shutdown, as the primary) and its folder removed on destruction.
 class ManagedPostgresStandby {
  public:
   // Throws ServerError naming the step and the log's tail; StartStopped when `stop` ends it.

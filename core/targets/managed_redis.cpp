@@ -65,7 +65,9 @@ void ManagedRedis::start(const std::stop_token& stop) {
                "--logfile",
                (dir_ / "redis.log").string(),
                "--protected-mode",
-               "yes"};
+               "yes",
+               "--shutdown-on-sigterm",
+               "nosave now"};
   if (opts_.cluster)
     spec.args.insert(spec.args.end(), {"--cluster-enabled", "yes", "--cluster-port",
                                        std::to_string(bus_port_), "--cluster-config-file",
@@ -111,7 +113,7 @@ void ManagedRedis::start(const std::stop_token& stop) {
 }
 
 ManagedRedis::~ManagedRedis() {
-  stop_child(pid_, SIGTERM, std::chrono::seconds(5));
+  stop_child(pid_, SIGTERM, kRedisStopGrace);
   remove_folder(dir_);
 }
 
@@ -128,7 +130,7 @@ void ManagedRedis::kill_now() {
 
 void ManagedRedis::restart() {
   if (pid_ > 0) {
-    stop_child(pid_, SIGTERM, std::chrono::seconds(5));
+    stop_child(pid_, SIGTERM, kRedisStopGrace);
     pid_ = -1;
   }
   start();

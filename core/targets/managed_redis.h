@@ -22,7 +22,11 @@ struct ManagedRedisOptions {
   std::chrono::milliseconds cluster_node_timeout{5000};
 };
 
-// A throwaway redis-server on 127.0.0.1 with no persistence.
+// How long a managed redis-server may take to stop: a throwaway one stops at once (SIGTERM,
+// nothing to save, no wait for lagging replicas); one that has not (frozen, hung) is killed.
+inline constexpr std::chrono::seconds kRedisStopGrace{1};
+
+// A throwaway redis-server on 127.0.0.1 with no persistence, stopped within kRedisStopGrace.
 class ManagedRedis {
  public:
   // Starts; throws ServerError, StartStopped when `stop` ends the wait for it to answer.

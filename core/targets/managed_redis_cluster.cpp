@@ -1,6 +1,7 @@
 #include "targets/managed_redis_cluster.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "targets/cluster.h"
 #include "targets/redis.h"
 #include "targets/server_start.h"
+#include "targets/side_by_side.h"
 
 namespace perflab {
 namespace {
@@ -149,6 +151,9 @@ ManagedRedisCluster::~ManagedRedisCluster() {
 }
 
 void ManagedRedisCluster::stop_nodes() {
+  std::vector<std::function<void()>> stops;
+  for (auto& n : nodes_) stops.emplace_back([&n] { n.reset(); });
+  run_side_by_side(std::move(stops));
   nodes_.clear();
 }
 

@@ -35,7 +35,7 @@ class ManagedRedisCluster {
   explicit ManagedRedisCluster(ManagedRedisClusterOptions opts = {}, std::stop_token stop = {});
   ManagedRedisCluster(const ManagedRedisCluster&) = delete;
   ManagedRedisCluster& operator=(const ManagedRedisCluster&) = delete;
-  ~ManagedRedisCluster();  // every node stopped, its folder removed
+  ~ManagedRedisCluster();  // every node stopped side by side (side_by_side.h), folders removed
 
   // Every node, masters first (as formed), then the replicas (replica i of master i).
   std::vector<RedisEndpoint> seeds() const;

@@ -31,10 +31,11 @@ StartedPostgres start_postgres_server(const std::filesystem::path& postgres,
                                       const ManagedPostgresOptions& opts, const Credentials& creds,
                                       bool primary, const std::stop_token& stop = {});
 
-// How a managed server stops: fast shutdown (SIGINT); one that has not stopped within
-// kPgStopGrace is killed.
-inline constexpr int kPgStopSignal = SIGINT;
-inline constexpr std::chrono::seconds kPgStopGrace{10};
+// How a managed server stops: immediate shutdown (SIGQUIT: its backends end at once, no
+// shutdown checkpoint is written and synced), since its folder is removed right after; one that
+// has not stopped within kPgStopGrace is killed.
+inline constexpr int kPgStopSignal = SIGQUIT;
+inline constexpr std::chrono::seconds kPgStopGrace{5};
 // Stops a managed server's postmaster that way (nothing when pid <= 0).
 void stop_postgres_server(pid_t pid);
 

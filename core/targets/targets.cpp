@@ -1,9 +1,11 @@
 #include "targets/targets.h"
 
+#include <functional>
 #include <stdexcept>
 
 #include "common/key_slot.h"
 #include "targets/replication.h"
+#include "targets/side_by_side.h"
 
 namespace perflab {
 
@@ -22,7 +24,21 @@ Targets::Targets(TargetsConfig cfg) : cfg_(std::move(cfg)) {
     throw std::invalid_argument("the Redis timeout must be at least 100 ms");
 }
 
-Targets::~Targets() = default;
+Targets::~Targets() {
+  // The managed servers stop side by side: quitting waits for the slowest, not for the sum. Each
+  // is thrown away (PostgreSQL's immediate shutdown), so none waits for another: PgBouncer and
+  // the standbys need not go before their server.
+  std::vector<std::function<void()>> stops;
+  auto add = [&stops](auto& server) {
+    if (server) stops.emplace_back([&server] { server.reset(); });
+  };
+  add(pgbouncer_);
+  for (auto& s : standbys_) add(s);
+  add(pg_);
+  for (auto& r : redis_) add(r);
+  add(cluster_);
+  run_side_by_side(std::move(stops));
+}
 
 namespace {
 

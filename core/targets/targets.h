@@ -139,8 +139,9 @@ class Targets {
   TargetsConfig cfg_;
   mutable std::mutex mu_;
   std::unique_ptr<ManagedPostgres> pg_;
-  std::unique_ptr<ManagedPgBouncer> pgbouncer_;  // after pg_: stopped before the server
-  std::vector<std::unique_ptr<ManagedPostgresStandby>> standbys_;  // stopped before pg_
+  // Every managed server stops side by side with the others when Targets goes (~Targets).
+  std::unique_ptr<ManagedPgBouncer> pgbouncer_;
+  std::vector<std::unique_ptr<ManagedPostgresStandby>> standbys_;
   std::vector<std::unique_ptr<ManagedRedis>> redis_;
   std::unique_ptr<ManagedRedisCluster> cluster_;
   std::vector<TargetInfo> used_;
