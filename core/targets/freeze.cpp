@@ -10,9 +10,6 @@
 
 namespace perflab {
 
-namespace {
-
-// The processes whose parent is `parent` (from /proc/<pid>/stat).
 std::vector<pid_t> children_of(pid_t parent) {
   std::vector<pid_t> out;
   std::error_code ec;
@@ -32,8 +29,6 @@ std::vector<pid_t> children_of(pid_t parent) {
   }
   return out;
 }
-
-}  // namespace
 
 Freeze::Freeze(pid_t server) {
   // The parent first, so it forks nothing new meanwhile.

@@ -7,6 +7,10 @@
 
 namespace perflab {
 
+// The processes whose parent is `parent` (from /proc/<pid>/stat): a server's forked children, or
+// the servers a process started.
+std::vector<pid_t> children_of(pid_t parent);
+
 // Freezes a server: SIGSTOP to the process and to every process it forked (PostgreSQL's backends
 // are group leaders of their own), so the kernel still accepts and acknowledges, but nothing
 // answers. Thawed (SIGCONT) when the guard goes.

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <string>
 
 namespace perflab::test {
 
@@ -50,6 +51,11 @@ char process_state(pid_t pid) {
   if (!std::getline(stat, line)) return 0;
   const std::size_t close = line.rfind(')');  // the command name may hold blanks and parentheses
   return close != std::string::npos && close + 2 < line.size() ? line[close + 2] : 0;
+}
+
+bool process_exists(pid_t pid) {
+  const char state = process_state(pid);
+  return state != 0 && state != 'Z' && state != 'X';
 }
 
 std::string unique_name(const std::string& base) {

@@ -36,6 +36,9 @@ std::string unique_name(const std::string& base);
 // a signal, 'Z' zombie), or 0 when there is no such process.
 char process_state(pid_t pid);
 
+// Alive and not a zombie (an orphan reparented to a non-reaping init stays a zombie).
+bool process_exists(pid_t pid);
+
 // A listening TCP socket of the test's own on 127.0.0.1, any free port (set in `port`): a
 // server that answers as the test scripts it. Fails the test (-1) if it cannot be made.
 int listen_on_loopback(int& port);

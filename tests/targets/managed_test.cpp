@@ -26,16 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Alive and not a zombie (an orphan reparented to a non-reaping init stays a zombie).
-bool process_exists(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return false;
-  std::size_t close = line.rfind(')');
-  if (close == std::string::npos || close + 2 >= line.size()) return false;
-  char state = line[close + 2];
-  return state != 'Z' && state != 'X';
-}
+using test::process_exists;
 
 long process_uid(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
