@@ -317,7 +317,7 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
   ManagedRedisClusterOptions copts;
   copts.replicas = true;
   copts.node_timeout = std::chrono::milliseconds(1000);
-  ManagedRedisCluster cluster(copts);
+  ManagedRedisCluster cluster(copts, ctx.stop_token());  // a Stop ends its start too
   ctx.check_stop();
   ctx.progress(0.0, "failover under load");
   add_time_group(ctx, "failover_rate", "Failover under load: requests and errors per second",
