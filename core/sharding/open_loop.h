@@ -13,47 +13,22 @@
 // the most requests a connection has outstanding. The requests that come due together are
 // written in one batch; requests that come due while the connection has -P outstanding wait
 // for a reply, and that wait is in their latency (it runs from their intended time).
-#include <cstdint>
-#include <random>
 #include <string>
-#include <string_view>
+
+#include "common/open_loop_schedule.h"
 
 namespace perflab::sharding {
 
 struct BenchOptions;
 struct BenchResult;
 
-enum class Arrivals { Uniform, Poisson };
-const char* to_string(Arrivals a);            // "uniform", "poisson"
-Arrivals parse_arrivals(std::string_view s);  // case-insensitive; throws invalid_argument
-inline constexpr const char* kArrivalsNames = "uniform|poisson";
-
-// The intended send times of one connection's requests, in wall_ns() nanoseconds. Connection i
-// of n sharing `total_rate` req/s gets total_rate / n. Uniform: its k-th request at start +
-// (i + k n) / total_rate, so the connections interleave and all of them together send evenly
-// spaced requests. Poisson: exponential gaps of mean n / total_rate, a generator of its own.
-class ArrivalSchedule {
- public:
-  ArrivalSchedule(double total_rate, int connection, int connections, Arrivals arrivals,
-                  std::uint64_t seed, std::int64_t start_ns);
-  std::int64_t next_ns() const { return next_; }
-  void advance();  // the request at next_ns() was sent
-
- private:
-  double period_ns_;  // between two requests of all the connections
-  int connection_, connections_;
-  Arrivals arrivals_;
-  std::mt19937_64 rng_;
-  std::int64_t start_, k_ = 0, next_ = 0;
-  double poisson_at_ = 0;  // ns after start
-};
-
-// The generator fell behind when its own send lag (from the moment a request was due and its
-// connection had room for it, to its write) has a p99 above this: its delays would be counted
-// as the server's.
-inline constexpr double kGeneratorLagLimitMs = 1.0;
-// The rate was held when the requests completed at >= this share of the offered rate.
-inline constexpr double kRateHeldShare = 0.99;
+// The schedule and the rules every open-loop client shares (common/open_loop_schedule.h).
+using perflab::Arrivals;
+using perflab::ArrivalSchedule;
+using perflab::kArrivalsNames;
+using perflab::kGeneratorLagLimitMs;
+using perflab::kRateHeldShare;
+using perflab::parse_arrivals;
 
 // An open-loop test's rate and its validity (BenchResult::open_loop).
 struct OpenLoopResult {
