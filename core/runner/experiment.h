@@ -75,6 +75,19 @@ class RunContext {
   mutable std::mutex mu_;
 };
 
+// Runs `measure`, then `publish`: also when a stop or a failure ends the measuring, so that a
+// run keeps what it measured.
+template <class Publish, class Measure>
+void publish_after(Publish&& publish, Measure&& measure) {
+  try {
+    measure();
+  } catch (...) {
+    publish();
+    throw;
+  }
+  publish();
+}
+
 // What the article behind an experiment published, as data (the teaching panel shows it beside
 // a run; the prose around it lives in resources/teaching/<id>.json). The experiment is the one
 // place its figures are written: its findings carry the same figures as their Finding::claim.
