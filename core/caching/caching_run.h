@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -13,6 +16,7 @@
 #include "caching/codec.h"
 #include "caching/records.h"
 #include "caching/tiers.h"
+#include "common/open_loop_schedule.h"
 #include "runner/experiment.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
@@ -82,8 +86,15 @@ struct CachingPlan {
   std::int64_t aside_reads = 0;
   std::vector<std::int64_t> budgets;  // MB, each once
   std::uint64_t seed = 0;
+  // The read latency at a fixed rate (0: not measured): requests per second per tier, the
+  // seconds of one round, the rounds, the arrivals and the workload read.
+  double latency_rate = 0, latency_seconds = 0, latency_lag_limit_ms = 0;
+  int latency_rounds = 0;
+  Arrivals arrivals = Arrivals::Uniform;
+  std::string latency_workload;
 
   bool aside() const { return aside_reads > 0 && !encodings.empty(); }
+  bool latency() const { return latency_rate > 0 && !tiers.empty() && !encodings.empty(); }
 
   // Throws ParamError when the cache-aside documents would not fit in memory.
   static CachingPlan from(const Params& p) {
@@ -108,6 +119,12 @@ struct CachingPlan {
       if (std::find(c.budgets.begin(), c.budgets.end(), b) == c.budgets.end())
         c.budgets.push_back(b);
     c.seed = static_cast<std::uint64_t>(p.get_int("seed"));
+    c.latency_rate = p.get_double("latency_rate");
+    c.latency_seconds = p.get_double("latency_seconds");
+    c.latency_lag_limit_ms = p.get_double("latency_lag_limit_ms");
+    c.latency_rounds = static_cast<int>(p.get_int("latency_rounds"));
+    c.arrivals = parse_arrivals(p.get_choice("arrivals"));
+    c.latency_workload = p.get_choice("latency_workload");
     if (c.aside_reads > 0 && static_cast<double>(c.aside_keys) * static_cast<double>(c.doc_bytes) >
                                  2.0 * 1024 * 1024 * 1024)
       throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
@@ -132,9 +149,26 @@ struct CachingServers {
   }
 };
 
+// A tier of the run by name ("postgres", "redis", "local") with its codec (caching/tier_gets.cpp).
+std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
+                                const CachingServers& servers, std::size_t local_budget,
+                                std::stop_token stop);
+// Stores the records; every tier must give back exactly what it was given before it is timed.
+void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
+                     const Document& doc, const CommentList& list);
+// One get of the workload from the tier; false when the tier lost the record.
+std::function<bool()> workload_get(Tier& tier, const std::string& workload, const Document& doc,
+                                   const CommentList& list);
+
 // Every (tier, encoding) of the matrix, its gets measured (caching/tier_gets.cpp).
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                 const Document& doc, const CommentList& list, double share);
+
+// The tiers' read latency at a fixed rate, open loop: a percentile spectrum per tier, the
+// achieved rate beside the target, and their findings (caching/tier_latency.cpp). Its progress
+// runs from `from` to `to`.
+void run_latency(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+                 const Document& doc, const CommentList& list, double from, double to);
 
 // The cache-aside sweep of the local budget (caching/cache_aside.cpp).
 void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,

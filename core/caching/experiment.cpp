@@ -137,6 +137,49 @@ class CachingExperiment : public Experiment {
                  .min = 0,
                  .max = 65536,
                  .help = "local cache budgets swept in the cache-aside scenario"});
+    v.push_back(
+        {.name = "latency_rate",
+         .type = ParamType::Double,
+         .default_value = "0",
+         .min = 0,
+         .max = 1e6,
+         .help = "read latency at a fixed rate (not in the default, 0 skips it): each tier read "
+                 "open loop at this many gets per second, latency from each get's intended start; "
+                 "a percentile spectrum per tier (PostgreSQL vs Redis vs local memory)",
+         .label = "Latency rate",
+         .unit = "req/s"});
+    v.push_back({.name = "latency_seconds",
+                 .type = ParamType::Double,
+                 .default_value = "2",
+                 .min = 0.01,
+                 .max = 3600,
+                 .help = "seconds of one latency round per tier",
+                 .unit = "s"});
+    v.push_back({.name = "latency_rounds",
+                 .type = ParamType::Int,
+                 .default_value = "5",
+                 .min = 1,
+                 .max = 1000,
+                 .help = "latency rounds per tier, tiers alternating; each a fresh histogram and "
+                         "a sample of every percentile"});
+    v.push_back({.name = "latency_lag_limit_ms",
+                 .type = ParamType::Double,
+                 .default_value = "1",
+                 .min = 0.01,
+                 .max = 10000,
+                 .help = "a latency round is not valid when its client's own lag p99 (from a "
+                         "get's due time, the client free, to its send) is above this: the "
+                         "client fell behind"});
+    v.push_back({.name = "arrivals",
+                 .type = ParamType::OneOf,
+                 .default_value = "uniform",
+                 .choices = {"uniform", "poisson"},
+                 .help = "the latency rounds' arrivals: evenly spaced or a Poisson process"});
+    v.push_back({.name = "latency_workload",
+                 .type = ParamType::OneOf,
+                 .default_value = "document",
+                 .choices = {"document", "list"},
+                 .help = "what the latency rounds read (in the first of `encodings`)"});
     v.push_back({.name = "seed",
                  .type = ParamType::Int,
                  .default_value = "42",
@@ -181,9 +224,14 @@ void CachingExperiment::run(RunContext& ctx) {
 
   const std::size_t matrix_cells = plan.tiers.size() * plan.encodings.size();
   const std::size_t aside_cells = plan.aside() ? plan.encodings.size() * plan.budgets.size() : 0;
-  const double matrix_share = aside_cells == 0 ? 1.0 : (matrix_cells == 0 ? 0.0 : 0.5);
+  // The progress in equal parts: the matrix, the read latency, the cache-aside sweep.
+  const double parts =
+      (matrix_cells > 0 ? 1.0 : 0.0) + (plan.latency() ? 1.0 : 0.0) + (aside_cells > 0 ? 1.0 : 0.0);
+  const double matrix_share = parts > 0 && matrix_cells > 0 ? 1.0 / parts : 0.0;
+  const double latency_end = matrix_share + (parts > 0 && plan.latency() ? 1.0 / parts : 0.0);
   run_matrix(ctx, plan, servers, doc, list, matrix_share);
-  if (plan.aside()) run_aside(ctx, plan, servers, matrix_share);
+  if (plan.latency()) run_latency(ctx, plan, servers, doc, list, matrix_share, latency_end);
+  if (plan.aside()) run_aside(ctx, plan, servers, latency_end);
   ctx.progress(1, "done");
 }
 

@@ -127,37 +127,6 @@ void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
   }
 }
 
-std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
-                                const CachingServers& servers, std::size_t local_budget,
-                                std::stop_token stop) {
-  if (name == "postgres") return std::make_unique<PostgresTier>(servers.pg, codec, stop);
-  if (name == "redis") return std::make_unique<RedisTier>(servers.redis, codec, stop);
-  return std::make_unique<LocalTier>(local_budget, codec);
-}
-
-// Stores the records; every tier must give back exactly what it was given before it is timed.
-void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
-                     const Document& doc, const CommentList& list) {
-  tier.put_document(doc);
-  tier.put_list(list);
-  auto d = tier.get_document(doc.key);
-  auto l = tier.get_list(list.group_id);
-  if (!d || !l)
-    throw std::runtime_error(
-        "the " + tier_name + " tier (" + series + ") did not keep the records" +
-        (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)" : ""));
-  if (!(*d == doc) || !(*l == list))
-    throw std::runtime_error("the " + tier_name + " tier (" + series +
-                             ") returned records different from those stored");
-}
-
-// One get of the workload from the tier; false when the tier lost the record.
-std::function<bool()> workload_get(Tier& tier, const std::string& workload, const Document& doc,
-                                   const CommentList& list) {
-  if (workload == "document") return [&] { return tier.get_document(doc.key) != nullptr; };
-  return [&] { return tier.get_list(list.group_id) != nullptr; };
-}
-
 // The time measuring a workload will take (measure()) when one get takes `get_s`: the gets
 // before the samples, the samples (of 20 us at least), then what is left of the server's CPU
 // window; and the share of it done when the samples are.
@@ -214,6 +183,35 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
 }
 
 }  // namespace
+
+std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
+                                const CachingServers& servers, std::size_t local_budget,
+                                std::stop_token stop) {
+  if (name == "postgres") return std::make_unique<PostgresTier>(servers.pg, codec, stop);
+  if (name == "redis") return std::make_unique<RedisTier>(servers.redis, codec, stop);
+  return std::make_unique<LocalTier>(local_budget, codec);
+}
+
+void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
+                     const Document& doc, const CommentList& list) {
+  tier.put_document(doc);
+  tier.put_list(list);
+  auto d = tier.get_document(doc.key);
+  auto l = tier.get_list(list.group_id);
+  if (!d || !l)
+    throw std::runtime_error(
+        "the " + tier_name + " tier (" + series + ") did not keep the records" +
+        (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)" : ""));
+  if (!(*d == doc) || !(*l == list))
+    throw std::runtime_error("the " + tier_name + " tier (" + series +
+                             ") returned records different from those stored");
+}
+
+std::function<bool()> workload_get(Tier& tier, const std::string& workload, const Document& doc,
+                                   const CommentList& list) {
+  if (workload == "document") return [&] { return tier.get_document(doc.key) != nullptr; };
+  return [&] { return tier.get_list(list.group_id) != nullptr; };
+}
 
 // Every (tier, encoding) of the matrix: records stored and checked and one get of each workload
 // timed, then both workloads' gets measured; the findings are updated after each, so a stopped
