@@ -2,14 +2,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
+#include "common/text.h"
 #include "iolist/builders.h"
 #include "runner/experiment.h"
 #include "targets/child_process.h"
@@ -198,7 +201,47 @@ PgbenchReport parse_pgbench_output(std::string_view out) {
     std::string_view rest = out.substr(slash + 1, eol - slash - 1);
     std::from_chars(rest.data(), rest.data() + rest.size(), r.expected);
   }
+  double lag_avg = 0, lag_max = 0;
+  if (find_number(out, "rate limit schedule lag: avg ", lag_avg)) {
+    r.schedule_lag_avg_ms = lag_avg;
+    const auto lag = out.find("rate limit schedule lag: avg ");
+    const auto eol_lag = out.find('\n', lag);
+    const auto max_at = out.find("(max ", lag);
+    if (max_at != std::string_view::npos && max_at < eol_lag &&
+        find_number(out.substr(max_at), "(max ", lag_max))
+      r.schedule_lag_max_ms = lag_max;
+  }
   return r;
+}
+
+void parse_pgbench_log(std::string_view text, PgbenchLog& log) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) eol = text.size();
+    const std::string line(text.substr(at, eol - at));
+    at = eol + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::istringstream in(line);
+    std::string client, transaction, latency;
+    in >> client >> transaction >> latency;
+    if (latency == "skipped") {
+      ++log.skipped;
+      continue;
+    }
+    std::int64_t latency_us = 0, script = 0, epoch_s = 0, epoch_us = 0, lag_us = 0;
+    std::istringstream lat(latency);
+    if (!(lat >> latency_us) || !(in >> script >> epoch_s >> epoch_us))
+      throw std::runtime_error("pgbench's log has a line it cannot read: " + line);
+    log.latency.record_ns(latency_us * 1000);
+    if (in >> lag_us) log.schedule_lag.record_ns(lag_us * 1000);
+    const std::int64_t end_us = epoch_s * 1'000'000 + epoch_us, start_us = end_us - latency_us;
+    if (log.transactions == 0) log.first_start_us = log.last_start_us = start_us;
+    log.first_start_us = std::min(log.first_start_us, start_us);
+    log.last_start_us = std::max(log.last_start_us, start_us);
+    log.last_end_us = std::max(log.last_end_us, end_us);
+    ++log.transactions;
+  }
 }
 
 std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const PgbenchScript& script,
@@ -233,6 +276,15 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
     args.push_back("-D");
     args.push_back(name + "=" + value);
   }
+  if (inv.rate > 0) {
+    args.push_back("-R");
+    args.push_back(format_fixed(inv.rate, 3));
+  }
+  const std::string log_prefix = "pgbench_log";
+  if (inv.log) {
+    args.push_back("--log");
+    args.push_back("--log-prefix=" + (inv.work_dir / log_prefix).string());
+  }
   args.push_back(conninfo);
   // The password (if any) goes into the child's environment only.
   ChildProcessOptions opts;
@@ -245,6 +297,14 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
   std::error_code ec;
   fs::remove(out, ec);
   fs::remove(err, ec);
+  // The log files of an earlier invocation: pgbench_log.<pid>[.<thread>].
+  const auto logs = [&] {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(inv.work_dir))
+      if (e.path().filename().string().rfind(log_prefix + ".", 0) == 0) files.push_back(e.path());
+    return files;
+  };
+  for (const auto& f : logs()) fs::remove(f, ec);
   ChildProcess pgbench(inv.exe, std::move(opts));
   const ChildProcess::Outcome how = pgbench.wait_for(inv.time_limit, stop);
   const int status = pgbench.exit_status().value_or(0);
@@ -265,6 +325,15 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
                             std::to_string(inv.transactions * inv.clients) +
                             " transactions: " + headline(errors),
                         tail_lines(errors, 20));
+  if (inv.log) {
+    auto log = std::make_shared<PgbenchLog>();
+    for (const auto& f : logs()) parse_pgbench_log(read_file(f), *log);
+    if (log->transactions + log->skipped != r.processed)
+      throw std::runtime_error("pgbench's log holds " + std::to_string(log->transactions) +
+                               " transactions of the " + std::to_string(r.processed) +
+                               " it processed");
+    r.log = std::move(log);
+  }
   return r;
 }
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/latency_recorder.h"
 #include "iolist/events.h"
 
 namespace perflab::iolist {
@@ -51,12 +53,30 @@ PgbenchScript make_pgbench_script(const std::string& schema, const std::vector<E
 // The balanced chunk sizes for n events (each at most kPgbenchMaxEventsPerStatement).
 std::vector<std::size_t> pgbench_chunks(std::size_t n);
 
+// pgbench's per-transaction log (--log), one line per transaction: "client transaction
+// latency_us script epoch_s epoch_us [schedule_lag_us]", the lag only under -R. Under -R a
+// transaction's latency runs from its scheduled start (pgbench's own coordinated-omission
+// correction) and its schedule lag from the scheduled to the actual start.
+struct PgbenchLog {
+  LatencyRecorder latency, schedule_lag;
+  std::int64_t transactions = 0, skipped = 0;  // skipped: "skipped" lines (--latency-limit)
+  // Unix µs: the first and the last transaction's start (under -R its scheduled start: its end
+  // less its latency) and the last one's end.
+  std::int64_t first_start_us = 0, last_start_us = 0, last_end_us = 0;
+};
+// Adds the lines of `text` to `log`; throws std::runtime_error on a line it cannot read.
+void parse_pgbench_log(std::string_view text, PgbenchLog& log);
+
 // What pgbench reported.
 struct PgbenchReport {
   double latency_avg_ms = 0;   // "latency average = X ms": the per-transaction time
   double tps = 0;              // "tps = X (without initial connection time)"
   std::int64_t processed = 0;  // "number of transactions actually processed: X/Y"
   std::int64_t expected = 0;   // ... Y
+  // Under -R: "rate limit schedule lag: avg X (max Y) ms".
+  std::optional<double> schedule_lag_avg_ms = std::nullopt, schedule_lag_max_ms = std::nullopt;
+  // With PgbenchInvocation::log: every transaction of the invocation.
+  std::shared_ptr<const PgbenchLog> log = nullptr;
 };
 // Parses pgbench's standard output; throws std::runtime_error when a figure is missing.
 PgbenchReport parse_pgbench_output(std::string_view out);
@@ -69,9 +89,14 @@ struct PgbenchInvocation {
   std::int64_t transactions = 1;                // -t, per client
   std::int64_t id_base = 1;        // first event id; N*t*events consecutive ids are used
   std::filesystem::path work_dir;  // a folder the caller owns: script and output go there
+  // -R: transactions per second of all the clients together, scheduled as a Poisson process
+  // (0: as fast as they can).
+  double rate = 0;
+  bool log = false;  // --log into work_dir, read into PgbenchReport::log
 };
 
-// Runs pgbench once (-n -M extended -f script -c N -j min(2,N) -t T) and waits for it. Client
+// Runs pgbench once (-n -M extended -f script -c N -j min(2,N) -t T [-R rate] [--log]) and
+// waits for it. Client
 // c's transaction k (1-based) uses event ids id_base + ((k-1)*N + c)*events ... + events-1, so ids
 // never collide and, like Perflab's allocator, grow with time across clients. Returns nullopt
 // when `stop` was requested (pgbench is killed within about 0.3 s). Throws DetailedError when

@@ -168,3 +168,66 @@ TEST(PgbenchOutput, FiguresAreRead) {
   EXPECT_EQ(r.expected, 12);
   EXPECT_THROW(parse_pgbench_output("pgbench: error: connection refused\n"), std::runtime_error);
 }
+
+// A real pgbench 15 run under -R 200 --log on a loaded machine (captured): the summary's schedule
+// lag, and its per-transaction log lines with the schedule lag as their last field.
+TEST(PgbenchOutput, TheRateLimitScheduleLagAndTheLogAreRead) {
+  const char* out =
+      "pgbench (15.18 (Debian 15.18-0+deb12u1))\n"
+      "transaction type: s.sql\n"
+      "scaling factor: 1\n"
+      "query mode: simple\n"
+      "number of clients: 1\n"
+      "number of threads: 1\n"
+      "maximum number of tries: 1\n"
+      "number of transactions per client: 400\n"
+      "number of transactions actually processed: 400/400\n"
+      "number of failed transactions: 0 (0.000%)\n"
+      "latency average = 136.302 ms\n"
+      "latency stddev = 177.890 ms\n"
+      "rate limit schedule lag: avg 131.825 (max 581.264) ms\n"
+      "initial connection time = 51.483 ms\n"
+      "tps = 160.772932 (without initial connection time)\n";
+  const PgbenchReport r = parse_pgbench_output(out);
+  EXPECT_DOUBLE_EQ(r.latency_avg_ms, 136.302);
+  ASSERT_TRUE(r.schedule_lag_avg_ms.has_value());
+  EXPECT_DOUBLE_EQ(*r.schedule_lag_avg_ms, 131.825);
+  ASSERT_TRUE(r.schedule_lag_max_ms.has_value());
+  EXPECT_DOUBLE_EQ(*r.schedule_lag_max_ms, 581.264);
+  // Without -R there is no schedule lag.
+  EXPECT_FALSE(parse_pgbench_output("number of transactions actually processed: 1/1\n"
+                                    "latency average = 1 ms\ntps = 5 (without initial)\n")
+                   .schedule_lag_avg_ms.has_value());
+
+  const char* log =
+      "0 1 9431 0 1796172477 981564 135\n"
+      "0 2 7071 0 1796172477 981841 6824\n"
+      "0 3 3334 0 1796172477 981893 3289\n"
+      "0 4 4676 0 1796172477 984670 1901\n"
+      "0 5 7833 0 1796172477 988517 3999\n"
+      "0 6 1870 0 1796172477 988711 1693\n"
+      "0 7 425 0 1796172477 992717 150\n"
+      "0 8 187 0 1796172477 993547 95\n";
+  PgbenchLog l;
+  parse_pgbench_log(log, l);
+  EXPECT_EQ(l.transactions, 8);
+  EXPECT_EQ(l.latency.count(), 8u);
+  EXPECT_EQ(l.latency.max_ns(), 9'431'000);
+  EXPECT_EQ(l.latency.min_ns(), 187'000);
+  EXPECT_EQ(l.schedule_lag.count(), 8u);
+  EXPECT_EQ(l.schedule_lag.max_ns(), 6'824'000);
+  // Starts: each end less its latency; the first is transaction 1 (981564 - 9431 us), the last
+  // transaction 8 (993547 - 187 us).
+  EXPECT_EQ(l.first_start_us, 1796172477'972133);
+  EXPECT_EQ(l.last_start_us, 1796172477'993360);
+  EXPECT_EQ(l.last_end_us, 1796172477'993547);
+  // The median of the eight latencies (nearest rank: the 4th, 3334 us), within the recorder's
+  // precision.
+  EXPECT_NEAR(double(l.latency.value_at_percentile_ns(50)), 3'334'000, 3'334'000 / 1000.0);
+  // Appending another file's lines adds to the same recorders; a skipped line is counted.
+  parse_pgbench_log("1 1 skipped 0 1796172478 1 2\n1 2 500 0 1796172478 5 10\n", l);
+  EXPECT_EQ(l.transactions, 9);
+  EXPECT_EQ(l.skipped, 1);
+  EXPECT_THROW(parse_pgbench_log("0 1 x 0 1 2\n", l), std::runtime_error);
+  EXPECT_THROW(parse_pgbench_log("0 1 5\n", l), std::runtime_error);
+}
