@@ -58,8 +58,8 @@ class IoListExperiment final : public Experiment {
         {.name = "benchmarks",
          .type = ParamType::SubsetOf,
          .default_value = "build,append,pgbench,read,payload,client",
-         .choices = {"build", "append", "pgbench", "read", "payload", "client", "pooled",
-                     "standby"},
+         .choices = {"build", "append", "pgbench", "read", "payload", "client", "pooled", "standby",
+                     "latency"},
          .help =
              "which benchmarks to run; pgbench: PostgreSQL's own load tool "
              "running the same append transaction, as a peer; payload: single-writer appends with "
@@ -70,7 +70,8 @@ class IoListExperiment final : public Experiment {
              "direct and through a managed PgBouncer in transaction mode; standby (not in the "
              "default): hot standbys (streaming "
              "replication) beside the primary, reads spread over them and the read-your-writes "
-             "lag"},
+             "lag; latency (not in the default): single-writer append latency at latency_rate, "
+             "open loop, a percentile spectrum per builder beside pgbench --rate"},
         {.name = "builders",
          .type = ParamType::SubsetOf,
          .default_value = all_builders,
@@ -211,6 +212,41 @@ class IoListExperiment final : public Experiment {
          .max = 2,
          .help = "hot standbys of the standby benchmark: managed ones Perflab starts from its "
                  "primary, or the configured standbys of a configured primary"},
+        {.name = "latency_rate",
+         .type = ParamType::Double,
+         .default_value = "100",
+         .min = 0.1,
+         .max = 1e6,
+         .help = "appends per second of the latency benchmark: each append scheduled at its "
+                 "intended time, its latency measured from it (pgbench: -R at the same rate)",
+         .label = "Latency rate",
+         .unit = "req/s"},
+        {.name = "latency_seconds",
+         .type = ParamType::Double,
+         .default_value = "2",
+         .min = 0.01,
+         .max = 3600,
+         .help = "seconds of one latency round per builder and for pgbench",
+         .unit = "s"},
+        {.name = "latency_rounds",
+         .type = ParamType::Int,
+         .default_value = "5",
+         .min = 1,
+         .max = 1000,
+         .help = "latency rounds, builders and pgbench alternating; each a fresh histogram"},
+        {.name = "latency_lag_limit_ms",
+         .type = ParamType::Double,
+         .default_value = "1",
+         .min = 0.01,
+         .max = 10000,
+         .help = "a latency round is not valid when the writer's own lag p99 (from an append's "
+                 "due time, the writer free, to its send) is above this: it fell behind"},
+        {.name = "arrivals",
+         .type = ParamType::OneOf,
+         .default_value = "poisson",
+         .choices = {"uniform", "poisson"},
+         .help = "the latency benchmark's arrivals: a Poisson process (as pgbench -R schedules "
+                 "its transactions) or evenly spaced"},
         {.name = "seed",
          .type = ParamType::Int,
          .default_value = "42",
@@ -254,6 +290,7 @@ class IoListExperiment final : public Experiment {
       if (set.has("client")) run_client(r);
       if (set.has("pooled")) run_pooled(r);
       if (set.has("standby")) run_standby_reads(r), run_standby_lag(r);
+      if (set.has("latency")) run_append_latency(r);
     } catch (...) {
       // A stopped run keeps the figures of what it completed (the ratios need both points).
       if (ctx.stop_requested()) add_findings(ctx, set, r.measured);

@@ -101,6 +101,11 @@ IoListSettings IoListSettings::from(const Params& p) {
   s.reset = p.get_bool("reset");
   s.seed = static_cast<std::uint64_t>(p.get_int("seed"));
   s.standbys = p.get_int("standbys");
+  s.latency_rate = p.get_double("latency_rate");
+  s.latency_seconds = p.get_double("latency_seconds");
+  s.latency_lag_limit_ms = p.get_double("latency_lag_limit_ms");
+  s.latency_rounds = static_cast<int>(p.get_int("latency_rounds"));
+  s.arrivals = parse_arrivals(p.get_choice("arrivals"));
   return s;
 }
 
@@ -110,7 +115,7 @@ bool IoListSettings::has(const char* benchmark) const {
 
 bool IoListSettings::needs_server() const {
   return has("append") || has("read") || has("pgbench") || has("payload") || has("client") ||
-         has("pooled") || has("standby");
+         has("pooled") || has("standby") || has("latency");
 }
 
 const AppendSamples* IoListMeasured::find(const std::string& series,
@@ -143,6 +148,9 @@ IoListRun::IoListRun(RunContext& context)
   if (s.has("client")) total_steps_ += per_point;
   if (s.has("pooled")) total_steps_ += s.pool_clients.size() * per_point + 1;
   if (s.has("standby")) total_steps_ += (s.readers.size() + s.writers.size()) * per_point + 1;
+  // A round of every builder and of pgbench.
+  if (s.has("latency"))
+    total_steps_ += static_cast<std::size_t>(s.latency_rounds) * (s.builders.size() + 1);
 }
 
 void IoListRun::connect() {

@@ -3,6 +3,7 @@
 // the progress steps and what was measured (which the findings read). Internal to the experiment.
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <span>
@@ -10,9 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/open_loop_schedule.h"
 #include "common/run.h"
 #include "iolist/client_pool.h"
 #include "iolist/event_store.h"
+#include "iolist/pgbench.h"
 #include "runner/experiment.h"
 #include "runner/rounds.h"
 #include "targets/postgres.h"
@@ -107,6 +110,10 @@ struct IoListSettings {
   bool reset = true;
   std::uint64_t seed = 42;
   std::int64_t standbys = 0;  // hot standbys of the standby benchmark
+  // The append latency at a fixed rate: appends per second, seconds of a round, rounds, arrivals.
+  double latency_rate = 0, latency_seconds = 0, latency_lag_limit_ms = 0;
+  int latency_rounds = 0;
+  Arrivals arrivals = Arrivals::Poisson;
 
   static IoListSettings from(const Params& p);
   bool has(const char* benchmark) const;
@@ -181,19 +188,6 @@ class IoListRun {
   std::size_t total_steps_ = 0, done_steps_ = 0;
 };
 
-// Runs `measure`, then `publish`: also when a stop or a failure ends the measuring, so that a
-// run keeps what it measured.
-template <class Publish, class Measure>
-void publish_after(Publish&& publish, Measure&& measure) {
-  try {
-    measure();
-  } catch (...) {
-    publish();
-    throw;
-  }
-  publish();
-}
-
 // The benchmarks, one file each; every one publishes what it measured also when a stop or a
 // failure ends it.
 void run_build(IoListRun& r);   // build_bench.cpp: building one INSERT, no server
@@ -206,6 +200,16 @@ void run_client(IoListRun& r);          // client_libraries.cpp: libpq against l
 void run_pooled(IoListRun& r);          // pooled.cpp: N clients direct and through PgBouncer
 void run_standby_reads(IoListRun& r);   // standby_reads.cpp: readers on the primary vs standbys
 void run_standby_lag(IoListRun& r);     // standby_lag.cpp: read-your-writes lag on a standby
+void run_append_latency(IoListRun& r);  // append_latency.cpp: open loop at a fixed rate
+
+// pgbench_peer.cpp: what every pgbench invocation of a run shares; pgbench and the append
+// transaction as its script, or nothing when the peer is left out (not installed, or the schema's
+// name cannot go into a script): its `steps` then count as done.
+struct PgbenchPeer {
+  std::filesystem::path exe;
+  PgbenchScript script;
+};
+std::optional<PgbenchPeer> pgbench_peer(IoListRun& r, std::size_t steps);
 
 // standby_reads.cpp: "1 hot standby", "2 hot standbys"; the run's standbys, started (managed) or
 // checked (configured) on first use.

@@ -20,14 +20,8 @@ namespace {
 // more than at -t 20).
 constexpr std::int64_t kMinPgbenchTransactions = 10;
 
-// What every pgbench invocation of a run shares.
-struct PgbenchPeer {
-  std::filesystem::path exe;
-  PgbenchScript script;
-};
+}  // namespace
 
-// pgbench and the append transaction as its script, or nothing when the peer is left out
-// (not installed, or the schema's name cannot go into a script): its steps count as done.
 std::optional<PgbenchPeer> pgbench_peer(IoListRun& r, std::size_t steps) {
   try {
     return PgbenchPeer{
@@ -40,6 +34,8 @@ std::optional<PgbenchPeer> pgbench_peer(IoListRun& r, std::size_t steps) {
     return std::nullopt;
   }
 }
+
+namespace {
 
 // One writer count: an unmeasured invocation calibrates the transactions per client, then
 // warm-up and measured invocations, one sample each. What was measured is published also
