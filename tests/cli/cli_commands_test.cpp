@@ -220,7 +220,8 @@ TEST_F(Cli, ListDescribesParameterTypesAndRanges) {
   EXPECT_NE(r.out.find("--param tests=set,get,mset  (subset of: set, get, mset, mget)"),
             std::string::npos);
   EXPECT_NE(
-      r.out.find("(subset of: build, append, pgbench, read, payload, client, pooled, standby)"),
+      r.out.find(
+          "(subset of: build, append, pgbench, read, payload, client, pooled, standby, latency)"),
       std::string::npos);
   EXPECT_NE(r.out.find("--param seed=42  (int, >= 0)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out;
