@@ -52,7 +52,8 @@ void compare(RunContext& ctx, const OpenLoopGroups& g,
              const std::string& subject, const std::string& baseline, double percent) {
   const auto a = by_name.find(subject), b = by_name.find(baseline);
   if (a == by_name.end() || b == by_name.end()) return;
-  const std::string pct = "p" + format_fixed(percent, 0);
+  std::string pct = "p";  // appended, not concatenated: GCC 12 warns (-Wrestrict) on "p" + s
+  pct += format_fixed(percent, 0);
   ComparisonSpec spec{"latency." + baseline + "_vs_" + subject + "." + pct, g.context,
                       ComparedPair{tier_title(subject), tier_title(baseline), pct + " read latency",
                                    Quantity::Time, Better::Lower}};

@@ -68,7 +68,8 @@ OpenLoopRound pgbench_round(const PgbenchLog& log, double rate) {
 void compare(RunContext& ctx, const OpenLoopGroups& g, const OpenLoopSeries* subject,
              const OpenLoopSeries* baseline, double percent) {
   if (!subject || !baseline) return;
-  const std::string pct = "p" + format_fixed(percent, 0);
+  std::string pct = "p";  // appended, not concatenated: GCC 12 warns (-Wrestrict) on "p" + s
+  pct += format_fixed(percent, 0);
   ComparisonSpec spec{"append_latency." + subject->series + "_vs_" + baseline->series + "." + pct,
                       g.context,
                       ComparedPair{subject->title, baseline->title, pct + " append latency",
