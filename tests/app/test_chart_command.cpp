@@ -14,6 +14,8 @@
 #include "common/run_io.h"
 #include "sample_runs.h"
 
+#include "file_bytes.h"
+
 using namespace perflab;
 
 namespace {
@@ -40,10 +42,7 @@ std::string s(const QString& q) {
   return q.toStdString();
 }
 
-QByteArray read_all(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using test::read_all;
 
 bool one_line(const std::string& msg) {
   return !msg.empty() && msg.back() == '\n' && msg.find('\n') == msg.size() - 1;

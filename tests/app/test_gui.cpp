@@ -35,6 +35,7 @@
 #include "common/figure_format.h"
 #include "common/run_io.h"
 #include "compare_page.h"
+#include "file_bytes.h"
 #include "history_page.h"
 #include "main_window.h"
 #include "models/comparison_model.h"
@@ -94,10 +95,7 @@ int line_count(QChart* chart) {
   return n;
 }
 
-QByteArray read_all(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using test::read_all;
 
 }  // namespace
 

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "file_bytes.h"
 #include "fresh_window.h"
 #include "main_window.h"
 #include "param_form.h"
@@ -34,10 +35,7 @@ using namespace perflab::gui;
 
 namespace {
 
-QByteArray read_all(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using test::read_all;
 
 // Types text into a field as a person does: selects what is there, then the keys.
 void type_into(QWidget* w, const QString& text) {

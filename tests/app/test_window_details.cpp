@@ -24,6 +24,7 @@
 #include "background_stop.h"
 #include "chart_panel.h"
 #include "common/run_io.h"
+#include "file_bytes.h"
 #include "font_zoom.h"
 #include "history_page.h"
 #include "main_window.h"
@@ -38,10 +39,7 @@ using namespace perflab::gui;
 
 namespace {
 
-QByteArray read_all(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+using test::read_all;
 
 // A wheel turn over `w` delivered as the window system delivers one (spontaneous: an event the
 // widget ignores goes on to its parents).
