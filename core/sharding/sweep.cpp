@@ -209,6 +209,43 @@ struct Sweep {
     }
   }
 
+  // Before the sweep, each variant runs briefly at each depth (a fifth of its requests, for
+  // at most a tenth of its budget and kProbeLimit), so that the progress knows what a depth
+  // will take before it is measured (SweepProgress::probed): the rate at -P 1 foretells
+  // nothing of the collapse at -P 2, which is most of a lecture sweep's time. Probes are not
+  // points. redis-benchmark's cluster runs are not probed: each is a process sized by its own
+  // runs.
+  static constexpr std::chrono::milliseconds kProbeLimit{50};
+  void probe(const std::vector<BenchTest>& tests, const std::vector<std::int64_t>& depths,
+             double from) {
+    for (std::size_t ti = 0; ti < tests.size(); ++ti) {
+      std::size_t vi = 0;  // the variant's index among those that run this test
+      for (const auto& v : servers.variants) {
+        if (!runs(v, tests[ti])) continue;
+        for (std::size_t di = 0; v.kind != VariantKind::RedisBenchmarkCluster && di < depths.size();
+             ++di) {
+          ctx.check_stop();
+          // Not "-P n": the steps of measurements say that.
+          ctx.progress(from, "timing the depths briefly: " + bench_title(tests[ti]) + ", " +
+                                 v.series + ", pipeline " + std::to_string(depths[di]));
+          BenchOptions o = variant_bench_options(base, servers, v, direct_host);
+          o.pipeline = static_cast<int>(depths[di]);
+          o.requests = std::max<std::int64_t>(base.requests / 5, o.clients * o.pipeline);
+          o.time_limit = base.time_limit.count() > 0 ? std::min(kProbeLimit, base.time_limit / 10)
+                                                     : kProbeLimit;
+          o.time_limit = std::max(o.time_limit, std::chrono::milliseconds(1));
+          const std::int64_t began_ns = wall_ns();
+          const BenchResult r = run_bench(o, tests[ti], ctx.stop_token());
+          if (r.cancelled) ctx.check_stop();
+          const double wall_s = static_cast<double>(wall_ns() - began_ns) / 1e9;
+          if (r.errors == 0)  // the measurement says what went wrong
+            progress->probed(ti, di, vi, wall_s - r.seconds, r.seconds, r.requests);
+        }
+        ++vi;
+      }
+    }
+  }
+
   BenchResult once(BenchTest t, std::int64_t d, const Variant& v, std::size_t vi, int round) {
     ctx.check_stop();
     ctx.progress(progress->begin(test_i, depth_i, vi, round),
@@ -276,6 +313,7 @@ void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const Ta
                          p.get_double("point_budget_s"), p.get_int("requests"), plan.progress_from,
                          Sweep::kFindingsFrom);
   try {
+    sweep.probe(plan.tests, plan.depths, plan.progress_from);
     for (sweep.test_i = 0; sweep.test_i < plan.tests.size(); ++sweep.test_i)
       for (sweep.depth_i = 0; sweep.depth_i < plan.depths.size(); ++sweep.depth_i)
         sweep.measure(plan.tests[sweep.test_i], plan.depths[sweep.depth_i]);

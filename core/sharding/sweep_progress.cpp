@@ -45,7 +45,21 @@ void SweepProgress::measured(std::size_t test, std::size_t depth, std::size_t va
   Taken& here = taken_[{test, variant}][depth];
   here.seconds.push_back(seconds);
   here.rate.push_back(static_cast<double>(std::max<std::int64_t>(0, requests)) / seconds);
-  // Those to come of the same test and variant: at this depth and the deeper ones.
+  revise(test, depth, variant);
+}
+
+void SweepProgress::probed(std::size_t test, std::size_t depth, std::size_t variant, double setup_s,
+                           double seconds, std::int64_t requests) {
+  if (!(seconds > 0) || requests <= 0 || test >= variants_.size() || depth >= depths_.size())
+    return;
+  const double per_request = seconds / static_cast<double>(requests);
+  probed_[{test, variant, depth}] =
+      std::min(budget_s_, std::max(0.0, setup_s) + per_request * static_cast<double>(requests_));
+  revise(test, depth, variant);
+}
+
+// Those to come of the same test and variant: at this depth and the deeper ones.
+void SweepProgress::revise(std::size_t test, std::size_t depth, std::size_t variant) {
   for (std::size_t d = depth; d < depths_.size(); ++d) {
     const double e = expected(test, d, variant);
     for (int r = 0; r < repeat_; ++r)
@@ -55,10 +69,13 @@ void SweepProgress::measured(std::size_t test, std::size_t depth, std::size_t va
 
 double SweepProgress::expected(std::size_t test, std::size_t depth, std::size_t variant) const {
   const auto it = taken_.find({test, variant});
+  const auto probe = probed_.find({test, variant, depth});
+  if (it != taken_.end())
+    if (const auto here = it->second.find(depth); here != it->second.end())
+      return quantile(here->second.seconds, 0.5);
+  if (probe != probed_.end()) return probe->second;
   if (it == taken_.end() || depth >= depths_.size()) return budget_s_;
   const auto& by_depth = it->second;
-  if (const auto here = by_depth.find(depth); here != by_depth.end())
-    return quantile(here->second.seconds, 0.5);
   // The deepest depth measured before this one, and the one before it.
   auto last = by_depth.lower_bound(depth);
   if (last == by_depth.begin()) return budget_s_;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,10 +29,18 @@ class SweepProgress {
   // come are revised.
   void measured(std::size_t test, std::size_t depth, std::size_t variant, double seconds,
                 std::int64_t requests);
+  // That a short probe of the test's variant at depths[depth], before the sweep, completed
+  // `requests` in `seconds` of its own clock after `setup_s` (connecting): until the depth is
+  // measured, its measurements are expected to take setup_s + requests / that rate (at most
+  // the budget). One depth tells nothing of the next: the proxy writing per reply without
+  // TCP_NODELAY runs at -P 1 as fast as the others, then at -P 2 takes its whole budget.
+  void probed(std::size_t test, std::size_t depth, std::size_t variant, double setup_s,
+              double seconds, std::int64_t requests);
   // What a measurement of the test's variant at depths[depth] is expected to take: the median
-  // of its measurements there; else min(requests / rate, budget), the rate the median at the
-  // last depth measured times (this depth / that)^a, a from how the rate grew over the last
-  // two depths measured (0 to 1; 0.5 from one depth); else the budget.
+  // of its measurements there; else what its probe there said; else min(requests / rate,
+  // budget), the rate the median at the last depth measured times (this depth / that)^a, a
+  // from how the rate grew over the last two depths measured (0 to 1; 0.5 from one depth);
+  // else the budget.
   double expected(std::size_t test, std::size_t depth, std::size_t variant) const;
 
  private:
@@ -47,6 +56,8 @@ class SweepProgress {
   struct Taken {
     std::vector<double> seconds, rate;  // of each measurement; rate: requests per second
   };
+  std::map<std::tuple<std::size_t, std::size_t, std::size_t>, double> probed_;  // its expected s
+  void revise(std::size_t test, std::size_t depth, std::size_t variant);
   std::map<std::pair<std::size_t, std::size_t>, std::map<std::size_t, Taken>> taken_;  // by depth
 };
 
