@@ -242,6 +242,8 @@ TargetsPage::~TargetsPage() {
 }
 
 void TargetsPage::waitForBackground() {
+  pending_start_.reset();
+  start_stop_.request_stop();
   for (auto& w : test_watch_) w.waitForFinished();
   state_watch_.waitForFinished();
   start_watch_.waitForFinished();
@@ -416,9 +418,10 @@ void TargetsPage::startManaged(const TargetNeeds& needs) {
   }
   auto targets = targets_();
   managed_status_->setText("Starting the managed servers the plan needs…");
-  start_watch_.setFuture(QtConcurrent::run([targets, needs] {
+  start_stop_ = std::stop_source();
+  start_watch_.setFuture(QtConcurrent::run([targets, needs, stop = start_stop_.get_token()] {
     try {
-      targets->start_managed(needs);
+      targets->start_managed(needs, stop);
       return ConnectionResult{true, QString("managed servers ready")};
     } catch (const std::exception& e) {
       return ConnectionResult{false, explain_failure(e.what())};

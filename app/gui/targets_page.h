@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -57,7 +58,8 @@ class TargetsPage : public QWidget {
   // pressing Run measures at once; the managed state shows them when they are ready and
   // managedStarted() tells how it went.
   void startManaged(const TargetNeeds& needs);
-  // Waits for background tasks (window shutdown).
+  // Window shutdown: stops a start of managed servers under way (what it started is stopped,
+  // its folders removed) and waits for background tasks.
   void waitForBackground();
 
  signals:
@@ -102,6 +104,7 @@ class TargetsPage : public QWidget {
   QFutureWatcher<ManagedState> state_watch_;
   QFutureWatcher<ConnectionResult> start_watch_;
   std::optional<TargetNeeds> pending_start_;
+  std::stop_source start_stop_;  // of the start under way
   TargetNeeds planned_;
 };
 

@@ -285,6 +285,19 @@ class TargetsPageTest : public QObject {
                              test::kWaitMs);
   }
 
+  void closingTheWindowStopsAStartOfServersUnderWay() {
+    auto w = test::fresh_window(dir_.path(), 5);
+    QVERIFY(w);
+    TargetsPage* page = w->targetsPage();
+    const auto targets = w->targets();
+    // A plan chosen starts PostgreSQL in the background (initdb alone takes seconds) ...
+    page->startManaged({.postgres = true});
+    // ... and the window closes at once: the start ends where it is, not seconds later with a
+    // server no run will use.
+    page->waitForBackground();
+    QVERIFY(targets->managed_postgres() == nullptr);
+  }
+
   void thePageFitsA1280x800Window() {
     auto w = test::fresh_window(dir_.path(), 4, {1280, 800});
     QVERIFY(w);
