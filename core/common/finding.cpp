@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "common/figure_format.h"
 
@@ -237,9 +239,15 @@ std::string finding_verdict(const Finding& f) {
       return "equivalent within ±" + format_percent(f.threshold);
     case Verdict::NoDifference: {
       // The interval holds 1: the subject could be worse by its worse end, or better by the other.
+      // An end at 1 itself (a knee on the same offered rate in every round) is "equal", not
+      // "0% faster".
       const double worse_end = lower ? hi : lo, better_end = lower ? lo : hi;
-      return "no significant difference: " + c.subject + " could be " + amount_text(worse_end) +
-             " " + w.worse + " or " + amount_text(better_end) + " " + w.better;
+      std::vector<std::string> could;
+      if (amount(worse_end) > 0) could.push_back(amount_text(worse_end) + " " + w.worse);
+      if (amount(better_end) > 0) could.push_back(amount_text(better_end) + " " + w.better);
+      if (could.size() < 2) could.push_back("equal");
+      return "no significant difference: " + c.subject + " could be " + could[0] + " or " +
+             could[1];
     }
     case Verdict::LeansFaster:
     case Verdict::LeansSlower: {

@@ -70,6 +70,11 @@ TEST(FindingWords, VerdictsTrueOfTheInterval) {
   // 1.19 [1.00–1.29] holds 1 and reaches 29%: no significant difference, and how far it could go.
   EXPECT_EQ(finding_verdict(comparison(relay, interval(1.19, 0.995, 1.29))),
             "no significant difference: through the relay could be 29% slower or 0.5% faster");
+  // An end at 1 itself: equal there, not "0% faster" (nor "0% slower").
+  EXPECT_EQ(finding_verdict(comparison(relay, interval(1.0, 1.0, 1.25))),
+            "no significant difference: through the relay could be 25% slower or equal");
+  EXPECT_EQ(finding_verdict(comparison(relay, interval(1.0, 0.8, 1.0))),
+            "no significant difference: through the relay could be 25% faster or equal");
   // 1.19 [1.003–1.29]: excludes 1 but not wholly beyond 2%.
   EXPECT_EQ(finding_verdict(comparison(relay, interval(1.19, 1.003, 1.29))),
             "direct faster, by between 0.3% and 29% — not shown beyond ±2%");
