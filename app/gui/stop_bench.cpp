@@ -12,6 +12,8 @@
 //   window-frozen  the window's Stop 500 ms after its managed PostgreSQL froze mid-run
 //   window-quit    closing the window with managed PostgreSQL and Redis running: time until
 //                  the window is gone, and until its servers are stopped (the program may exit)
+//   window-quit-starting  closing the window 300 ms after a chosen plan began starting its
+//                  managed PostgreSQL (initdb and the start take seconds): time until it is gone
 // Each case ends with one row of the table: median and min-max of the tries beside the target.
 // scripts/bench_stop.sh builds what it needs and runs it on the release build.
 #include <signal.h>
@@ -47,6 +49,7 @@
 #include "targets/freeze.h"
 #include "targets/managed_postgres.h"
 #include "targets/managed_redis.h"
+#include "targets_page.h"
 
 using namespace perflab;
 namespace fs = std::filesystem;
@@ -336,6 +339,29 @@ void window_quit(int tries, const QTemporaryDir& tmp) {
   table.push_back(std::move(stopped));
 }
 
+// Closing the window while the servers a chosen plan needs are starting: the start is
+// stopped where it is, not waited for (nor the server it would have started then stopped).
+void window_quit_starting(int tries, const QTemporaryDir& tmp) {
+  Row gone{"window quit while a plan's PostgreSQL starts: window gone", {}, 0, "no server started"};
+  for (int i = 1; i <= tries; ++i) {
+    auto* w = new gui::MainWindow({tmp.filePath("history-quit"), tmp.filePath("s-quit.ini")});
+    w->resize(1280, 800);
+    w->show();
+    const std::shared_ptr<Targets> targets = w->targets();
+    w->targetsPage()->startManaged({.postgres = true});
+    spin_until([] { return false; }, 300);
+    const auto t0 = Clock::now();
+    w->close();
+    delete w;
+    const double closed = ms_since(t0);
+    const bool none = targets->managed_postgres() == nullptr;
+    gone.ms.push_back(closed);
+    gone.kept += none;
+    print_try(gone.what, i, closed, none, "");
+  }
+  table.push_back(std::move(gone));
+}
+
 double load_now() {
   const MachineSnapshot m = read_machine_snapshot();
   return m.load ? m.load->one : -1;
@@ -381,14 +407,16 @@ int main(int argc, char** argv) {
       cli = a[++i].toStdString();
     } else if (a[i].startsWith("-") || tries < 1) {
       std::cerr << "usage: perflab-stop-bench [--tries N] [--cli PATH] [cli-postgres] "
-                   "[cli-redis] [window-stop] [window-frozen] [window-quit]\n";
+                   "[cli-redis] [window-stop] [window-frozen] [window-quit] "
+                   "[window-quit-starting]\n";
       return 2;
     } else {
       cases.push_back(a[i]);
     }
   }
   if (cases.empty())
-    cases = {"cli-postgres", "cli-redis", "window-stop", "window-frozen", "window-quit"};
+    cases = {"cli-postgres",  "cli-redis",   "window-stop",
+             "window-frozen", "window-quit", "window-quit-starting"};
   const double load_before = load_now();
   QTemporaryDir tmp;
   const fs::path dir = tmp.path().toStdString();
@@ -404,6 +432,8 @@ int main(int argc, char** argv) {
         window_frozen(tries, tmp);
       else if (c == "window-quit")
         window_quit(tries, tmp);
+      else if (c == "window-quit-starting")
+        window_quit_starting(tries, tmp);
       else {
         std::cerr << "perflab-stop-bench: unknown case " << c.toStdString() << "\n";
         return 2;
