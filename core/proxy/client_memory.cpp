@@ -111,13 +111,16 @@ void Proxy::Impl::return_input(Client& c) {
   account(c);
 }
 
-// Clients without a reply awaited that have sent and read nothing for client_timeout_ms.
+// Clients without a reply awaited or still to write that have sent and read nothing for
+// client_timeout_ms. A blocking command's reply can come after that, in the very turn that
+// looks, before the turn writes it out: its client is not idle.
 void Proxy::Impl::check_idle_clients() {
   if (opts.client_timeout_ms <= 0) return;
   const std::int64_t limit = std::int64_t{opts.client_timeout_ms} * 1'000'000;
   std::vector<Client*> idle;
   for (auto& [p, c] : clients)
-    if (c->pending.empty() && turn_ns - c->last_io_ns >= limit) idle.push_back(c.get());
+    if (c->pending.empty() && c->pending_out() == 0 && turn_ns - c->last_io_ns >= limit)
+      idle.push_back(c.get());
   for (Client* c : idle) {
     st_client_timeouts.add();
     log(LogLevel::Info, "client " + c->peer + " closed: idle for " +

@@ -295,6 +295,50 @@ TEST(ProxyMemory, LargestClientIsEvicted) {
   EXPECT_EQ(c.command({"DEL", "mem:small"}).integer, 1);
 }
 
+// A blocking command's reply that comes after the client timeout reaches its client: the client
+// is not idle while its reply waits to be written. It was closed instead when the reply came in
+// the loop turn that looked for idle clients, before the turn wrote it out (a turn in five, with
+// another client talking). 40 clients block for 0.6 to 1.4 s with a 0.5 s timeout while one
+// talks every 10 ms, so that many replies come in such a turn.
+TEST(ProxyMemory, ABlockingCommandsLateReplyIsDelivered) {
+  ProxyProcess p({nodes_arg(), "--client-timeout", "500"});
+  RedisClient talker({"127.0.0.1", p.port(), {}});
+  std::atomic<bool> done{false};
+  std::jthread ping([&] {
+    try {
+      // Pauses of 80 to 119 ms: the proxy looks for idle clients every 100 ms, and a reply
+      // comes in the turn that looks when the two line up.
+      for (int k = 0; !done; ++k) {
+        EXPECT_EQ(talker.command({"PING"}).str, "PONG");
+        std::this_thread::sleep_for(std::chrono::milliseconds(80 + (k * 7) % 40));
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "the talker: " << e.what();
+    }
+  });
+  constexpr int kClients = 60;
+  std::vector<std::string> failed(kClients);
+  {
+    std::vector<std::jthread> blocked;
+    for (int i = 0; i < kClients; ++i)
+      blocked.emplace_back([&, i] {
+        char wait_s[16];
+        std::snprintf(wait_s, sizeof wait_s, "%.2f", 0.6 + 0.03 * i);
+        try {
+          RedisClient c({"127.0.0.1", p.port(), {}}, std::chrono::seconds(10));
+          const RedisReply r = c.command({"BLPOP", "mem:none" + std::to_string(i), wait_s});
+          if (r.type != RedisReply::Type::Nil) failed[i] = "not a nil reply";
+        } catch (const std::exception& e) {
+          failed[i] = e.what();
+        }
+      });
+  }
+  done = true;
+  ping.join();
+  for (int i = 0; i < kClients; ++i)
+    EXPECT_EQ(failed[i], "") << "client " << i << "\n" << p.log_text();
+}
+
 // With --client-timeout, a client silent for that long is closed: one that sent half a command,
 // one that sent nothing. One waiting for a blocking command's reply is not idle, nor is one that
 // keeps talking. Without the option nobody is closed (the default, as Redis's timeout 0).
@@ -324,7 +368,7 @@ TEST(ProxyMemory, IdleClientsTimeOut) {
     RedisClient blocked({"127.0.0.1", p.port(), {}}, std::chrono::seconds(10));
     EXPECT_EQ(blocked.command({"BLPOP", "mem:nothing", "4"}).type, RedisReply::Type::Nil);
   } catch (const std::exception& e) {
-    ADD_FAILURE() << "the blocked client: " << e.what();
+    ADD_FAILURE() << "the blocked client: " << e.what() << "\n" << p.log_text();
   }
   ping.join();
   EXPECT_TRUE(closed_within(half, 5000));
