@@ -226,8 +226,8 @@ struct Sweep {
              ++di) {
           ctx.check_stop();
           // Not "-P n": the steps of measurements say that.
-          ctx.progress(from, "timing the depths briefly: " + bench_title(tests[ti]) + ", " +
-                                 v.series + ", pipeline " + std::to_string(depths[di]));
+          ctx.progress(from, "timing depth " + std::to_string(depths[di]) +
+                                 " briefly: " + bench_title(tests[ti]) + ", " + v.series);
           BenchOptions o = variant_bench_options(base, servers, v, direct_host);
           o.pipeline = static_cast<int>(depths[di]);
           o.requests = std::max<std::int64_t>(base.requests / 5, o.clients * o.pipeline);
