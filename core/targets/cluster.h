@@ -108,6 +108,7 @@ class SlotMigration {
 
  private:
   RedisReply checked(RedisClient& c, const std::vector<std::string_view>& argv);
+  void await_target_knows_epochs(const std::vector<RedisEndpoint>& masters);
   RedisClient from_, to_;
   std::string from_id_, to_id_;
   int slot_;
