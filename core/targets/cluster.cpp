@@ -360,47 +360,38 @@ std::size_t SlotMigration::move_keys(std::size_t batch) {
   return keys.elements.size();
 }
 
-// The target's SETSLOT NODE bumps its config epoch to one past the greatest it knows of, and
-// that epoch is what makes the cluster take its claim of the slot. Right after another move,
-// gossip may not yet have brought it the epoch the last importer took: the two then tie, a
-// claim of the slot by its old owner still in flight can win, and the whole cluster went back
-// to the old owner (1 move in about 150 under load in the tests). So it first waits, up to the
-// timeout, until the target knows every master's epoch.
-void SlotMigration::await_target_knows_epochs(const std::vector<RedisEndpoint>& masters) {
+// The slot is the target's. Its SETSLOT NODE bumps its config epoch to one past the greatest it
+// knows of, and that epoch is what makes the cluster take its claim of the slot. Right after
+// another move, gossip may not yet have brought it the epoch the last importer took: the two
+// then tie, a claim of the slot by its old owner still in flight can win, and the whole cluster
+// went back to the old owner (1 move in about 150 under load in the tests). So it first waits,
+// up to the timeout, until the target knows every master's epoch. Stop does not cut the wait
+// short: like every step of a move, it is bounded, and a move begun is finished.
+void SlotMigration::finish(const std::vector<RedisEndpoint>& masters) {
+  std::vector<RedisClient> others;  // the masters besides the source and the target
+  for (const auto& m : masters) {
+    if (same_node(m, to_.endpoint()) || same_node(m, from_.endpoint())) continue;
+    RedisEndpoint ep = m;
+    if (ep.password.empty()) ep.password = to_.endpoint().password;
+    others.emplace_back(ep, timeout_, stop_);
+  }
   const auto epoch = [&](RedisClient& c, std::string_view field) {
     std::string digits = "0";  // appended: GCC 12 -O3 flags "0" + std::string&& (-Wrestrict)
     digits += redis_info_field(checked(c, {"CLUSTER", "INFO"}).str, field);
     return std::stoll(digits);
   };
-  long long greatest = 0;
-  for (const auto& m : masters) {
-    RedisEndpoint ep = m;
-    if (ep.password.empty()) ep.password = to_.endpoint().password;
-    RedisClient c(ep, timeout_, stop_);
-    greatest = std::max(greatest, epoch(c, "cluster_my_epoch"));
-  }
+  long long greatest = std::max(epoch(from_, "cluster_my_epoch"), epoch(to_, "cluster_my_epoch"));
+  for (auto& c : others) greatest = std::max(greatest, epoch(c, "cluster_my_epoch"));
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   while (epoch(to_, "cluster_current_epoch") < greatest &&
-         std::chrono::steady_clock::now() < deadline) {
-    if (stop_.stop_requested())
-      throw RedisError(std::string("stopped while moving slot ") += std::to_string(slot_));
+         std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
 
-void SlotMigration::finish(const std::vector<RedisEndpoint>& masters) {
   const std::string slot = std::to_string(slot_);
   const std::vector<std::string_view> assign{"CLUSTER", "SETSLOT", slot, "NODE", to_id_};
-  await_target_knows_epochs(masters);
   checked(to_, assign);
   checked(from_, assign);
-  for (const auto& m : masters) {
-    if (same_node(m, to_.endpoint()) || same_node(m, from_.endpoint())) continue;
-    RedisEndpoint ep = m;
-    if (ep.password.empty()) ep.password = to_.endpoint().password;
-    RedisClient c(ep, timeout_, stop_);
-    checked(c, assign);
-  }
+  for (auto& c : others) checked(c, assign);
 }
 
 }  // namespace perflab

@@ -102,13 +102,13 @@ class SlotMigration {
   void begin();
   // Moves up to `batch` keys; returns how many moved (0: none left in the slot on the source).
   std::size_t move_keys(std::size_t batch = 100);
-  // The slot is the target's: told to the target, the source, then every other master listed.
+  // The slot is the target's: told to the target, the source, then every other master listed,
+  // once the target knows every master's config epoch (cluster.cpp says why).
   void finish(const std::vector<RedisEndpoint>& masters);
   int slot() const { return slot_; }
 
  private:
   RedisReply checked(RedisClient& c, const std::vector<std::string_view>& argv);
-  void await_target_knows_epochs(const std::vector<RedisEndpoint>& masters);
   RedisClient from_, to_;
   std::string from_id_, to_id_;
   int slot_;
