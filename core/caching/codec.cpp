@@ -4,72 +4,13 @@
 
 #include <cstdint>
 #include <limits>
-#include <nlohmann/json.hpp>
 
+#include "caching/codec_forms.h"
 #include "records.pb.h"
 
 namespace perflab::caching {
 
 namespace {
-
-using nlohmann::json;
-
-json to_json(const Document& d) {
-  return json{{"key", d.key},
-              {"title", d.title},
-              {"author", d.author},
-              {"created_at_ms", d.created_at_ms},
-              {"body", d.body}};
-}
-
-json to_json(const Comment& c) {
-  return json{{"id", c.id},
-              {"group_id", c.group_id},
-              {"author", c.author},
-              {"created_at_ms", c.created_at_ms},
-              {"body", c.body},
-              {"score", c.score},
-              {"approved", c.approved}};
-}
-
-Document document_from_json(const json& j) {
-  Document d;
-  d.key = j.at("key").get<std::string>();
-  d.title = j.at("title").get<std::string>();
-  d.author = j.at("author").get<std::string>();
-  d.created_at_ms = j.at("created_at_ms").get<std::int64_t>();
-  d.body = j.at("body").get<std::string>();
-  return d;
-}
-
-Comment comment_from_json(const json& j) {
-  Comment c;
-  c.id = j.at("id").get<std::int64_t>();
-  c.group_id = j.at("group_id").get<std::int64_t>();
-  c.author = j.at("author").get<std::string>();
-  c.created_at_ms = j.at("created_at_ms").get<std::int64_t>();
-  c.body = j.at("body").get<std::string>();
-  c.score = j.at("score").get<std::int32_t>();
-  c.approved = j.at("approved").get<bool>();
-  return c;
-}
-
-json parse_json(std::string_view bytes) {
-  try {
-    return json::parse(bytes.begin(), bytes.end());
-  } catch (const json::exception& e) {
-    throw CodecError(std::string("malformed JSON: ") + e.what());
-  }
-}
-
-template <class F>
-auto from_json_checked(F&& f) {
-  try {
-    return f();
-  } catch (const json::exception& e) {
-    throw CodecError(std::string("JSON does not describe the record: ") + e.what());
-  }
-}
 
 void to_pb(const Document& d, pb::Document& m) {
   m.set_key(d.key);
@@ -132,6 +73,8 @@ const char* to_string(Encoding e) {
   switch (e) {
     case Encoding::Native:
       return "native";
+    case Encoding::Json:
+      return "json";
     case Encoding::Protobuf:
       return "protobuf";
     case Encoding::ProtobufZlib:
@@ -141,13 +84,23 @@ const char* to_string(Encoding e) {
 }
 
 std::optional<Encoding> encoding_from_string(std::string_view s) {
-  for (Encoding e : {Encoding::Native, Encoding::Protobuf, Encoding::ProtobufZlib})
+  for (Encoding e : all_encodings())
     if (s == to_string(e)) return e;
   return std::nullopt;
 }
 
+const std::vector<Encoding>& all_encodings() {
+  static const std::vector<Encoding> all = {Encoding::Native, Encoding::Json, Encoding::Protobuf,
+                                            Encoding::ProtobufZlib};
+  return all;
+}
+
 const std::vector<std::string>& encoding_names() {
-  static const std::vector<std::string> names = {"native", "protobuf", "protobuf+zlib"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (Encoding e : all_encodings()) v.emplace_back(to_string(e));
+    return v;
+  }();
   return names;
 }
 
@@ -184,7 +137,8 @@ std::string zlib_decompress(std::string_view packed) {
 }
 
 std::string Codec::encode(const Document& d) const {
-  if (encoding == Encoding::Native) return to_json(d).dump();
+  if (encoding == Encoding::Native) return forms::msgpack_encode(d);
+  if (encoding == Encoding::Json) return forms::json_encode(d);
   pb::Document m;
   to_pb(d, m);
   std::string bytes = serialize(m);
@@ -192,7 +146,8 @@ std::string Codec::encode(const Document& d) const {
 }
 
 std::string Codec::encode(const Comment& c) const {
-  if (encoding == Encoding::Native) return to_json(c).dump();
+  if (encoding == Encoding::Native) return forms::msgpack_encode(c);
+  if (encoding == Encoding::Json) return forms::json_encode(c);
   pb::Comment m;
   to_pb(c, m);
   std::string bytes = serialize(m);
@@ -200,11 +155,8 @@ std::string Codec::encode(const Comment& c) const {
 }
 
 std::string Codec::encode(const CommentList& l) const {
-  if (encoding == Encoding::Native) {
-    json arr = json::array();
-    for (const auto& c : l.comments) arr.push_back(to_json(c));
-    return json{{"group_id", l.group_id}, {"comments", std::move(arr)}}.dump();
-  }
+  if (encoding == Encoding::Native) return forms::msgpack_encode(l);
+  if (encoding == Encoding::Json) return forms::json_encode(l);
   pb::CommentList m;
   m.set_group_id(l.group_id);
   m.mutable_comments()->Reserve(static_cast<int>(l.comments.size()));
@@ -214,10 +166,8 @@ std::string Codec::encode(const CommentList& l) const {
 }
 
 Document Codec::decode_document(std::string_view bytes) const {
-  if (encoding == Encoding::Native) {
-    json j = parse_json(bytes);
-    return from_json_checked([&] { return document_from_json(j); });
-  }
+  if (encoding == Encoding::Native) return forms::msgpack_decode_document(bytes);
+  if (encoding == Encoding::Json) return forms::json_decode_document(bytes);
   pb::Document m;
   if (encoding == Encoding::Protobuf) {
     parse_pb(m, bytes);
@@ -228,10 +178,8 @@ Document Codec::decode_document(std::string_view bytes) const {
 }
 
 Comment Codec::decode_comment(std::string_view bytes) const {
-  if (encoding == Encoding::Native) {
-    json j = parse_json(bytes);
-    return from_json_checked([&] { return comment_from_json(j); });
-  }
+  if (encoding == Encoding::Native) return forms::msgpack_decode_comment(bytes);
+  if (encoding == Encoding::Json) return forms::json_decode_comment(bytes);
   pb::Comment m;
   if (encoding == Encoding::Protobuf) {
     parse_pb(m, bytes);
@@ -242,18 +190,9 @@ Comment Codec::decode_comment(std::string_view bytes) const {
 }
 
 CommentList Codec::decode_list(std::string_view bytes) const {
+  if (encoding == Encoding::Native) return forms::msgpack_decode_list(bytes);
+  if (encoding == Encoding::Json) return forms::json_decode_list(bytes);
   CommentList l;
-  if (encoding == Encoding::Native) {
-    json j = parse_json(bytes);
-    return from_json_checked([&] {
-      l.group_id = j.at("group_id").get<std::int64_t>();
-      const json& arr = j.at("comments");
-      if (!arr.is_array()) throw CodecError("JSON list: 'comments' is not an array");
-      l.comments.reserve(arr.size());
-      for (const auto& c : arr) l.comments.push_back(comment_from_json(c));
-      return l;
-    });
-  }
   pb::CommentList m;
   if (encoding == Encoding::Protobuf) {
     parse_pb(m, bytes);

@@ -1,8 +1,11 @@
 #pragma once
-// Encodings of the caching records: the tier's natural form, protobuf, protobuf + zlib.
+// Encodings of the caching records: the tier's natural form, JSON, protobuf, protobuf + zlib.
 //
-// `native` in a remote tier (Redis value, PostgreSQL bytea) is JSON text (nlohmann::json), the
-// common text form; in local memory it means the ready object itself (no encoding at all).
+// `native` in a remote tier (a Redis value) is MessagePack (msgpack-cxx): C++'s counterpart of
+// the article's pickled value, a self-describing binary form chosen by measurement
+// (docs/caching.md, perflab-codec-bench); in PostgreSQL it is typed columns (no codec), in local
+// memory the ready object itself (no encoding at all). `json` is JSON text, written by
+// nlohmann::json and read by simdjson's On-Demand API straight into the structs.
 // `protobuf+zlib` is the protobuf bytes compressed with zlib's compress2 at the chosen level,
 // preceded by the uncompressed size as 4 little-endian bytes (uncompress needs it).
 #include <optional>
@@ -15,11 +18,13 @@
 
 namespace perflab::caching {
 
-enum class Encoding { Native, Protobuf, ProtobufZlib };
+enum class Encoding { Native, Json, Protobuf, ProtobufZlib };
 
-const char* to_string(Encoding e);  // "native", "protobuf", "protobuf+zlib"
+const char* to_string(Encoding e);  // "native", "json", "protobuf", "protobuf+zlib"
 std::optional<Encoding> encoding_from_string(std::string_view s);
 const std::vector<std::string>& encoding_names();
+// Every encoding, in the order of encoding_names().
+const std::vector<Encoding>& all_encodings();
 
 // Malformed input for a decoder.
 class CodecError : public std::runtime_error {

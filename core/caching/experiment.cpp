@@ -22,8 +22,8 @@ class CachingExperiment : public Experiment {
   }
   std::string purpose() const override {
     return "Wall time and CPU per get of a 60 KB document and a 1,000-comment list from "
-           "PostgreSQL, Redis and in-process memory, native vs protobuf vs protobuf+zlib, plus a "
-           "cache-aside sweep of the local budget.";
+           "PostgreSQL, Redis and in-process memory, native vs JSON vs protobuf vs protobuf+zlib, "
+           "plus a cache-aside sweep of the local budget.";
   }
   Article article() const override {
     return {
@@ -80,10 +80,10 @@ class CachingExperiment : public Experiment {
                          "(in-process LRU)"});
     v.push_back({.name = "encodings",
                  .type = ParamType::SubsetOf,
-                 .default_value = "native,protobuf,protobuf+zlib",
+                 .default_value = "native,json,protobuf,protobuf+zlib",
                  .choices = encoding_names(),
-                 .help = "encodings: native (objects locally, JSON remotely, rows in "
-                         "PostgreSQL), protobuf, protobuf+zlib"});
+                 .help = "encodings: native (objects locally, MessagePack in Redis, rows in "
+                         "PostgreSQL), json, protobuf, protobuf+zlib"});
     v.push_back({.name = "zlib_level",
                  .type = ParamType::Int,
                  .default_value = "6",

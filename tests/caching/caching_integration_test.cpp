@@ -23,7 +23,7 @@ using namespace perflab::caching;
 
 namespace {
 
-const std::vector<Encoding> kEncodings = {Encoding::Native, Encoding::Protobuf,
+const std::vector<Encoding> kEncodings = {Encoding::Native, Encoding::Json, Encoding::Protobuf,
                                           Encoding::ProtobufZlib};
 
 std::int64_t count_caching_tables(PgConnection& c, const std::string& schema) {

@@ -18,7 +18,7 @@ using namespace perflab::caching;
 
 namespace {
 
-const std::vector<Encoding> kEncodings = {Encoding::Native, Encoding::Protobuf,
+const std::vector<Encoding> kEncodings = {Encoding::Native, Encoding::Json, Encoding::Protobuf,
                                           Encoding::ProtobufZlib};
 
 }  // namespace
@@ -104,11 +104,17 @@ TEST(CachingCodec, EdgeValuesRoundTrip) {
 TEST(CachingCodec, SizesOrderAsExpected) {
   const Document d = generate_document(1, 0, 60 * 1024);
   const CommentList l = generate_comments(1, 1, 1000);
-  const auto json = Codec{Encoding::Native, 6}.encode(l);
+  const auto msgpack = Codec{Encoding::Native, 6}.encode(l);
+  const auto json = Codec{Encoding::Json, 6}.encode(l);
   const auto pb = Codec{Encoding::Protobuf, 6}.encode(l);
   const auto z = Codec{Encoding::ProtobufZlib, 6}.encode(l);
-  EXPECT_EQ(json.front(), '{');  // native remote form is JSON text
+  EXPECT_EQ(json.front(), '{');  // JSON text
   EXPECT_NE(json.find("\"comments\""), std::string::npos);
+  // The native remote form is MessagePack: an array of 2 (0x92), the group id, then an array of
+  // 1,000 comments (0xdc: array 16, 0x03e8), each an array of 7 fields (0x97).
+  EXPECT_EQ(msgpack.substr(0, 2), std::string("\x92\x01", 2));
+  EXPECT_EQ(msgpack.substr(2, 4), std::string("\xdc\x03\xe8\x97", 4));
+  EXPECT_LT(msgpack.size(), json.size());  // no field names, binary numbers
   EXPECT_LT(pb.size(), json.size());
   EXPECT_LT(z.size(), pb.size() / 2);  // prose-like text compresses
   const Codec best{Encoding::ProtobufZlib, 9}, stored{Encoding::ProtobufZlib, 0};
@@ -116,7 +122,7 @@ TEST(CachingCodec, SizesOrderAsExpected) {
 }
 
 TEST(CachingCodec, MalformedInputIsACodecError) {
-  const Codec json{Encoding::Native, 6}, pb{Encoding::Protobuf, 6}, z{Encoding::ProtobufZlib, 6};
+  const Codec json{Encoding::Json, 6}, pb{Encoding::Protobuf, 6}, z{Encoding::ProtobufZlib, 6};
   EXPECT_THROW(json.decode_document("{not json"), CodecError);
   EXPECT_THROW(json.decode_document("{\"key\": 1}"), CodecError);
   EXPECT_THROW(json.decode_list("{\"group_id\": 1, \"comments\": 5}"), CodecError);
@@ -127,10 +133,90 @@ TEST(CachingCodec, MalformedInputIsACodecError) {
   EXPECT_EQ(zlib_decompress(zlib_compress("hello hello hello", 9)), "hello hello hello");
 }
 
+TEST(CachingCodec, JsonRefusesWhatDoesNotDescribeTheRecord) {
+  const Codec json{Encoding::Json, 6};
+  const Comment c{5, 3, "al", 1306886400000, "a body", -2, true};  // nothing to escape
+  const std::string good = json.encode(c);
+  ASSERT_EQ(json.decode_comment(good), c);
+  // Whitespace anywhere, and the fields in any order, are JSON: read.
+  EXPECT_EQ(json.decode_comment(" \n" + good + " \t"), c);
+  const std::string reordered =
+      "{\"approved\": " + std::string(c.approved ? "true" : "false") +
+      ", \"score\": " + std::to_string(c.score) + ", \"body\": \"" + c.body +
+      "\", \"created_at_ms\": " + std::to_string(c.created_at_ms) + ", \"author\": \"" + c.author +
+      "\", \"group_id\": " + std::to_string(c.group_id) + ", \"id\": " + std::to_string(c.id) + "}";
+  EXPECT_EQ(json.decode_comment(reordered), c);
+  const auto without = [&](const std::string& field) {
+    const std::size_t at = good.find("\"" + field + "\"");
+    const std::size_t end = good.find_first_of(",}", good.find(':', at) + 1);
+    std::string s = good;
+    return s.erase(at, end + 1 - at);
+  };
+  for (const char* f : {"id", "author", "body", "approved"}) {
+    SCOPED_TRACE(f);
+    try {
+      json.decode_comment(without(f) + (std::string(f) == "approved" ? "}" : ""));
+      ADD_FAILURE() << "a comment without '" << f << "' was read";
+    } catch (const CodecError& e) {
+      EXPECT_NE(std::string(e.what()).find("JSON"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(json.decode_comment(good + "{}"), CodecError);                      // trailing
+  EXPECT_THROW(json.decode_comment(good.substr(0, good.size() - 1)), CodecError);  // cut
+  EXPECT_THROW(json.decode_comment("{\"id\": 1, " + good.substr(1)), CodecError);  // twice
+  EXPECT_THROW(json.decode_comment("{\"extra\": 1, " + good.substr(1)), CodecError);
+  std::string big = good;
+  big.replace(big.find("\"score\": ") + 9, std::to_string(c.score).size(), "4294967296");
+  EXPECT_THROW(json.decode_comment(big), CodecError);  // beyond a 32-bit score
+  EXPECT_THROW(json.decode_document("[]"), CodecError);
+  EXPECT_THROW(json.decode_document(""), CodecError);
+}
+
+TEST(CachingCodec, MessagePackRefusesWhatDoesNotDescribeTheRecord) {
+  const Codec native{Encoding::Native, 6};
+  const Document d = generate_document(2, 0, 1024);
+  const std::string good = native.encode(d);
+  ASSERT_EQ(native.decode_document(good), d);
+  EXPECT_THROW(native.decode_document(good + '\x00'), CodecError);                    // trailing
+  EXPECT_THROW(native.decode_document(good.substr(0, good.size() - 1)), CodecError);  // cut
+  EXPECT_THROW(native.decode_document(""), CodecError);
+  EXPECT_THROW(native.decode_document(std::string("\x94", 1)), CodecError);  // 4 fields, none
+  EXPECT_THROW(native.decode_list(good), CodecError);     // a document is no list
+  EXPECT_THROW(native.decode_comment(good), CodecError);  // nor a comment
+  // A field of another type: the document's created_at_ms as a string "5" instead of 5.
+  const Document one{"k", "t", "a", 5, "b"};
+  const std::string k = "\xa1"
+                        "k",
+                    t = "\xa1"
+                        "t",
+                    a = "\xa1"
+                        "a",
+                    b = "\xa1"
+                        "b";
+  EXPECT_EQ(native.decode_document("\x95" + k + t + a + "\x05" + b), one);
+  EXPECT_THROW(native.decode_document("\x95" + k + t + a +
+                                      "\xa1"
+                                      "5" +
+                                      b),
+               CodecError);
+  // A score beyond 32 bits (uint 64: 0xcf, then 2^32 in 8 bytes), and a flag that is a number.
+  const std::string head = "\x97\x01\x01" + a + "\x01" + b;
+  EXPECT_THROW(native.decode_comment(head + std::string("\xcf\0\0\0\x01\0\0\0\0\xc3", 10)),
+               CodecError);
+  EXPECT_THROW(native.decode_comment(head + "\x07\x01"), CodecError);
+  EXPECT_EQ(native.decode_comment(head + "\x07\xc3"), (Comment{1, 1, "a", 1, "b", 7, true}));
+  // Counts the input cannot hold are refused before anything is reserved for them: an array of
+  // 2^32 - 1 comments in 8 bytes.
+  EXPECT_THROW(native.decode_list(std::string("\x92\x01\xdd\xff\xff\xff\xff\x97", 8)), CodecError);
+  EXPECT_THROW(native.decode_document(std::string("\x95\xdb\xff\xff\xff\xff", 6)), CodecError);
+}
+
 TEST(CachingCodec, EncodingNames) {
   for (Encoding e : kEncodings) EXPECT_EQ(encoding_from_string(to_string(e)), e);
   EXPECT_FALSE(encoding_from_string("pickle"));
-  EXPECT_EQ(encoding_names().size(), 3u);
+  EXPECT_EQ(encoding_names(),
+            (std::vector<std::string>{"native", "json", "protobuf", "protobuf+zlib"}));
+  EXPECT_EQ(all_encodings(), kEncodings);
 }
 
 TEST(CachingLru, KeepsWithinBudgetAndEvictsLeastRecentlyUsed) {
@@ -236,7 +322,7 @@ TEST(CachingLocalTier, NativeHoldsReadyObjectsEncodedHoldsBytes) {
   EXPECT_EQ(*native.get_list(4), l);
   EXPECT_EQ(native.document_bytes(d.key), footprint(*d1));
 
-  for (Encoding e : {Encoding::Protobuf, Encoding::ProtobufZlib}) {
+  for (Encoding e : {Encoding::Json, Encoding::Protobuf, Encoding::ProtobufZlib}) {
     LocalTier enc(50u << 20, Codec{e, 6});
     enc.put_document(d);
     enc.put_list(l);
@@ -274,7 +360,7 @@ TEST(CachingExperiment, HasValidDefaults) {
   EXPECT_EQ(p.get_int("list_size"), 1000);
   EXPECT_EQ(p.get_int("document_kb"), 60);
   EXPECT_EQ(p.get_int("local_budget_mb"), 50);
-  EXPECT_EQ(p.get_string("encodings"), "native,protobuf,protobuf+zlib");
+  EXPECT_EQ(p.get_string("encodings"), "native,json,protobuf,protobuf+zlib");
   EXPECT_THROW(Params::resolve(e->params(), {{"encodings", "pickle"}}), ParamError);
   EXPECT_THROW(Params::resolve(e->params(), {{"tiers", "memcache"}}), ParamError);
   EXPECT_THROW(Params::resolve(e->params(), {{"zlib_level", "10"}}), ParamError);

@@ -1,0 +1,188 @@
+// The records as JSON text: written by nlohmann::json (the project's JSON writer), read by
+// simdjson's On-Demand API straight into the structs, with no DOM in between. nlohmann's DOM
+// read the 60 KB document at about 130 MB/s and the list at about 90 MB/s, so that most of a
+// Redis get was parsing; On-Demand reads them an order of magnitude faster (docs/caching.md,
+// perflab-codec-bench gives the figures of every library measured).
+#include <simdjson.h>
+
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "caching/codec.h"
+#include "caching/codec_forms.h"
+
+namespace perflab::caching::forms {
+
+namespace {
+
+using nlohmann::json;
+namespace od = simdjson::ondemand;
+
+json to_json(const Document& d) {
+  return json{{"key", d.key},
+              {"title", d.title},
+              {"author", d.author},
+              {"created_at_ms", d.created_at_ms},
+              {"body", d.body}};
+}
+
+json to_json(const Comment& c) {
+  return json{{"id", c.id},
+              {"group_id", c.group_id},
+              {"author", c.author},
+              {"created_at_ms", c.created_at_ms},
+              {"body", c.body},
+              {"score", c.score},
+              {"approved", c.approved}};
+}
+
+// simdjson reads up to SIMDJSON_PADDING bytes past the end of its input: the bytes are copied
+// into a buffer of this thread's with that room (a value from Redis or PostgreSQL has none).
+// The parser, too, is the thread's: it keeps its buffers from one document to the next.
+struct Reader {
+  od::parser parser;
+  std::string text;
+  od::document iterate(std::string_view bytes) {
+    if (text.capacity() < bytes.size() + simdjson::SIMDJSON_PADDING)
+      text.reserve(bytes.size() + simdjson::SIMDJSON_PADDING);
+    text.assign(bytes.data(), bytes.size());
+    return parser.iterate(simdjson::padded_string_view(text.data(), text.size(), text.capacity()));
+  }
+};
+Reader& reader() {
+  thread_local Reader r;
+  return r;
+}
+
+[[noreturn]] void refuse(const std::string& why) {
+  throw CodecError("JSON does not describe the record: " + why);
+}
+
+void read_string(od::value v, std::string& out) {
+  std::string_view s = v.get_string();
+  out.assign(s.data(), s.size());
+}
+
+std::int32_t read_int32(od::value v, std::string_view field) {
+  const std::int64_t x = v.get_int64();
+  if (x < std::numeric_limits<std::int32_t>::min() || x > std::numeric_limits<std::int32_t>::max())
+    refuse("'" + std::string(field) + "' is out of range");
+  return static_cast<std::int32_t>(x);
+}
+
+// Each field once; `seen` has a bit per field of the record, in declaration order.
+void mark(unsigned& seen, unsigned bit, std::string_view field) {
+  if (seen & (1u << bit)) refuse("'" + std::string(field) + "' appears twice");
+  seen |= 1u << bit;
+}
+
+Document read_document(od::object o) {
+  Document d;
+  unsigned seen = 0;
+  for (auto field : o) {
+    const std::string_view k = field.unescaped_key();
+    od::value v = field.value();
+    if (k == "key") {
+      mark(seen, 0, k), read_string(v, d.key);
+    } else if (k == "title") {
+      mark(seen, 1, k), read_string(v, d.title);
+    } else if (k == "author") {
+      mark(seen, 2, k), read_string(v, d.author);
+    } else if (k == "created_at_ms") {
+      mark(seen, 3, k), d.created_at_ms = v.get_int64();
+    } else if (k == "body") {
+      mark(seen, 4, k), read_string(v, d.body);
+    } else {
+      refuse("unknown field '" + std::string(k) + "' in a document");
+    }
+  }
+  if (seen != 0b11111) refuse("a document lacks a field");
+  return d;
+}
+
+Comment read_comment(od::object o) {
+  Comment c;
+  unsigned seen = 0;
+  for (auto field : o) {
+    const std::string_view k = field.unescaped_key();
+    od::value v = field.value();
+    if (k == "id") {
+      mark(seen, 0, k), c.id = v.get_int64();
+    } else if (k == "group_id") {
+      mark(seen, 1, k), c.group_id = v.get_int64();
+    } else if (k == "author") {
+      mark(seen, 2, k), read_string(v, c.author);
+    } else if (k == "created_at_ms") {
+      mark(seen, 3, k), c.created_at_ms = v.get_int64();
+    } else if (k == "body") {
+      mark(seen, 4, k), read_string(v, c.body);
+    } else if (k == "score") {
+      mark(seen, 5, k), c.score = read_int32(v, k);
+    } else if (k == "approved") {
+      mark(seen, 6, k), c.approved = v.get_bool();
+    } else {
+      refuse("unknown field '" + std::string(k) + "' in a comment");
+    }
+  }
+  if (seen != 0b1111111) refuse("a comment lacks a field");
+  return c;
+}
+
+CommentList read_list(od::object o) {
+  CommentList l;
+  unsigned seen = 0;
+  for (auto field : o) {
+    const std::string_view k = field.unescaped_key();
+    od::value v = field.value();
+    if (k == "group_id") {
+      mark(seen, 0, k), l.group_id = v.get_int64();
+    } else if (k == "comments") {
+      mark(seen, 1, k);
+      for (auto c : v.get_array()) l.comments.push_back(read_comment(c.get_object()));
+    } else {
+      refuse("unknown field '" + std::string(k) + "' in a list");
+    }
+  }
+  if (seen != 0b11) refuse("a list lacks a field");
+  return l;
+}
+
+// Parses `bytes` as one JSON object read by `read`, and nothing after it.
+template <class Read>
+auto parse(std::string_view bytes, Read read) {
+  try {
+    od::document doc = reader().iterate(bytes);
+    auto record = read(doc.get_object());
+    if (doc.current_location().error() == simdjson::SUCCESS) refuse("text follows the record");
+    return record;
+  } catch (const simdjson::simdjson_error& e) {
+    throw CodecError(std::string("malformed JSON or a field of the wrong type: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::string json_encode(const Document& d) {
+  return to_json(d).dump();
+}
+std::string json_encode(const Comment& c) {
+  return to_json(c).dump();
+}
+std::string json_encode(const CommentList& l) {
+  json arr = json::array();
+  for (const auto& c : l.comments) arr.push_back(to_json(c));
+  return json{{"group_id", l.group_id}, {"comments", std::move(arr)}}.dump();
+}
+
+Document json_decode_document(std::string_view bytes) {
+  return parse(bytes, read_document);
+}
+Comment json_decode_comment(std::string_view bytes) {
+  return parse(bytes, read_comment);
+}
+CommentList json_decode_list(std::string_view bytes) {
+  return parse(bytes, read_list);
+}
+
+}  // namespace perflab::caching::forms
