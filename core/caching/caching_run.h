@@ -2,6 +2,7 @@
 // One caching run as its parts share it: the settings read from the parameters, the servers, the
 // cells the tier matrix measured, and the article's figures. Internal to the experiment.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,6 +53,38 @@ Claims claims(const Published& p);
 // The article's table, as published.
 ArticleTable published_table();
 
+// The parts of a get, each timed alone (caching/tier_gets.cpp): the fetch (the request, the wire,
+// the server, the client library reading the reply), the decode into the ready object, and the
+// check that it is the record asked for.
+enum class GetPart { Fetch, Decode, Check };
+inline constexpr std::size_t kGetPartCount = 3;
+inline constexpr GetPart kGetParts[kGetPartCount] = {GetPart::Fetch, GetPart::Decode,
+                                                     GetPart::Check};
+const char* to_string(GetPart p);  // "fetch", "decode", "check"
+
+// One workload's get from a tier, whole and in its parts. The check is what a caller checks of
+// a get: that the object is the record asked for (its key or group, and its size);
+// store_and_check compared every byte once before any get was timed.
+class WorkloadGet {
+ public:
+  WorkloadGet(Tier& tier, const std::string& workload, const Document& doc,
+              const CommentList& list);
+  // The fetch, the decode and the check; false when the tier no longer holds the record. Throws
+  // when the tier returns another record.
+  bool get();
+  bool fetch();        // false: the tier no longer holds the record
+  bool decode();       // of what the last fetch holds; false: nothing to decode
+  bool check() const;  // whether the object decoded last is the record asked for
+
+ private:
+  Tier& tier_;
+  bool document_;
+  const Document& doc_;
+  const CommentList& list_;
+  std::shared_ptr<const Document> decoded_document_;
+  std::shared_ptr<const CommentList> decoded_list_;
+};
+
 // What one (workload, tier, encoding) cell measured.
 struct Cell {
   double wall_us = 0;                             // median per get
@@ -59,6 +92,11 @@ struct Cell {
   std::optional<double> server_cpu_us;            // per get, when measurable
   bool local = false;                             // no server at all
   std::vector<double> wall_samples, cpu_samples;  // per get, one per sample
+  // Each part of a get alone (kGetParts' order), per part: sample r in the round of sample r.
+  std::array<std::vector<double>, kGetPartCount> part_wall_samples, part_cpu_samples;
+  const std::vector<double>& part(GetPart p) const {
+    return part_wall_samples[static_cast<std::size_t>(p)];
+  }
   std::optional<double> total_cpu_us() const {
     if (local) return cpu_us;
     if (server_cpu_us) return cpu_us + *server_cpu_us;
@@ -156,13 +194,11 @@ std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
 // Stores the records; every tier must give back exactly what it was given before it is timed.
 void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
                      const Document& doc, const CommentList& list);
-// One get of the workload from the tier; false when the tier lost the record.
-std::function<bool()> workload_get(Tier& tier, const std::string& workload, const Document& doc,
-                                   const CommentList& list);
 
-// Every (tier, encoding) of the matrix, its gets measured (caching/tier_gets.cpp).
+// Every (tier, encoding) of the matrix, its gets and their parts measured
+// (caching/tier_gets.cpp). Its progress runs from `from` to `to`.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                const Document& doc, const CommentList& list, double share);
+                const Document& doc, const CommentList& list, double from, double to);
 
 // The tiers' read latency at a fixed rate, open loop: a percentile spectrum per tier, the
 // achieved rate beside the target, and their findings (caching/tier_latency.cpp). Its progress

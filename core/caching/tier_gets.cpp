@@ -1,9 +1,12 @@
 // The caching experiment's tier matrix: each tier and encoding stores the records, then the gets
-// of both workloads are timed (wall, client CPU, server CPU, bytes) and the findings updated.
+// of both workloads are timed (wall, client CPU, server CPU, bytes), each get's parts (fetch,
+// decode, check) alone beside it, and the findings updated.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +17,7 @@
 
 #include "caching/caching_run.h"
 #include "common/clock.h"
+#include "common/significance.h"
 #include "runner/expected_progress.h"
 #include "runner/rounds.h"
 
@@ -21,58 +25,109 @@ namespace perflab::caching {
 
 namespace {
 
+// What one workload's gets from one tier measured: the whole get and each of its parts alone.
 struct Measurement {
-  std::vector<double> wall_us, cpu_us;  // per get, one per sample
+  std::vector<double> wall_us, cpu_us;  // a whole get, per get, one per sample
+  // Each part (kGetParts' order), per part, one sample per round: sample r of every part was
+  // taken in the round of the whole get's sample r.
+  std::array<std::vector<double>, kGetPartCount> part_wall_us, part_cpu_us;
   std::optional<double> server_cpu_us;
   int gets_per_sample = 1;
+  std::array<int, kGetPartCount> parts_per_sample{};
   std::optional<PointPrecision> precision;  // when measured to a precision
 };
 
-// Times `get` (returns false when the tier lost the value): warm-up, then `reps` samples of
-// `inner` gets each (inner chosen so a sample lasts >= 20 µs, so the clocks' own cost stays
-// small), then more gets until `window_ns` has passed so that the server's CPU counter (10 ms
-// ticks for /proc) has something to count. `on_progress` hears the share of the samples taken
-// and of the window gone.
-Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tier, int warmup,
-                    int reps, std::int64_t window_ns,
+// How many calls of `op` make a sample of at least 20 µs, so that the clocks' own cost stays
+// small (a thread-CPU clock read is a system call): one call's time is the fastest of five
+// windows of at least 40 µs (or 20,000 calls) each. One window alone took a preemption for the
+// op's own time: a local get of 80 ns came out at 3 µs, its samples of 7 gets lasted 2 µs, and
+// the clocks made a third of each get.
+template <class Op>
+int calls_per_sample(const Op& op) {
+  double best_ns = std::numeric_limits<double>::infinity();
+  for (int window = 0; window < 5; ++window) {
+    const std::int64_t t0 = wall_ns();
+    std::int64_t n = 0;
+    do {
+      op();
+      ++n;
+    } while (wall_ns() - t0 < 40'000 && n < 20'000);
+    best_ns = std::min(best_ns, static_cast<double>(wall_ns() - t0) / static_cast<double>(n));
+  }
+  return static_cast<int>(std::clamp(std::ceil(20'000.0 / best_ns), 1.0, 10'000.0));
+}
+
+// Times the gets of one workload (returns false when the tier lost the value): warm-up, then
+// `reps` rounds, each a sample of whole gets and a sample of each part alone (fetches; decodes
+// of the last fetch; checks of the last decode), in an order rotated round by round, so that a
+// slow moment of the machine hits them alike; then more gets until `window_ns` has passed so
+// that the server's CPU counter (10 ms ticks for /proc) has something to count, which counts
+// the fetches too. `on_progress` hears the share of the rounds taken and of the window gone.
+Measurement measure(RunContext& ctx, WorkloadGet& get, Tier& tier, int warmup, int reps,
+                    std::int64_t window_ns,
                     const std::function<void(double, double)>& on_progress) {
   const auto lost = [&] {
     return std::runtime_error("the " + tier.name() + " tier (" + to_string(tier.codec().encoding) +
                               ") no longer holds the record");
   };
+  const auto whole = [&] {
+    if (!get.get()) throw lost();
+  };
+  const std::array<std::function<void()>, kGetPartCount> parts = {[&] {
+                                                                    if (!get.fetch()) throw lost();
+                                                                  },
+                                                                  [&] {
+                                                                    if (!get.decode()) throw lost();
+                                                                  },
+                                                                  [&] {
+                                                                    if (!get.check()) throw lost();
+                                                                  }};
   for (int i = 0; i < warmup; ++i) {
     ctx.check_stop();
-    if (!get()) throw lost();
+    whole();
   }
-  std::int64_t t0 = wall_ns();
-  std::int64_t n = 0;
-  do {
-    if (!get()) throw lost();
-    ++n;
-  } while (wall_ns() - t0 < 200'000 && n < 100'000);
-  const double est_ns = static_cast<double>(wall_ns() - t0) / static_cast<double>(n);
   Measurement m;
-  m.gets_per_sample = static_cast<int>(std::clamp(std::ceil(20'000.0 / est_ns), 1.0, 10'000.0));
+  m.gets_per_sample = calls_per_sample(whole);
+  for (std::size_t k = 0; k < kGetPartCount; ++k) {
+    if (k == 1) parts[0]();  // a decode needs a fetch, a check a decode: the fetch before
+    m.parts_per_sample[k] = calls_per_sample(parts[k]);
+  }
 
   const bool has_server = tier.name() != "local";
   const std::optional<std::int64_t> s0 = has_server ? tier.server_cpu_ns() : std::nullopt;
   const std::int64_t start = wall_ns();
-  std::int64_t gets = 0;
+  std::int64_t requests = 0;  // whole gets and fetches: what the server answered
   m.wall_us.reserve(static_cast<std::size_t>(reps));
   m.cpu_us.reserve(static_cast<std::size_t>(reps));
-  // With a precision: samples until the median of the wall time is that precise.
-  PointRounds rounds(ctx, 0, reps, 1);
-  while (rounds.next()) {
-    ctx.check_stop();
+  // With a precision: rounds until the median of the whole get's wall time is that precise.
+  PointRounds rounds(ctx, 0, reps, 1 + kGetPartCount);
+  rounds.track_median(0);
+  const auto sample = [&](const std::function<void()>& op, int calls, std::vector<double>& wall,
+                          std::vector<double>& cpu) {
     Stopwatch sw;
-    for (int i = 0; i < m.gets_per_sample; ++i)
-      if (!get()) throw lost();
-    const std::int64_t cpu = sw.cpu_elapsed_ns();
-    const std::int64_t wall = sw.wall_elapsed_ns();
-    m.wall_us.push_back(static_cast<double>(wall) / 1e3 / m.gets_per_sample);
-    m.cpu_us.push_back(static_cast<double>(cpu) / 1e3 / m.gets_per_sample);
-    gets += m.gets_per_sample;
-    rounds.record(std::span<const double>(&m.wall_us.back(), 1));
+    for (int i = 0; i < calls; ++i) op();
+    const std::int64_t c = sw.cpu_elapsed_ns();
+    const std::int64_t w = sw.wall_elapsed_ns();
+    wall.push_back(static_cast<double>(w) / 1e3 / calls);
+    cpu.push_back(static_cast<double>(c) / 1e3 / calls);
+  };
+  for (int round = 0; rounds.next(); ++round) {
+    ctx.check_stop();
+    // The whole get and the fetch first, in turn; a decode after a fetch, a check after it.
+    if (round % 2 == 0) {
+      sample(whole, m.gets_per_sample, m.wall_us, m.cpu_us);
+      sample(parts[0], m.parts_per_sample[0], m.part_wall_us[0], m.part_cpu_us[0]);
+    } else {
+      sample(parts[0], m.parts_per_sample[0], m.part_wall_us[0], m.part_cpu_us[0]);
+      sample(whole, m.gets_per_sample, m.wall_us, m.cpu_us);
+    }
+    parts[0]();  // what the decodes decode: a fetch of this round
+    for (std::size_t k = 1; k < kGetPartCount; ++k)
+      sample(parts[k], m.parts_per_sample[k], m.part_wall_us[k], m.part_cpu_us[k]);
+    requests += m.gets_per_sample + m.parts_per_sample[0] + 1;
+    const double round_wall[] = {m.wall_us.back(), m.part_wall_us[0].back(),
+                                 m.part_wall_us[1].back(), m.part_wall_us[2].back()};
+    rounds.record(round_wall);
     on_progress(std::min(1.0, static_cast<double>(m.wall_us.size()) / reps), 0.0);
   }
   m.precision = rounds.precision();
@@ -80,12 +135,12 @@ Measurement measure(RunContext& ctx, const std::function<bool()>& get, Tier& tie
     for (std::int64_t gone; (gone = wall_ns() - start) < window_ns;) {
       ctx.check_stop();
       on_progress(1.0, static_cast<double>(gone) / static_cast<double>(window_ns));
-      if (!get()) throw lost();
-      ++gets;
+      whole();
+      ++requests;
     }
     const std::optional<std::int64_t> s1 = tier.server_cpu_ns();
-    if (s1 && gets > 0)
-      m.server_cpu_us = static_cast<double>(*s1 - *s0) / 1e3 / static_cast<double>(gets);
+    if (s1 && requests > 0)
+      m.server_cpu_us = static_cast<double>(*s1 - *s0) / 1e3 / static_cast<double>(requests);
   }
   return m;
 }
@@ -94,6 +149,11 @@ double mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+// "redis, protobuf": a stack of the parts charts; never a measured figure (Compare matches on it).
+std::string cell_label(const std::string& tier_name, const std::string& series) {
+  return tier_name + ", " + series;
 }
 
 void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
@@ -108,9 +168,9 @@ void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
                "",
                false,
                true,
-               "Median wall time of one get returning a ready object; bars per tier, one per "
-               "encoding: native is typed rows in PostgreSQL, MessagePack in Redis and the object "
-               "itself in local memory.",
+               "Median wall time of one get returning a ready object (fetch, decode, check); bars "
+               "per tier, one per encoding: native is typed rows in PostgreSQL, MessagePack in "
+               "Redis and the object itself in local memory.",
                false,
                false,
                W == kWorkloads[0]};
@@ -125,31 +185,90 @@ void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
     ctx.add_group({W + "_bytes", "Bytes stored: " + what, "bytes", "", false, true,
                    "Size of the stored record in each tier and encoding (PostgreSQL: after "
                    "TOAST compression)."});
+    const std::string parts_how =
+        "Each part of a get timed alone, in the rounds of the whole get: the fetch (request, "
+        "wire, server, and the client library reading the reply), the decode into the ready "
+        "object, and the check that it is the record asked for. A part is its median; ";
+    Group share{W + "_get_parts",
+                "Where a get's time goes: " + what,
+                "% of one get",
+                "",
+                false,
+                true,
+                parts_how +
+                    "100% is the median whole get, so a stack's height is what the parts add up "
+                    "to (the figures of a part give its µs, the whole get's and the sum's ratio "
+                    "to it with its interval)."};
+    share.stacked = true;
+    share.y_label = "% of one get (its parts stacked)";  // a share: no better direction
+    ctx.add_group(share);
+    Group us{W + "_get_parts_us",
+             "Where a get's time goes, in µs: " + what,
+             "us/get",
+             "",
+             false,
+             true,
+             parts_how + "stacked in µs per get."};
+    us.stacked = true;
+    ctx.add_group(us);
   }
 }
 
 // The time measuring a workload will take (measure()) when one get takes `get_s`: the gets
-// before the samples, the samples (of 20 us at least), then what is left of the server's CPU
-// window; and the share of it done when the samples are.
+// before the rounds, the rounds (a whole get's sample and a fetch's, each of 20 µs at least,
+// and two short ones: decodes and checks), then what is left of the server's CPU window; and the
+// share of it done when the rounds are.
 struct Expected {
   double seconds = 0, samples_share = 1;
 };
 Expected expected_time(const CachingPlan& plan, bool has_server, double get_s) {
-  const double samples_s = plan.reps * std::max(get_s, 20e-6);
+  const double samples_s = plan.reps * (2 * std::max(get_s, 20e-6) + 40e-6);
   const double window_s = has_server ? static_cast<double>(plan.window_ns) / 1e9 : 0.0;
-  const double until_samples_done = (plan.warmup + 1) * get_s + 200e-6 + samples_s;
+  const double until_samples_done = (plan.warmup + 2) * get_s + 800e-6 + samples_s;
   const double seconds = until_samples_done + std::max(0.0, window_s - samples_s);
   return {seconds, until_samples_done / seconds};
 }
 
+// The parts of a get as two stacks of one cell (label "tier, encoding"): in % of the median
+// whole get, and in µs. Each point's figures: the part's median µs and client CPU, the whole
+// get's median, and the ratio (sum of the parts) / whole over the same rounds with its interval.
+void publish_parts(RunContext& ctx, const std::string& workload, const std::string& label,
+                   const Measurement& m) {
+  const double whole = summarize(m.wall_us).median;
+  if (!(whole > 0) || m.part_wall_us[0].empty()) return;
+  std::vector<double> sums(m.wall_us.size(), 0.0);
+  for (const auto& part : m.part_wall_us)
+    for (std::size_t r = 0; r < sums.size() && r < part.size(); ++r) sums[r] += part[r];
+  const std::optional<Estimate> adds_up = ratio_ci(sums, m.wall_us);
+  for (std::size_t k = 0; k < kGetPartCount; ++k) {
+    Point pct{label, std::nullopt, {}, {}, {}};
+    for (double us : m.part_wall_us[k]) pct.samples.push_back(100.0 * us / whole);
+    pct.precision = m.precision;
+    pct.extra["us"] = summarize(m.part_wall_us[k]).median;
+    pct.extra["cpu_us"] = summarize(m.part_cpu_us[k]).median;
+    pct.extra["whole_us"] = whole;
+    pct.extra["calls_per_sample"] = m.parts_per_sample[k];
+    if (adds_up) {
+      pct.extra["parts_vs_whole"] = adds_up->value;
+      pct.extra["parts_vs_whole_lo"] = adds_up->lo;
+      pct.extra["parts_vs_whole_hi"] = adds_up->hi;
+    }
+    Point us{label, std::nullopt, m.part_wall_us[k], {}, {}};
+    us.precision = m.precision;
+    us.extra = pct.extra;
+    ctx.add_point(workload + "_get_parts", to_string(kGetParts[k]), std::move(pct));
+    ctx.add_point(workload + "_get_parts_us", to_string(kGetParts[k]), std::move(us));
+  }
+}
+
 // Measures the gets of one workload from one tier and publishes its points (wall, client CPU,
-// server CPU, bytes); returns the cell the findings compare.
+// server CPU, bytes, the parts); returns the cell the findings compare.
 Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
                   const std::string& tier_name, const std::string& series,
                   const std::string& workload, const Document& doc, const CommentList& list,
                   const std::function<void(double, double)>& on_progress) {
-  Measurement m = measure(ctx, workload_get(tier, workload, doc, list), tier, plan.warmup,
-                          plan.reps, plan.window_ns, on_progress);
+  WorkloadGet get(tier, workload, doc, list);
+  Measurement m = measure(ctx, get, tier, plan.warmup, plan.reps, plan.window_ns, on_progress);
   const std::size_t bytes =
       workload == "document" ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
   Cell c;
@@ -177,9 +296,12 @@ Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
   }
   ctx.add_point(workload + "_bytes", series,
                 Point{tier_name, std::nullopt, {static_cast<double>(bytes)}, {}, {}});
+  publish_parts(ctx, workload, cell_label(tier_name, series), m);
   c.wall_us = summarize(m.wall_us).median;
   c.wall_samples = m.wall_us;
   c.cpu_samples = m.cpu_us;
+  c.part_wall_samples = m.part_wall_us;
+  c.part_cpu_samples = m.part_cpu_us;
   return c;
 }
 
@@ -208,10 +330,46 @@ void store_and_check(Tier& tier, const std::string& tier_name, const std::string
                              ") returned records different from those stored");
 }
 
-std::function<bool()> workload_get(Tier& tier, const std::string& workload, const Document& doc,
-                                   const CommentList& list) {
-  if (workload == "document") return [&] { return tier.get_document(doc.key) != nullptr; };
-  return [&] { return tier.get_list(list.group_id) != nullptr; };
+const char* to_string(GetPart p) {
+  switch (p) {
+    case GetPart::Fetch:
+      return "fetch";
+    case GetPart::Decode:
+      return "decode";
+    case GetPart::Check:
+      return "check";
+  }
+  return "?";
+}
+
+WorkloadGet::WorkloadGet(Tier& tier, const std::string& workload, const Document& doc,
+                         const CommentList& list)
+    : tier_(tier), document_(workload == "document"), doc_(doc), list_(list) {}
+
+bool WorkloadGet::fetch() {
+  return document_ ? tier_.fetch_document(doc_.key) : tier_.fetch_list(list_.group_id);
+}
+
+bool WorkloadGet::decode() {
+  if (document_) return (decoded_document_ = tier_.decode_document()) != nullptr;
+  return (decoded_list_ = tier_.decode_list()) != nullptr;
+}
+
+bool WorkloadGet::check() const {
+  if (document_)
+    return decoded_document_ && decoded_document_->key == doc_.key &&
+           decoded_document_->body.size() == doc_.body.size();
+  return decoded_list_ && decoded_list_->group_id == list_.group_id &&
+         decoded_list_->comments.size() == list_.comments.size() &&
+         (list_.comments.empty() || decoded_list_->comments.back().id == list_.comments.back().id);
+}
+
+bool WorkloadGet::get() {
+  if (!fetch() || !decode()) return false;
+  if (!check())
+    throw std::runtime_error("the " + tier_.name() + " tier (" + to_string(tier_.codec().encoding) +
+                             ") returned another record than the one asked for");
+  return true;
 }
 
 // Every (tier, encoding) of the matrix: records stored and checked and one get of each workload
@@ -221,7 +379,7 @@ std::function<bool()> workload_get(Tier& tier, const std::string& workload, cons
 // or the findings what the last ones took (the stores took 5 to 30% of a lecture run, the
 // findings after the last tiers up to a fifth of a second each).
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                const Document& doc, const CommentList& list, double share) {
+                const Document& doc, const CommentList& list, double from, double to) {
   add_matrix_groups(ctx, plan);
   struct Stored {
     std::string tier_name;
@@ -236,7 +394,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
   // time (0.006 s to 0.12 s at a load average of 25, 0.018 s to 0.45 s with two busy loops).
   constexpr double kFindingsPerStore = 0.05;
   constexpr std::size_t kPer = std::size(kWorkloads) + 1;
-  ExpectedProgress progress(0, share);
+  ExpectedProgress progress(from, to);
   std::vector<std::pair<std::string, Encoding>> matrix;
   for (const auto& tier_name : plan.tiers)
     for (Encoding enc : plan.encodings) matrix.emplace_back(tier_name, enc);
@@ -273,9 +431,9 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
              {}};
     store_and_check(*s.tier, tier_name, series, doc, list);
     for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
-      const auto get = workload_get(*s.tier, kWorkloads[w], doc, list);
+      WorkloadGet get(*s.tier, kWorkloads[w], doc, list);
       const std::int64_t t0 = wall_ns();
-      get();  // checked when measured
+      get.get();  // checked when measured
       s.expected[w] =
           expected_time(plan, tier_name != "local", static_cast<double>(wall_ns() - t0) / 1e9);
       progress.expect(first(k) + w, s.expected[w].seconds);

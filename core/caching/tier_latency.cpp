@@ -93,8 +93,8 @@ void run_latency(RunContext& ctx, const CachingPlan& plan, const CachingServers&
                      "read latency at " + open_loop_rate_text(plan.latency_rate) + " from " +
                          series[t].title + ": round " + std::to_string(round + 1) + "/" +
                          std::to_string(plan.latency_rounds));
-        const auto get = workload_get(*tiers[t], plan.latency_workload, doc, list);
-        for (int w = 0; w < 20; ++w) get();  // the connection and the caches warm
+        WorkloadGet get(*tiers[t], plan.latency_workload, doc, list);
+        for (int w = 0; w < 20; ++w) get.get();  // the connection and the caches warm
         series[t].add(run_open_loop(
                           {.rate = plan.latency_rate,
                            .arrivals = plan.arrivals,
@@ -102,7 +102,7 @@ void run_latency(RunContext& ctx, const CachingPlan& plan, const CachingServers&
                            .seed = plan.seed + static_cast<std::uint64_t>(round),
                            .lag_limit_ms = plan.latency_lag_limit_ms},
                           [&] {
-                            if (!get())
+                            if (!get.get())
                               throw std::runtime_error("the " + series[t].series +
                                                        " tier no longer holds the "
                                                        "record");

@@ -207,12 +207,28 @@ void PostgresTier::put_list(const CommentList& l) {
   tx.commit();
 }
 
-std::shared_ptr<const Document> PostgresTier::get_document(const std::string& key) {
+bool PostgresTier::fetch_document(const std::string& key) {
   PgParams p;
   const char* enc = to_string(codec_.encoding);
   if (codec_.encoding != Encoding::Native) p.add_text(enc);
   p.add_text(key.c_str());
-  PgResult r = query("get_doc", p);
+  document_rows_ = query("get_doc", p);
+  return document_rows_.rows() > 0;
+}
+
+bool PostgresTier::fetch_list(std::int64_t group_id) {
+  PgParams p;
+  const char* enc = to_string(codec_.encoding);
+  const std::string group = std::to_string(group_id);
+  if (codec_.encoding != Encoding::Native) p.add_text(enc);
+  p.add_text(group.c_str());
+  list_rows_ = query("get_list", p);
+  list_group_ = group_id;
+  return list_rows_.rows() > 0;
+}
+
+std::shared_ptr<const Document> PostgresTier::decode_document() {
+  const PgResult& r = document_rows_;
   if (r.rows() == 0) return nullptr;
   if (codec_.encoding != Encoding::Native)
     return std::make_shared<const Document>(codec_.decode_document(r.value(0, 0)));
@@ -225,16 +241,11 @@ std::shared_ptr<const Document> PostgresTier::get_document(const std::string& ke
   return d;
 }
 
-std::shared_ptr<const CommentList> PostgresTier::get_list(std::int64_t group_id) {
-  PgParams p;
-  const char* enc = to_string(codec_.encoding);
-  const std::string group = std::to_string(group_id);
-  if (codec_.encoding != Encoding::Native) p.add_text(enc);
-  p.add_text(group.c_str());
-  PgResult r = query("get_list", p);
+std::shared_ptr<const CommentList> PostgresTier::decode_list() {
+  const PgResult& r = list_rows_;
   if (r.rows() == 0) return nullptr;
   auto l = std::make_shared<CommentList>();
-  l->group_id = group_id;
+  l->group_id = list_group_;
   l->comments.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
     if (codec_.encoding != Encoding::Native) {
@@ -324,16 +335,26 @@ void RedisTier::put_list(const CommentList& l) {
   set(list_key(l.group_id), codec_.encode(l));
 }
 
-std::shared_ptr<const Document> RedisTier::get_document(const std::string& key) {
+bool RedisTier::fetch_document(const std::string& key) {
   auto v = get(document_key(key));
-  if (!v) return nullptr;
-  return std::make_shared<const Document>(codec_.decode_document(*v));
+  if (!v) return false;
+  document_value_ = std::move(*v);
+  return true;
 }
 
-std::shared_ptr<const CommentList> RedisTier::get_list(std::int64_t group_id) {
+bool RedisTier::fetch_list(std::int64_t group_id) {
   auto v = get(list_key(group_id));
-  if (!v) return nullptr;
-  return std::make_shared<const CommentList>(codec_.decode_list(*v));
+  if (!v) return false;
+  list_value_ = std::move(*v);
+  return true;
+}
+
+std::shared_ptr<const Document> RedisTier::decode_document() {
+  return std::make_shared<const Document>(codec_.decode_document(document_value_));
+}
+
+std::shared_ptr<const CommentList> RedisTier::decode_list() {
+  return std::make_shared<const CommentList>(codec_.decode_list(list_value_));
 }
 
 std::optional<std::string> RedisTier::get_document_bytes(const std::string& key) {
@@ -444,21 +465,31 @@ void LocalTier::put_list(const CommentList& l) {
   cache_.put(key, Value(std::move(s)), bytes);
 }
 
-std::shared_ptr<const Document> LocalTier::get_document(const std::string& key) {
+bool LocalTier::fetch_document(const std::string& key) {
   const Value* v = cache_.get(local_doc_key(key));
-  if (!v) return nullptr;
-  if (auto* obj = std::get_if<std::shared_ptr<const Document>>(v)) return *obj;
-  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(v))
-    return std::make_shared<const Document>(codec_.decode_document(**s));
+  if (!v) return false;
+  document_entry_ = *v;
+  return true;
+}
+
+bool LocalTier::fetch_list(std::int64_t group_id) {
+  const Value* v = cache_.get(local_list_key(group_id));
+  if (!v) return false;
+  list_entry_ = *v;
+  return true;
+}
+
+std::shared_ptr<const Document> LocalTier::decode_document() {
+  if (auto* obj = std::get_if<std::shared_ptr<const Document>>(&document_entry_)) return *obj;
+  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(&document_entry_))
+    return *s ? std::make_shared<const Document>(codec_.decode_document(**s)) : nullptr;
   return nullptr;
 }
 
-std::shared_ptr<const CommentList> LocalTier::get_list(std::int64_t group_id) {
-  const Value* v = cache_.get(local_list_key(group_id));
-  if (!v) return nullptr;
-  if (auto* obj = std::get_if<std::shared_ptr<const CommentList>>(v)) return *obj;
-  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(v))
-    return std::make_shared<const CommentList>(codec_.decode_list(**s));
+std::shared_ptr<const CommentList> LocalTier::decode_list() {
+  if (auto* obj = std::get_if<std::shared_ptr<const CommentList>>(&list_entry_)) return *obj;
+  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(&list_entry_))
+    return *s ? std::make_shared<const CommentList>(codec_.decode_list(**s)) : nullptr;
   return nullptr;
 }
 

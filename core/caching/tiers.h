@@ -8,7 +8,9 @@
 //              Perflab's prefix only, and only the keys a tier wrote are ever deleted.
 //   local    — the instance's memory: an LRU cache with a byte budget holding ready objects
 //              (`native`) or encoded bytes (decoded on every get).
-// A get returns a ready object (shared_ptr) or nullptr when the tier does not hold the key.
+// A get returns a ready object (shared_ptr) or nullptr when the tier does not hold the key. It is
+// two parts, each of which can be timed alone (where a get's time goes): the fetch brings the
+// stored record to the client and holds it as it came, the decode makes the ready object of it.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,8 +36,22 @@ class Tier {
 
   virtual void put_document(const Document& d) = 0;
   virtual void put_list(const CommentList& l) = 0;
-  virtual std::shared_ptr<const Document> get_document(const std::string& key) = 0;
-  virtual std::shared_ptr<const CommentList> get_list(std::int64_t group_id) = 0;
+  // The fetch: the request, the wire, the server and the client library's reading of the reply;
+  // the tier holds what came (the value's bytes, the rows, the cache entry) until the next fetch
+  // of that workload. False when the tier does not hold the record.
+  virtual bool fetch_document(const std::string& key) = 0;
+  virtual bool fetch_list(std::int64_t group_id) = 0;
+  // The decode: the ready object from what the last successful fetch holds (a tier that holds
+  // ready objects hands its own over). Repeatable: each call decodes the same fetch again.
+  virtual std::shared_ptr<const Document> decode_document() = 0;
+  virtual std::shared_ptr<const CommentList> decode_list() = 0;
+  // A get: the fetch, then the decode; nullptr when the tier does not hold the record.
+  std::shared_ptr<const Document> get_document(const std::string& key) {
+    return fetch_document(key) ? decode_document() : nullptr;
+  }
+  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) {
+    return fetch_list(group_id) ? decode_list() : nullptr;
+  }
   // Bytes the tier stores for the record (0 when absent).
   virtual std::size_t document_bytes(const std::string& key) = 0;
   virtual std::size_t list_bytes(std::int64_t group_id) = 0;
@@ -63,8 +79,10 @@ class PostgresTier : public Tier {
   std::string name() const override { return "postgres"; }
   void put_document(const Document& d) override;
   void put_list(const CommentList& l) override;
-  std::shared_ptr<const Document> get_document(const std::string& key) override;
-  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) override;
+  bool fetch_document(const std::string& key) override;
+  bool fetch_list(std::int64_t group_id) override;
+  std::shared_ptr<const Document> decode_document() override;
+  std::shared_ptr<const CommentList> decode_list() override;
   std::size_t document_bytes(const std::string& key) override;
   std::size_t list_bytes(std::int64_t group_id) override;
   std::optional<std::int64_t> server_cpu_ns() override;
@@ -73,6 +91,8 @@ class PostgresTier : public Tier {
  private:
   PgResult query(const std::string& stmt, const PgParams& p);  // binary results
   PgConnection conn_;
+  PgResult document_rows_, list_rows_;  // the last fetches (binary results)
+  std::int64_t list_group_ = 0;
   std::string schema_q_;  // quoted schema
   bool local_server_;
 };
@@ -87,8 +107,10 @@ class RedisTier : public Tier {
   std::string name() const override { return "redis"; }
   void put_document(const Document& d) override;
   void put_list(const CommentList& l) override;
-  std::shared_ptr<const Document> get_document(const std::string& key) override;
-  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) override;
+  bool fetch_document(const std::string& key) override;
+  bool fetch_list(std::int64_t group_id) override;
+  std::shared_ptr<const Document> decode_document() override;
+  std::shared_ptr<const CommentList> decode_list() override;
   std::size_t document_bytes(const std::string& key) override;
   std::size_t list_bytes(std::int64_t group_id) override;
   // used_cpu_sys + used_cpu_user from INFO (works for any server we can reach).
@@ -106,7 +128,8 @@ class RedisTier : public Tier {
   void set(const std::string& key, const std::string& value);
   std::optional<std::string> get(const std::string& key);
   RedisClient client_;
-  std::string base_;  // <prefix>caching:<encoding>:
+  std::string document_value_, list_value_;  // the last fetches, as they came
+  std::string base_;                         // <prefix>caching:<encoding>:
   std::set<std::string> written_;
 };
 
@@ -123,8 +146,11 @@ class LocalTier : public Tier {
   void put_document(std::shared_ptr<const Document> d);
   // Stores an already encoded document (must be in this tier's encoding; native decodes it).
   void put_document_bytes(const std::string& key, std::string bytes);
-  std::shared_ptr<const Document> get_document(const std::string& key) override;
-  std::shared_ptr<const CommentList> get_list(std::int64_t group_id) override;
+  // The fetch is the cache's lookup; the decode hands a ready object over, or decodes the bytes.
+  bool fetch_document(const std::string& key) override;
+  bool fetch_list(std::int64_t group_id) override;
+  std::shared_ptr<const Document> decode_document() override;
+  std::shared_ptr<const CommentList> decode_list() override;
   std::size_t document_bytes(const std::string& key) override;
   std::size_t list_bytes(std::int64_t group_id) override;
   std::optional<std::int64_t> server_cpu_ns() override { return 0; }  // no server
@@ -134,6 +160,7 @@ class LocalTier : public Tier {
 
  private:
   LruCache<Value> cache_;
+  Value document_entry_, list_entry_;  // the last fetches: the entries (shared, never copied)
 };
 
 }  // namespace perflab::caching

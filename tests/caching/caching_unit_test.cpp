@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "caching/caching_run.h"
 #include "caching/codec.h"
 #include "caching/experiment.h"
 #include "caching/lru.h"
@@ -337,6 +338,56 @@ TEST(CachingLocalTier, NativeHoldsReadyObjectsEncodedHoldsBytes) {
   }
   EXPECT_EQ(native.get_document("missing"), nullptr);
   EXPECT_EQ(native.stats().misses, 1u);
+}
+
+TEST(CachingLocalTier, AGetIsAFetchThenARepeatableDecode) {
+  const Document d = generate_document(3, 0, 4 * 1024);
+  const CommentList l = generate_comments(3, 4, 10);
+  for (Encoding e : kEncodings) {
+    SCOPED_TRACE(to_string(e));
+    LocalTier t(50u << 20, Codec{e, 6});
+    t.put_document(d);
+    t.put_list(l);
+    EXPECT_FALSE(t.fetch_document("missing"));
+    ASSERT_TRUE(t.fetch_document(d.key));
+    ASSERT_TRUE(t.fetch_list(4));
+    const auto d1 = t.decode_document(), d2 = t.decode_document();
+    ASSERT_TRUE(d1 && d2);
+    EXPECT_EQ(*d1, d);
+    EXPECT_EQ(*d2, d);
+    // The ready object is handed over; an encoding is decoded again on every call.
+    EXPECT_EQ(d1.get() == d2.get(), e == Encoding::Native);
+    EXPECT_EQ(*t.decode_list(), l);
+  }
+}
+
+TEST(CachingWorkloadGet, ChecksThatTheObjectIsTheRecordAskedFor) {
+  const Document d = generate_document(1, 0, 1024);
+  const CommentList l = generate_comments(1, 2, 10);
+  LocalTier t(50u << 20, Codec{Encoding::Protobuf, 6});
+  t.put_document(d);
+  t.put_list(l);
+  WorkloadGet doc(t, "document", d, l), list(t, "list", d, l);
+  EXPECT_TRUE(doc.get());
+  EXPECT_TRUE(list.get());
+  EXPECT_TRUE(doc.fetch() && doc.decode() && doc.check());
+  // Another record under the same key: the parts run, the check says no, the get throws.
+  Document other = d;
+  other.body.resize(10);
+  t.put_document(other);
+  EXPECT_TRUE(doc.fetch() && doc.decode());
+  EXPECT_FALSE(doc.check());
+  EXPECT_THROW(doc.get(), std::runtime_error);
+  CommentList shorter = l;
+  shorter.comments.pop_back();
+  t.put_list(shorter);
+  EXPECT_THROW(list.get(), std::runtime_error);
+  // A record the tier lost: no get, no fetch, nothing to check.
+  LocalTier empty(50u << 20, Codec{Encoding::Protobuf, 6});
+  WorkloadGet lost(empty, "document", d, l);
+  EXPECT_FALSE(lost.get());
+  EXPECT_FALSE(lost.fetch());
+  EXPECT_FALSE(lost.check());
 }
 
 TEST(CachingLocalTier, BudgetEvictsAndRejects) {

@@ -142,8 +142,10 @@ INSTANTIATE_TEST_SUITE_P(
                              {"aside_reads", "1"},
                              {"aside_budgets_mb", "1"}},
                             {"document_wall", "document_cpu", "document_server_cpu",
-                             "document_bytes", "list_wall", "list_cpu", "list_server_cpu",
-                             "list_bytes", "aside_hit_ratio", "aside_latency"}}),
+                             "document_bytes", "document_get_parts", "document_get_parts_us",
+                             "list_wall", "list_cpu", "list_server_cpu", "list_bytes",
+                             "list_get_parts", "list_get_parts_us", "aside_hit_ratio",
+                             "aside_latency"}}),
     name);
 
 }  // namespace
