@@ -195,6 +195,11 @@ std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
 void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
                      const Document& doc, const CommentList& list);
 
+// Each encoding's decode alone, no server, and the codecs' findings (caching/decode_bench.cpp).
+// Its progress runs from `from` to `to`.
+void run_decode(RunContext& ctx, const CachingPlan& plan, const Document& doc,
+                const CommentList& list, double from, double to);
+
 // Every (tier, encoding) of the matrix, its gets and their parts measured
 // (caching/tier_gets.cpp). Its progress runs from `from` to `to`.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,

@@ -144,8 +144,8 @@ INSTANTIATE_TEST_SUITE_P(
                             {"document_wall", "document_cpu", "document_server_cpu",
                              "document_bytes", "document_get_parts", "document_get_parts_us",
                              "list_wall", "list_cpu", "list_server_cpu", "list_bytes",
-                             "list_get_parts", "list_get_parts_us", "aside_hit_ratio",
-                             "aside_latency"}}),
+                             "list_get_parts", "list_get_parts_us", "decode_time", "decode_allocs",
+                             "decode_rate", "aside_hit_ratio", "aside_latency"}}),
     name);
 
 }  // namespace
