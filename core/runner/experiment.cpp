@@ -113,6 +113,12 @@ void RunContext::add_finding(Finding f) {
     run_.findings.push_back(std::move(f));
 }
 
+void RunContext::order_findings(const std::function<int(const std::string& id)>& rank) {
+  std::lock_guard lock(mu_);
+  std::stable_sort(run_.findings.begin(), run_.findings.end(),
+                   [&](const Finding& a, const Finding& b) { return rank(a.id) < rank(b.id); });
+}
+
 void RunContext::add_target(TargetInfo t) {
   std::lock_guard lock(mu_);
   for (const auto& x : run_.targets)

@@ -53,6 +53,9 @@ class RunContext {
   void add_group(const Group& g);
   void add_point(const std::string& group, const std::string& series, Point p);
   void add_finding(Finding f);
+  // Orders the findings by `rank` of their ids, lowest first (a stable sort: equal ranks keep
+  // their order), so that a panel leads with what the experiment leads with.
+  void order_findings(const std::function<int(const std::string& id)>& rank);
   // A percentile spectrum of the rounds' recorders (common/latency_spectrum.h
   // add_latency_spectrum), published as a point is; false when no round has values.
   bool add_latency_spectrum(const Group& g, const std::string& series,

@@ -137,7 +137,7 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
   EXPECT_GT(updates, 0);
   for (const std::string w : {"document", "list"}) {
     for (const std::string tier : {"postgres", "redis", "local"}) {
-      for (const std::string enc : {"native", "protobuf", "protobuf+zlib"}) {
+      for (const std::string enc : {"native", "json", "protobuf", "protobuf+zlib"}) {
         SCOPED_TRACE(w + "/" + tier + "/" + enc);
         const Point* p = run.find_point(w + "_wall", enc, tier);
         ASSERT_NE(p, nullptr);
@@ -155,41 +155,126 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
           EXPECT_GE(p->extra.at("server_cpu_us"), 0);
           ASSERT_NE(run.find_point(w + "_server_cpu", enc, tier), nullptr);
         }
+        // Where the get's time goes: each part timed alone in the get's rounds, in % of the
+        // median get and in µs; the parts add up to about the whole (each measured, none the
+        // rest of another): a part that held another would count it twice.
+        const std::string stack = tier + ", " + enc;
+        double parts_us = 0;
+        for (const char* part : {"fetch", "decode", "check"}) {
+          SCOPED_TRACE(part);
+          const Point* pct = run.find_point(w + "_get_parts", part, stack);
+          const Point* us = run.find_point(w + "_get_parts_us", part, stack);
+          ASSERT_NE(pct, nullptr);
+          ASSERT_NE(us, nullptr);
+          EXPECT_EQ(us->samples.size(), 3u);
+          EXPECT_GT(us->stats.median, 0);
+          EXPECT_NEAR(pct->stats.median, 100 * us->stats.median / p->stats.median,
+                      1e-9 * pct->stats.median);
+          EXPECT_DOUBLE_EQ(us->extra.at("whole_us"), p->stats.median);
+          parts_us += us->stats.median;
+          const double adds_up = us->extra.at("parts_vs_whole");
+          EXPECT_GT(adds_up, 0.5);
+          EXPECT_LT(adds_up, 2.0);
+          EXPECT_LE(us->extra.at("parts_vs_whole_lo"), adds_up);
+          EXPECT_GE(us->extra.at("parts_vs_whole_hi"), adds_up);
+        }
+        // A local get of a ready object decodes nothing; a remote get's fetch is most of a
+        // round trip, far above a local lookup.
+        const double decode = run.find_point(w + "_get_parts_us", "decode", stack)->stats.median;
+        const double fetch = run.find_point(w + "_get_parts_us", "fetch", stack)->stats.median;
+        if (tier == "local" && enc == "native") {
+          EXPECT_LT(decode, 1.0);
+        }
+        if (tier != "local") {
+          const Point* local_fetch = run.find_point(w + "_get_parts_us", "fetch", "local, " + enc);
+          ASSERT_NE(local_fetch, nullptr);
+          EXPECT_GT(fetch, 5 * local_fetch->stats.median);
+        }
+        EXPECT_GT(parts_us, 0);
       }
+    }
+    // The decode alone, no server: every encoding, its allocations and rate.
+    for (const std::string enc : {"native", "json", "protobuf", "protobuf+zlib"}) {
+      SCOPED_TRACE(w + "/" + enc);
+      const Point* t = run.find_point("decode_time", enc, w);
+      ASSERT_NE(t, nullptr);
+      EXPECT_EQ(t->samples.size(), 3u);
+      EXPECT_GT(t->stats.median, 0);
+      const Point* a = run.find_point("decode_allocs", enc, w);
+      ASSERT_NE(a, nullptr);
+      EXPECT_GE(a->stats.median, 1);  // the object's own allocation at least
+      const Point* r = run.find_point("decode_rate", enc, w);
+      ASSERT_NE(r, nullptr);
+      EXPECT_NEAR(r->stats.median * t->stats.median, t->extra.at("bytes") * 1e3,
+                  1e-6 * t->extra.at("bytes") * 1e3);
     }
   }
   std::set<std::string> ids;
   for (const auto& f : run.findings) ids.insert(f.id);
-  for (const char* id : {"document.redis_vs_postgres.time", "list.redis_vs_postgres.time",
-                         "list.redis_vs_postgres.cpu", "list.protobuf_vs_native.redis",
+  for (const char* id : {"document.redis_vs_postgres.fetch", "list.redis_vs_postgres.fetch",
+                         "document.redis_vs_postgres.time", "list.redis_vs_postgres.time",
+                         "list.redis_vs_postgres.cpu", "list.redis_vs_postgres.own_forms.time",
+                         "list.decode_share.redis.native", "list.decode_share.redis.protobuf+zlib",
+                         "list.protobuf_vs_native.redis", "list.json_vs_native.redis",
                          "list.zlib_vs_protobuf.redis", "list.local_vs_postgres.time",
-                         "list.local_protobuf_vs_redis.time"})
+                         "list.local_protobuf_vs_redis.time", "document.decode.json_vs_native",
+                         "list.decode.zlib_vs_protobuf", "document.decode.json.rate"})
     EXPECT_TRUE(ids.count(id)) << id;
+  // The panel leads with the stores compared on the same bytes.
+  ASSERT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.findings[0].id, "document.redis_vs_postgres.fetch");
+  EXPECT_EQ(run.findings[1].id, "list.redis_vs_postgres.fetch");
   // Every comparison and share of a chart's series names that chart (the presentation view shows
   // it beside it).
   for (const auto& v : test::finding_chart_violations(run)) ADD_FAILURE() << v;
   for (const auto& f : run.findings) {
     EXPECT_GT(f.value, 0) << f.id;
-    // Every finding with its interval (cells measured one after the other: unpaired) and verdict.
     ASSERT_TRUE(f.ci.has_value()) << f.id;
-    EXPECT_EQ(f.ci->method, CiMethod::Bootstrap) << f.id;
     EXPECT_TRUE(f.ci->lo <= f.value && f.value <= f.ci->hi) << f.id;
-    EXPECT_TRUE(f.verdict().has_value()) << f.id;
     // Every word true of its numbers: who wins follows the ratio as defined.
     for (const auto& v : test::finding_rule_violations(f)) ADD_FAILURE() << v;
+    if (f.id.find(".decode.") != std::string::npos) {
+      // The decode alone: the encodings took turns round by round (paired).
+      if (f.kind == FindingKind::Comparison) {
+        EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap) << f.id;
+      }
+      continue;
+    }
+    if (f.kind == FindingKind::Share) {
+      // A part of the same rounds' gets.
+      EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap) << f.id;
+      EXPECT_EQ(f.part, "spent decoding");
+      EXPECT_LT(f.value, 1.5) << f.id;
+      continue;
+    }
+    // Cells measured one after the other: unpaired, and judged.
+    EXPECT_EQ(f.kind, FindingKind::Comparison) << f.id;
+    EXPECT_EQ(f.ci->method, CiMethod::Bootstrap) << f.id;
+    EXPECT_TRUE(f.verdict().has_value()) << f.id;
     if (f.id == "list.local_vs_postgres.time") {
       ASSERT_TRUE(f.claim.has_value());
       EXPECT_EQ(f.claim->figure, 100.0);
       EXPECT_EQ(f.comparison.subject, "PostgreSQL");
       EXPECT_EQ(f.comparison.baseline, "local memory");
     }
+    // The article's memcache-vs-datastore claims are judged on the same bytes on both sides.
     if (f.id == "list.redis_vs_postgres.cpu") {
       ASSERT_TRUE(f.claim.has_value());
       EXPECT_EQ(f.claim->figure, 15.0);
       EXPECT_EQ(f.comparison.quantity, Quantity::Cpu);
+      EXPECT_EQ(f.comparison.subject, "PostgreSQL + protobuf");
+      EXPECT_EQ(f.comparison.baseline, "Redis + protobuf");
+    }
+    if (f.id == "document.redis_vs_postgres.fetch") {
+      EXPECT_FALSE(f.claim.has_value());
+      EXPECT_EQ(f.group, "document_get_parts_us");
+      EXPECT_NE(f.comparison.metric.find("same protobuf bytes"), std::string::npos);
+    }
+    if (f.id == "list.redis_vs_postgres.own_forms.time") {
+      EXPECT_EQ(f.comparison.baseline, "Redis + MessagePack");
     }
   }
-  for (const std::string enc : {"native", "protobuf", "protobuf+zlib"}) {
+  for (const std::string enc : {"native", "json", "protobuf", "protobuf+zlib"}) {
     for (const std::string b : {"0", "1"}) {
       const Point* hit = run.find_point("aside_hit_ratio", enc, b);
       ASSERT_NE(hit, nullptr) << enc << " " << b;
