@@ -12,6 +12,8 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6opengl6-dev
   libpq-dev libhiredis-dev zlib1g-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev
   libsimdjson-dev libmsgpack-cxx-dev
+  # the other libraries perflab-codec-bench measures the caching records' decode with
+  rapidjson-dev libcereal-dev
   libcli11-dev libyaml-dev libpqxx-dev
   libgtest-dev
   # servers and peers the experiments start (managed servers) or compare with
