@@ -86,12 +86,16 @@ std::string format_comparison(const Comparison& c, CompareFormat f) {
         r.judgement ? verdict_text(r.judgement->verdict, r.judgement->threshold) : "n/a";
     std::string p = r.utest.enough ? format_p_value(r.utest.p_value) : "untested";
     if (r.utest.enough && !r.utest.reliable) p += " unreliable";
+    // The medians as every view writes them: a local get of 34 ns reads "0.0340", never "0.03"
+    // (nor "0.00" for 4 ns).
+    const std::string old_value = format_figure(r.old_value, r.unit);
+    const std::string new_value = format_figure(r.new_value, r.unit);
     if (f == CompareFormat::Ratio)
-      std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %10.2f", static_cast<int>(width),
-                    r.name.c_str(), r.old_value, r.new_value, r.ratio);
+      std::snprintf(buf, sizeof buf, "%-*s %14s %14s %10.2f", static_cast<int>(width),
+                    r.name.c_str(), old_value.c_str(), new_value.c_str(), r.ratio);
     else
-      std::snprintf(buf, sizeof buf, "%-*s %14.2f %14.2f %+9.2f%%", static_cast<int>(width),
-                    r.name.c_str(), r.old_value, r.new_value, r.percent);
+      std::snprintf(buf, sizeof buf, "%-*s %14s %14s %+9.2f%%", static_cast<int>(width),
+                    r.name.c_str(), old_value.c_str(), new_value.c_str(), r.percent);
     o << buf;
     std::snprintf(buf, sizeof buf, " %44s  %-14s %-34s %s\n", ci.c_str(), p.c_str(),
                   verdict.c_str(), r.unit.c_str());

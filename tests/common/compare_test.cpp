@@ -28,6 +28,24 @@ TEST(Compare, RatiosSortedAndUnmatchedListedApart) {
   EXPECT_NE(pct.find("-50.00%"), std::string::npos);
 }
 
+TEST(Compare, SubMicrosecondMediansKeepTheirDigits) {
+  // A local-memory get of a ready object: tens of nanoseconds in a µs unit.
+  perflab::Run a, b;
+  for (perflab::Run* r : {&a, &b}) {
+    r->experiment = "caching";
+    r->status = RunStatus::Finished;
+    r->groups.push_back({"document_wall", "W", "us/get", "", false, true, ""});
+  }
+  a.add_point("document_wall", "native", Point{"local", std::nullopt, {0.0342, 0.0345}, {}, {}});
+  b.add_point("document_wall", "native", Point{"local", std::nullopt, {0.0041, 0.0042}, {}, {}});
+  const std::string text = format_comparison(compare_runs(a, b), CompareFormat::Ratio);
+  const std::vector<double> old_samples = {0.0342, 0.0345};
+  EXPECT_NE(text.find(format_figure(summarize(old_samples).median)), std::string::npos) << text;
+  EXPECT_NE(text.find("0.00415"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" 0.00 "), std::string::npos) << text;
+  EXPECT_EQ(text.find(" 0.03 "), std::string::npos) << text;
+}
+
 namespace {
 perflab::Run run_with(std::vector<double> samples, bool lower_is_better = true) {
   perflab::Run r;
