@@ -61,8 +61,9 @@ void findings(RunContext& ctx,
     if (encoding != "native") n += " + " + encoding;
     return n;
   };
-  // subject / baseline of one figure of two cells. The cells were measured one after the other:
-  // unpaired intervals.
+  // subject / baseline of one figure of two cells. The cells took turns round by round (sample r
+  // of every cell is of round r): paired intervals, unpaired when a stop left the cells with
+  // unequal counts.
   enum class Figure { Wall, Cpu, Fetch };
   auto compare = [&](const std::string& id, const std::string& workload, Figure figure,
                      std::pair<std::string, std::string> subject,
@@ -78,7 +79,7 @@ void findings(RunContext& ctx,
         workload,
         ComparedPair{name(subject.first, subject.second), name(baseline.first, baseline.second),
                      metric, figure == Figure::Cpu ? Quantity::Cpu : Quantity::Time, Better::Lower},
-        false,
+        true,
         "",
         std::move(claim)};
     if (figure == Figure::Wall) {

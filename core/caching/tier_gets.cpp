@@ -1,6 +1,7 @@
 // The caching experiment's tier matrix: each tier and encoding stores the records, then the gets
-// of both workloads are timed (wall, client CPU, server CPU, bytes), each get's parts (fetch,
-// decode, check) alone beside it, and the findings updated.
+// of both workloads from every cell are timed round by round, the cells taking turns (wall,
+// client CPU, and each get's parts alone: fetch, decode, check), each server's CPU per get in a
+// window of its own, and the points and findings published.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -57,93 +58,103 @@ int calls_per_sample(const Op& op) {
   return static_cast<int>(std::clamp(std::ceil(20'000.0 / best_ns), 1.0, 10'000.0));
 }
 
-// Times the gets of one workload (returns false when the tier lost the value): warm-up, then
-// `reps` rounds, each a sample of whole gets and a sample of each part alone (fetches; decodes
-// of the last fetch; checks of the last decode), in an order rotated round by round, so that a
-// slow moment of the machine hits them alike; then more gets until `window_ns` has passed so
-// that the server's CPU counter (10 ms ticks for /proc) has something to count, which counts
-// the fetches too. `on_progress` hears the share of the rounds taken and of the window gone.
-Measurement measure(RunContext& ctx, WorkloadGet& get, Tier& tier, int warmup, int reps,
-                    std::int64_t window_ns,
-                    const std::function<void(double, double)>& on_progress) {
-  const auto lost = [&] {
-    return std::runtime_error("the " + tier.name() + " tier (" + to_string(tier.codec().encoding) +
-                              ") no longer holds the record");
-  };
-  const auto whole = [&] {
-    if (!get.get()) throw lost();
-  };
-  const std::array<std::function<void()>, kGetPartCount> parts = {[&] {
-                                                                    if (!get.fetch()) throw lost();
-                                                                  },
-                                                                  [&] {
-                                                                    if (!get.decode()) throw lost();
-                                                                  },
-                                                                  [&] {
-                                                                    if (!get.check()) throw lost();
-                                                                  }};
-  for (int i = 0; i < warmup; ++i) {
-    ctx.check_stop();
-    whole();
-  }
-  Measurement m;
-  m.gets_per_sample = calls_per_sample(whole);
-  for (std::size_t k = 0; k < kGetPartCount; ++k) {
-    if (k == 1) parts[0]();  // a decode needs a fetch, a check a decode: the fetch before
-    m.parts_per_sample[k] = calls_per_sample(parts[k]);
+// One workload of one cell being measured: its get and its parts, the calls each sample makes,
+// and its samples so far. A round of it is a sample of whole gets and one of fetches (their
+// order alternating round by round), a fetch of that round, then a sample of decodes of it and
+// one of checks of the object decoded last; one untimed get first brings the cell's data back
+// into the caches after the other cells' rounds.
+class CellGets {
+ public:
+  CellGets(Tier& tier, const std::string& tier_name, const std::string& workload,
+           const Document& doc, const CommentList& list)
+      : tier_(tier), tier_name_(tier_name), workload_(workload), get_(tier, workload, doc, list) {}
+
+  const std::string& tier_name() const { return tier_name_; }
+  const std::string& workload() const { return workload_; }
+  // Bytes the tier stores for the record, read when it was stored (a failed server is not asked
+  // again when the points are published).
+  std::size_t bytes = 0;
+  bool has_server() const { return tier_name_ != "local"; }
+  Measurement& measurement() { return m_; }
+
+  // `warmup` untimed gets, then the calls per sample of the whole get and of each part.
+  void calibrate(RunContext& ctx, int warmup) {
+    for (int i = 0; i < warmup; ++i) {
+      ctx.check_stop();
+      whole();
+    }
+    m_.gets_per_sample = calls_per_sample([&] { whole(); });
+    for (std::size_t k = 0; k < kGetPartCount; ++k) {
+      if (k == 1) part(0);  // a decode needs a fetch, a check a decode: the fetch before
+      m_.parts_per_sample[k] = calls_per_sample([&, k] { part(k); });
+    }
   }
 
-  const bool has_server = tier.name() != "local";
-  const std::optional<std::int64_t> s0 = has_server ? tier.server_cpu_ns() : std::nullopt;
-  const std::int64_t start = wall_ns();
-  std::int64_t requests = 0;  // whole gets and fetches: what the server answered
-  m.wall_us.reserve(static_cast<std::size_t>(reps));
-  m.cpu_us.reserve(static_cast<std::size_t>(reps));
-  // With a precision: rounds until the median of the whole get's wall time is that precise.
-  PointRounds rounds(ctx, 0, reps, 1 + kGetPartCount);
-  rounds.track_median(0);
-  const auto sample = [&](const std::function<void()>& op, int calls, std::vector<double>& wall,
-                          std::vector<double>& cpu) {
+  // One round; returns its samples' wall times (the whole get, then each part).
+  std::array<double, 1 + kGetPartCount> round(int r) {
+    whole();
+    if (r % 2 == 0) {
+      sample([&] { whole(); }, m_.gets_per_sample, m_.wall_us, m_.cpu_us);
+      sample([&] { part(0); }, m_.parts_per_sample[0], m_.part_wall_us[0], m_.part_cpu_us[0]);
+    } else {
+      sample([&] { part(0); }, m_.parts_per_sample[0], m_.part_wall_us[0], m_.part_cpu_us[0]);
+      sample([&] { whole(); }, m_.gets_per_sample, m_.wall_us, m_.cpu_us);
+    }
+    part(0);  // what the decodes decode: a fetch of this round
+    for (std::size_t k = 1; k < kGetPartCount; ++k)
+      sample([&, k] { part(k); }, m_.parts_per_sample[k], m_.part_wall_us[k], m_.part_cpu_us[k]);
+    return {m_.wall_us.back(), m_.part_wall_us[0].back(), m_.part_wall_us[1].back(),
+            m_.part_wall_us[2].back()};
+  }
+
+  // The server's CPU per get: gets alone for `window_ns` (and a sample's worth at least), the
+  // server's counter read before and after (10 ms ticks for /proc: the window gives it
+  // something to count). Its own window, after the rounds: Redis's counter is the whole
+  // server's, which the other cells' rounds would share. `on_progress` hears the share gone.
+  void server_window(RunContext& ctx, std::int64_t window_ns,
+                     const std::function<void(double)>& on_progress) {
+    const std::optional<std::int64_t> s0 = tier_.server_cpu_ns();
+    if (!s0) return;
+    const std::int64_t start = wall_ns();
+    std::int64_t gets = 0;
+    for (std::int64_t gone; (gone = wall_ns() - start) < window_ns || gets < m_.gets_per_sample;
+         ++gets) {
+      ctx.check_stop();
+      if (window_ns > 0) on_progress(std::min(1.0, static_cast<double>(gone) / window_ns));
+      whole();
+    }
+    const std::optional<std::int64_t> s1 = tier_.server_cpu_ns();
+    if (s1 && gets > 0)
+      m_.server_cpu_us = static_cast<double>(*s1 - *s0) / 1e3 / static_cast<double>(gets);
+  }
+
+ private:
+  std::runtime_error lost() const {
+    return std::runtime_error("the " + tier_.name() + " tier (" +
+                              to_string(tier_.codec().encoding) + ") no longer holds the record");
+  }
+  void whole() {
+    if (!get_.get()) throw lost();
+  }
+  void part(std::size_t k) {
+    const bool ok = k == 0 ? get_.fetch() : k == 1 ? get_.decode() : get_.check();
+    if (!ok) throw lost();
+  }
+  template <class Op>
+  static void sample(const Op& op, int calls, std::vector<double>& wall, std::vector<double>& cpu) {
     Stopwatch sw;
     for (int i = 0; i < calls; ++i) op();
     const std::int64_t c = sw.cpu_elapsed_ns();
     const std::int64_t w = sw.wall_elapsed_ns();
     wall.push_back(static_cast<double>(w) / 1e3 / calls);
     cpu.push_back(static_cast<double>(c) / 1e3 / calls);
-  };
-  for (int round = 0; rounds.next(); ++round) {
-    ctx.check_stop();
-    // The whole get and the fetch first, in turn; a decode after a fetch, a check after it.
-    if (round % 2 == 0) {
-      sample(whole, m.gets_per_sample, m.wall_us, m.cpu_us);
-      sample(parts[0], m.parts_per_sample[0], m.part_wall_us[0], m.part_cpu_us[0]);
-    } else {
-      sample(parts[0], m.parts_per_sample[0], m.part_wall_us[0], m.part_cpu_us[0]);
-      sample(whole, m.gets_per_sample, m.wall_us, m.cpu_us);
-    }
-    parts[0]();  // what the decodes decode: a fetch of this round
-    for (std::size_t k = 1; k < kGetPartCount; ++k)
-      sample(parts[k], m.parts_per_sample[k], m.part_wall_us[k], m.part_cpu_us[k]);
-    requests += m.gets_per_sample + m.parts_per_sample[0] + 1;
-    const double round_wall[] = {m.wall_us.back(), m.part_wall_us[0].back(),
-                                 m.part_wall_us[1].back(), m.part_wall_us[2].back()};
-    rounds.record(round_wall);
-    on_progress(std::min(1.0, static_cast<double>(m.wall_us.size()) / reps), 0.0);
   }
-  m.precision = rounds.precision();
-  if (s0) {
-    for (std::int64_t gone; (gone = wall_ns() - start) < window_ns;) {
-      ctx.check_stop();
-      on_progress(1.0, static_cast<double>(gone) / static_cast<double>(window_ns));
-      whole();
-      ++requests;
-    }
-    const std::optional<std::int64_t> s1 = tier.server_cpu_ns();
-    if (s1 && requests > 0)
-      m.server_cpu_us = static_cast<double>(*s1 - *s0) / 1e3 / static_cast<double>(requests);
-  }
-  return m;
-}
+
+  Tier& tier_;
+  std::string tier_name_, workload_;
+  WorkloadGet get_;
+  Measurement m_;
+};
 
 double mean(const std::vector<double>& v) {
   double s = 0;
@@ -214,19 +225,15 @@ void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
   }
 }
 
-// The time measuring a workload will take (measure()) when one get takes `get_s`: the gets
-// before the rounds, the rounds (a whole get's sample and a fetch's, each of 20 µs at least,
-// and two short ones: decodes and checks), then what is left of the server's CPU window; and the
-// share of it done when the rounds are.
-struct Expected {
-  double seconds = 0, samples_share = 1;
-};
-Expected expected_time(const CachingPlan& plan, bool has_server, double get_s) {
-  const double samples_s = plan.reps * (2 * std::max(get_s, 20e-6) + 40e-6);
-  const double window_s = has_server ? static_cast<double>(plan.window_ns) / 1e9 : 0.0;
-  const double until_samples_done = (plan.warmup + 2) * get_s + 800e-6 + samples_s;
-  const double seconds = until_samples_done + std::max(0.0, window_s - samples_s);
-  return {seconds, until_samples_done / seconds};
+// What each part of the matrix is expected to take when one get takes `get_s`: a calibration
+// (the warm-up gets, then five windows of at least 40 µs or one call for the whole get and each
+// part); a round (an untimed get, samples of at least 20 µs of whole gets and of fetches, a
+// fetch, and two short samples of decodes and checks).
+double calibration_s(const CachingPlan& plan, double get_s) {
+  return plan.warmup * get_s + 5 * (2 * std::max(40e-6, get_s) + 80e-6);
+}
+double round_s(double get_s) {
+  return 2 * get_s + 2 * std::max(get_s, 20e-6) + 40e-6;
 }
 
 // The parts of a get as two stacks of one cell (label "tier, encoding"): in % of the median
@@ -261,18 +268,15 @@ void publish_parts(RunContext& ctx, const std::string& workload, const std::stri
   }
 }
 
-// Measures the gets of one workload from one tier and publishes its points (wall, client CPU,
-// server CPU, bytes, the parts); returns the cell the findings compare.
-Cell measure_cell(RunContext& ctx, const CachingPlan& plan, Tier& tier,
-                  const std::string& tier_name, const std::string& series,
-                  const std::string& workload, const Document& doc, const CommentList& list,
-                  const std::function<void(double, double)>& on_progress) {
-  WorkloadGet get(tier, workload, doc, list);
-  Measurement m = measure(ctx, get, tier, plan.warmup, plan.reps, plan.window_ns, on_progress);
-  const std::size_t bytes =
-      workload == "document" ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
+// Publishes what one workload of one cell measured (wall, client CPU, server CPU, bytes, the
+// parts); returns the cell the findings compare.
+Cell publish_cell(RunContext& ctx, CellGets& gets, const std::string& series) {
+  const Measurement& m = gets.measurement();
+  const std::string& tier_name = gets.tier_name();
+  const std::string& workload = gets.workload();
+  const std::size_t bytes = gets.bytes;
   Cell c;
-  c.local = tier_name == "local";
+  c.local = !gets.has_server();
   c.cpu_us = mean(m.cpu_us);
   c.server_cpu_us = m.server_cpu_us;
 
@@ -372,12 +376,14 @@ bool WorkloadGet::get() {
   return true;
 }
 
-// Every (tier, encoding) of the matrix: records stored and checked and one get of each workload
-// timed, then both workloads' gets measured; the findings are updated after each, so a stopped
-// run keeps them. The progress follows the time each part is expected to take: a measuring what
-// that one get says (a list decoded natively can take a hundred times a document's), a store
-// or the findings what the last ones took (the stores took 5 to 30% of a lecture run, the
-// findings after the last tiers up to a fifth of a second each).
+// Every (tier, encoding) of the matrix: records stored and checked, then the gets of both
+// workloads from every cell measured round by round, the cells taking turns (the order rotated),
+// so that a slow moment of the machine hits every cell alike and the findings compare cells of
+// the same rounds (paired); then each server's CPU per get in a window of its own; then the
+// points and findings, also when a stop or a failure ends the rounds. The progress follows the
+// time each part is expected to take: from one get of each cell and workload timed when it was
+// stored (a list decoded from JSON can take a hundred times a document's), a store what the
+// last one took.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                 const Document& doc, const CommentList& list, double from, double to) {
   add_matrix_groups(ctx, plan);
@@ -385,100 +391,108 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     std::string tier_name;
     Encoding enc;
     std::unique_ptr<Tier> tier;
-    Expected expected[std::size(kWorkloads)];
   };
-  // The parts: a store for each (tier, encoding), then for each its measurings and findings.
-  // Before any is timed: a store, a get, and the findings' unit (below).
-  constexpr double kStoreS = 0.05, kGetS = 1e-3, kFindingsUnitS = 0.006;
-  // The findings are CPU work, as slow as the machine: their unit was a twentieth of a store's
-  // time (0.006 s to 0.12 s at a load average of 25, 0.018 s to 0.45 s with two busy loops).
-  constexpr double kFindingsPerStore = 0.05;
-  constexpr std::size_t kPer = std::size(kWorkloads) + 1;
-  ExpectedProgress progress(from, to);
+  // Before any is timed: a store, a get, and the findings (CPU work: 0.05 to 0.7 s).
+  constexpr double kStoreS = 0.05, kGetS = 1e-3, kFindingsS = 0.2;
+  constexpr std::size_t kWorkloadCount = std::size(kWorkloads);
   std::vector<std::pair<std::string, Encoding>> matrix;
   for (const auto& tier_name : plan.tiers)
     for (Encoding enc : plan.encodings) matrix.emplace_back(tier_name, enc);
+  const std::size_t n = matrix.size() * kWorkloadCount;  // cells × workloads
+  const double window_s = static_cast<double>(plan.window_ns) / 1e9;
+  ExpectedProgress progress(from, to);
   for (std::size_t k = 0; k < matrix.size(); ++k) progress.add(kStoreS);
-  // The findings after the k-th (from 0) compare more cells, pairs of them: they take about
-  // unit * (k + 1)^2 (a lecture run's took 0, 0, 0.05, 0.06, 0.07 and 0.2 s at a load average
-  // of 25; 0, 0, 0.16, 0.3, 0.46 and 0.7 s with two busy loops beside).
-  const auto findings_s = [](std::size_t k, double unit) {
-    return unit * double((k + 1) * (k + 1));
-  };
-  for (std::size_t k = 0; k < matrix.size(); ++k) {
-    for (std::size_t w = 0; w < std::size(kWorkloads); ++w)
-      progress.add(expected_time(plan, matrix[k].first != "local", kGetS).seconds);
-    progress.add(findings_s(k, kFindingsUnitS));
-  }
-  const auto first = [&](std::size_t k) { return matrix.size() + kPer * k; };
-  double stores_s = 0, findings_unit = 0;  // the stores' time so far; the findings' unit taken
-  const auto expect_findings = [&](std::size_t from, double unit) {
-    for (std::size_t j = from; j < matrix.size(); ++j)
-      progress.expect(first(j) + std::size(kWorkloads), findings_s(j, unit));
-  };
+  const std::size_t first_calibration = progress.size();
+  for (std::size_t i = 0; i < n; ++i) progress.add(calibration_s(plan, kGetS));
+  const std::size_t rounds_part = progress.add(plan.reps * round_s(kGetS) * double(n));
+  const std::size_t first_window = progress.size();
+  for (std::size_t i = 0; i < n; ++i)
+    progress.add(matrix[i / kWorkloadCount].first != "local" ? std::max(window_s, 20e-6) : 0);
+  const std::size_t findings_part = progress.add(kFindingsS);
 
   std::vector<Stored> stored;
+  std::vector<CellGets> gets;           // each (cell, workload), in kWorkloads' order within a cell
+  gets.reserve(n);                      // never moved: each holds its tier's get
+  std::vector<double> get_s(n, kGetS);  // one get of each (cell, workload), timed at its store
   for (const auto& [tier_name, enc] : matrix) {
     ctx.check_stop();
     const std::size_t k = stored.size();
-    const Codec codec{enc, plan.zlib_level};
     const std::string series = to_string(enc);
     ctx.progress(progress.at(k), "storing records in " + tier_name + " (" + series + ")");
     const std::int64_t began = wall_ns();
-    Stored s{tier_name,
-             enc,
-             make_tier(tier_name, codec, servers, plan.local_budget, ctx.stop_token()),
-             {}};
+    Stored s{tier_name, enc,
+             make_tier(tier_name, Codec{enc, plan.zlib_level}, servers, plan.local_budget,
+                       ctx.stop_token())};
     store_and_check(*s.tier, tier_name, series, doc, list);
-    for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
-      WorkloadGet get(*s.tier, kWorkloads[w], doc, list);
+    stored.push_back(std::move(s));
+    for (std::size_t w = 0; w < kWorkloadCount; ++w) {
+      Tier& tier = *stored.back().tier;
+      CellGets& g = gets.emplace_back(tier, tier_name, kWorkloads[w], doc, list);
+      g.bytes = w == 0 ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
+      WorkloadGet get(tier, kWorkloads[w], doc, list);
       const std::int64_t t0 = wall_ns();
       get.get();  // checked when measured
-      s.expected[w] =
-          expected_time(plan, tier_name != "local", static_cast<double>(wall_ns() - t0) / 1e9);
-      progress.expect(first(k) + w, s.expected[w].seconds);
+      get_s[k * kWorkloadCount + w] = static_cast<double>(wall_ns() - t0) / 1e9;
+      progress.expect(first_calibration + k * kWorkloadCount + w,
+                      calibration_s(plan, get_s[k * kWorkloadCount + w]));
     }
     const double store_s = static_cast<double>(wall_ns() - began) / 1e9;
     for (std::size_t j = k + 1; j < matrix.size(); ++j) progress.expect(j, store_s);  // as long
-    stores_s += store_s;
-    expect_findings(0, kFindingsPerStore * stores_s / double(k + 1));
-    stored.push_back(std::move(s));
+    double round = 0;
+    for (std::size_t i = 0; i < n; ++i) round += round_s(get_s[i]);
+    progress.expect(rounds_part, plan.reps * round);
   }
-  std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
-  for (std::size_t k = 0; k < stored.size(); ++k) {
-    auto& s = stored[k];
-    const std::string series = to_string(s.enc);
-    for (std::size_t w = 0; w < std::size(kWorkloads); ++w) {
-      ctx.check_stop();
-      const std::string W = kWorkloads[w];
-      const std::string step = "measuring " + W + " gets from " + s.tier_name + " (" + series + ")";
-      const std::size_t part = first(k) + w;
-      const auto fraction = [&, part](double within) { return progress.at(part, within); };
-      ctx.progress(fraction(0), step);
-      // The samples as they are taken, then the server's CPU window as it goes (which takes
-      // most of a cell's time): a report every 5% of the measuring.
-      double reported = 0;
-      const auto on_progress = [&](double taken, double window_gone) {
-        const double within = std::max(taken * s.expected[w].samples_share, window_gone);
-        const bool last_sample = taken >= 1 && window_gone <= 0;
-        if (within - reported < 0.05 && !last_sample) return;
-        reported = within;
-        ctx.progress(fraction(within), step);
-      };
-      cells[{W, s.tier_name, series}] =
-          measure_cell(ctx, plan, *s.tier, s.tier_name, series, W, doc, list, on_progress);
+  const auto measure = [&] {
+    for (std::size_t i = 0; i < n; ++i) {
+      const Stored& s = stored[i / kWorkloadCount];
+      ctx.progress(progress.at(first_calibration + i), "warming up " + gets[i].workload() +
+                                                           " gets from " + s.tier_name + " (" +
+                                                           to_string(s.enc) + ")");
+      gets[i].calibrate(ctx, plan.warmup);
     }
-    const std::size_t part = first(k) + std::size(kWorkloads);
-    ctx.progress(progress.at(part), "updating the findings");
-    const std::int64_t began = wall_ns();
+    // With a precision: rounds until every cell's median whole get is that precise.
+    constexpr std::size_t kPer = 1 + kGetPartCount;
+    PointRounds rounds(ctx, 0, plan.reps, n * kPer);
+    for (std::size_t i = 0; i < n; ++i) rounds.track_median(i * kPer);
+    std::vector<double> walls(n * kPer);
+    ctx.progress(progress.at(rounds_part), "measuring the gets of every tier and encoding");
+    for (int r = 0; rounds.next(); ++r) {
+      for (std::size_t j = 0; j < n; ++j) {
+        ctx.check_stop();
+        const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
+        const auto round = gets[i].round(r);
+        std::copy(round.begin(), round.end(), walls.begin() + static_cast<long>(i * kPer));
+      }
+      rounds.record(walls);
+      ctx.progress(progress.at(rounds_part, std::min(1.0, double(r + 1) / plan.reps)),
+                   "measuring the gets of every tier and encoding: " + rounds.progress_text());
+    }
+    for (auto& g : gets) g.measurement().precision = rounds.precision();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!gets[i].has_server()) continue;
+      const Stored& s = stored[i / kWorkloadCount];
+      const std::string step = "measuring the server's CPU per " + gets[i].workload() +
+                               " get from " + s.tier_name + " (" + to_string(s.enc) + ")";
+      double reported = -1;
+      gets[i].server_window(ctx, plan.window_ns, [&](double gone) {
+        if (gone - reported < 0.05) return;
+        reported = gone;
+        ctx.progress(progress.at(first_window + i, gone), step);
+      });
+    }
+  };
+  const auto publish = [&] {
+    std::map<std::tuple<std::string, std::string, std::string>, Cell> cells;
+    for (std::size_t i = 0; i < gets.size(); ++i) {
+      if (gets[i].measurement().wall_us.empty()) continue;
+      const Stored& s = stored[i / kWorkloadCount];
+      const std::string series = to_string(s.enc);
+      cells[{gets[i].workload(), s.tier_name, series}] = publish_cell(ctx, gets[i], series);
+    }
+    ctx.progress(progress.at(findings_part), "updating the findings");
     findings(ctx, cells);
-    // The findings to come: from the unit these took, or the stores' when more (the first
-    // findings have few pairs to compare and tell little).
-    findings_unit =
-        std::max(findings_unit, static_cast<double>(wall_ns() - began) / 1e9 / findings_s(k, 1.0));
-    expect_findings(k + 1,
-                    std::max(findings_unit, kFindingsPerStore * stores_s / double(stored.size())));
-  }
+  };
+  publish_after(publish, measure);
 }
 
 }  // namespace perflab::caching

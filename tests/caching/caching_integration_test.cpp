@@ -247,9 +247,9 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
       EXPECT_LT(f.value, 1.5) << f.id;
       continue;
     }
-    // Cells measured one after the other: unpaired, and judged.
+    // The cells took turns round by round: paired, and judged.
     EXPECT_EQ(f.kind, FindingKind::Comparison) << f.id;
-    EXPECT_EQ(f.ci->method, CiMethod::Bootstrap) << f.id;
+    EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap) << f.id;
     EXPECT_TRUE(f.verdict().has_value()) << f.id;
     if (f.id == "list.local_vs_postgres.time") {
       ASSERT_TRUE(f.claim.has_value());
@@ -351,14 +351,25 @@ TEST(CachingExperimentRun, StopKeepsWhatWasMeasuredAndCleansUp) {
   auto exp = make_caching_experiment();
   std::stop_source stop;
   RunHooks hooks;
-  // Stop once the first cell's document figures are published, in the middle of its list.
+  // Stop after the second of three rounds, in which every cell took its turn.
   hooks.progress = [&](double, std::string_view step) {
-    if (step.starts_with("measuring list")) stop.request_stop();
+    if (step.ends_with("repetition 2/3")) stop.request_stop();
   };
   perflab::Run run = execute(*exp, *targets, tiny_params(), hooks, stop.get_token());
   EXPECT_EQ(run.status, RunStatus::Cancelled);
-  EXPECT_NE(run.find_point("document_wall", "native", "postgres"), nullptr);
-  EXPECT_EQ(run.find_point("list_wall", "native", "postgres"), nullptr);
+  // The rounds measured are kept, with the findings on them.
+  for (const std::string tier : {"postgres", "local"}) {
+    for (const char* g : {"document_wall", "list_wall"}) {
+      const Point* p = run.find_point(g, "native", tier);
+      ASSERT_NE(p, nullptr) << g << " " << tier;
+      EXPECT_EQ(p->samples.size(), 2u) << g << " " << tier;
+    }
+    const Point* fetch = run.find_point("list_get_parts_us", "fetch", tier + ", native");
+    ASSERT_NE(fetch, nullptr) << tier;
+    EXPECT_EQ(fetch->samples.size(), 2u) << tier;
+  }
+  EXPECT_FALSE(run.findings.empty());
+  EXPECT_EQ(run.group("decode_time"), nullptr);  // the decode alone comes after the matrix
   PgConnection c(targets->postgres().conninfo);
   EXPECT_EQ(count_caching_tables(c, targets->config().pg_schema), 0);
   RedisClient r(targets->redis(1).nodes.at(0));
