@@ -87,9 +87,17 @@ void add_groups(RunContext& ctx) {
              "no server; the encodings take turns round by round."};
   time.interleaved = true;
   time.baseline_series = "native";
+  time.log_y = true;  // a document's MessagePack decode and a list's zlib one: 1,000× apart
   ctx.add_group(time);
-  ctx.add_group({"decode_allocs", "Allocations per decode (no server)", "allocations/decode", "",
-                 false, true, "Heap allocations made while decoding one record."});
+  Group allocs{"decode_allocs",
+               "Allocations per decode (no server)",
+               "allocations/decode",
+               "",
+               false,
+               true,
+               "Heap allocations made while decoding one record."};
+  allocs.log_y = true;  // 3 to 4,000
+  ctx.add_group(allocs);
   Group rate{"decode_rate",
              "Decode rate (no server)",
              "MB/s",
@@ -99,6 +107,7 @@ void add_groups(RunContext& ctx) {
              "Encoded bytes decoded per second (MB = 10^6 bytes): the same samples as the decode "
              "time."};
   rate.interleaved = true;
+  rate.log_y = true;
   ctx.add_group(rate);
 }
 
