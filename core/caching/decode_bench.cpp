@@ -3,7 +3,6 @@
 // ns and allocations per decode and MB/s of encoded bytes; the codec's cost on its own.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -11,35 +10,23 @@
 #include <vector>
 
 #include "caching/caching_run.h"
+#include "caching/placement.h"
 #include "common/alloc_counter.h"
 #include "common/clock.h"
+#include "common/sample_calls.h"
 
 namespace perflab::caching {
 
 namespace {
 
-// A sample lasts about this long (thread CPU), so that the clock's own cost stays below 0.1%.
+// A sample lasts at least this long, so that the clocks' own cost stays below 1%.
 constexpr std::int64_t kSampleNs = 100'000;
-
-// Where a round places the bytes it decodes: 48 bytes further into a room of 4 KiB more than
-// them each round. A value fetched lands wherever the client's allocator puts it, and a copy out
-// of it can cost twenty times as much at one distance from its destination as at another (glibc
-// 2.36's memcpy on AMD Zen: `rep movsb` with the destination 1 to 31 bytes past the source
-// modulo 4 KiB, 22-36 µs instead of 1.5 µs for 60 KB here); from one placement alone the
-// document's decode time was that of its body's copy, and which encoding it hit was luck. Over
-// the rounds a placement that hits it is an outlier, not the median.
-constexpr std::size_t kPlacementStep = 48, kPlacementRoom = 4096;
 
 struct Decoder {
   Encoding encoding;
-  std::string bytes;             // as encoded
-  std::string room = {};         // bytes.size() + kPlacementRoom
+  std::string bytes;  // as encoded
+  RotatingPlacement placement = {};
   std::string_view placed = {};  // the bytes where this round placed them
-  void place(int round) {
-    const std::size_t at = static_cast<std::size_t>(round) * kPlacementStep % kPlacementRoom;
-    std::memcpy(room.data() + at, bytes.data(), bytes.size());
-    placed = std::string_view(room.data() + at, bytes.size());
-  }
   // Decodes the placed bytes into a ready object as a tier's decode does (a shared object), and
   // holds it until the next decode has made its own, as a caller holds the object it got.
   std::function<void()> decode = {};
@@ -48,18 +35,6 @@ struct Decoder {
   AllocCount allocs = {};
   std::vector<double> wall_ns = {}, cpu_ns = {};
 };
-
-// Decodes per sample: the count doubled until a tenth of a sample's CPU time has gone.
-std::int64_t decodes_per_sample(const std::function<void()>& decode) {
-  for (std::int64_t calls = 1;; calls *= 2) {
-    Stopwatch sw;
-    for (std::int64_t k = 0; k < calls; ++k) decode();
-    const std::int64_t cpu = sw.cpu_elapsed_ns();
-    if (cpu >= kSampleNs / 10 || calls >= 1'000'000)
-      return std::clamp<std::int64_t>(kSampleNs * calls / std::max<std::int64_t>(cpu, 1), 1,
-                                      1'000'000);
-  }
-}
 
 std::string encoding_words(Encoding e) {
   switch (e) {
@@ -123,12 +98,10 @@ void run_decode(RunContext& ctx, const CachingPlan& plan, const Document& doc,
     std::vector<Decoder> decoders;
     for (Encoding e : plan.encodings) {
       const Codec codec{e, plan.zlib_level};
-      Decoder d{e, is_document ? codec.encode(doc) : codec.encode(list)};
-      d.room.resize(d.bytes.size() + kPlacementRoom);
-      d.place(0);
-      decoders.push_back(std::move(d));
+      decoders.push_back({e, is_document ? codec.encode(doc) : codec.encode(list)});
     }
     for (Decoder& d : decoders) {  // the vector is complete: its members stay where they are
+      d.placed = d.placement.place(d.bytes, 0);
       const Codec codec{d.encoding, plan.zlib_level};
       const std::string_view& bytes = d.placed;
       std::shared_ptr<const void>& held = d.held;
@@ -149,14 +122,14 @@ void run_decode(RunContext& ctx, const CachingPlan& plan, const Document& doc,
       AllocScope scope;
       d.decode();
       d.allocs = scope.delta();
-      d.per_sample = decodes_per_sample(d.decode);
+      d.per_sample = calls_per_sample(d.decode, kSampleNs, 1'000'000);
     }
     const std::string step = std::string("decoding the ") + workload + " (no server)";
     for (int round = 0; round < plan.reps; ++round) {
       ctx.check_stop();
       for (std::size_t i = 0; i < decoders.size(); ++i) {
         Decoder& d = decoders[(i + static_cast<std::size_t>(round)) % decoders.size()];
-        d.place(round);
+        d.placed = d.placement.place(d.bytes, round);
         d.decode();  // the placed bytes in the caches, as a fetched value's are
         Stopwatch sw;
         for (std::int64_t k = 0; k < d.per_sample; ++k) d.decode();

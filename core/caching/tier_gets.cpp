@@ -4,10 +4,8 @@
 // window of its own, and the points and findings published.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <functional>
 #include <iterator>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,6 +16,7 @@
 
 #include "caching/caching_run.h"
 #include "common/clock.h"
+#include "common/sample_calls.h"
 #include "common/significance.h"
 #include "runner/expected_progress.h"
 #include "runner/rounds.h"
@@ -38,25 +37,8 @@ struct Measurement {
   std::optional<PointPrecision> precision;  // when measured to a precision
 };
 
-// How many calls of `op` make a sample of at least 20 µs, so that the clocks' own cost stays
-// small (a thread-CPU clock read is a system call): one call's time is the fastest of five
-// windows of at least 40 µs (or 20,000 calls) each. One window alone took a preemption for the
-// op's own time: a local get of 80 ns came out at 3 µs, its samples of 7 gets lasted 2 µs, and
-// the clocks made a third of each get.
-template <class Op>
-int calls_per_sample(const Op& op) {
-  double best_ns = std::numeric_limits<double>::infinity();
-  for (int window = 0; window < 5; ++window) {
-    const std::int64_t t0 = wall_ns();
-    std::int64_t n = 0;
-    do {
-      op();
-      ++n;
-    } while (wall_ns() - t0 < 40'000 && n < 20'000);
-    best_ns = std::min(best_ns, static_cast<double>(wall_ns() - t0) / static_cast<double>(n));
-  }
-  return static_cast<int>(std::clamp(std::ceil(20'000.0 / best_ns), 1.0, 10'000.0));
-}
+// A sample of gets or of a part lasts at least this long; at most this many calls.
+constexpr std::int64_t kSampleNs = 20'000, kMaxCalls = 10'000;
 
 // One workload of one cell being measured: its get and its parts, the calls each sample makes,
 // and its samples so far. A round of it is a sample of whole gets and one of fetches (their
@@ -65,17 +47,22 @@ int calls_per_sample(const Op& op) {
 // into the caches after the other cells' rounds.
 class CellGets {
  public:
+  // `bytes`: what the tier stores for the record, read when it was stored (a failed server is
+  // not asked again when the points are published).
   CellGets(Tier& tier, const std::string& tier_name, const std::string& workload,
-           const Document& doc, const CommentList& list)
-      : tier_(tier), tier_name_(tier_name), workload_(workload), get_(tier, workload, doc, list) {}
+           const Document& doc, const CommentList& list, std::size_t bytes)
+      : tier_(tier),
+        tier_name_(tier_name),
+        workload_(workload),
+        bytes_(bytes),
+        get_(tier, workload, doc, list) {}
 
   const std::string& tier_name() const { return tier_name_; }
   const std::string& workload() const { return workload_; }
-  // Bytes the tier stores for the record, read when it was stored (a failed server is not asked
-  // again when the points are published).
-  std::size_t bytes = 0;
+  std::size_t bytes() const { return bytes_; }
   bool has_server() const { return tier_name_ != "local"; }
-  Measurement& measurement() { return m_; }
+  const Measurement& measurement() const { return m_; }
+  void set_precision(std::optional<PointPrecision> p) { m_.precision = p; }
 
   // `warmup` untimed gets, then the calls per sample of the whole get and of each part.
   void calibrate(RunContext& ctx, int warmup) {
@@ -83,10 +70,11 @@ class CellGets {
       ctx.check_stop();
       whole();
     }
-    m_.gets_per_sample = calls_per_sample([&] { whole(); });
+    m_.gets_per_sample = static_cast<int>(calls_per_sample([&] { whole(); }, kSampleNs, kMaxCalls));
     for (std::size_t k = 0; k < kGetPartCount; ++k) {
       if (k == 1) part(0);  // a decode needs a fetch, a check a decode: the fetch before
-      m_.parts_per_sample[k] = calls_per_sample([&, k] { part(k); });
+      m_.parts_per_sample[k] =
+          static_cast<int>(calls_per_sample([&, k] { part(k); }, kSampleNs, kMaxCalls));
     }
   }
 
@@ -152,6 +140,7 @@ class CellGets {
 
   Tier& tier_;
   std::string tier_name_, workload_;
+  std::size_t bytes_;
   WorkloadGet get_;
   Measurement m_;
 };
@@ -270,11 +259,11 @@ void publish_parts(RunContext& ctx, const std::string& workload, const std::stri
 
 // Publishes what one workload of one cell measured (wall, client CPU, server CPU, bytes, the
 // parts); returns the cell the findings compare.
-Cell publish_cell(RunContext& ctx, CellGets& gets, const std::string& series) {
+Cell publish_cell(RunContext& ctx, const CellGets& gets, const std::string& series) {
   const Measurement& m = gets.measurement();
   const std::string& tier_name = gets.tier_name();
   const std::string& workload = gets.workload();
-  const std::size_t bytes = gets.bytes;
+  const std::size_t bytes = gets.bytes();
   Cell c;
   c.local = !gets.has_server();
   c.cpu_us = mean(m.cpu_us);
@@ -427,8 +416,8 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     stored.push_back(std::move(s));
     for (std::size_t w = 0; w < kWorkloadCount; ++w) {
       Tier& tier = *stored.back().tier;
-      CellGets& g = gets.emplace_back(tier, tier_name, kWorkloads[w], doc, list);
-      g.bytes = w == 0 ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id);
+      gets.emplace_back(tier, tier_name, kWorkloads[w], doc, list,
+                        w == 0 ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id));
       WorkloadGet get(tier, kWorkloads[w], doc, list);
       const std::int64_t t0 = wall_ns();
       get.get();  // checked when measured
@@ -467,7 +456,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
       ctx.progress(progress.at(rounds_part, std::min(1.0, double(r + 1) / plan.reps)),
                    "measuring the gets of every tier and encoding: " + rounds.progress_text());
     }
-    for (auto& g : gets) g.measurement().precision = rounds.precision();
+    for (auto& g : gets) g.set_precision(rounds.precision());
     for (std::size_t i = 0; i < n; ++i) {
       if (!gets[i].has_server()) continue;
       const Stored& s = stored[i / kWorkloadCount];

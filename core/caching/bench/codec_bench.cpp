@@ -3,10 +3,10 @@
 // encodings were chosen from — a benchmark, not a test: it prints figures (docs/caching.md).
 //   perflab-codec-bench [ROUNDS] [DOCUMENT_KB] [LIST_SIZE]      (30, 60, 1000)
 // Every round decodes with each library in turn (the order rotated), a sample of at least 2 ms
-// each; a round places the encoded bytes 48 bytes further into a buffer, as a fetched value
-// lands anywhere (see decode_bench.cpp: glibc's memcpy on AMD Zen is twenty times slower at one
-// distance between source and destination). Each library gives the median ns per decode with
-// the rounds' min–max, MB/s of its encoded bytes, and the heap allocations of one decode.
+// each, and places the encoded bytes elsewhere (caching/placement.h: glibc's memcpy on AMD Zen
+// is twenty times slower at one distance between source and destination). Each library gives the
+// median ns per decode with the rounds' min–max, MB/s of its encoded bytes, and the heap
+// allocations of one decode.
 #include <rapidjson/document.h>
 #include <simdjson.h>
 
@@ -16,7 +16,6 @@
 #include <cereal/types/vector.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <functional>
 #include <istream>
 #include <memory>
@@ -28,9 +27,11 @@
 #include <vector>
 
 #include "caching/codec.h"
+#include "caching/placement.h"
 #include "caching/records.h"
 #include "common/alloc_counter.h"
 #include "common/clock.h"
+#include "common/sample_calls.h"
 
 using namespace perflab;
 using namespace perflab::caching;
@@ -189,17 +190,13 @@ struct Library {
   std::string name;
   std::string bytes;
   std::function<std::shared_ptr<const void>(std::string_view)> decode;
-  std::string room = {};
+  RotatingPlacement placement = {};
   std::string_view placed = {};
   std::shared_ptr<const void> held = {};
   std::int64_t per_sample = 1;
   AllocCount allocs = {};
   std::vector<double> ns = {};
-  void place(int round) {
-    const std::size_t at = static_cast<std::size_t>(round) * 48 % 4096;
-    std::memcpy(room.data() + at, bytes.data(), bytes.size());
-    placed = std::string_view(room.data() + at, bytes.size());
-  }
+  void place(int round) { placed = placement.place(bytes, round); }
 };
 
 template <class T, class F>
@@ -274,7 +271,6 @@ int main(int argc, char** argv) {
   for (const bool document : {true, false}) {
     std::vector<Library> libs = libraries(doc, list, document);
     for (Library& l : libs) {
-      l.room.resize(l.bytes.size() + 4096);
       l.place(0);
       const bool same =
           document ? *std::static_pointer_cast<const Document>(l.decode(l.placed)) == doc
@@ -287,10 +283,7 @@ int main(int argc, char** argv) {
       AllocScope scope;
       l.held = l.decode(l.placed);
       l.allocs = scope.delta();
-      Stopwatch sw;
-      std::int64_t calls = 0;
-      while (sw.wall_elapsed_ns() < kSampleNs / 10) l.held = l.decode(l.placed), ++calls;
-      l.per_sample = std::max<std::int64_t>(1, calls * 10);
+      l.per_sample = calls_per_sample([&] { l.held = l.decode(l.placed); }, kSampleNs, 1'000'000);
     }
     for (int r = 0; r < rounds; ++r)
       for (std::size_t i = 0; i < libs.size(); ++i) {
