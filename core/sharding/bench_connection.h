@@ -40,10 +40,14 @@ struct BClient {
   int outstanding = 0;
   std::int64_t batch_start = 0;
   bool want_write = false;
-  // Open loop: the schedule, the intended time (ns) of each outstanding request in order, since
-  // when the connection has had room for a request (ns), and whether it waits on the timer.
+  // Open loop: the schedule, each outstanding request in order (where its latency runs from and
+  // the generator's own lag in sending it, ns), since when the connection has had room for a
+  // request (ns), and whether it waits on the timer.
+  struct Outstanding {
+    std::int64_t from_ns, own_lag_ns;
+  };
   std::optional<ArrivalSchedule> schedule;
-  std::deque<std::int64_t> intended;
+  std::deque<Outstanding> intended;
   std::int64_t room_since = 0;
   bool in_heap = false;
   ~BClient() {

@@ -345,7 +345,9 @@ class Benchmark {
       last_reply_ = progress_ = t;
       if (open_) {
         if (c.intended.empty()) throw std::runtime_error("a reply to no request");
-        hist_.record((t_ns - c.intended.front()) / 1000);  // from its intended time (or write)
+        const BClient::Outstanding sent = c.intended.front();
+        hist_.record((t_ns - sent.from_ns) / 1000);  // from its intended time (or write)
+        less_lag_.record((t_ns - sent.from_ns - sent.own_lag_ns) / 1000);
         c.intended.pop_front();
         if (c.outstanding-- == o_.pipeline) c.room_since = t_ns;
         continue;
@@ -415,9 +417,14 @@ class Benchmark {
     if (completed_ == issued_) progress_ = now / 1000;  // the reply timeout runs from here
     for (int j = 0; j < k; ++j) {
       const std::int64_t at = due_[static_cast<std::size_t>(j)];
-      c.intended.push_back(o_.from_intended ? at : now);  // where its latency starts
+      // (room_since can be a little after `now`: the batch before this one, of the same
+      // dispatch, finished its write after it was read.)
+      const std::int64_t own_lag = std::max<std::int64_t>(0, now - std::max(at, c.room_since));
+      // Where its latency starts; from its write, the generator's lag is not in it.
+      c.intended.push_back(o_.from_intended ? BClient::Outstanding{at, own_lag}
+                                            : BClient::Outstanding{now, 0});
       send_lag_.record((now - at) / 1000);
-      generator_lag_.record((now - std::max(at, c.room_since)) / 1000);
+      generator_lag_.record(own_lag / 1000);
       last_intended_ = std::max(last_intended_, at);
     }
     issued_ += k;
@@ -434,6 +441,7 @@ class Benchmark {
     set_rate_and_latency(res_, hist_);
     set_open_loop(res_, o_, hist_, send_lag_, generator_lag_,
                   offered_rps(issued_, last_intended_, start_ * 1000, o_.rate));
+    if (open_) res_.latency_less_lag = less_lag_;
     return res_;
   }
 
@@ -441,6 +449,7 @@ class Benchmark {
   const LatencyHistogram& histogram() const { return hist_; }
   const LatencyHistogram& send_lag() const { return send_lag_; }
   const LatencyHistogram& generator_lag() const { return generator_lag_; }
+  const LatencyHistogram& less_lag() const { return less_lag_; }
   std::int64_t issued() const { return issued_; }
   std::int64_t last_intended_ns() const { return last_intended_; }
 
@@ -471,7 +480,8 @@ class Benchmark {
   int timer_ = -1;
   std::int64_t armed_ = -1, last_intended_ = 0;
   std::vector<std::int64_t> due_;
-  LatencyHistogram send_lag_, generator_lag_;
+  // Open loop: each request's latency less the generator's own lag in sending it.
+  LatencyHistogram send_lag_, generator_lag_, less_lag_;
 };
 
 }  // namespace
@@ -541,7 +551,7 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
     if (f) std::rethrow_exception(f);
   BenchResult out;
   out.test = test;
-  LatencyHistogram all, send_lag, generator_lag;
+  LatencyHistogram all, send_lag, generator_lag, less_lag;
   std::int64_t sent = 0, last_intended = 0;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const BenchResult& r = results[i];
@@ -556,12 +566,14 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
     all.merge(benches[i]->histogram());
     send_lag.merge(benches[i]->send_lag());
     generator_lag.merge(benches[i]->generator_lag());
+    less_lag.merge(benches[i]->less_lag());
     sent += benches[i]->issued();
     last_intended = std::max(last_intended, benches[i]->last_intended_ns());
   }
   set_rate_and_latency(out, all);
   set_open_loop(out, o, all, send_lag, generator_lag,
                 offered_rps(sent, last_intended, start * 1000, o.rate));
+  if (o.rate > 0) out.latency_less_lag = less_lag;
   return out;
 }
 

@@ -88,6 +88,10 @@ struct BenchResult {
   // Redirections among the error replies (a slot that moved while the test ran: --cluster).
   std::int64_t moved = 0, ask = 0;
   LatencyHistogram latency;  // of every completed request (perflab-cli bench --hdr-out)
+  // Open loop: each request's latency less the generator's own lag in sending it (from when it
+  // was due and its connection had room, to its write): what the generator cannot have added.
+  // Its percentiles against `latency`'s bound the generator's error at each.
+  LatencyHistogram latency_less_lag;
   // Open loop: the rate and its verdict, and `latency` runs from each request's intended send
   // time (corrected); target_rps 0: closed loop.
   OpenLoopResult open_loop;
