@@ -84,6 +84,7 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
       if (rank(f) != pass) continue;
       const QString measured = q(finding_figure(f));
       const QString verdict = q(finding_verdict(f));
+      const QString error = q(finding_error(f));
       QString judged;
       if (f.claim) {
         const Reproduction r = f.reproduction();
@@ -92,11 +93,13 @@ QString findings_html(const Run& run, FindingsLayout layout, const QStringList& 
                                                                 : "#806000";
         judged = QString("<span style='color:%1'>%2</span>").arg(colour, esc(q(finding_claim(f))));
       }
-      // A finding's own block (stacked, or boxed for the report): title, figure — verdict, claim.
+      // A finding's own block (stacked, or boxed for the report): title, figure — verdict, the
+      // tool's error, claim.
       const QString block =
           "<b>" + esc(q(f.text)) + "</b>" +
           (measured.isEmpty() ? QString() : "<br>this run: <b>" + esc(measured) + "</b>") +
           (verdict.isEmpty() ? QString() : " — " + esc(verdict)) +
+          (error.isEmpty() ? QString() : "; " + esc(error)) +
           (judged.isEmpty() ? QString() : "<br>" + judged);
       if (layout == FindingsLayout::Blocks)
         h += "<table width='100%' border='1' cellspacing='0' cellpadding='6' "

@@ -100,6 +100,54 @@ std::optional<Finding> comparison_finding(const ComparisonSpec& spec, double thr
   return f;
 }
 
+namespace {
+// "43 [40–46]": a ratio with its interval as the finding's figure writes it, without the level
+// (the figure states it).
+std::string compact_ratio(const Estimate& e) {
+  const std::string full = format_estimate(e);
+  return full.substr(0, full.find(" ("));
+}
+
+// "43.2 [40.1–46.0] to 44.0 [41.0–47.1]", one end when the other reads as the measured ratio.
+std::string error_range_text(const Finding& f) {
+  const ToolError& e = *f.tool_error;
+  // An end that reads as the measured ratio moved nothing that can be seen.
+  const auto same = [&](const Estimate& x) {
+    return f.ci && compact_ratio(x) == compact_ratio(*f.ci);
+  };
+  if (same(e.low) && same(e.high)) return {};
+  if (same(e.low)) return compact_ratio(e.high);
+  if (same(e.high)) return compact_ratio(e.low);
+  return compact_ratio(e.low) + " to " + compact_ratio(e.high);
+}
+}  // namespace
+
+std::optional<Finding> bounded_comparison_finding(const ComparisonSpec& spec, double threshold,
+                                                  const std::string& error,
+                                                  const SidesLessError& sides) {
+  auto f = comparison_finding(spec, threshold, sides.subject, sides.baseline);
+  if (!f || !f->ci) return f;
+  ComparisonSpec plain = spec;
+  plain.not_judged_because.clear();
+  auto low = comparison_finding(plain, threshold, sides.subject_less, sides.baseline);
+  auto high = comparison_finding(plain, threshold, sides.subject, sides.baseline_less);
+  if (!low || !high || !low->ci || !high->ci) return f;
+  f->tool_error = ToolError{error, *low->ci, *high->ci};
+  if (f->not_judged_because.empty()) {
+    const auto v = f->verdict();
+    if (low->verdict() != v || high->verdict() != v)
+      f->not_judged_because = error + " could change it (taken out: " + error_range_text(*f) + ")";
+  }
+  return f;
+}
+
+std::string finding_error(const Finding& f) {
+  if (f.kind != FindingKind::Comparison || !f.tool_error || !f.not_judged_because.empty())
+    return {};
+  const std::string range = error_range_text(f);
+  return f.tool_error->what + " taken out: " + (range.empty() ? "the same" : range);
+}
+
 std::optional<Finding> share_finding(const ShareSpec& spec, std::span<const double> part,
                                      std::span<const double> whole) {
   auto f = ratio_of(FindingKind::Share, spec.id, spec.context, true, part, whole);
@@ -295,6 +343,10 @@ std::string finding_sentence(const Finding& f) {
   if (const std::string v = finding_verdict(f); !v.empty()) {
     out += " — ";
     out += v;
+  }
+  if (const std::string e = finding_error(f); !e.empty()) {
+    out += "; ";
+    out += e;
   }
   if (const std::string c = finding_claim(f); !c.empty()) {
     out += "; ";

@@ -38,6 +38,15 @@ struct ComparedPair {
 enum class FindingKind { Comparison, Share, Figure, Note };
 const char* to_string(FindingKind k);  // "comparison", "share", "figure", "note"
 
+// A known error of the measuring tool itself (an open-loop generator's own lag): the ratio with
+// it taken out on the side where it helps the subject most and where it helps the baseline most.
+// A comparison carrying one is judged only when both ends give the verdict the measured ratio
+// gives; its sentence says how far the error moves the ratio either way.
+struct ToolError {
+  std::string what{};  // "the generator's own lag"
+  Estimate low{}, high{};
+};
+
 struct Finding {
   std::string id;  // stable key, e.g. "append_1.iolist_vs_interpolate"; never a measured value
   FindingKind kind = FindingKind::Figure;
@@ -55,6 +64,7 @@ struct Finding {
   // Why no verdict is given although there is an interval (e.g. a peer's run was too short);
   // empty when the finding is judged as its kind is.
   std::string not_judged_because;
+  std::optional<ToolError> tool_error = std::nullopt;  // kind Comparison
 
   double value = 0;  // the ratio, the share (0..1) or the figure
   // The figure's interval; absent for exact figures (counts: a comparison without one is judged
@@ -99,6 +109,17 @@ std::optional<Finding> comparison_finding(const ComparisonSpec& spec, double thr
                                           std::span<const double> subject,
                                           std::span<const double> baseline);
 
+// subject / baseline as comparison_finding, each side also measured per repetition with the
+// tool's own error taken out (`*_less`, the same length as its side; no error: the side itself).
+// The true ratio lies between subject_less / baseline and subject / baseline_less; when either
+// end would give a different verdict, the finding is not judged and says so with both ends.
+struct SidesLessError {
+  std::span<const double> subject, subject_less, baseline, baseline_less;
+};
+std::optional<Finding> bounded_comparison_finding(const ComparisonSpec& spec, double threshold,
+                                                  const std::string& error,
+                                                  const SidesLessError& sides);
+
 // The share part / whole over the same repetitions (paired): its interval, no verdict.
 struct ShareSpec {
   std::string id{};
@@ -134,11 +155,15 @@ std::string finding_figure(const Finding& f);
 //   "no significant difference: Redis GET could be 21% slower or 19% faster"); empty when the
 //   finding has none;
 std::string finding_verdict(const Finding& f);
+// - how far a tool's own error moves a judged comparison's ratio ("the generator's own lag
+//   taken out: 43 [40–46]", "... taken out: the same" when it moves nothing that can be read);
+//   empty without one or when the finding is not judged (its reason says it);
+std::string finding_error(const Finding& f);
 // - the article's claim and what this run says of it ("article 2 (2 ± 0.5): not reproduced",
 //   "article 0.78 (0.78 ± 0.05): inconclusive — about 40 repetitions (now 10) might settle it");
 //   empty without a claim;
 std::string finding_claim(const Finding& f);
-// - all of it in one line: "title: figure — verdict; claim".
+// - all of it in one line: "title: figure — verdict; error; claim".
 std::string finding_sentence(const Finding& f);
 
 // Sets f.text from the model (what every constructor above does; run_io after reading).

@@ -75,6 +75,12 @@ json finding_json(const Finding& f) {
                           {"better", to_string(f.comparison.better)}};
       fj["threshold"] = f.threshold;
       if (!f.not_judged_because.empty()) fj["not_judged_because"] = f.not_judged_because;
+      if (f.tool_error)
+        fj["tool_error"] = {
+            {"what", f.tool_error->what},
+            {"low", {{"value", f.tool_error->low.value}, {"ci", estimate_json(f.tool_error->low)}}},
+            {"high",
+             {{"value", f.tool_error->high.value}, {"ci", estimate_json(f.tool_error->high)}}}};
       if (const auto v = f.verdict()) fj["verdict"] = to_string(*v);
       break;
     case FindingKind::Share:

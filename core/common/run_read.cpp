@@ -269,6 +269,20 @@ Finding read_finding(const V& fj, const Path& f, double run_threshold) {
       fd.threshold = R::number(fj, f, "threshold", true);
       if (fd.threshold < 0) R::bad(Path(f, "threshold"), "is negative");
       fd.not_judged_because = R::string(fj, f, "not_judged_because", false);
+      if (const auto t = R::find(fj, f, "tool_error", false)) {
+        const Path tf(f, "tool_error");
+        const V te = R::object(*t, tf);
+        ToolError e;
+        e.what = R::string(te, tf, "what", true);
+        const auto end = [&](const char* name) {
+          const Path ef(tf, name);
+          const V ev = R::object(*R::find(te, tf, name, true), ef);
+          return read_estimate(ev, ef, R::number(ev, ef, "value", true));
+        };
+        e.low = end("low");
+        e.high = end("high");
+        fd.tool_error = std::move(e);
+      }
       if (!(fd.value > 0)) R::bad(Path(f, "value"), "a ratio must be positive");
       break;
     }

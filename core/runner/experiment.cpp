@@ -74,6 +74,12 @@ void RunContext::add_comparison(const ComparisonSpec& spec, std::span<const doub
   if (auto f = comparison_finding(spec, threshold(), subject, baseline)) add_finding(std::move(*f));
 }
 
+void RunContext::add_comparison(const ComparisonSpec& spec, const std::string& error,
+                                const SidesLessError& sides) {
+  if (auto f = bounded_comparison_finding(spec, threshold(), error, sides))
+    add_finding(std::move(*f));
+}
+
 void RunContext::add_group(const Group& g) {
   {
     std::lock_guard lock(mu_);

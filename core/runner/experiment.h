@@ -66,6 +66,9 @@ class RunContext {
   // The same over two series of samples.
   void add_comparison(const ComparisonSpec& spec, std::span<const double> subject,
                       std::span<const double> baseline);
+  // The same with a tool's own error taken out of each side (bounded_comparison_finding).
+  void add_comparison(const ComparisonSpec& spec, const std::string& error,
+                      const SidesLessError& sides);
   void add_target(TargetInfo t);
   Run snapshot() const;
 

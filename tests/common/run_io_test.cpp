@@ -502,6 +502,37 @@ TEST(RunJson, IntervalsVerdictsAndNoiseRoundTrip) {
   EXPECT_EQ(j["series"][0]["points"][0]["ci"]["method"], "order-statistic");
 }
 
+TEST(RunJson, AToolsErrorRoundTrips) {
+  perflab::Run r = sample_run();
+  const std::vector<double> open{187.8, 190.1, 185.2, 188.4}, less{184.9, 187.0, 182.3, 185.6};
+  const std::vector<double> closed{4.26, 4.31, 4.18, 4.40};
+  auto f = bounded_comparison_finding(
+      {"omission.p99_open_vs_closed", "",
+       ComparedPair{"open loop", "closed loop", "p99 latency", Quantity::Time, Better::Lower},
+       true},
+      0.02, "the generator's own lag", {open, less, closed, closed});
+  ASSERT_TRUE(f && f->tool_error);
+  r.findings.push_back(*f);
+  const std::string text = run_to_json(r);
+  const perflab::Run back = run_from_json(text);
+  EXPECT_EQ(run_to_json(back), text);
+  const Finding& b = back.findings.back();
+  ASSERT_TRUE(b.tool_error);
+  EXPECT_EQ(b.tool_error->what, "the generator's own lag");
+  EXPECT_DOUBLE_EQ(b.tool_error->low.value, f->tool_error->low.value);
+  EXPECT_DOUBLE_EQ(b.tool_error->low.lo, f->tool_error->low.lo);
+  EXPECT_EQ(finding_sentence(b), finding_sentence(*f));
+  // A damaged end is refused by name.
+  auto j = nlohmann::json::parse(text);
+  j["findings"].back()["tool_error"]["low"]["ci"].erase("lo");
+  try {
+    (void)run_from_json(j.dump());
+    ADD_FAILURE() << "a tool error without its interval was read";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("tool_error.low.ci"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunJson, OldFilesWithoutIntervalsStillOpen) {
   auto j = nlohmann::json::parse(run_to_json(judged_run()));
   j.erase("threshold");
