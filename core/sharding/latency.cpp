@@ -21,9 +21,11 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 // The hockey stick's offered rates, as shares of Redis direct's closed-loop maximum.
 constexpr double kHockeyShares[] = {0.1, 0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 1.5};
-// A spectrum measures up to this many rounds per path, in all, to get the rounds asked for
-// when the generator fell behind in some of them.
-constexpr int kAttemptsPerRound = 2;
+// The fixed-rate spectra's rate when latency_rate is 0: this share of Redis direct's closed-loop
+// maximum, light enough for the proxies beside it (each adds a hop on the same cores).
+constexpr double kSpectrumShare = 0.25;
+// Redis direct's closed-loop maximum: the median of this many runs of half a round each.
+constexpr int kClosedLoopRuns = 3;
 
 bool asked(const Params& p, const char* token) {
   const auto l = p.get_subset("latency");
@@ -47,14 +49,34 @@ constexpr Path kCollapsePaths[] = {{"per-reply", "per-reply, no nodelay (lazy)"}
                                    {"coalesced+nodelay", "coalesced+nodelay"}};
 constexpr Path kHockeyPaths[] = {{"direct", "direct"}, {"coalesced+nodelay", "proxy"}};
 
-// One open-loop path of a group over its rounds: the valid rounds' recorders, and the rounds
-// left out.
+// One open-loop path of a group over its rounds (the paths take turns round by round): each
+// round's recorder, its percentiles with and without the generator's own lag, and that lag.
 struct PathRounds {
   Path path;
-  std::vector<LatencyRecorder> valid;
-  std::vector<double> p50_ms, p99_ms;  // of the valid rounds, for the findings
-  int fell_behind = 0, not_held = 0, attempts = 0;
+  std::vector<LatencyRecorder> rounds{};
+  std::vector<double> p50_ms{}, p99_ms{}, p50_less_ms{}, p99_less_ms{}, lag_p99_ms{};
+  int not_held = 0;
 };
+
+double p_ms(const LatencyRecorder& r, double pct) {
+  return static_cast<double>(r.value_at_percentile_ns(pct)) / kNsPerMs;
+}
+
+double median_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : quantile(v, 0.5);
+}
+
+// One closed-loop run of the maximum: half a round, at least 0.2 s.
+double closed_loop_s(double round_s) {
+  return std::max(0.2, round_s / 2);
+}
+
+// Two significant digits: an offered rate derived from a measurement reads as a round figure.
+double round_rate(double rps) {
+  if (!(rps > 0)) return 1;
+  const double scale = std::pow(10.0, std::floor(std::log10(rps)) - 1);
+  return std::max(1.0, std::round(rps / scale) * scale);
+}
 
 // The variants the groups `latency` asks for measure, each once; Redis Cluster only with one.
 std::vector<Variant> wanted_variants(const Params& p, bool cluster) {
@@ -99,14 +121,18 @@ class Latency {
   }
 
   void spectra() {
-    const double rate = p_.get_double("latency_rate");
+    const double asked_rate = p_.get_double("latency_rate");
+    const double rate = asked_rate > 0 ? asked_rate : round_rate(kSpectrumShare * closed_max());
     const std::string id = "latency_rate";
     Group g = spectrum_group(id, bench_title(test_) + " latency at " + rate_text(rate) +
                                      ", open loop (-c " + std::to_string(base_.clients) + ")");
     g.description =
-        "Percentile spectrum of each path at the same offered rate, open loop: each "
-        "request's latency runs from its intended send time. Rounds where the "
-        "generator itself fell behind are left out.";
+        "Percentile spectrum of each path at the same offered rate, open loop: each request's "
+        "latency runs from its intended send time" +
+        std::string(asked_rate > 0 ? ""
+                                   : " (" + format_percent(kSpectrumShare) +
+                                         " of Redis direct's closed-loop maximum)") +
+        ". The generator's own lag is taken out of the verdicts.";
     g.baseline_series = "Redis direct";
     std::vector<PathRounds> paths = measure(kSpectrumPaths, rate, 1);
     publish(g, paths, rate);
@@ -133,10 +159,32 @@ class Latency {
 
   void hockey();
 
+  // Redis direct's closed-loop maximum (req/s), measured on first use: the median of
+  // kClosedLoopRuns runs; the rates of the spectra and the hockey stick are shares of it.
+  double closed_max() {
+    if (closed_.empty())
+      for (int i = 0; i < kClosedLoopRuns; ++i) {
+        ctx_.check_stop();
+        ctx_.progress(from_ + (to_ - from_) * std::min(1.0, spent_s_ / total_s_),
+                      "latency: Redis direct's closed-loop maximum");
+        BenchOptions o = variant_bench_options(base_, servers_, variant("direct"),
+                                               run_.target.nodes.front().host);
+        o.tests = {test_};
+        o.requests = 100'000'000;
+        o.time_limit = std::chrono::milliseconds(std::llround(closed_loop_s(seconds_) * 1000));
+        const BenchResult r = run_bench(o, test_, ctx_.stop_token());
+        if (r.cancelled) ctx_.check_stop();
+        closed_.push_back(r.rps);
+        spent_s_ += closed_loop_s(seconds_);
+      }
+    return median_of(closed_);
+  }
+
  private:
-  void hockey_findings(const Group& g, double max_rps, const std::vector<double>& closed,
+  void hockey_findings(const Group& g, double max_rps,
                        const std::vector<std::vector<std::optional<double>>>& knees,
-                       const std::vector<std::optional<double>>& median_knee);
+                       const std::vector<std::optional<double>>& median_knee,
+                       const std::vector<std::string>& no_knee);
 
   Group spectrum_group(const std::string& id, std::string title) const {
     Group g;
@@ -150,32 +198,25 @@ class Latency {
     return g;
   }
 
-  // The paths that could be started, each measured until `rounds_` valid rounds or
-  // kAttemptsPerRound x rounds_ attempts, the paths taking turns round by round.
+  // The paths that could be started, `rounds_` rounds each, the paths taking turns round by
+  // round. No round is left out: where the generator fell behind, its own lag is taken out of
+  // the verdicts instead (compare_p).
   template <std::size_t N>
   std::vector<PathRounds> measure(const Path (&wanted)[N], double rate, int depth) {
     std::vector<PathRounds> paths;
     for (const Path& path : wanted)
-      if (servers_.ports.contains(path.token)) paths.push_back({path, {}, {}, {}, 0, 0, 0});
-    for (bool more = true; more;) {
-      more = false;
+      if (servers_.ports.contains(path.token)) paths.push_back({.path = path});
+    for (int round = 0; round < rounds_; ++round)
       for (auto& pr : paths) {
-        if (static_cast<int>(pr.valid.size()) >= rounds_ ||
-            pr.attempts >= kAttemptsPerRound * rounds_)
-          continue;
         const BenchResult r = once(pr.path, rate, depth);
-        ++pr.attempts;
-        if (r.open_loop.fell_behind) {
-          ++pr.fell_behind;
-        } else {
-          if (!r.open_loop.rate_held) ++pr.not_held;
-          pr.valid.push_back(r.latency);
-          pr.p50_ms.push_back(static_cast<double>(r.latency.value_at_percentile_ns(50)) / kNsPerMs);
-          pr.p99_ms.push_back(static_cast<double>(r.latency.value_at_percentile_ns(99)) / kNsPerMs);
-        }
-        more = true;
+        if (!r.open_loop.rate_held) ++pr.not_held;
+        pr.rounds.push_back(r.latency);
+        pr.p50_ms.push_back(p_ms(r.latency, 50));
+        pr.p99_ms.push_back(p_ms(r.latency, 99));
+        pr.p50_less_ms.push_back(p_ms(r.latency_less_lag, 50));
+        pr.p99_less_ms.push_back(p_ms(r.latency_less_lag, 99));
+        pr.lag_p99_ms.push_back(r.open_loop.generator_lag_p99_ms);
       }
-    }
     return paths;
   }
 
@@ -201,54 +242,50 @@ class Latency {
     return r;
   }
 
-  // Each path's spectrum, and what its rounds say about the rate: left out, too few, not held.
+  // Each path's spectrum, and what its rounds say: the generator's own lag where it fell
+  // behind, the rounds that did not hold the rate.
   void publish(const Group& g, const std::vector<PathRounds>& paths, double rate) {
     ctx_.add_group(g);
     bool drawn = false;
     for (const PathRounds& pr : paths)
-      drawn = ctx_.add_latency_spectrum(g, pr.path.series, pr.valid, kNsPerMs) || drawn;
-    // Findings name the chart only when it has points (every round left out: it has none).
+      drawn = ctx_.add_latency_spectrum(g, pr.path.series, pr.rounds, kNsPerMs) || drawn;
+    // Findings name the chart only when it has points.
     const std::string chart = drawn ? g.id : "";
     for (const PathRounds& pr : paths) {
       const std::string context = std::string(pr.path.series) + " at " + rate_text(rate);
       const std::string id = g.id + "." + pr.path.token;
-      if (pr.fell_behind > 0)
+      if (!pr.lag_p99_ms.empty() && quantile(pr.lag_p99_ms, 0.5) > kGeneratorLagLimitMs)
         ctx_.add_finding(figure_finding(
-            {id + ".fell_behind", context,
-             "rounds left out, not valid: the generator fell behind (its own send lag p99 above " +
-                 format_figure(kGeneratorLagLimitMs) + " ms), its delays would count as the path's",
-             "rounds", chart},
-            pr.fell_behind));
-      if (static_cast<int>(pr.valid.size()) < rounds_)
-        ctx_.add_finding(figure_finding({id + ".valid_rounds", context,
-                                         "valid rounds, fewer than the " + std::to_string(rounds_) +
-                                             " asked: the spectrum's intervals are wider or absent",
-                                         "rounds", chart},
-                                        static_cast<double>(pr.valid.size())));
+            {id + ".generator_lag", context,
+             "the generator's own send lag, p99 (above " + format_figure(kGeneratorLagLimitMs) +
+                 " ms: it fell behind; in the spectrum, taken out of the verdicts)",
+             "ms", chart},
+            quantile(pr.lag_p99_ms, 0.5),
+            pr.lag_p99_ms.size() >= 2 ? std::optional<Estimate>(median_ci(pr.lag_p99_ms))
+                                      : std::nullopt));
       if (pr.not_held > 0)
         ctx_.add_finding(
             figure_finding({id + ".not_held", context,
-                            "valid rounds that completed below " + format_percent(kRateHeldShare) +
+                            "rounds that completed below " + format_percent(kRateHeldShare) +
                                 " of the offered rate: the path is past its knee there",
                             "rounds", chart},
                            pr.not_held));
     }
   }
 
-  // a / b of the latency at percentile `pct` over their valid rounds (paired when no round of
-  // either was left out).
+  // a / b of the latency at percentile `pct` over their rounds (paired: round r of each was
+  // measured in the same turn), judged with the generator's own lag taken out of either side.
   void compare_p(const Group& g, const PathRounds& a, const PathRounds& b, int pct,
                  std::string id) {
-    const bool paired = a.valid.size() == b.valid.size() && a.attempts == b.attempts &&
-                        a.fell_behind == 0 && b.fell_behind == 0;
-    const auto& sa = pct == 50 ? a.p50_ms : a.p99_ms;
-    const auto& sb = pct == 50 ? b.p50_ms : b.p99_ms;
+    const bool p50 = pct == 50;
     ctx_.add_comparison(
         {std::move(id), g.title,
          ComparedPair{a.path.series, b.path.series, "p" + std::to_string(pct) + " latency",
                       Quantity::Time, Better::Lower},
-         paired, "", std::nullopt, false, g.id},
-        sa, sb);
+         a.rounds.size() == b.rounds.size(), "", std::nullopt, false, g.id},
+        kGeneratorLagError,
+        {p50 ? a.p50_ms : a.p99_ms, p50 ? a.p50_less_ms : a.p99_less_ms, p50 ? b.p50_ms : b.p99_ms,
+         p50 ? b.p50_less_ms : b.p99_less_ms});
   }
 
   RunContext& ctx_;
@@ -260,45 +297,43 @@ class Latency {
   double seconds_;
   BenchOptions base_;
   double from_ = 0, to_ = 1, total_s_ = 1, spent_s_ = 0;
+  std::vector<double> closed_;  // Redis direct's closed-loop runs (req/s)
 };
 
-// The samples of one path at one offered rate of the hockey stick, over the rounds.
+// The samples of one path at one offered rate of the hockey stick, over the rounds: the rate
+// achieved, the percentiles, the p99 without the generator's own lag (what the knee is judged
+// on) and that lag's p99.
 struct HockeyCell {
-  std::vector<double> achieved, p50, p99;
-  int left_out = 0;  // rounds where the generator fell behind
+  std::vector<double> achieved, p50, p99, p99_less, lag_p99;
 };
 
-double median_of(const std::vector<double>& v) {
-  return v.empty() ? 0 : quantile(v, 0.5);
-}
-
-// The knee's offered rate of one path's points (latency_knee): a point without valid samples
-// is one the sweep cannot call held, so the knee is below it.
+// The knee's offered rate of one path's points (latency_knee).
 std::optional<double> knee_rate(const std::vector<KneePoint>& points) {
   const auto k = latency_knee(points);
   return k ? std::optional<double>(points[*k].offered) : std::nullopt;
+}
+
+// Why a path's sweep has no knee, from its lightest point (latency_knee fails only there): the
+// rate it achieved against the one offered, and the rounds' generator lag.
+std::string no_knee_reason(const KneePoint& lightest, const HockeyCell& c) {
+  std::string s = "its lightest offered rate, " + rate_text(lightest.offered) +
+                  ", was not held (it completed " + rate_text(lightest.achieved) + ", below " +
+                  format_percent(kKneeHeldShare) + ")";
+  const double lag = median_of(c.lag_p99);
+  if (lag > kGeneratorLagLimitMs)
+    s += ", and the generator itself fell behind there (its own send lag p99 " +
+         format_figure(lag) + " ms): the machine is too busy to offer even that";
+  else
+    s += ": the path could not serve the lightest load of the sweep";
+  return s;
 }
 
 void Latency::hockey() {
   const std::size_t np = std::size(kHockeyPaths), nr = std::size(kHockeyShares);
   for (const Path& path : kHockeyPaths)
     if (!servers_.ports.contains(path.token)) return;  // (the proxy always starts)
-  // Redis direct's closed-loop maximum, median of 3 runs: the offered rates are shares of it.
-  std::vector<double> closed;
-  for (int i = 0; i < 3; ++i) {
-    ctx_.check_stop();
-    ctx_.progress(from_ + (to_ - from_) * std::min(1.0, spent_s_ / total_s_),
-                  "latency: Redis direct's closed-loop maximum");
-    BenchOptions o =
-        variant_bench_options(base_, servers_, variant("direct"), run_.target.nodes.front().host);
-    o.tests = {test_};
-    o.requests = 100'000'000;
-    o.time_limit = std::chrono::milliseconds(std::llround(seconds_ * 1000));
-    const BenchResult r = run_bench(o, test_, ctx_.stop_token());
-    if (r.cancelled) ctx_.check_stop();
-    closed.push_back(r.rps);
-  }
-  const double max_rps = median_of(closed);
+  // The offered rates are shares of Redis direct's closed-loop maximum.
+  const double max_rps = closed_max();
   std::vector<double> offered;
   for (double share : kHockeyShares) offered.push_back(std::max(1.0, std::round(share * max_rps)));
 
@@ -310,16 +345,12 @@ void Latency::hockey() {
       for (std::size_t j = 0; j < np; ++j) {
         const BenchResult r = once(kHockeyPaths[j], offered[i], 1);
         HockeyCell& c = cells[j][i];
-        if (r.open_loop.fell_behind) {
-          ++c.left_out;
-          points[j].push_back({offered[i], 0, HUGE_VAL});
-          continue;
-        }
-        const double p99 = static_cast<double>(r.latency.value_at_percentile_ns(99)) / kNsPerMs;
         c.achieved.push_back(r.rps);
-        c.p50.push_back(static_cast<double>(r.latency.value_at_percentile_ns(50)) / kNsPerMs);
-        c.p99.push_back(p99);
-        points[j].push_back({offered[i], r.rps, p99});
+        c.p50.push_back(p_ms(r.latency, 50));
+        c.p99.push_back(p_ms(r.latency, 99));
+        c.p99_less.push_back(p_ms(r.latency_less_lag, 99));
+        c.lag_p99.push_back(r.open_loop.generator_lag_p99_ms);
+        points[j].push_back({offered[i], r.rps, c.p99_less.back()});
       }
     for (std::size_t j = 0; j < np; ++j) knees[j].push_back(knee_rate(points[j]));
   }
@@ -333,20 +364,22 @@ void Latency::hockey() {
   g.numeric_x = g.lower_is_better = g.log_y = true;
   g.description =
       "p50 and p99 over a sweep of offered rates (shares of Redis direct's closed-loop maximum), "
-      "x the rate achieved. The knee: the highest offered rate held within 1% whose p99 stays "
-      "within " +
+      "x the rate achieved. The knee: the highest offered rate held within 1% whose p99, the "
+      "generator's own lag taken out, stays within " +
       format_figure(kKneeP99Factor) + " times the lightest load's.";
   std::vector<std::optional<double>> median_knee(np);
+  std::vector<std::string> no_knee(np);  // why a path has none
   for (std::size_t j = 0; j < np; ++j) {
     std::vector<KneePoint> points;
     for (std::size_t i = 0; i < nr; ++i) {
       const HockeyCell& c = cells[j][i];
-      points.push_back(c.p99.empty()
-                           ? KneePoint{offered[i], 0, HUGE_VAL}
-                           : KneePoint{offered[i], median_of(c.achieved), median_of(c.p99)});
+      points.push_back({offered[i], median_of(c.achieved), median_of(c.p99_less)});
     }
     const auto k = latency_knee(points);
-    if (!k) continue;
+    if (!k) {
+      no_knee[j] = no_knee_reason(points.front(), cells[j].front());
+      continue;
+    }
     median_knee[j] = offered[*k];
     g.markers.push_back({std::string(kHockeyPaths[j].series) + " p99", points[*k].achieved,
                          std::string(kHockeyPaths[j].series) + " knee: " + rate_text(offered[*k])});
@@ -362,28 +395,27 @@ void Latency::hockey() {
         pt.label = rate_text(offered[i]) + " offered";
         pt.samples = std::string(which) == "p50" ? c.p50 : c.p99;
         pt.extra["offered"] = offered[i];
-        pt.extra["rounds_left_out"] = c.left_out;
+        pt.extra["generator_lag_p99_ms"] = median_of(c.lag_p99);
         ctx_.add_point(g.id, std::string(kHockeyPaths[j].series) + " " + which, std::move(pt));
       }
-  hockey_findings(g, max_rps, closed, knees, median_knee);
+  hockey_findings(g, max_rps, knees, median_knee, no_knee);
 }
 
-void Latency::hockey_findings(const Group& g, double max_rps, const std::vector<double>& closed,
+void Latency::hockey_findings(const Group& g, double max_rps,
                               const std::vector<std::vector<std::optional<double>>>& knees,
-                              const std::vector<std::optional<double>>& median_knee) {
+                              const std::vector<std::optional<double>>& median_knee,
+                              const std::vector<std::string>& no_knee) {
   const std::string context = g.title;
   ctx_.add_finding(figure_finding({"latency_hockey.closed_loop_max", context,
                                    "Redis direct's closed-loop maximum, what the offered rates "
                                    "are shares of",
                                    "req/s", g.id},
-                                  max_rps, median_ci(closed)));
+                                  max_rps, median_ci(closed_)));
   for (std::size_t j = 0; j < std::size(kHockeyPaths); ++j) {
     const std::string who = kHockeyPaths[j].series;
     if (!median_knee[j]) {
       ctx_.add_finding(note_finding({"latency_hockey.no_knee." + who, context,
-                                     who + " has no knee: its lightest offered rate was not "
-                                           "held, or the generator fell behind there",
-                                     "", g.id}));
+                                     who + " has no knee: " + no_knee[j], "", g.id}));
       continue;
     }
     std::vector<double> per_round;
@@ -442,7 +474,12 @@ double latency_seconds(const Params& p) {
   if (asked(p, "spectra")) paths += std::size(kSpectrumPaths);
   if (asked(p, "collapse")) paths += std::size(kCollapsePaths);
   if (asked(p, "hockey")) paths += std::size(kHockeyPaths) * std::size(kHockeyShares);
-  return per_round * paths;
+  // Redis direct's closed-loop maximum, measured once for the hockey stick and the spectra's
+  // rate.
+  const bool closed =
+      asked(p, "hockey") || (asked(p, "spectra") && !(p.get_double("latency_rate") > 0));
+  return per_round * paths +
+         (closed ? kClosedLoopRuns * closed_loop_s(p.get_double("latency_s")) : 0.0);
 }
 
 }  // namespace perflab::sharding
@@ -462,10 +499,11 @@ std::vector<ParamSpec> latency_params() {
        .label = "Latency groups"},
       {.name = "latency_rate",
        .type = ParamType::Double,
-       .default_value = "5000",
-       .min = 1,
+       .default_value = "0",
+       .min = 0,
        .max = 10'000'000,
-       .help = "offered rate of the fixed-rate spectra (all connections together)",
+       .help = "offered rate of the fixed-rate spectra (all connections together); 0: a quarter "
+               "of Redis direct's closed-loop maximum, measured first on this machine",
        .label = "Spectra's rate",
        .unit = "req/s"},
       {.name = "latency_rounds",
@@ -473,8 +511,8 @@ std::vector<ParamSpec> latency_params() {
        .default_value = "5",
        .min = 1,
        .max = 100,
-       .help = "valid rounds per path (a fresh recorder each; one where the generator fell "
-               "behind is left out and measured again, up to twice as many in all)",
+       .help = "rounds per path, the paths taking turns (a fresh recorder each; where the "
+               "generator fell behind, its own lag is taken out of the verdicts)",
        .label = "Latency rounds"},
       {.name = "latency_s",
        .type = ParamType::Double,

@@ -59,6 +59,13 @@ std::string open_loop_verdict(const BenchResult& r) {
   return "rate held: completed " + achieved_of_offered(r) + ".";
 }
 
+std::string open_loop_rate_verdict(const BenchResult& r) {
+  const OpenLoopResult& o = r.open_loop;
+  if (o.target_rps <= 0 || r.cancelled || r.requests == 0) return {};
+  if (!o.rate_held) return "rate not held: the server completed " + achieved_of_offered(r) + ".";
+  return "rate held: completed " + achieved_of_offered(r) + ".";
+}
+
 std::string format_open_loop_summary(const BenchOptions& opt, const BenchResult& r) {
   const OpenLoopResult& o = r.open_loop;
   std::string s = "====== " + title_of(r) + " ======\n";

@@ -52,6 +52,14 @@ void judge_open_loop(OpenLoopResult& o, double achieved_rps);
 // One sentence on the rate, generated from the figures: held, fell behind (not valid, as wrk2
 // says) or not held by the server (past its knee). Empty for closed loop or a stopped run.
 std::string open_loop_verdict(const BenchResult& r);
+// The same on the rate alone, for a measurement that takes the generator's own lag out of its
+// verdicts instead of discarding the round ("rate held: completed 999 req/s of the 1000 req/s
+// offered (99.9%)", "rate not held: the server completed ...").
+std::string open_loop_rate_verdict(const BenchResult& r);
+
+// What the experiments call the generator's own lag when they take it out of a verdict
+// (common/finding.h ToolError).
+inline constexpr const char* kGeneratorLagError = "the generator's own lag";
 
 // Output of an open-loop test: the summary with corrected percentiles, the -q line, CSV.
 std::string format_open_loop_summary(const BenchOptions& o, const BenchResult& r);
