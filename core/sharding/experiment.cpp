@@ -55,7 +55,34 @@ class ShardingExperiment : public Experiment {
                            {"moved.modula", {"distribution_keys"}},
                            {"moved.ketama", {"distribution_keys"}},
                            {"moved.jump", {"distribution_keys"}},
-                           {"moved.hash", {"distribution_keys"}}}}};
+                           {"moved.hash", {"distribution_keys"}}}},
+            // The demonstrations, each a plan of its own that opens on its chart: no key
+            // distribution, no sweep.
+            {.name = "omission",
+             .summary = "the coordinated-omission demonstration alone: closed vs open loop while "
+                        "Redis pauses, in about 25 s",
+             .values = {{"distribution", "false"}, {"sweep", "false"}, {"omission", "true"}},
+             .headlines = {{"omission.p99_open_vs_closed", {"omission_rounds"}},
+                           {"omission.p99_open_vs_redis_benchmark", {"omission_rounds"}}}},
+            {.name = "latency",
+             .summary = "open-loop latency: the four paths' spectra and the hockey stick of "
+                        "direct vs proxy with their knees, in about a minute",
+             .values = {{"distribution", "false"},
+                        {"sweep", "false"},
+                        {"tests", "get"},
+                        {"latency", "spectra,hockey"},
+                        {"latency_rounds", "3"},
+                        {"latency_s", "0.5"}},
+             .headlines = {{"latency_rate_p99.coalesced+nodelay", {"latency_rounds", "latency_s"}},
+                           {"latency_hockey.knee_ratio", {"latency_rounds", "latency_s"}}}},
+            {.name = "cluster",
+             .summary = "Redis Cluster live: slots moved under load, then a master killed under "
+                        "load, in about a minute",
+             .values = {{"distribution", "false"},
+                        {"sweep", "false"},
+                        {"demonstration", "both"},
+                        {"demo_s", "10"}},
+             .headlines = {{"reshard.keys_lost", {}}, {"failover.keys_lost", {}}}}};
   }
 
   std::vector<ParamSpec> params() const override {
@@ -148,6 +175,10 @@ class ShardingExperiment : public Experiment {
                          "live Redis Cluster demonstrations after the sweep, seconds on x: slots "
                          "moved under load (managed cluster only), a master killed under load (a "
                          "cluster of their own with replicas)"});
+    specs.push_back({.name = "distribution",
+                     .type = ParamType::Bool,
+                     .default_value = "true",
+                     .help = "the key distribution table first (false: leave it out)"});
     specs.push_back({.name = "sweep",
                      .type = ParamType::Bool,
                      .default_value = "true",
@@ -193,7 +224,8 @@ class ShardingExperiment : public Experiment {
     std::optional<OmissionOptions> omission;  // checked before anything is measured
     if (p.get_bool("omission")) omission = omission_options(ctx, p);
     const auto start = std::chrono::steady_clock::now();
-    distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
+    if (p.get_bool("distribution"))
+      distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
     ctx.check_stop();
     // The distribution's share of the run: its seconds against the sweep's, every point of which
     // ends by its time budget; so the time left holds from the sweep's first point on.

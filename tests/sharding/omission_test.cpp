@@ -34,12 +34,10 @@ std::uint64_t count_at_least(const LatencyRecorder& h, std::int64_t ns) {
   return n;
 }
 
-// The demonstration alone, short: 2 rounds of the default pause schedule.
+// The demonstration's plan, short: 2 rounds of the default pause schedule.
 std::map<std::string, std::string> demo_params() {
-  return {{"sweep", "false"},          {"distribution_keys", "2000"},
-          {"omission", "true"},        {"omission_rounds", "2"},
-          {"omission_rate", "1000"},   {"omission_pause_ms", "200"},
-          {"omission_every_s", "1.5"}, {"clients", "10"}};
+  return {{"plan", "omission"},         {"omission_rounds", "2"},    {"omission_rate", "1000"},
+          {"omission_pause_ms", "200"}, {"omission_every_s", "1.5"}, {"clients", "10"}};
 }
 
 double p99_of(const perflab::Run& run, const char* series) {
@@ -98,6 +96,10 @@ TEST(CoordinatedOmission, DemonstrationShowsTheStallOnlyInTheOpenLoop) {
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   const Group* g = run.group(kOmissionGroup);
   ASSERT_NE(g, nullptr);
+  // Its plan measures nothing else: the run opens on this chart.
+  ASSERT_FALSE(run.groups.empty());
+  EXPECT_EQ(run.groups.front().id, kOmissionGroup);
+  EXPECT_EQ(run.group("dist_nodes"), nullptr);
   EXPECT_TRUE(g->percentile_x);
   EXPECT_TRUE(g->numeric_x);
   for (const char* name : {kOmissionOpen, kOmissionClosed}) {
