@@ -76,6 +76,18 @@ std::string default_plan_adds(const Headline& headline, const std::vector<ParamS
 std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& specs,
                                 const std::map<std::string, std::string>& values,
                                 const std::vector<Finding>& findings) {
+  // A value of the plan's changed by the user that measures no more of any headline (which
+  // benchmarks, which groups) changed what is measured: a headline it left out is what the user
+  // asked for, not something the plan could not measure.
+  bool selection_changed = false;
+  for (const auto& [name, value] : plan.values) {
+    const auto v = values.find(name);
+    const bool sizes =
+        std::any_of(plan.headlines.begin(), plan.headlines.end(), [&](const auto& h) {
+          return std::find(h.settled_by.begin(), h.settled_by.end(), name) != h.settled_by.end();
+        });
+    if (v != values.end() && v->second != value && !sizes) selection_changed = true;
+  }
   std::vector<Finding> notes;
   for (const auto& headline : plan.headlines) {
     const std::string& id = headline.finding;
@@ -85,6 +97,7 @@ std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& 
                                 [&](const Finding& x) { return x.id == id; });
     std::string what;
     if (f == findings.end()) {
+      if (selection_changed) continue;
       what = "Not measured in the " + plan.name + " plan: " + id + more;
     } else if (!finding_settled(*f)) {
       what = finding_title(*f) + ": the " + plan.name + " plan's time was not enough to settle it";

@@ -47,7 +47,9 @@ std::map<std::string, std::string> with_plan(const std::vector<Plan>& plans,
 // For each of the plan's headline findings that is missing or undecided in `findings` (a
 // comparison without a verdict on a difference, or an article's claim still inconclusive), a
 // note saying so, and what the default plan would measure more of that finding (its
-// Headline::settled_by, generated from `specs` and the run's `values`).
+// Headline::settled_by, generated from `specs` and the run's `values`). A missing headline is
+// not noted when the run changed one of the plan's values that settles no headline (what is
+// measured, not how much): the user asked for something else.
 std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& specs,
                                 const std::map<std::string, std::string>& values,
                                 const std::vector<Finding>& findings);

@@ -117,6 +117,21 @@ TEST(Plan, NotesSayWhatIsNotSettledAndWhatTheDefaultPlanMeasures) {
   EXPECT_EQ(none[1].part, "Not measured in the lecture plan: missing");
 }
 
+// A user who changed what the plan measures (a value that settles no headline) is not told
+// that what they left out was not measured; what was measured and not settled still is.
+TEST(Plan, AnOverrideOfWhatIsMeasuredListsOnlyWhatWasAskedAndNotGot) {
+  const std::vector<Finding> findings = {
+      compare("c_vs_d", {1, 3, 1, 3, 1, 3, 2, 2}, {3, 1, 3, 1, 3, 1, 2, 2})};
+  const auto notes = plan_notes(
+      kPlans[0], specs(), {{"points", "2"}, {"repetitions", "3"}, {"sample_ms", "7"}}, findings);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].id, "lecture_plan.c_vs_d");
+  // The plan's own value for it: the missing ones are noted again.
+  const auto plain = plan_notes(
+      kPlans[0], specs(), {{"points", "2"}, {"repetitions", "3"}, {"sample_ms", "5"}}, findings);
+  EXPECT_EQ(plain.size(), 3u);
+}
+
 TEST(Plan, EachNoteNamesOnlyWhatMeasuresMoreOfItsFinding) {
   // Two findings left unsettled, each measured by parameters of its own: a build sample's
   // length says nothing about an append, the appends' writers nothing about a build.
