@@ -282,20 +282,20 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
                       std::string("resharding: slots moved from ") + masters.at(0).address() +
                           " to " + masters.at(1).address() + " under load, in " +
                           format_fixed(move_ended - move_started, 1) + " s",
-                      ""},
+                      "slots"},
                      static_cast<double>(moved_slots.load())));
   ctx.add_finding(figure_finding(
-      {"reshard.moved", "", "resharding: MOVED redirections the client followed", ""},
+      {"reshard.moved", "", "resharding: MOVED redirections the client followed", "redirections"},
       static_cast<double>(load.moved)));
-  ctx.add_finding(
-      figure_finding({"reshard.ask", "", "resharding: ASK redirections the client followed", ""},
-                     static_cast<double>(load.ask)));
+  ctx.add_finding(figure_finding(
+      {"reshard.ask", "", "resharding: ASK redirections the client followed", "redirections"},
+      static_cast<double>(load.ask)));
   ctx.add_finding(figure_finding(
       {"reshard.errors", "",
        std::string("resharding: requests answered with an error") +
            (load.first_error.empty() ? std::string()
                                      : std::string(" (first: ") + load.first_error + ")"),
-       ""},
+       "requests"},
       static_cast<double>(load.errors)));
   ctx.add_finding(figure_finding(
       {"reshard.keys_verified", "",
@@ -305,10 +305,10 @@ void reshard_demo(RunContext& ctx, const RedisClusterTarget& cluster, const Demo
                  "with its value"
            : std::string("resharding: ") + count_text(lost) + " of " + count_text(checked) +
                  " acknowledged writes did NOT read back with their value",
-       ""},
+       "writes"},
       static_cast<double>(verified)));
   ctx.add_finding(
-      figure_finding({"reshard.keys_lost", "", "resharding: acknowledged writes lost", ""},
+      figure_finding({"reshard.keys_lost", "", "resharding: acknowledged writes lost", "writes"},
                      static_cast<double>(lost)));
 }
 
@@ -366,14 +366,14 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
        "failover: requests answered with an error after " + victim + " was killed" +
            (load.first_error.empty() ? std::string()
                                      : std::string(" (first: ") + load.first_error + ")"),
-       ""},
+       "requests"},
       static_cast<double>(load.errors)));
   if (recovered_at)
     ctx.add_finding(figure_finding(
         {"failover.recovery_s", "",
          "failover: seconds from the kill until a write to the killed master's slots "
          "succeeded again (its replica promoted)",
-         ""},
+         "s"},
         *recovered_at - killed_at.load()));
   else
     ctx.add_finding(note_finding({"failover.not_recovered", "",
@@ -388,17 +388,18 @@ void failover_demo(RunContext& ctx, const DemoOptions& opts) {
                  count_text(checked_surviving) + " acknowledged writes read back with their values"
            : std::string("failover: ") + count_text(lost) + " of " + count_text(checked_surviving) +
                  " acknowledged writes of the surviving masters were lost",
-       ""},
+       "writes"},
       static_cast<double>(surviving)));
-  ctx.add_finding(figure_finding(
-      {"failover.keys_lost", "", "failover: acknowledged writes lost on the surviving masters", ""},
-      static_cast<double>(lost)));
+  ctx.add_finding(
+      figure_finding({"failover.keys_lost", "",
+                      "failover: acknowledged writes lost on the surviving masters", "writes"},
+                     static_cast<double>(lost)));
   ctx.add_finding(figure_finding(
       {"failover.failed_master_keys_lost", "",
        "failover: acknowledged writes to the killed master's slots not on its promoted "
        "replica (replication is asynchronous: writes in flight at the kill can go), of " +
            count_text(checked_failed),
-       ""},
+       "writes"},
       static_cast<double>(checked_failed - failed_ok)));
 }
 

@@ -67,6 +67,8 @@ TEST(FigureFormat, CountsAreWholeNumbers) {
   EXPECT_EQ(format_figure(20, "backends"), "20");
   EXPECT_EQ(format_figure(1000, "connections"), "1000");
   EXPECT_EQ(format_figure(0, "appends"), "0");
+  EXPECT_EQ(format_figure(6, "rounds"), "6");  // main printed "6.00 rounds"
+  EXPECT_EQ(format_figure(3, "repetitions"), "3");
   EXPECT_EQ(format_figure(20.5, "backends"), "20.50");  // a median of two counts
   EXPECT_EQ(format_figure(20, "MiB"), "20.00");         // not a count: as before
   EXPECT_EQ(format_figure(NAN, "backends"), "n/a");

@@ -46,6 +46,11 @@ TEST(ShardingExperiment, ReshardingAndFailoverDemonstrations) {
   ASSERT_NE(run.find_series("reshard_redirects", "MOVED/s"), nullptr);
   ASSERT_NE(finding("reshard.slots_moved"), nullptr);
   EXPECT_EQ(finding("reshard.slots_moved")->value, 40);
+  // Counts read as whole numbers with their unit (main printed "40.00").
+  EXPECT_TRUE(finding_sentence(*finding("reshard.slots_moved")).ends_with(": 40 slots"))
+      << finding_sentence(*finding("reshard.slots_moved"));
+  EXPECT_TRUE(finding_sentence(*finding("reshard.keys_lost")).ends_with(": 0 writes"))
+      << finding_sentence(*finding("reshard.keys_lost"));
   EXPECT_GT(finding("reshard.moved")->value + finding("reshard.ask")->value, 0);
   ASSERT_NE(finding("reshard.keys_verified"), nullptr);
   EXPECT_GT(finding("reshard.keys_verified")->value, 100);
