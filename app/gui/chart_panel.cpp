@@ -13,6 +13,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCursor>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QHelpEvent>
@@ -29,6 +30,7 @@
 
 #include "models/points_model.h"
 #include "models/relative_model.h"
+#include "muted_text.h"
 
 namespace perflab::gui {
 
@@ -45,7 +47,9 @@ QString legend_html(const QChart* chart, bool links) {
     if (auto* bm = qobject_cast<QBarLegendMarker*>(m); bm && hidden)
       c = bm->barset()->property("perflab_brush").value<QBrush>().color();
     QString name = m->label().toHtmlEscaped();
-    if (hidden) name = "<s style='color:gray'>" + name + "</s>";
+    if (hidden)
+      name =
+          "<s style='color:" + muted_text(QGuiApplication::palette()).name() + "'>" + name + "</s>";
     if (links)
       name = QString("<a href='%1' style='text-decoration:none; color:palette(text)'>%2</a>")
                  .arg(i)

@@ -19,6 +19,7 @@
 #include <QWheelEvent>
 
 #include "common/text.h"
+#include "muted_text.h"
 
 namespace perflab::gui {
 
@@ -187,7 +188,7 @@ void ParamForm::addRow(const ParamSpec& spec, QWidget* editor) {
   }
   auto* hl = new QLabel(help);
   hl->setWordWrap(true);
-  hl->setStyleSheet("color: palette(mid); font-size: small;");
+  hl->setStyleSheet(muted_text_style(hl->palette()) + " font-size: small;");
   cv->addWidget(hl);
   auto* label = new QLabel(q(param_label(spec)) + ":");
   label->setObjectName(q("label_" + spec.name));

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "chart_panel.h"
+#include "muted_text.h"
 #include "report/teaching.h"
 
 namespace perflab::gui {
@@ -50,9 +51,10 @@ QString title_html(const QLabel* label, int width, const QString& title, const Q
       note_metrics.elidedText((own_line ? "" : gap) + note, Qt::ElideRight, std::max(room, 1));
   return html + (own_line ? "<br>" : "") +
          QString(
-             "<span style='font-size:%1pt; font-weight:normal; color:gray; "
-             "white-space:pre'>%2</span>")
+             "<span style='font-size:%1pt; font-weight:normal; color:%2; "
+             "white-space:pre'>%3</span>")
              .arg(kTextPt)
+             .arg(muted_text(label->palette()).name())
              .arg(shown.toHtmlEscaped());
 }
 
@@ -95,7 +97,7 @@ PresentationView::PresentationView(QWidget* parent) : QWidget(parent, Qt::Window
   position_ = new QLabel;
   position_->setObjectName("presentationFooter");
   position_->setFont(sized(kSmallPt * 0.8));
-  position_->setStyleSheet("color: palette(mid);");
+  position_->setStyleSheet(muted_text_style(position_->palette()));
   left->addWidget(position_);
   h->addLayout(left, 3);
   findings_ = new QTextBrowser;

@@ -25,6 +25,7 @@
 #include "fresh_window.h"
 #include "history_page.h"
 #include "main_window.h"
+#include "muted_text.h"
 #include "presentation_view.h"
 #include "sample_runs.h"
 #include "waits.h"
@@ -216,6 +217,41 @@ class PresentationTest : public QObject {
       QTest::keyClick(view.get(), Qt::Key_D);
       QTRY_VERIFY_WITH_TIMEOUT(description->height() < 2 * line, test::kWaitMs);
     }
+  }
+
+  // The navigation hint (main painted it grey on grey, about 1.7:1) and the note beside the title
+  // read at WCAG's 4.5:1: the darkest painted text pixel against the label's background.
+  void secondaryTextReadsAtRoomContrast() {
+    auto view = viewAt({1280, 800}, presented_run(), "append");
+    QVERIFY(view);
+    for (QLabel* label : {view->footerLabel(), view->titleLabel()}) {
+      const QImage img = label->grab().toImage();
+      QVERIFY(!img.isNull());
+      // The background: the most common colour; the text: the pixel farthest from it.
+      QHash<QRgb, int> counts;
+      for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) ++counts[img.pixel(x, y)];
+      QRgb back = 0;
+      int most = 0;
+      for (auto it = counts.begin(); it != counts.end(); ++it)
+        if (it.value() > most) most = it.value(), back = it.key();
+      double best = 1;
+      for (auto it = counts.begin(); it != counts.end(); ++it)
+        best = std::max(best, contrast_ratio(QColor(it.key()), QColor(back)));
+      QVERIFY2(best >= kMinTextContrast,
+               qPrintable(label->objectName() + QString(": %1:1").arg(best)));
+    }
+    // The note's own colour (it is the title's second part, painted in a span of its own).
+    const QColor note = muted_text(view->titleLabel()->palette());
+    QVERIFY(view->titleLabel()->text().contains(note.name()));
+    QVERIFY(contrast_ratio(note, view->titleLabel()->palette().color(QPalette::Window)) >=
+            kMinTextContrast);
+    // And in a dark palette too.
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2d, 0x2d, 0x2d));
+    dark.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
+    QVERIFY(contrast_ratio(muted_text(dark), dark.color(QPalette::Window)) >= kMinTextContrast);
+    QVERIFY(contrast_ratio(muted_text(dark), dark.color(QPalette::WindowText)) > 1.2);  // muted
   }
 
   void showsTheChartsOwnFindingsAndTheNote() {

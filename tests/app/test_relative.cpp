@@ -28,6 +28,7 @@
 #include "main_window.h"
 #include "models/points_model.h"
 #include "models/relative_model.h"
+#include "muted_text.h"
 #include "sample_runs.h"
 #include "waits.h"
 
@@ -135,9 +136,11 @@ class RelativeTest : public QObject {
     // Every builder is in the legend, the hidden ones struck out: one click shows one.
     const QString legend = panel->legendLabel()->text();
     for (const char* b : kBuilders) QVERIFY2(legend.contains(b), b);
-    QVERIFY(legend.contains("<s style='color:gray'>copy</s>"));
+    QVERIFY(legend.contains("<s style='color:" + muted_text(QGuiApplication::palette()).name() +
+                            "'>copy</s>"));
     QVERIFY(!legend.contains("color:#000000"));  // a hidden entry keeps its colour
-    QVERIFY(!legend.contains("<s style='color:gray'>iolist</s>"));
+    QVERIFY(!legend.contains("<s style='color:" + muted_text(QGuiApplication::palette()).name() +
+                             "'>iolist</s>"));
     emit panel->legendLabel()->linkActivated("4");  // copy's entry
     QCOMPARE(shown(panel->chart()), (std::set<std::string>{"interpolate", "iolist", "copy"}));
     // A click holds when the person switches charts and back.

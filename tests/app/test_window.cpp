@@ -34,6 +34,7 @@
 #include "main_window.h"
 #include "models/history_model.h"
 #include "models/value_text.h"
+#include "muted_text.h"
 #include "param_form.h"
 #include "presentation_view.h"
 #include "report/report.h"
@@ -483,7 +484,9 @@ class WindowTest : public QObject {
     // A click on a name hides its series (and strikes it out), a second shows it again.
     emit panel->legendLabel()->linkActivated("1");
     QCOMPARE(panel->options().hidden_series, std::set<std::string>{"coalesced+nodelay"});
-    QVERIFY(panel->legendLabel()->text().contains("<s style='color:gray'>coalesced+nodelay"));
+    QVERIFY(panel->legendLabel()->text().contains(
+        "<s style='color:" + muted_text(QGuiApplication::palette()).name() +
+        "'>coalesced+nodelay"));
     emit panel->legendLabel()->linkActivated("1");
     QVERIFY(panel->options().hidden_series.empty());
     // The mouse over a point of "coalesced" at -P 4: its tooltip has the exact figures.
