@@ -104,6 +104,8 @@ std::unique_ptr<QChart> build_relative_chart(const Run& run, const std::string& 
     throw ChartError("the chart '" + group_id + "' has no series '" + opts.relative_to + "'");
   ChartOptions o = opts;
   o.relative_to.clear();
+  // A ratio axis is log whatever Log y says: on a linear one 0.2× and 1.09× vanish beside 218×.
+  o.log_y = true;
   o.title_suffix = QStringLiteral(" — relative to ") + QString::fromStdString(opts.relative_to) +
                    opts.title_suffix;
   if (view->intervals_left_out) {

@@ -385,12 +385,13 @@ void ChartPanel::setScaleChoice(const QString& key, bool log_y, bool log_x) {
 }
 
 // The scales (log y, log x) of chart `g` drawn relative to `baseline` (empty: its own values):
-// the person's choice, else the group's own; ratios open on log y (0.5× and 2× lie as far from 1).
+// the person's choice, else the group's own; ratios are always on log y (0.5× and 2× lie as far
+// from 1; a linear ratio axis hides 0.2× beside 218×).
 std::pair<bool, bool> ChartPanel::scalesOf(const Group& g, const std::string& baseline) const {
   std::string key = chart_key(run(), g.id);
   if (!baseline.empty()) key += "/relative";
   auto it = scales_.find(key);
-  if (it != scales_.end()) return it->second;
+  if (it != scales_.end()) return {baseline.empty() ? it->second.first : true, it->second.second};
   return {baseline.empty() ? g.log_y : true, opens_on_log_x(run(), g)};
 }
 
@@ -428,6 +429,11 @@ void ChartPanel::rebuild() {
   // A spectrum's x axis is HdrHistogram's log 1/(1 - p) axis: a linear one would crowd 50% to
   // 99.9% into its first thousandth.
   log_x_->setEnabled(g && g->numeric_x && !g->percentile_x);
+  // Ratios are always on a log axis: the box says so and cannot be unticked.
+  log_y_->setEnabled(relativeTo().empty());
+  log_y_->setToolTip(relativeTo().empty()
+                         ? "Logarithmic y axis: makes ratios visible when values span decades"
+                         : "Ratios are always drawn on a logarithmic axis");
   if (g) {  // the boxes show this chart's scale
     const auto [log_y, log_x] = scalesOf(*g, relativeTo());
     QSignalBlocker by(log_y_), bx(log_x_);

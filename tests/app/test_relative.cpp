@@ -223,6 +223,22 @@ class RelativeTest : public QObject {
     // Back to none: the medians again.
     panel->relativeBox()->setCurrentIndex(0);
     QVERIFY(!charts::reference_line(*panel->chart()));
+    QVERIFY(panel->logYBox()->isEnabled());
+    // Log y off, then relative again: the ratios stay on a log axis (main drew them as linear
+    // bars, 0.20x and 1.09x invisible beside 218x), and the box says so.
+    panel->logYBox()->setChecked(false);
+    QVERIFY(!panel->chart()->axes(Qt::Vertical).front()->property("perflab_log").toBool());
+    panel->relativeBox()->setCurrentIndex(relativeIndex(panel, "interpolate"));
+    QVERIFY(panel->logYBox()->isChecked());
+    QVERIFY(!panel->logYBox()->isEnabled());
+    QVERIFY(panel->chart()->axes(Qt::Vertical).front()->property("perflab_log").toBool());
+    charts::ChartOptions linear = panel->options();
+    linear.log_y = false;  // as a saved choice or an export would ask
+    const auto exported = charts::build_chart(run, "append", linear);
+    QVERIFY(exported->axes(Qt::Vertical).front()->property("perflab_log").toBool());
+    panel->relativeBox()->setCurrentIndex(0);
+    QVERIFY(panel->logYBox()->isEnabled());
+    QVERIFY(!panel->logYBox()->isChecked());  // the medians keep the person's choice
     QCOMPARE(table->model(), static_cast<QAbstractItemModel*>(panel->pointsModel()));
   }
 
