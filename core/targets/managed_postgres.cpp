@@ -82,7 +82,7 @@ ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts, std::stop_token st
 
 ManagedPostgres::~ManagedPostgres() {
   stop_postgres_server(pid_);
-  remove_folder(dir_);
+  remove_folder_detached(dir_);  // its data: quitting does not wait for the blocks to be freed
 }
 
 std::string ManagedPostgres::conninfo() const {

@@ -107,7 +107,7 @@ ManagedPostgresStandby::ManagedPostgresStandby(const ManagedPostgres& primary,
 
 ManagedPostgresStandby::~ManagedPostgresStandby() {
   stop_postgres_server(pid_);
-  remove_folder(dir_);
+  remove_folder_detached(dir_);  // its data: quitting does not wait for the blocks to be freed
 }
 
 std::string ManagedPostgresStandby::conninfo() const {

@@ -1,7 +1,11 @@
+// Folders Perflab owns under the temporary directory (owned_folder.h).
 #include "targets/owned_folder.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -104,6 +108,54 @@ void remove_folder(const fs::path& dir) {
   if (dir.empty()) return;
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+namespace {
+
+// The removers started by remove_folder_detached, reaped once they end (the rest are reaped by
+// init when Perflab exits before them).
+std::mutex removers_mu;
+std::vector<pid_t> removers;
+
+void reap_removers() {
+  std::lock_guard lock(removers_mu);
+  std::erase_if(removers, [](pid_t pid) {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    return r == pid || (r < 0 && errno == ECHILD);
+  });
+}
+
+}  // namespace
+
+void remove_folder_detached(const fs::path& dir) {
+  if (dir.empty()) return;
+  reap_removers();
+  // Beside it, still a Perflab folder with its owner's pid: should rm not finish, the next
+  // Perflab's sweep of stale folders removes it.
+  const fs::path away = dir.parent_path() / ("perflab-removed-" + dir.filename().string());
+  std::error_code ec;
+  fs::rename(dir, away, ec);
+  if (ec) return remove_folder(dir);
+  posix_spawn_file_actions_t files;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&files);
+  for (int fd : {0, 1, 2}) posix_spawn_file_actions_addopen(&files, fd, "/dev/null", O_RDWR, 0);
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);  // no terminal's Ctrl-C reaches it
+  const std::string path = away.string();
+  char rm[] = "rm", rf[] = "-rf", dashes[] = "--";
+  std::vector<char> target(path.begin(), path.end());
+  target.push_back('\0');
+  char* argv[] = {rm, rf, dashes, target.data(), nullptr};
+  char* envp[] = {nullptr};
+  pid_t pid = -1;
+  const int err = posix_spawn(&pid, "/bin/rm", &files, &attr, argv, envp);
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attr);
+  if (err != 0) return remove_folder(away);
+  std::lock_guard lock(removers_mu);
+  removers.push_back(pid);
 }
 
 TempFolder::TempFolder(const std::string& prefix) : path_(make_owned_folder(prefix, {})) {}

@@ -72,6 +72,27 @@ TEST(ChildProcess, DestructorStopsAndFolderGoes) {
   EXPECT_FALSE(std::filesystem::exists(folder));
 }
 
+// A server's data folder is removed without the caller waiting for its blocks: its path is free
+// at once, and the folder (renamed beside it) is gone soon after, by a remover of its own.
+TEST(OwnedFolder, ADetachedRemovalFreesThePathAtOnceAndRemovesEverything) {
+  namespace fs = std::filesystem;
+  const fs::path dir = make_owned_folder("perflab-detached-test-", {});
+  fs::create_directories(dir / "data" / "pg_wal");
+  for (int i = 0; i < 8; ++i) {
+    std::ofstream f(dir / "data" / "pg_wal" / ("segment" + std::to_string(i)));
+    f << std::string(1 << 20, 'x');
+  }
+  const fs::path away = dir.parent_path() / ("perflab-removed-" + dir.filename().string());
+  remove_folder_detached(dir);
+  EXPECT_FALSE(fs::exists(dir));
+  // "It ends, nothing is left": the bound is far above what rm takes on a loaded machine.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (fs::exists(away) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(fs::exists(away)) << away;
+  remove_folder_detached({});  // nothing to do; reaps the remover that ended
+}
+
 TEST(ChildProcess, MissingProgramIsAClearError) {
   try {
     ChildProcess p("/nonexistent/perflab-tool", {});
