@@ -70,27 +70,41 @@ class WheelWhenFocused : public QObject {
 ParamForm::ParamForm(QWidget* parent) : QWidget(parent) {
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(0, 0, 0, 0);
+  // The plan first, what it keeps under it: on first start the one-minute story is the first
+  // thing in the form, not below the fold.
+  plan_label_ = new QLabel("Plan:");
+  plan_ = new QComboBox;
+  plan_label_->setBuddy(plan_);
+  connect(plan_, &QComboBox::activated, this,
+          [this](int i) { applyPlan(plan_->itemText(i).toStdString()); });
+  auto* plan_row = new QHBoxLayout;
+  plan_row->addWidget(plan_label_);
+  plan_row->addWidget(plan_);
+  plan_row->addStretch();
+  v->addLayout(plan_row);
+  plan_summary_ = new QLabel;
+  plan_summary_->setObjectName("planSummary");
+  plan_summary_->setWordWrap(true);
+  plan_summary_->setStyleSheet(muted_text_style(plan_summary_->palette()));
+  v->addWidget(plan_summary_);
+  plan_label_->hide();
+  plan_->hide();
+  plan_summary_->hide();
   layout_ = new QFormLayout;
   layout_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   v->addLayout(layout_);
   auto* restore = new QPushButton("Restore defaults");
   restore->setObjectName("restoreDefaults");
   connect(restore, &QPushButton::clicked, this, &ParamForm::restoreDefaults);
-  plan_label_ = new QLabel("Plan:");
-  plan_ = new QComboBox;
-  plan_label_->setBuddy(plan_);
-  connect(plan_, &QComboBox::activated, this,
-          [this](int i) { applyPlan(plan_->itemText(i).toStdString()); });
   v->addWidget(restore, 0, Qt::AlignLeft);
-  // The plan right under the button, so that the row fits a narrow form.
-  auto* plan_row = new QHBoxLayout;
-  plan_row->addWidget(plan_label_);
-  plan_row->addWidget(plan_);
-  plan_row->addStretch();
-  v->addLayout(plan_row);
-  plan_label_->hide();
-  plan_->hide();
   v->addStretch();
+}
+
+void ParamForm::showPlanSummary() {
+  const Plan* plan = find_plan(plans_, plan_->currentText().toStdString());
+  plan_summary_->setText(plan ? q(plan->summary)
+                              : QString("every parameter at its default: the whole experiment"));
+  plan_summary_->setVisible(!plan_->isHidden());
 }
 
 QWidget* ParamForm::makeEditor(const ParamSpec& spec) {
@@ -206,7 +220,7 @@ void ParamForm::setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> 
   plan_label_->hide();
   plan_->hide();
   for (const auto& spec : specs_) {
-    if (spec.name == "plan" && spec.type == ParamType::OneOf) {  // under "Restore defaults"
+    if (spec.name == "plan" && spec.type == ParamType::OneOf) {  // at the top
       QSignalBlocker block(plan_);
       plan_->clear();
       for (const auto& c : spec.choices) plan_->addItem(q(c));
@@ -224,6 +238,7 @@ void ParamForm::setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> 
     set_text(f, spec.default_value);
     fields_.push_back(f);
   }
+  showPlanSummary();
   for (auto& f : fields_) check(f);
 }
 
@@ -298,11 +313,13 @@ void ParamForm::setValues(const std::map<std::string, std::string>& values) {
       // A stale or invalid saved value: keep what the field has.
     }
   }
+  showPlanSummary();
   emit changed();
 }
 
 void ParamForm::restoreDefaults() {
   for (auto& f : fields_) set_text(f, f.spec.default_value);
+  showPlanSummary();
   emit changed();
 }
 
@@ -317,6 +334,7 @@ void ParamForm::applyPlan(const std::string& name) {
     }
     set_text(f, text);
   }
+  showPlanSummary();
   emit changed();
   emit planChosen(plan_->currentText());
 }

@@ -1,8 +1,8 @@
 #pragma once
 // A parameter form generated from an experiment's ParamSpecs: a widget per type (a combo box
 // for one-of, a check box per choice for subset-of), ranges enforced as the person types (spin
-// boxes, or live validation against the spec), help beside each field, and "Restore defaults"
-// with the experiment's plans right under it (the parameter `plan`: choosing one fills the form).
+// boxes, or live validation against the spec), help beside each field, "Restore defaults", and
+// the experiment's plans first (the parameter `plan`: choosing one fills the form).
 #include <map>
 #include <string>
 #include <vector>
@@ -23,7 +23,7 @@ class ParamForm : public QWidget {
  public:
   explicit ParamForm(QWidget* parent = nullptr);
 
-  // The spec `plan`, when there is one, is the plan choice under "Restore defaults"; `plans`
+  // The spec `plan`, when there is one, is the plan choice at the top of the form; `plans`
   // are the values it fills in.
   void setSpecs(const std::vector<ParamSpec>& specs, std::vector<Plan> plans = {});
   const std::vector<ParamSpec>& specs() const { return specs_; }
@@ -58,8 +58,11 @@ class ParamForm : public QWidget {
 
   std::vector<ParamSpec> specs_;
   std::vector<Plan> plans_;
+  void showPlanSummary();  // the chosen plan's summary under its choice
+
   QLabel* plan_label_;
-  QComboBox* plan_;  // objectName "param_plan": the field of the spec `plan`
+  QLabel* plan_summary_;  // objectName "planSummary"
+  QComboBox* plan_;       // objectName "param_plan": the field of the spec `plan`
   std::vector<Field> fields_;
   QFormLayout* layout_;
 };

@@ -492,12 +492,23 @@ class GuiTest : public QObject {
     auto* plan = qobject_cast<QComboBox*>(form->field("plan"));
     QVERIFY(plan);
     QVERIFY(plan->isVisible());
-    auto* restore = form->findChild<QPushButton*>("restoreDefaults");
-    QVERIFY(restore);
-    const QRect r(restore->mapTo(form, QPoint(0, 0)), restore->size());
+    // The plan is the first thing in the form, above every parameter (main had it at the bottom,
+    // below the fold of a 1280x800 window), and says what the chosen plan keeps.
+    QApplication::processEvents();  // laid out as shown
     const QRect p(plan->mapTo(form, QPoint(0, 0)), plan->size());
-    QVERIFY2(p.top() > r.bottom() && p.top() - r.bottom() < r.height(), "not under the button");
-    QVERIFY(p.left() < r.right());
+    for (const auto& spec : form->specs()) {
+      if (spec.name == "plan") continue;
+      const QWidget* field = form->field(spec.name);
+      QVERIFY(field);
+      QVERIFY2(field->mapTo(form, QPoint(0, 0)).y() > p.bottom(),
+               qPrintable(QString("%1 at y %2, the plan's bottom at %3")
+                              .arg(QString::fromStdString(spec.name))
+                              .arg(field->mapTo(form, QPoint(0, 0)).y())
+                              .arg(p.bottom())));
+    }
+    auto* summary = form->findChild<QLabel*>("planSummary");
+    QVERIFY(summary && summary->isVisible());
+    QVERIFY(summary->mapTo(form, QPoint(0, 0)).y() > p.top());
     QCOMPARE(form->values()["plan"], std::string("default"));
 
     QSignalSpy chosen(form, &ParamForm::planChosen);
@@ -510,6 +521,7 @@ class GuiTest : public QObject {
     const std::vector<Plan> plans = exp->plans();
     const Plan* lecture = find_plan(plans, "lecture");
     QVERIFY(lecture);
+    QCOMPARE(summary->text(), QString::fromStdString(lecture->summary));
     // A value as the form holds it (canonical), for the plan's text or the default.
     auto canonical = [&](const std::string& name, const std::string* text) {
       for (const auto& s : form->specs())
@@ -536,8 +548,11 @@ class GuiTest : public QObject {
                                    QString("running on 127.0.0.1:%1").arg(node->port())),
                                test::kWaitMs);
 
+    auto* restore = form->findChild<QPushButton*>("restoreDefaults");
+    QVERIFY(restore);
     QTest::mouseClick(restore, Qt::LeftButton);
     QCOMPARE(form->values()["plan"], std::string("default"));
+    QVERIFY(summary->text().startsWith("every parameter at its default"));
     QCOMPARE(form->values()["variants"], canonical("variants", nullptr));
   }
 
