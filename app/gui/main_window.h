@@ -25,6 +25,7 @@ class ChartPanel;
 class ComparePage;
 class ExportActions;
 class FontZoom;
+class GuidesWindow;
 class HistoryPage;
 class ParamForm;
 class PresentationView;
@@ -77,6 +78,9 @@ class MainWindow : public QMainWindow {
   void setPresentation(bool on);
   bool presentation() const;
   PresentationView* presentationView() const { return presentation_view_; }
+  // Help > Guides (F1): the guides of docs/, opened at the chosen experiment's page.
+  void showGuides();
+  GuidesWindow* guidesWindow() const { return guides_; }
 
   TargetsPage* targetsPage() const { return targets_page_; }
   ParamForm* paramForm() const { return form_; }
@@ -154,6 +158,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* history_page_;
   ComparePage* compare_;
   PresentationView* presentation_view_ = nullptr;
+  GuidesWindow* guides_ = nullptr;
   QMetaObject::Connection presentation_follow_;
   TargetsPage* targets_page_;
   TeachingPanel* teaching_;

@@ -15,6 +15,7 @@
 #include "compare_page.h"
 #include "export_actions.h"
 #include "font_zoom.h"
+#include "guides_window.h"
 #include "history_page.h"
 #include "main_window.h"
 #include "registry.h"
@@ -85,6 +86,11 @@ void MainWindow::buildMenus() {
   for (QAction* a : zoom_->actions()) view->addAction(a);
 
   auto* help = menuBar()->addMenu("&Help");
+  QAction* guides = help->addAction("&Guides", this, &MainWindow::showGuides);
+  guides->setObjectName("guidesAction");
+  guides->setShortcut(QKeySequence::HelpContents);  // F1
+  guides->setToolTip("Perflab's guides: each experiment, the lecture plans, reading a verdict");
+  help->addSeparator();
   help->addAction("&About Perflab", this, &MainWindow::showAbout);
   help->addAction("About &Qt", qApp, &QApplication::aboutQt);
 
@@ -98,6 +104,15 @@ void MainWindow::buildMenus() {
   tb->addAction(exports_->dataAction());
   tb->addSeparator();
   tb->addAction(presentation_action_);
+}
+
+void MainWindow::showGuides() {
+  if (!guides_) guides_ = new GuidesWindow(this);
+  // The chosen experiment's own page (its id names it: iolist.md, sharding.md, caching.md).
+  if (!guides_->isVisible()) guides_->showPage(currentExperiment() + ".md");
+  guides_->show();
+  guides_->raise();
+  guides_->activateWindow();
 }
 
 void MainWindow::showAbout() {

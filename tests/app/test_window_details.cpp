@@ -11,6 +11,7 @@
 #include <QChart>
 #include <QFile>
 #include <QLabel>
+#include <QListWidget>
 #include <QProcess>
 #include <QRadioButton>
 #include <QScrollArea>
@@ -19,6 +20,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "background_stop.h"
@@ -26,6 +28,7 @@
 #include "common/run_io.h"
 #include "file_bytes.h"
 #include "font_zoom.h"
+#include "guides_window.h"
 #include "history_page.h"
 #include "main_window.h"
 #include "models/history_model.h"
@@ -101,6 +104,38 @@ class WindowDetailsTest : public QObject {
     QVERIFY(nodes->hasFocus());
     wheel(nodes, 120);  // clicked into first: the wheel changes it
     QCOMPARE(nodes->value(), value + 1);
+  }
+
+  // Help had only About: F1 opens the guides of docs/ in the window, at the chosen experiment's
+  // page; the list and the links lead to the others, read from what the browser shows.
+  void f1OpensTheGuidesAtTheExperimentsPage() {
+    MainWindow w(options("guides"));
+    QVERIFY(w.selectExperiment("sharding"));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w, test::kWaitMs));
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w, test::kWaitMs));
+    QTest::keyClick(&w, Qt::Key_F1);
+    GuidesWindow* g = w.guidesWindow();
+    QVERIFY(g);
+    QTRY_VERIFY_WITH_TIMEOUT(g->isVisible(), test::kWaitMs);
+    QCOMPARE(g->page(), QString("sharding.md"));
+    const QString text = g->browser()->toPlainText();
+    QVERIFY2(text.contains("The demonstration plans"), qPrintable(text.left(200)));
+    QVERIFY(!text.contains("](sharding.md"));  // rendered markdown, not its source
+    // The list: "Reading a result" shows verdicts.md.
+    const auto found = g->pages()->findItems("Reading a result", Qt::MatchExactly);
+    QCOMPARE(found.size(), 1);
+    const QRect r = g->pages()->visualItemRect(found.front());
+    QTest::mouseClick(g->pages()->viewport(), Qt::LeftButton, {}, r.center());
+    QCOMPARE(g->page(), QString("verdicts.md"));
+    QVERIFY(g->browser()->toPlainText().contains("A tool's own error"));
+    // A link to another guide is followed inside the window, and the list follows.
+    g->browser()->setSource(QUrl("lecture.md"));
+    QCOMPARE(g->page(), QString("lecture.md"));
+    QCOMPARE(g->pages()->currentItem()->text(), QString("Lecture plans"));
+    QVERIFY(!g->showPage("no-such-page.md"));
   }
 
   void quitReturnsAtOnceWhileServersStop() {
