@@ -10,6 +10,8 @@
 #include <QGradient>
 #include <QPainter>
 #include <QPen>
+#include <QScatterSeries>
+#include <QXYSeries>
 
 namespace perflab::charts {
 
@@ -36,16 +38,70 @@ double AxisMarker::lineX() const {
   return chart_.mapToPosition({x_, 0}, anchor_).x();
 }
 
+namespace {
+
+// What a label box at `box` would hide: 100 per point of a shown series (a scatter point with
+// its marker), 1 per sampled stretch of a line, 1000 per earlier marker's label it overlaps.
+double hidden_by(QChart& chart, const QRectF& box, const QList<QRectF>& taken) {
+  double score = 0;
+  for (const QRectF& t : taken)
+    if (box.intersects(t)) score += 1000;
+  for (auto* s : chart.series()) {
+    auto* xy = qobject_cast<QXYSeries*>(s);
+    if (!xy || !xy->isVisible() || xy->count() == 0) continue;
+    const auto* scatter = qobject_cast<QScatterSeries*>(xy);
+    const double r = scatter ? scatter->markerSize() / 2 : xy->pen().widthF();
+    const QRectF near = box.adjusted(-r, -r, r, r);
+    QPointF last;
+    for (int i = 0; i < xy->count(); ++i) {
+      const QPointF at = chart.mapToPosition(xy->at(i), xy);
+      if (scatter) {
+        if (near.contains(at)) score += 100;
+        continue;
+      }
+      if (i > 0)  // the segment from the last point, sampled
+        for (int k = 0; k <= 8; ++k)
+          if (near.contains(last + (at - last) * (k / 8.0))) score += 1;
+      last = at;
+    }
+  }
+  return score;
+}
+
+}  // namespace
+
 QRectF AxisMarker::labelRect() const {
   const QRectF area = chart_.plotArea();
   const QFontMetricsF fm(font_);
   const double pad = fm.height() * 0.2;
   const QSizeF size(fm.horizontalAdvance(label_) + 2 * pad, fm.height() + pad);
-  const double top = area.top() + pad + row_ * (size.height() + pad);
-  // Right of the line, or left of it when it would run past the plot's right edge.
-  double left = lineX() + line_width_ + pad;
-  if (left + size.width() > area.right()) left = lineX() - line_width_ - pad - size.width();
-  return QRectF(QPointF(std::max(left, area.left()), top), size);
+  // The labels of the markers before this one: never covered.
+  QList<QRectF> taken;
+  for (auto* m : axis_markers(chart_)) {
+    if (m == this) break;
+    if (!m->label().isEmpty() && m->isVisible()) taken << m->labelRect();
+  }
+  // Beside the line, right or left of it, from the top of the plot down: the first place that
+  // hides no point, no line and no other label; else the place that hides least.
+  QRectF best;
+  double best_score = -1;
+  const double step = size.height() + pad;
+  for (double top = area.top() + pad + row_ * step; top + size.height() <= area.bottom();
+       top += step)
+    for (const bool right : {true, false}) {
+      double left =
+          right ? lineX() + line_width_ + pad : lineX() - line_width_ - pad - size.width();
+      if (left < area.left() || left + size.width() > area.right()) continue;
+      const QRectF box(QPointF(left, top), size);
+      const double score = hidden_by(chart_, box, taken);
+      if (best_score < 0 || score < best_score) best = box, best_score = score;
+      if (score == 0) return box;
+    }
+  if (best_score >= 0) return best;
+  // No room beside the line (a plot narrower than the label): at the top, inside the plot.
+  const double left = std::clamp(lineX() + line_width_ + pad, area.left(),
+                                 std::max(area.left(), area.right() - size.width()));
+  return QRectF(QPointF(left, area.top() + pad + row_ * step), size);
 }
 
 QRectF AxisMarker::boundingRect() const {

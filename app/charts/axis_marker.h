@@ -1,7 +1,8 @@
 #pragma once
 // A marked place on a chart's x axis (Group::markers, e.g. the knee of a hockey stick): a dashed
-// vertical line across the plot in its series' colour, its label near the top on a box of the
-// chart's background, readable from the back of a room. Internal to perflab_charts.
+// vertical line across the plot in its series' colour, its label beside it on a box of the
+// chart's background where it hides no point, line or other label (the highest such place),
+// readable from the back of a room. Internal to perflab_charts.
 #include <QChart>
 #include <QColor>
 #include <QFont>
@@ -24,7 +25,7 @@ class AxisMarker : public QGraphicsObject {
   QColor color() const { return color_; }
   // Where the line is drawn, in the chart's coordinates, for the chart's current layout.
   double lineX() const;
-  // The label's box in the chart's coordinates.
+  // The label's box in the chart's coordinates, for the chart's current layout.
   QRectF labelRect() const;
 
   QRectF boundingRect() const override;

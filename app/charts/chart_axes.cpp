@@ -54,6 +54,9 @@ LogRange log_range(const std::vector<double>& values, bool has_nonpositive, doub
     r.floor = minpos / 2;  // below every positive value, marked as "≤ 0"
     lo = r.floor;
   }
+  // Room at both ends: at least `room`, and 6% of the decades shown (as a linear axis pads
+  // 6%), so that a point's marker at the top or bottom is never cut by the plot's frame.
+  room = std::max(room, std::pow(std::max(maxv, lo) / lo, 0.06));
   r.min = lo / room;
   r.max = maxv * room;
   if (r.max <= r.min * 1.5) r.min /= 2, r.max *= 2;  // one value: a readable span around it

@@ -375,6 +375,17 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
   const ValueAxis x = make_x_axis(g, series, opts, curves.reach_percent);
   chart.addAxis(x.axis, Qt::AlignBottom);
   chart.addAxis(y.axis, Qt::AlignLeft);
+  // A label sits centred on its tick: the last one, near the plot's right end, needs half its
+  // width beside the plot ("99.99%" was cut at the chart's edge).
+  if (auto* ticks = qobject_cast<QCategoryAxis*>(x.axis); ticks && ticks->count() > 0) {
+    const QFontMetricsF fm(ticks->labelsFont());
+    const double half = fm.horizontalAdvance(ticks->categoriesLabels().last()) / 2 + 2;
+    const int room = static_cast<int>(std::ceil(half));
+    chart.setProperty("perflab_right_room", room);  // what a view with tighter margins keeps
+    QMargins m = chart.margins();
+    m.setRight(std::max(m.right(), room));
+    chart.setMargins(m);
+  }
   QScatterSeries* marks = nullptr;
   QXYSeries* anchor = nullptr;  // the first series: maps the markers' x
   SeriesStyles styles(opts);

@@ -193,7 +193,8 @@ void PresentationView::rebuild() {
   }
   // The plot takes what the labels around it leave.
   chart->setBackgroundRoundness(0);
-  chart->setMargins(QMargins(4, 4, 4, 4));
+  // (Right: room for half the last x tick's label where the chart asks for it.)
+  chart->setMargins(QMargins(4, 4, std::max(4, chart->property("perflab_right_room").toInt()), 4));
   chart->layout()->setContentsMargins(0, 0, 0, 0);
   view_->setChart(chart);  // the view releases (does not delete) the previous chart
   delete old;

@@ -14,16 +14,19 @@
 #include <QLegend>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QScatterSeries>
 #include <QTemporaryDir>
 #include <QTextDocumentFragment>
 #include <QValueAxis>
 #include <QtTest>
 
 #include "chart_panel.h"
+#include "charts/axis_marker.h"
 #include "charts/chart_export.h"
 #include "charts/run_chart.h"
 #include "common/run_io.h"
 #include "main_window.h"
+#include "presentation_view.h"
 #include "waits.h"
 
 using namespace perflab;
@@ -31,9 +34,12 @@ using namespace perflab::charts;
 
 namespace {
 
-// The default runs of the three experiments, as a real run wrote them.
-const char* const kRuns[] = {"default-iolist.json", "default-caching.json",
-                             "default-sharding.json"};
+// The default runs of the three experiments, as a real run wrote them, then runs of the
+// sharding demonstration plans (omission, latency: spectra with a marker, a hockey stick).
+const char* const kDefaultRuns[] = {"default-iolist.json", "default-caching.json",
+                                    "default-sharding.json"};
+const char* const kRuns[] = {"default-iolist.json", "default-caching.json", "default-sharding.json",
+                             "omission-sharding.json", "latency-sharding.json"};
 
 Run load_fixture(const char* name) {
   return load_run(std::string(PERFLAB_TEST_DATA) + "/" + name);
@@ -116,6 +122,40 @@ QString axis_faults(QChart& chart, const Run& run, const Group& g, const QString
   return faults;
 }
 
+// What hides a point: a scatter point's marker not whole inside the plot (cut by its frame), a
+// marker's label over a point or outside the plot. Empty when nothing is.
+QString point_faults(QChart& chart, const QString& where) {
+  QString faults;
+  const QRectF plot = chart.plotArea().adjusted(-1, -1, 1, 1);
+  QList<QRectF> points;
+  for (auto* s : chart.series()) {
+    auto* sc = qobject_cast<QScatterSeries*>(s);
+    if (!sc || !sc->isVisible()) continue;
+    const double r = sc->markerSize() / 2;
+    for (int i = 0; i < sc->count(); ++i) {
+      const QPointF at = chart.mapToPosition(sc->at(i), sc);
+      const QRectF dot(at - QPointF(r, r), QSizeF(2 * r, 2 * r));
+      points << dot;
+      if (!plot.contains(dot))
+        faults += where + QString(": a point of '%1' cut by the plot's frame (at %2, %3)\n")
+                              .arg(sc->name())
+                              .arg(at.x())
+                              .arg(at.y());
+    }
+  }
+  for (auto* m : axis_markers(chart)) {
+    if (!m->isVisible() || m->label().isEmpty()) continue;
+    const QRectF box = m->labelRect();
+    if (!plot.contains(box)) faults += where + ": '" + m->label() + "' outside the plot\n";
+    for (const QRectF& dot : points)
+      if (box.intersects(dot)) {
+        faults += where + ": '" + m->label() + "' over a point\n";
+        break;
+      }
+  }
+  return faults;
+}
+
 // The non-negative quantities these charts show: the test is only meaningful on them.
 bool all_non_negative(const Run& run) {
   for (const auto& s : run.series)
@@ -132,7 +172,7 @@ class ChartLabelsTest : public QObject {
 
  private slots:
   void fixturesAreDefaultRunsOfEveryExperiment() {
-    for (const char* name : kRuns) {
+    for (const char* name : kDefaultRuns) {
       const Run run = load_fixture(name);
       QVERIFY2(chart_groups(run).size() >= 5, name);
       QVERIFY2(all_non_negative(run), name);
@@ -163,6 +203,7 @@ class ChartLabelsTest : public QObject {
         const QString where = QString(name) + " " + QString::fromStdString(id) + " (window)";
         faults += label_faults(*chart, where);
         faults += axis_faults(*chart, run, *run.group(id), where);
+        faults += point_faults(*chart, where);
         if (opens_on_log_x(run, *run.group(id)) && !panel->logXBox()->isChecked())
           faults += where + ": Log x unticked on a log x chart\n";
       }
@@ -235,6 +276,7 @@ class ChartLabelsTest : public QObject {
         const Run run = load_fixture(name);
         for (const auto& id : chart_groups(run)) {
           auto chart = build_chart(run, id, o);
+          chart->setTitle(QString());  // the view shows it above the chart, wrapped
           QGraphicsScene scene;
           scene.addItem(chart.get());
           chart->setGeometry(QRectF(QPointF(0, 0), size));
@@ -244,6 +286,7 @@ class ChartLabelsTest : public QObject {
                                     .arg(size.width())
                                     .arg(size.height());
           faults += label_faults(*chart, where);
+          faults += point_faults(*chart, where);
           for (auto* axis : chart->axes()) {
             if (axis->titleFont().pointSizeF() < 24) faults += where + ": axis title under 24 pt\n";
             // Many stacks on their side may take a smaller size to be shown at all.
@@ -251,6 +294,38 @@ class ChartLabelsTest : public QObject {
               faults += where + ": tick labels under 20 pt\n";
           }
           scene.removeItem(chart.get());
+        }
+      }
+    QVERIFY2(faults.isEmpty(), qPrintable(faults));
+  }
+
+  // The demonstrations as a room sees them: each chart in the presentation view at 1280x800 and
+  // 1920x1080, as laid out there, every point whole inside the plot, every marker's label over
+  // no point, every text whole inside the chart (main cut the ~200 ms points at the top, the
+  // "99.99%" tick at the right, and put "paused 13% of the time" over the 99% point).
+  void theDemonstrationsInThePresentationView() {
+    QString faults;
+    for (QSize size : {QSize(1280, 800), QSize(1920, 1080)})
+      for (const char* name : {"omission-sharding.json", "latency-sharding.json"}) {
+        const Run run = load_fixture(name);
+        gui::PresentationView view;
+        view.setRun(run, chart_groups(run).front());
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view, test::kWaitMs));
+        for (const auto& id : chart_groups(run)) {
+          view.setGroup(id);
+          QCoreApplication::processEvents();
+          QChart* chart = view.chartView()->chart();
+          QTRY_VERIFY_WITH_TIMEOUT(!chart->plotArea().isEmpty(), test::kWaitMs);
+          if (chart->layout()) chart->layout()->activate();
+          QCoreApplication::processEvents();
+          const QString where = QString("%1 %2 (presentation view %3x%4)")
+                                    .arg(name, QString::fromStdString(id))
+                                    .arg(size.width())
+                                    .arg(size.height());
+          faults += label_faults(*chart, where);
+          faults += point_faults(*chart, where);
         }
       }
     QVERIFY2(faults.isEmpty(), qPrintable(faults));
