@@ -75,7 +75,7 @@ PresentationView::PresentationView(QWidget* parent) : QWidget(parent, Qt::Window
   title_->setFont(sized(kTitlePt, true));
   title_->installEventFilter(this);
   left->addWidget(title_);
-  // One line; the whole text is a key away (D). Its width never pushes the layout.
+  // Two lines; the whole text is a key away (D). Its width never pushes the layout.
   description_ = new QLabel;
   description_->setObjectName("presentationDescription");
   description_->setFont(sized(kSmallPt));
@@ -202,18 +202,40 @@ void PresentationView::rebuild() {
   showDescription();
 }
 
+namespace {
+
+// The text in at most two lines of `width`: the words that fit the first, the rest on the
+// second, cut with "…" where it does not fit. `more` says whether anything was cut.
+QString two_lines(const QString& text, const QFontMetrics& fm, int width, bool& more) {
+  more = false;
+  if (fm.horizontalAdvance(text) <= width) return text;
+  const QStringList words = text.split(' ', Qt::SkipEmptyParts);
+  QString first;
+  int i = 0;
+  for (; i < words.size(); ++i) {
+    const QString next = first.isEmpty() ? words[i] : first + ' ' + words[i];
+    if (!first.isEmpty() && fm.horizontalAdvance(next) > width) break;
+    first = next;
+  }
+  const QString rest = words.mid(i).join(' ');
+  const QString second = fm.elidedText(rest, Qt::ElideRight, width);
+  more = second != rest || fm.horizontalAdvance(first) > width;
+  return fm.elidedText(first, Qt::ElideRight, width) + (rest.isEmpty() ? "" : "\n" + second);
+}
+
+}  // namespace
+
 void PresentationView::showDescription() {
   title_->setText(title_html(title_, title_->contentsRect().width(), title_text_, q(run_.note)));
   const int width = description_->contentsRect().width();
-  const QString line =
-      description_->fontMetrics().elidedText(description_text_, Qt::ElideRight, width);
-  const bool more = line != description_text_;
+  bool more = false;
+  const QString lines = two_lines(description_text_, description_->fontMetrics(), width, more);
   description_->setWordWrap(full_description_);
-  description_->setText(full_description_ ? description_text_ : line);
+  description_->setText(full_description_ ? description_text_ : lines);
   QStringList keys;
   if (!groups_.empty()) keys << "←/→ or PageUp/PageDown for the other charts";
   if (full_description_)
-    keys << "D for the description in one line";
+    keys << "D for the description in two lines";
   else if (more)
     keys << "D for the whole description";
   keys << "Esc to leave";

@@ -1,7 +1,7 @@
 #pragma once
 // The presentation view (F11): one chart of a run filling the screen for a lecture hall, drawn
 // as the window draws it (its scales, hidden series: the chart's options). Its title (with the
-// run's note) wraps above it, its description stands in one line (D shows it whole), its legend
+// run's note) wraps above it, its description stands in two lines (D shows it whole), its legend
 // wraps below it (the chart's own is hidden), and the findings about that chart sit beside it
 // (none: the chart takes the whole width; a run file from before findings named their charts:
 // all of them). Left/Right, Up/Down and PageUp/PageDown (what a presenter's clicker sends) step

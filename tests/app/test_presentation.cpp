@@ -205,17 +205,24 @@ class PresentationTest : public QObject {
       QVERIFY2(plot.height() >= 0.55 * size.height(),
                qPrintable(QString("plot %1 px of %2").arg(plot.height()).arg(size.height())));
       QVERIFY(plot.width() >= 0.5 * size.width());
-      // The description in one line, the rest a key away (which the footer says).
+      // The description in two lines of whole words, each within the label (main cut it after
+      // one), the rest a key away (which the footer says).
       QLabel* description = view->descriptionLabel();
       const int line = description->fontMetrics().lineSpacing();
-      QVERIFY(description->height() < 2 * line);
-      QVERIFY(description->text().endsWith(QChar(0x2026)));
+      QVERIFY(description->height() < 3 * line);
+      const QStringList lines = description->text().split('\n');
+      QCOMPARE(lines.size(), 2);
+      QVERIFY(QString::fromStdString(kLongDescription).startsWith(lines[0] + ' '));
+      for (const QString& l : lines)
+        QVERIFY2(description->fontMetrics().horizontalAdvance(l) <= description->width(),
+                 qPrintable(l));
+      QVERIFY(lines[1].endsWith(QChar(0x2026)));
       QVERIFY(view->footerLabel()->text().contains("D for the whole description"));
       QTest::keyClick(view.get(), Qt::Key_D);
       QTRY_VERIFY_WITH_TIMEOUT(description->height() >= 3 * line, test::kWaitMs);
       QCOMPARE(description->text(), QString::fromStdString(kLongDescription));
       QTest::keyClick(view.get(), Qt::Key_D);
-      QTRY_VERIFY_WITH_TIMEOUT(description->height() < 2 * line, test::kWaitMs);
+      QTRY_VERIFY_WITH_TIMEOUT(description->height() < 3 * line, test::kWaitMs);
     }
   }
 
