@@ -160,6 +160,7 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("pointsTable");
   table_->setModel(points_);
   setup_table_view(table_);
+  fit_columns(table_, {PointsModel::SeriesColumn, PointsModel::PointColumn});
   relative_model_ = new RelativeModel(this);
   // Compact rows, and never fewer than kTableRows of them in view.
   const int row = table_->fontMetrics().height() + 8;
@@ -445,7 +446,11 @@ void ChartPanel::rebuild() {
   relative_model_->setView(points_->sharedRun(), id, relativeTo());
   QAbstractItemModel* table_model =
       relativeTo().empty() ? static_cast<QAbstractItemModel*>(points_) : relative_model_;
-  if (table_->model() != table_model) table_->setModel(table_model);
+  if (table_->model() != table_model) {
+    table_->setModel(table_model);
+    // Both models name the series and the point first.
+    fit_columns(table_, {PointsModel::SeriesColumn, PointsModel::PointColumn});
+  }
   QChart* chart = nullptr;
   if (g) {
     charts::ChartOptions o = options();

@@ -79,6 +79,7 @@ ComparePage::ComparePage(RunHistory* history, const HistoryModel* runs, QWidget*
   table_->setObjectName("compareTable");
   table_->setModel(model_);
   setup_table_view(table_);
+  fit_columns(table_, {ComparisonModel::BenchmarkColumn});
   tv->addWidget(table_, 1);
   // The benchmarks of one run only: a few lines that scroll, never a wall of text.
   unmatched_ = new QPlainTextEdit;

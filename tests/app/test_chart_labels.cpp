@@ -10,11 +10,13 @@
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
+#include <QHeaderView>
 #include <QImage>
 #include <QLegend>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QScatterSeries>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextDocumentFragment>
 #include <QValueAxis>
@@ -26,6 +28,7 @@
 #include "charts/run_chart.h"
 #include "common/run_io.h"
 #include "main_window.h"
+#include "models/points_model.h"
 #include "presentation_view.h"
 #include "waits.h"
 
@@ -204,6 +207,16 @@ class ChartLabelsTest : public QObject {
         faults += label_faults(*chart, where);
         faults += axis_faults(*chart, run, *run.group(id), where);
         faults += point_faults(*chart, where);
+        // The table under it: the median with its interval whole in view (main cut it at the
+        // right edge, after long series names); a name may be elided instead.
+        QCoreApplication::processEvents();
+        QTableView* table = panel->table();
+        const QHeaderView* header = table->horizontalHeader();
+        const int column = gui::PointsModel::IntervalColumn;
+        if (header->sectionViewportPosition(column) < 0 ||
+            header->sectionViewportPosition(column) + header->sectionSize(column) >
+                table->viewport()->width())
+          faults += where + ": the table's 'Median [CI] (level)' column is cut\n";
         if (opens_on_log_x(run, *run.group(id)) && !panel->logXBox()->isChecked())
           faults += where + ": Log x unticked on a log x chart\n";
       }

@@ -644,10 +644,13 @@ class GuiTest : public QObject {
       if (table->index(r, 0).data().toString() == "iolist" &&
           table->index(r, 1).data().toString() == QString::fromStdString(p.label)) {
         found = true;
-        QCOMPARE(table->index(r, 2).data().toString(), format_value(p.stats.median));
-        QCOMPARE(table->index(r, 2).data(PointsModel::ValueRole).toDouble(), p.stats.median);
-        QCOMPARE(table->index(r, 6).data().toString(), QString::number(p.stats.n));
-        QCOMPARE(table->index(r, 3).data(Qt::ToolTipRole).toString(), tip);
+        QCOMPARE(table->index(r, PointsModel::MedianColumn).data().toString(),
+                 format_value(p.stats.median));
+        QCOMPARE(table->index(r, PointsModel::MedianColumn).data(PointsModel::ValueRole).toDouble(),
+                 p.stats.median);
+        QCOMPARE(table->index(r, PointsModel::SamplesColumn).data().toString(),
+                 QString::number(p.stats.n));
+        QCOMPARE(table->index(r, PointsModel::P95Column).data(Qt::ToolTipRole).toString(), tip);
       }
     QVERIFY(found);
     // A legend click hides a series; the hidden state survives a rebuild and reaches exports.

@@ -8,6 +8,7 @@
 #include <QAbstractItemModel>
 #include <QChartView>
 #include <QCheckBox>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -25,6 +26,7 @@
 #include "fresh_window.h"
 #include "history_page.h"
 #include "main_window.h"
+#include "models/comparison_model.h"
 #include "muted_text.h"
 #include "presentation_view.h"
 #include "sample_runs.h"
@@ -312,6 +314,13 @@ class PresentationTest : public QObject {
     QVERIFY(table->model()->rowCount() >= 11);
     const int shown = table->viewport()->height() / table->rowHeight(0);
     QVERIFY2(shown >= 8, qPrintable(QString("%1 rows shown").arg(shown)));
+    // The verdict whole in view (main cut it at the right edge); long names elided instead.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        table->horizontalHeader()->sectionViewportPosition(ComparisonModel::VerdictColumn) >= 0 &&
+            table->horizontalHeader()->sectionViewportPosition(ComparisonModel::VerdictColumn) +
+                    table->horizontalHeader()->sectionSize(ComparisonModel::VerdictColumn) <=
+                table->viewport()->width(),
+        test::kWaitMs);
     // The chart: 22 series, the legend below the plot, never over it.
     QTabBar* tabs = cmp->views()->tabBar();
     int chart_tab = -1;

@@ -49,8 +49,8 @@ bool numeric(int column) {
 }  // namespace
 
 PointsModel::PointsModel(QObject* parent)
-    : SortedTableModel({"Series", "Point", "Median", "p95", "Min", "Max", "n", "Unit",
-                        "Median [CI] (level)", "CV"},
+    : SortedTableModel({"Series", "Point", "Median [CI] (level)", "Unit", "CV", "n", "Median",
+                        "p95", "Min", "Max"},
                        parent),
       run_(std::make_shared<const Run>()) {}
 

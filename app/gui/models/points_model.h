@@ -17,17 +17,19 @@ namespace perflab::gui {
 class PointsModel : public SortedTableModel {
   Q_OBJECT
  public:
+  // The median with its interval right after the names: what a 1280x800 window must show whole
+  // (it was last, cut at the table's right edge).
   enum Column {
     SeriesColumn,
     PointColumn,
+    IntervalColumn,
+    UnitColumn,
+    CvColumn,
+    SamplesColumn,
     MedianColumn,
     P95Column,
     MinColumn,
     MaxColumn,
-    SamplesColumn,
-    UnitColumn,
-    IntervalColumn,
-    CvColumn,
     ColumnCount
   };
   // Every cell also answers these: the point's Series::name and Point::label.

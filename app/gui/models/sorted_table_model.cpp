@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QTableView>
 
@@ -92,6 +93,104 @@ void setup_table_view(QTableView* view) {
   view->horizontalHeader()->setStretchLastSection(true);
   view->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   view->setSortingEnabled(true);
+}
+
+namespace {
+
+// Refits a view's columns (fit_columns) when it is resized or its model's rows change; one
+// refit per turn of the event loop however many changes come.
+class ColumnFitter : public QObject {
+ public:
+  ColumnFitter(QTableView* view, std::vector<int> names)
+      : QObject(view), view_(view), names_(std::move(names)) {
+    view_->viewport()->installEventFilter(this);
+    view_->setTextElideMode(Qt::ElideMiddle);
+    watch();
+    later();
+  }
+
+ protected:
+  bool eventFilter(QObject*, QEvent* e) override {
+    if (e->type() == QEvent::Resize) later();
+    return false;
+  }
+
+ private:
+  void watch() {
+    QAbstractItemModel* m = view_->model();
+    if (m == watched_) return;
+    watched_ = m;
+    QObject::disconnect(connection_[0]);
+    QObject::disconnect(connection_[1]);
+    QObject::disconnect(connection_[2]);
+    if (!m) return;
+    connection_[0] = connect(m, &QAbstractItemModel::modelReset, this, [this] { later(); });
+    connection_[1] = connect(m, &QAbstractItemModel::layoutChanged, this, [this] { later(); });
+    connection_[2] = connect(m, &QAbstractItemModel::rowsInserted, this, [this] { later(); });
+  }
+
+  void later() {
+    if (pending_) return;
+    pending_ = true;
+    QMetaObject::invokeMethod(
+        this, [this] { fit(); }, Qt::QueuedConnection);
+  }
+
+  void fit() {
+    pending_ = false;
+    watch();
+    QHeaderView* h = view_->horizontalHeader();
+    if (!view_->model()) return;
+    const int columns = view_->model()->columnCount();
+    const auto is_name = [&](int c) {
+      return std::find(names_.begin(), names_.end(), c) != names_.end();
+    };
+    // A column's whole width: its header's, or its longest text of the first rows (not its
+    // section's: the last one stretches to the view's edge).
+    const QFontMetrics fm = view_->fontMetrics();
+    const int rows = std::min(view_->model()->rowCount(), 500);
+    const auto wanted = [&](int c) {
+      int w = h->sectionSizeHint(c);
+      for (int r = 0; r < rows; ++r)
+        w = std::max(w, fm.horizontalAdvance(view_->model()->index(r, c).data().toString()) +
+                            2 * fm.averageCharWidth() + 8);
+      return w;
+    };
+    int others = 0, names = 0;
+    for (int c = 0; c < columns; ++c) {
+      if (h->isSectionHidden(c)) continue;
+      (is_name(c) ? names : others) += wanted(c);
+    }
+    const int room = view_->viewport()->width() - others;
+    const int least = view_->fontMetrics().horizontalAdvance(QStringLiteral("coalesced"));
+    for (int c : names_) {
+      if (c >= columns) continue;
+      if (room >= names) {
+        h->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+        continue;
+      }
+      h->setSectionResizeMode(c, QHeaderView::Interactive);
+      const double share = names > 0 ? static_cast<double>(wanted(c)) / names : 0;
+      h->resizeSection(c, std::min(wanted(c), std::max(least, static_cast<int>(room * share))));
+    }
+  }
+
+  QTableView* view_;
+  std::vector<int> names_;
+  QAbstractItemModel* watched_ = nullptr;
+  QMetaObject::Connection connection_[3];
+  bool pending_ = false;
+};
+
+}  // namespace
+
+void fit_columns(QTableView* view, std::vector<int> names) {
+  for (QObject* child : view->children())  // (ColumnFitter has no meta-object of its own)
+    if (auto* f = dynamic_cast<ColumnFitter*>(child)) {
+      delete f;
+      break;
+    }
+  new ColumnFitter(view, std::move(names));
 }
 
 }  // namespace perflab::gui

@@ -58,5 +58,10 @@ class SortedTableModel : public QAbstractTableModel {
 // How the window shows these models: read-only, whole rows selected, no row numbers, columns
 // fitted to their contents, sorted by a click on a header (the data's own order until then).
 void setup_table_view(QTableView* view);
+// Keeps the columns after the names whole at the view's width: when the contents are wider than
+// the view, the name columns (`names`, e.g. a series and a point) give up the width, down to a
+// few characters each, their text elided in the middle ("coalesced+…-cluster"). Follows the
+// view's size and its model's rows; call it again after giving the view another model.
+void fit_columns(QTableView* view, std::vector<int> names);
 
 }  // namespace perflab::gui
