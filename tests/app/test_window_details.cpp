@@ -257,6 +257,49 @@ class WindowDetailsTest : public QObject {
     QCOMPARE(QSettings(ini, QSettings::IniFormat).value("view/font_scale").toDouble(), 1.15);
   }
 
+  // After Ctrl+ twice, Ctrl- three times and Ctrl+0, no help text of the sharding form is cut
+  // or runs into the next row (main left them laid out for the old font: clipped, overlapping).
+  void zoomedFormKeepsEachHelpTextInItsRow() {
+    MainWindow w(options("zoom-form"));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w, test::kWaitMs));
+    QVERIFY(w.selectExperiment("sharding"));
+    for (auto [key, times] : {std::pair{Qt::Key_Plus, 2}, {Qt::Key_Minus, 3}, {Qt::Key_0, 1}})
+      for (int i = 0; i < times; ++i) {
+        QTest::keyClick(&w, key, Qt::ControlModifier);
+        QApplication::processEvents();
+      }
+    QApplication::processEvents();
+    ParamForm* form = w.paramForm();
+    QList<QRect> cells;
+    QString faults;
+    for (const auto& spec : form->specs()) {
+      QWidget* field = form->field(spec.name);
+      if (!field || spec.name == "plan") continue;
+      QWidget* cell = field->parentWidget();
+      const QRect cell_rect(cell->mapTo(form, QPoint(0, 0)), cell->size());
+      for (auto* help : cell->findChildren<QLabel*>()) {
+        if (!help->wordWrap()) continue;
+        // The help's text needs this height at its width; it has it, inside its row.
+        const int needs = help->heightForWidth(help->width());
+        if (help->height() < needs)
+          faults += QString("%1: help %2 px tall, needs %3\n")
+                        .arg(QString::fromStdString(spec.name))
+                        .arg(help->height())
+                        .arg(needs);
+        const QRect r(help->mapTo(form, QPoint(0, 0)), help->size());
+        if (!cell_rect.contains(r))
+          faults += QString::fromStdString(spec.name) + ": help outside its row\n";
+      }
+      for (const QRect& other : cells)
+        if (other.intersects(cell_rect))
+          faults += QString::fromStdString(spec.name) + ": row over the one before\n";
+      cells << cell_rect;
+    }
+    QVERIFY2(faults.isEmpty(), qPrintable(faults));
+  }
+
   void aRunsNoteIsSavedAndShownInHistory() {
     MainWindow w(options("note"));
     w.show();
