@@ -367,6 +367,28 @@ void add_line_error_bars(QChart& chart, QAbstractSeries* line, const Series& s,
 
 constexpr std::size_t kMaxMarkedPoints = 500;
 
+// Whether a line's points lie on one of the lines drawn before it: at least three quarters of
+// them within 2% of the y axis's span of a point of that line at the same x.
+bool covers_drawn(const QList<QPointF>& line, const std::vector<QList<QPointF>>& drawn,
+                  const QAbstractAxis* y_axis) {
+  const auto* v = qobject_cast<const QValueAxis*>(y_axis);  // (a log axis is one too)
+  // A long sweep is a line without markers: not compared point by point.
+  if (!v || line.isEmpty() || line.size() > static_cast<qsizetype>(kMaxMarkedPoints)) return false;
+  const double tolerance = 0.02 * (v->max() - v->min());
+  for (const auto& other : drawn) {
+    if (other.size() > static_cast<qsizetype>(kMaxMarkedPoints)) continue;
+    int close = 0;
+    for (const QPointF& p : line)
+      for (const QPointF& o : other)
+        if (o.x() == p.x() && std::abs(o.y() - p.y()) <= tolerance) {
+          ++close;
+          break;
+        }
+    if (4 * close >= 3 * line.size()) return true;
+  }
+  return false;
+}
+
 // One line with markers per series, points in x order; a spectrum's curves beside them, the
 // group's markers over them.
 void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& series,
@@ -389,6 +411,7 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
   QScatterSeries* marks = nullptr;
   QXYSeries* anchor = nullptr;  // the first series: maps the markers' x
   SeriesStyles styles(opts);
+  std::vector<QList<QPointF>> drawn;  // the lines so far, as drawn (log axes: log10)
   for (const auto* s : series) {
     std::vector<std::pair<double, const Point*>> pts;
     for (std::size_t i = 0; i < s->points.size(); ++i)
@@ -435,8 +458,12 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
       QPen pen = line->pen();
       pen.setColor(style.color);
       pen.setWidthF(opts.presentation ? 3.5 : 2);
-      if (style.old_side) pen.setStyle(Qt::DashLine);
+      // Dashed: an old run's side in a comparison, or a line that lies on one drawn before it
+      // (the line below shows through the gaps: Redis direct under the proxy's sweep).
+      if (style.old_side || (opts.overlay_old.empty() && covers_drawn(at_points, drawn, y.axis)))
+        pen.setStyle(Qt::DashLine);
       line->setPen(pen);
+      drawn.push_back(at_points);
     }
     line->attachAxis(x.axis);
     line->attachAxis(y.axis);

@@ -217,6 +217,32 @@ class ChartsTest : public QObject {
     QVERIFY(x->titleText().contains("events per statement"));
   }
 
+  // A line that lies on one drawn before it is dashed, so that the one below shows (main hid
+  // Redis direct under the proxy's sweep); lines apart stay solid.
+  void aLineOnAnotherIsDashed() {
+    Run run = test::sample_run();
+    for (const double e : {1.0, 10.0, 100.0, 1000.0}) {
+      const double t = 200 * e;  // on interpolate's medians, then one far from both
+      run.add_point("build", "interpolate copy",
+                    test::sample_point(std::to_string(static_cast<int>(e)), {t, t, t}, e));
+      run.add_point("build", "far",
+                    test::sample_point(std::to_string(static_cast<int>(e)), {t * 50, t * 50}, e));
+    }
+    for (const bool log : {false, true}) {
+      ChartOptions o;
+      o.log_y = log;
+      auto chart = build_chart(run, "build", o);
+      std::map<QString, Qt::PenStyle> style;
+      for (auto* l : series_of_type<QLineSeries>(*chart)) style[l->name()] = l->pen().style();
+      QCOMPARE(style["interpolate"], Qt::SolidLine);  // drawn first
+      QCOMPARE(style["interpolate copy"], Qt::DashLine);
+      QCOMPARE(style["far"], Qt::SolidLine);
+      // iolist, 0.3x interpolate, is apart on a log axis; on this linear one (to 10^7, "far")
+      // its points lie within 2% of the span of interpolate's, and are drawn dashed.
+      QCOMPARE(style["iolist"], log ? Qt::SolidLine : Qt::DashLine);
+    }
+  }
+
   void sixSeriesHaveSixDistinctColours() {
     Run run = test::sample_run();
     for (const char* extra : {"a", "b", "c", "d"}) {
