@@ -160,7 +160,8 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   table_->setObjectName("pointsTable");
   table_->setModel(points_);
   setup_table_view(table_);
-  fit_columns(table_, {PointsModel::SeriesColumn, PointsModel::PointColumn});
+  // The names give up width until the median with its interval, its unit and CV are whole.
+  fit_columns(table_, {PointsModel::SeriesColumn, PointsModel::PointColumn}, PointsModel::CvColumn);
   relative_model_ = new RelativeModel(this);
   // Compact rows, and never fewer than kTableRows of them in view.
   const int row = table_->fontMetrics().height() + 8;
@@ -448,8 +449,9 @@ void ChartPanel::rebuild() {
       relativeTo().empty() ? static_cast<QAbstractItemModel*>(points_) : relative_model_;
   if (table_->model() != table_model) {
     table_->setModel(table_model);
-    // Both models name the series and the point first.
-    fit_columns(table_, {PointsModel::SeriesColumn, PointsModel::PointColumn});
+    // Both models name the series and the point first; the ratios' table is whole.
+    fit_columns(table_, {PointsModel::SeriesColumn, PointsModel::PointColumn},
+                table_model == points_ ? PointsModel::CvColumn : -1);
   }
   QChart* chart = nullptr;
   if (g) {

@@ -101,8 +101,8 @@ namespace {
 // refit per turn of the event loop however many changes come.
 class ColumnFitter : public QObject {
  public:
-  ColumnFitter(QTableView* view, std::vector<int> names)
-      : QObject(view), view_(view), names_(std::move(names)) {
+  ColumnFitter(QTableView* view, std::vector<int> names, int through)
+      : QObject(view), view_(view), names_(std::move(names)), through_(through) {
     view_->viewport()->installEventFilter(this);
     view_->setTextElideMode(Qt::ElideMiddle);
     watch();
@@ -158,7 +158,7 @@ class ColumnFitter : public QObject {
     };
     int others = 0, names = 0;
     for (int c = 0; c < columns; ++c) {
-      if (h->isSectionHidden(c)) continue;
+      if (h->isSectionHidden(c) || (through_ >= 0 && c > through_ && !is_name(c))) continue;
       (is_name(c) ? names : others) += wanted(c);
     }
     const int room = view_->viewport()->width() - others;
@@ -177,6 +177,7 @@ class ColumnFitter : public QObject {
 
   QTableView* view_;
   std::vector<int> names_;
+  int through_;
   QAbstractItemModel* watched_ = nullptr;
   QMetaObject::Connection connection_[3];
   bool pending_ = false;
@@ -184,13 +185,13 @@ class ColumnFitter : public QObject {
 
 }  // namespace
 
-void fit_columns(QTableView* view, std::vector<int> names) {
+void fit_columns(QTableView* view, std::vector<int> names, int through) {
   for (QObject* child : view->children())  // (ColumnFitter has no meta-object of its own)
     if (auto* f = dynamic_cast<ColumnFitter*>(child)) {
       delete f;
       break;
     }
-  new ColumnFitter(view, std::move(names));
+  new ColumnFitter(view, std::move(names), through);
 }
 
 }  // namespace perflab::gui

@@ -62,6 +62,7 @@ void setup_table_view(QTableView* view);
 // the view, the name columns (`names`, e.g. a series and a point) give up the width, down to a
 // few characters each, their text elided in the middle ("coalesced+…-cluster"). Follows the
 // view's size and its model's rows; call it again after giving the view another model.
-void fit_columns(QTableView* view, std::vector<int> names);
+// `through`: the last column that must be whole (the ones after it may scroll); -1: all.
+void fit_columns(QTableView* view, std::vector<int> names, int through = -1);
 
 }  // namespace perflab::gui
