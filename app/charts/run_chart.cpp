@@ -31,9 +31,11 @@
 #include <QXYSeries>
 
 #include "charts/axis_marker.h"
+#include "charts/bar_values.h"
 #include "charts/chart_axes.h"
 #include "charts/chart_labels.h"
 #include "charts/spectrum_chart.h"
+#include "common/figure_format.h"
 
 namespace perflab::charts {
 
@@ -345,6 +347,24 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
                      category_error_bars(*series[si], si, n, bars->barWidth(), index, y), opts, f);
   }
   style_bar_sets(bars, opts);
+  // A bar too short to read on this linear axis gets its value above it.
+  const auto* axis = qobject_cast<const QValueAxis*>(y.axis);
+  const double top = axis ? axis->max() : 0;
+  std::vector<BarValues::Value> tiny;
+  const auto sets = bars->barSets();
+  const int n = static_cast<int>(sets.size());
+  for (int si = 0; si < n; ++si)
+    for (int ci = 0; ci < sets[si]->count(); ++ci) {
+      const double v = sets[si]->at(ci);
+      if (v > 0 && v < kTinyBarShare * top)
+        tiny.push_back({sets[si], slot_x(ci, si, n, bars->barWidth()), v,
+                        QString::fromStdString(format_figure(v))});
+    }
+  if (!tiny.empty()) {
+    QFont font = chart.legend()->font();
+    font.setPointSizeF(axis_label_points(opts) * 0.9);
+    new BarValues(chart, bars, font, std::move(tiny));
+  }
 }
 
 // The error bars of a line's points; caps a fixed share of the x axis wide (of its decades on a

@@ -24,8 +24,10 @@
 #include <QValueAxis>
 #include <QtTest>
 
+#include "charts/bar_values.h"
 #include "charts/chart_export.h"
 #include "charts/run_chart.h"
+#include "common/figure_format.h"
 
 #include "sample_runs.h"
 #include "waits.h"
@@ -134,6 +136,55 @@ class ChartsTest : public QObject {
     QVERIFY(y->titleText().contains("µs/op"));
     QVERIFY(y->max() >= 1400000 * 1.0);
     QVERIFY(series_of_type<QLineSeries>(*chart).isEmpty());
+  }
+
+  // A bar too short to read on a linear axis (main drew local memory's 0.034 and 7.5 us as
+  // nothing beside 1,500) has its value written above it, painted, and not when it is hidden.
+  void aTinyBarShowsItsValue() {
+    Run run;
+    run.experiment = "caching";
+    run.ensure_group({"tiers", "Get a document", "us", "", false, false, "Wall time per get."});
+    const std::pair<const char*, std::vector<double>> tiers[] = {
+        {"postgres", {1500, 1480, 1520}}, {"redis", {900, 910, 890}}, {"local", {0.034, 0.034}}};
+    for (const auto& [name, samples] : tiers) {
+      run.add_point("tiers", name, test::sample_point("native", samples));
+      run.add_point("tiers", name,
+                    test::sample_point("protobuf", std::string(name) == "local"
+                                                       ? std::vector<double>{7.5, 7.4, 7.6}
+                                                       : samples));
+    }
+    auto chart = build_chart(run, "tiers", {});
+    const auto items = bar_value_items(*chart);
+    QCOMPARE(items.size(), 1);
+    QStringList texts;
+    for (const auto& v : items.front()->values()) texts << v.text;
+    QCOMPARE(texts, QStringList({QString::fromStdString(format_figure(0.034)),
+                                 QString::fromStdString(format_figure(7.5))}));
+    // Painted: each value's box above its bar holds text pixels, inside the plot.
+    QImage img(900, 560, QImage::Format_ARGB32_Premultiplied);
+    img.fill(Qt::white);
+    {
+      QPainter p(&img);
+      paint_chart(p, *chart, QRectF(0, 0, 900, 560));
+    }
+    const QRectF plot = chart->plotArea();
+    const auto rects = items.front()->textRects();
+    QCOMPARE(rects.size(), 2);
+    QVERIFY(!rects[0].intersects(rects[1]));  // neighbours: one above the other
+    for (const QRectF& r : rects) {
+      QVERIFY2(plot.contains(r), qPrintable(QString("%1,%2").arg(r.x()).arg(r.y())));
+      int inked = 0;
+      for (int y = int(r.top()); y < int(r.bottom()); ++y)
+        for (int x = int(r.left()); x < int(r.right()); ++x)
+          if (qGray(img.pixel(x, y)) < 160) ++inked;
+      QVERIFY2(inked > 10, qPrintable(QString("%1 dark pixels").arg(inked)));
+    }
+    // The tall bars have none; a hidden series' values are not drawn.
+    ChartOptions hidden;
+    hidden.hidden_series = {"local"};
+    auto without = build_chart(run, "tiers", hidden);
+    QCOMPARE(bar_value_items(*without).size(), 1);
+    QVERIFY(bar_value_items(*without).front()->textRects().isEmpty());
   }
 
   // A stacked group (the phases of one append): one stack per label, the axis reaching the
