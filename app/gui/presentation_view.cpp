@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include "chart_panel.h"
@@ -28,6 +29,8 @@ QString q(const std::string& s) {
 
 // Point sizes for the back row of a lecture hall.
 constexpr double kTitlePt = 28, kTextPt = 20, kSmallPt = 16;
+// The smallest the findings beside the chart are drawn to fit them all.
+constexpr double kMinFindingsPt = 12;
 
 QFont sized(double pt, bool bold = false) {
   QFont f = QApplication::font();
@@ -105,6 +108,7 @@ PresentationView::PresentationView(QWidget* parent) : QWidget(parent, Qt::Window
   findings_->setFrameShape(QFrame::NoFrame);
   findings_->document()->setDefaultFont(sized(kSmallPt));
   findings_->setFocusPolicy(Qt::NoFocus);  // the arrow keys step charts, never scroll it
+  findings_->installEventFilter(this);     // sized to fit when the view is
   h->addWidget(findings_, 1);
   setFocusPolicy(Qt::StrongFocus);
 }
@@ -166,10 +170,40 @@ void PresentationView::showFindings(const std::string& group) {
       finding_ids_.push_back(f.id);
     }
   findings_->setVisible(!about.findings.empty());  // none: the chart takes the whole width
-  if (about.findings.empty())
+  shown_findings_ = std::move(about);
+  if (shown_findings_.findings.empty())
     findings_->clear();
   else
-    findings_->setHtml(findings_html(about, FindingsLayout::Stacked, leads_));
+    fitFindings();
+}
+
+void PresentationView::fitFindings() {
+  if (findings_->isHidden() || shown_findings_.findings.empty()) return;
+  QTextDocument* doc = findings_->document();
+  const auto fits = [&] {
+    doc->setTextWidth(findings_->viewport()->width());
+    return doc->size().height() <= findings_->viewport()->height();
+  };
+  // All of them, the text smaller until they fit; then the first ones that fit at the smallest
+  // size, and how many more there are (never one cut at the bottom).
+  findings_->setHtml(findings_html(shown_findings_, FindingsLayout::Stacked, leads_));
+  for (double pt = kSmallPt; pt >= kMinFindingsPt; pt -= 1) {
+    doc->setDefaultFont(sized(pt));
+    if (fits()) return;
+  }
+  Run some = shown_findings_;
+  const std::size_t all = some.findings.size();
+  while (some.findings.size() > 1) {
+    some.findings.pop_back();
+    const std::size_t more = all - some.findings.size();
+    findings_->setHtml(findings_html(some, FindingsLayout::Stacked, leads_) +
+                       QString("<p><i>%1 more finding%2 about this chart: in the window's side "
+                               "panel and the report</i></p>")
+                           .arg(more)
+                           .arg(more == 1 ? "" : "s"));
+    doc->setDefaultFont(sized(kMinFindingsPt));
+    if (fits()) return;
+  }
 }
 
 void PresentationView::rebuild() {
@@ -248,6 +282,7 @@ void PresentationView::showDescription() {
 bool PresentationView::eventFilter(QObject* watched, QEvent* e) {
   if ((watched == description_ || watched == title_) && e->type() == QEvent::Resize)
     showDescription();
+  if (watched == findings_ && e->type() == QEvent::Resize) fitFindings();
   return QWidget::eventFilter(watched, e);
 }
 

@@ -62,6 +62,9 @@ class PresentationView : public QWidget {
  private:
   void rebuild();
   void showFindings(const std::string& group);
+  // The findings in view without scrolling (a presenter cannot scroll them): the room size,
+  // smaller down to 12 pt; then the first ones that fit and how many more there are.
+  void fitFindings();
   void showDescription();  // and the title with the note: both follow their labels' widths
   Run run_;
   std::vector<std::string> groups_;
@@ -69,6 +72,7 @@ class PresentationView : public QWidget {
   OptionsFor options_for_;
   QStringList leads_;  // the teaching's findings that lead (TeachingData::leads)
   std::vector<std::string> finding_ids_;
+  Run shown_findings_;  // the findings about the chart on show (its experiment, status)
   bool full_description_ = false;
   QString title_text_, description_text_;
   QLabel *title_, *description_, *legend_, *position_;

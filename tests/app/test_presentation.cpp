@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QRegularExpression>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -261,6 +262,36 @@ class PresentationTest : public QObject {
     dark.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
     QVERIFY(contrast_ratio(muted_text(dark), dark.color(QPalette::Window)) >= kMinTextContrast);
     QVERIFY(contrast_ratio(muted_text(dark), dark.color(QPalette::WindowText)) > 1.2);  // muted
+  }
+
+  // Ten long findings about one chart: what is shown is in view without scrolling (main cut the
+  // last at the panel's bottom), no smaller than 12 pt, and the rest is counted.
+  void theFindingsBesideTheChartFitTheScreen() {
+    Run run = presented_run();
+    for (int i = 0; i < 8; ++i)
+      run.findings.push_back(about("many." + std::to_string(i), "append",
+                                   "GET at 1000 req/s on 10 connections, Redis paused 200 ms "
+                                   "every 1.5 s, the share of one measurement the server paused"));
+    auto view = viewAt({1280, 800}, run, "append");
+    QVERIFY(view);
+    QTextBrowser* panel = view->findChild<QTextBrowser*>("presentationFindings");
+    QVERIFY(panel && panel->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(panel->document()->size().height() <= panel->viewport()->height() ||
+                                 panel->document()->defaultFont().pointSizeF() <= 12,
+                             test::kWaitMs);
+    QVERIFY2(panel->document()->size().height() <= panel->viewport()->height(),
+             qPrintable(QString("%1 of %2 px at %3 pt")
+                            .arg(panel->document()->size().height())
+                            .arg(panel->viewport()->height())
+                            .arg(panel->document()->defaultFont().pointSizeF())));
+    QVERIFY(panel->document()->defaultFont().pointSizeF() >= 12);
+    QVERIFY(panel->toPlainText().contains("the share of one measurement"));
+    // Those that did not fit are counted, not cut.
+    const QString text = panel->toPlainText();
+    const QRegularExpression more("(\\d+) more findings? about this chart");
+    const auto m = more.match(text);
+    QVERIFY2(m.hasMatch(), qPrintable(text.right(200)));
+    QVERIFY(m.captured(1).toInt() >= 1 && m.captured(1).toInt() < 10);
   }
 
   void showsTheChartsOwnFindingsAndTheNote() {
