@@ -347,7 +347,8 @@ class Benchmark {
         if (c.intended.empty()) throw std::runtime_error("a reply to no request");
         const BClient::Outstanding sent = c.intended.front();
         hist_.record((t_ns - sent.from_ns) / 1000);  // from its intended time (or write)
-        less_lag_.record((t_ns - sent.from_ns - sent.own_lag_ns) / 1000);
+        // From its write no lag of the generator is in it: less_lag() is hist_ itself.
+        if (o_.from_intended) less_lag_.record((t_ns - sent.from_ns - sent.own_lag_ns) / 1000);
         c.intended.pop_front();
         if (c.outstanding-- == o_.pipeline) c.room_since = t_ns;
         continue;
@@ -441,7 +442,7 @@ class Benchmark {
     set_rate_and_latency(res_, hist_);
     set_open_loop(res_, o_, hist_, send_lag_, generator_lag_,
                   offered_rps(issued_, last_intended_, start_ * 1000, o_.rate));
-    if (open_) res_.latency_less_lag = less_lag_;
+    if (open_) res_.latency_less_lag = less_lag();
     return res_;
   }
 
@@ -449,7 +450,7 @@ class Benchmark {
   const LatencyHistogram& histogram() const { return hist_; }
   const LatencyHistogram& send_lag() const { return send_lag_; }
   const LatencyHistogram& generator_lag() const { return generator_lag_; }
-  const LatencyHistogram& less_lag() const { return less_lag_; }
+  const LatencyHistogram& less_lag() const { return o_.from_intended ? less_lag_ : hist_; }
   std::int64_t issued() const { return issued_; }
   std::int64_t last_intended_ns() const { return last_intended_; }
 
