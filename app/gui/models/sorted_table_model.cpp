@@ -148,7 +148,9 @@ class ColumnFitter : public QObject {
     // A column's whole width: its header's, or its longest text of the first rows (not its
     // section's: the last one stretches to the view's edge).
     const QFontMetrics fm = view_->fontMetrics();
-    const int rows = std::min(view_->model()->rowCount(), 500);
+    // (As many rows as the header's own ResizeToContents reads: setup_table_view.)
+    const int precision = h->resizeContentsPrecision();
+    const int rows = std::min(view_->model()->rowCount(), precision > 0 ? precision : 100);
     const auto wanted = [&](int c) {
       int w = h->sectionSizeHint(c);
       for (int r = 0; r < rows; ++r)
