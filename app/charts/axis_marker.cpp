@@ -13,6 +13,8 @@
 #include <QScatterSeries>
 #include <QXYSeries>
 
+#include "charts/chart_items.h"
+
 namespace perflab::charts {
 
 AxisMarker::AxisMarker(QChart& chart, QAbstractSeries* anchor, double x, QString label,
@@ -142,10 +144,7 @@ void AxisMarker::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
 }
 
 QList<AxisMarker*> axis_markers(const QChart& chart) {
-  QList<AxisMarker*> out;
-  for (auto* item : chart.childItems())
-    if (auto* m = dynamic_cast<AxisMarker*>(item)) out << m;
-  return out;
+  return chart_items<AxisMarker>(chart);
 }
 
 }  // namespace perflab::charts

@@ -6,6 +6,8 @@
 #include <QFontMetricsF>
 #include <QPainter>
 
+#include "charts/chart_items.h"
+
 namespace perflab::charts {
 
 BarValues::BarValues(QChart& chart, QBarSeries* bars, QFont font, std::vector<Value> values)
@@ -72,10 +74,7 @@ void BarValues::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
 }
 
 QList<BarValues*> bar_value_items(const QChart& chart) {
-  QList<BarValues*> out;
-  for (auto* item : chart.childItems())
-    if (auto* b = dynamic_cast<BarValues*>(item)) out << b;
-  return out;
+  return chart_items<BarValues>(chart);
 }
 
 }  // namespace perflab::charts

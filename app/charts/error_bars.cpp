@@ -6,6 +6,8 @@
 #include <QPainter>
 #include <QValueAxis>
 
+#include "charts/chart_items.h"
+
 namespace perflab::charts {
 
 ErrorBars::ErrorBars(QChart& chart, QAbstractSeries* anchor, QString series, QPen pen,
@@ -71,10 +73,7 @@ void ErrorBars::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
 }
 
 QList<ErrorBars*> error_bar_items(const QChart& chart) {
-  QList<ErrorBars*> out;
-  for (auto* item : chart.childItems())
-    if (auto* e = dynamic_cast<ErrorBars*>(item)) out << e;
-  return out;
+  return chart_items<ErrorBars>(chart);
 }
 
 }  // namespace perflab::charts
