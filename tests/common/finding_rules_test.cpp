@@ -194,6 +194,10 @@ TEST(FindingWords, AToolsOwnErrorWithholdsAVerdictOnlyWhenItCouldChangeIt) {
   EXPECT_NE(t.find(high.substr(0, high.find(" ("))), std::string::npos) << t;
   EXPECT_TRUE(finding_error(*g).empty());  // said once, in the reason
   EXPECT_TRUE(finding_rule_violations(*g).empty());
+  // The checker catches it judged anyway.
+  Finding judged = *g;
+  judged.not_judged_because.clear();
+  EXPECT_FALSE(finding_rule_violations(judged).empty());
 
   // No error at all: the plain comparison's sentence, and that taking it out changes nothing.
   const auto h = bounded_comparison_finding(spec, 0.02, "the generator's own lag", {a, a, b, b});

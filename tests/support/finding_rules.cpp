@@ -107,6 +107,19 @@ std::vector<std::string> finding_rule_violations(const Finding& f) {
     }
   }
 
+  // A verdict judged beside a tool's own error holds at both ends the error allows; one withheld
+  // for it would change at an end.
+  if (f.kind == FindingKind::Comparison && f.tool_error) {
+    const Better b = f.comparison.better;
+    const auto low = judge_ratio(f.tool_error->low, b, f.threshold);
+    const auto high = judge_ratio(f.tool_error->high, b, f.threshold);
+    if (const auto v = f.verdict(); v && (low != *v || high != *v))
+      fail("judged, though " + f.tool_error->what + " changes the verdict at an end: " + sentence);
+    if (has(f.not_judged_because, "could change it") && f.ci &&
+        low == judge_ratio(*f.ci, b, f.threshold) && high == judge_ratio(*f.ci, b, f.threshold))
+      fail("withheld for " + f.tool_error->what + ", which changes nothing: " + sentence);
+  }
+
   if (f.kind == FindingKind::Share) {
     // Every percentage of a share lies in 0..100%, and none is negative.
     static const std::regex percent(R"((-?[0-9.]+)%)");
