@@ -60,7 +60,7 @@ class ShardingExperiment : public Experiment {
             // distribution, no sweep.
             {.name = "omission",
              .summary = "the coordinated-omission demonstration alone: closed vs open loop while "
-                        "Redis pauses, in about 25 s",
+                        "Redis pauses, in about 20 s",
              .values = {{"distribution", "false"}, {"sweep", "false"}, {"omission", "true"}},
              .headlines = {{"omission.p99_open_vs_closed", {"omission_rounds"}},
                            {"omission.p99_open_vs_redis_benchmark", {"omission_rounds"}}}},
