@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <numeric>
 
 #include "common/stats.h"
 
@@ -58,6 +59,12 @@ void SweepProgress::probed(std::size_t test, std::size_t depth, std::size_t vari
   revise(test, depth, variant);
 }
 
+void SweepProgress::timed(std::size_t test, std::size_t variant, double seconds) {
+  if (!(seconds > 0) || test >= variants_.size() || variant >= variants_[test]) return;
+  timed_[{test, variant}] = seconds;
+  revise(test, 0, variant);
+}
+
 // Those to come of the same test and variant: at this depth and the deeper ones.
 void SweepProgress::revise(std::size_t test, std::size_t depth, std::size_t variant) {
   for (std::size_t d = depth; d < depths_.size(); ++d) {
@@ -69,6 +76,14 @@ void SweepProgress::revise(std::size_t test, std::size_t depth, std::size_t vari
 
 double SweepProgress::expected(std::size_t test, std::size_t depth, std::size_t variant) const {
   const auto it = taken_.find({test, variant});
+  if (const auto timed = timed_.find({test, variant}); timed != timed_.end()) {
+    if (it == taken_.end()) return timed->second;
+    // The deepest depth measured up to this one, else the shallowest measured.
+    auto at = it->second.upper_bound(depth);
+    if (at != it->second.begin()) --at;
+    const std::vector<double>& s = at->second.seconds;
+    return std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  }
   const auto probe = probed_.find({test, variant, depth});
   if (it != taken_.end())
     if (const auto here = it->second.find(depth); here != it->second.end())

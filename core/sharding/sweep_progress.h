@@ -36,7 +36,14 @@ class SweepProgress {
   // TCP_NODELAY runs at -P 1 as fast as the others, then at -P 2 takes its whole budget.
   void probed(std::size_t test, std::size_t depth, std::size_t variant, double setup_s,
               double seconds, std::int64_t requests);
-  // What a measurement of the test's variant at depths[depth] is expected to take: the median
+  // That the test's variant is sized by time, not by `requests` (redis-benchmark --cluster
+  // raises its -n until a run lasts long enough): a measurement of it is expected to take
+  // `seconds` until one is measured, then the mean of those at the deepest depth measured, at
+  // any depth. Its rate foretold its time at the next depth as a tenth of it, and it was over
+  // a third of a default sweep's time.
+  void timed(std::size_t test, std::size_t variant, double seconds);
+  // What a measurement of the test's variant at depths[depth] is expected to take: for a timed
+  // variant, as above; else the median
   // of its measurements there; else what its probe there said; else min(requests / rate,
   // budget), the rate the median at the last depth measured times (this depth / that)^a, a
   // from how the rate grew over the last two depths measured (0 to 1; 0.5 from one depth);
@@ -57,6 +64,7 @@ class SweepProgress {
     std::vector<double> seconds, rate;  // of each measurement; rate: requests per second
   };
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, double> probed_;  // its expected s
+  std::map<std::pair<std::size_t, std::size_t>, double> timed_;  // (test, variant): seconds
   void revise(std::size_t test, std::size_t depth, std::size_t variant);
   std::map<std::pair<std::size_t, std::size_t>, std::map<std::size_t, Taken>> taken_;  // by depth
 };
