@@ -132,9 +132,23 @@ TEST(CachingExperimentRun, TinyRunProducesTheWholeMatrixAndFindings) {
   int updates = 0;
   RunHooks hooks;
   hooks.on_update = [&](const perflab::Run&) { ++updates; };
+  std::vector<std::string> aside_steps;
+  double last_fraction = 0;
+  hooks.progress = [&](double f, std::string_view step) {
+    EXPECT_GE(f, last_fraction) << step;
+    last_fraction = f;
+    if (step.starts_with("cache-aside: ")) aside_steps.emplace_back(step.substr(13));
+  };
   perflab::Run run = execute(*exp, *targets, tiny_params(), hooks, std::stop_token{});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   EXPECT_GT(updates, 0);
+  // The cache-aside encodings take turns at each budget.
+  const std::vector<std::string> turns{
+      "native, local budget 0 MB",   "json, local budget 0 MB",
+      "protobuf, local budget 0 MB", "protobuf+zlib, local budget 0 MB",
+      "native, local budget 1 MB",   "json, local budget 1 MB",
+      "protobuf, local budget 1 MB", "protobuf+zlib, local budget 1 MB"};
+  EXPECT_EQ(aside_steps, turns);
   for (const std::string w : {"document", "list"}) {
     for (const std::string tier : {"postgres", "redis", "local"}) {
       for (const std::string enc : {"native", "json", "protobuf", "protobuf+zlib"}) {
