@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "runner/time_left.h"
 #include "sharding/sweep_progress.h"
+#include "time_left_trace.h"
 
 using namespace perflab;
 using namespace perflab::sharding;
@@ -44,17 +44,6 @@ std::vector<std::pair<double, double>> lecture_sweep(Rate rate, bool probe = tru
       }
   trace.emplace_back(t, 0.97);
   return trace;
-}
-
-// The time left a TimeLeft fed the trace shows at `share` of it.
-double left_at(const std::vector<std::pair<double, double>>& trace, double share) {
-  const double now = share * trace.back().first;
-  TimeLeft est;
-  for (const auto& [t, f] : trace) {
-    if (t > now) break;
-    est.add(f, t);
-  }
-  return est.seconds_left(now).value_or(NAN);
 }
 
 }  // namespace
@@ -123,16 +112,16 @@ TEST(SweepProgress, TheFractionGrowsWithTimeSoTheTimeLeftHolds) {
   for (const auto& [name, trace] : traces)
     for (const double share : {0.25, 0.5, 0.75}) {
       const double real = trace->back().first * (1 - share);
-      EXPECT_NEAR(left_at(*trace, share), real, 0.2 * real) << name << ", at " << share;
+      EXPECT_NEAR(test::time_left_at(*trace, share), real, 0.2 * real) << name << ", at " << share;
     }
   // Unprobed, the rate learned at -P 1 foretold a quick sweep: half the time left at a quarter.
   const auto unprobed = lecture_sweep(idle_rate, false);
-  EXPECT_LT(left_at(unprobed, 0.25), 0.6 * unprobed.back().first * 0.75);
+  EXPECT_LT(test::time_left_at(unprobed, 0.25), 0.6 * unprobed.back().first * 0.75);
   // Counting every measurement alike, as the sweep did, read 30% long or more at a quarter.
   std::vector<std::pair<double, double>> alike = loaded;
   for (std::size_t i = 0; i + 1 < alike.size(); ++i)
     alike[i].second = 0.02 + 0.95 * static_cast<double>(i) / 90.0;
-  EXPECT_GT(left_at(alike, 0.25), 1.3 * loaded.back().first * 0.75);
+  EXPECT_GT(test::time_left_at(alike, 0.25), 1.3 * loaded.back().first * 0.75);
 }
 
 TEST(SweepProgress, NeverBackwardsAndExtraRoundsCountNoMore) {
@@ -197,7 +186,7 @@ TEST(SweepProgress, TheTimeLeftHoldsBesideAVariantSizedByTime) {
   const auto told = trace(true), untold = trace(false);
   for (const double share : {0.25, 0.5, 0.75}) {
     const double real = told.back().first * (1 - share);
-    EXPECT_NEAR(left_at(told, share), real, 0.2 * real) << "at " << share;
+    EXPECT_NEAR(test::time_left_at(told, share), real, 0.2 * real) << "at " << share;
   }
-  EXPECT_LT(left_at(untold, 0.5), 0.7 * untold.back().first * 0.5);
+  EXPECT_LT(test::time_left_at(untold, 0.5), 0.7 * untold.back().first * 0.5);
 }
