@@ -91,8 +91,7 @@ void run_append_latency(IoListRun& r) {
       std::max<std::int64_t>(1, std::llround(set.latency_rate * set.latency_seconds));
   std::vector<OpenLoopSeries> series;
   for (Builder b : set.builders) series.push_back({to_string(b), to_string(b), {}, {}, {}});
-  const std::optional<PgbenchPeer> peer =
-      pgbench_peer(r, static_cast<std::size_t>(set.latency_rounds));
+  const std::optional<PgbenchPeer> peer = pgbench_peer(r);
   std::optional<TempFolder> dir;
   std::vector<double> lag_p99_ms;  // pgbench's schedule lag, per round
   if (peer) {
@@ -164,6 +163,7 @@ void run_append_latency(IoListRun& r) {
           summarize(lag_p99_ms).median));
   };
   publish_after(publish, [&] {
+    r.begin_point(PointKind::Latency);
     for (int round = 0; round < set.latency_rounds; ++round) {
       // Rotated so that no series always follows the same one.
       for (std::size_t i = 0; i < series.size(); ++i) {

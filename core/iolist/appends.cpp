@@ -91,7 +91,8 @@ void run_append(IoListRun& r) {
     // what one writer shows, multiplied.
     for (auto n64 : relay ? set.rtt_writers : set.writers) {
       const auto n = static_cast<std::size_t>(n64);
-      ctx.progress(r.fraction(), "opening " + std::to_string(n) + " connections" + rtt_suffix(rtt));
+      ctx.progress(r.begin_point(PointKind::Append, n64, rtt),
+                   "opening " + std::to_string(n) + " connections" + rtt_suffix(rtt));
       ClientPool pool(n, target, r.ids(), ctx.stop_token());
       std::vector<std::vector<EventData>> batches;
       for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(set.events, set.seed + w));

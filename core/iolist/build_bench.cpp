@@ -27,6 +27,7 @@ void run_build(IoListRun& r) {
   for (auto n64 : r.settings.build_sizes) {
     const auto n = static_cast<std::size_t>(n64);
     for (Builder b : {Builder::Interpolate, Builder::IoList}) {
+      r.begin_point(PointKind::Build, n64, to_string(b));
       ctx.check_stop();
       auto build = [&] {
         if (b == Builder::Interpolate) return build_interpolate(head, n);

@@ -19,7 +19,6 @@ void run_client(IoListRun& r) {
   for (Builder b : r.settings.builders)
     if (PqxxEventStore::supports(b)) bs.push_back(b);
   if (bs.empty()) {
-    r.skip_steps(static_cast<std::size_t>(reps + warmup));
     return;
   }
   ctx.add_group({"client_time", "Append through libpq and libpqxx (single writer)", "us/op", "",
@@ -32,7 +31,7 @@ void run_client(IoListRun& r) {
                  "", false, true,
                  "Heap allocations (operator new) of the writer's thread during one append: "
                  "Perflab's and libpqxx's; libpq allocates with malloc, not counted here."});
-  ctx.progress(r.fraction(), "client libraries: connecting");
+  ctx.progress(r.begin_point(PointKind::Client), "client libraries: connecting");
   const PgTarget& pg = r.pg();
   PgConnection conn = pg.connect(ctx.stop_token());
   EventStore libpq(conn, pg.schema, r.ids());

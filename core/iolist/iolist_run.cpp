@@ -1,4 +1,4 @@
-// One IO-list run's shared state: settings from the parameters, the server, the progress steps,
+// One IO-list run's shared state: settings from the parameters, the server, the points' progress,
 // and the helpers every benchmark of the experiment uses (iolist/iolist_run.h).
 #include "iolist/iolist_run.h"
 
@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "common/clock.h"
 #include "targets/ownership.h"
 #include "targets/targets.h"
 
@@ -133,24 +134,7 @@ IoListRun::IoListRun(RunContext& context)
       variants_.push_back({o, variant_series(o)});
     }
   uuid_state_ = s.seed ^ 0x9e3779b97f4a7c15ULL;
-  const auto per_point = static_cast<std::size_t>(s.reps + s.warmup);
-  if (s.has("build")) total_steps_ += s.build_sizes.size() * 2 * static_cast<std::size_t>(s.reps);
-  if (s.has("append"))
-    for (const auto& rtt : s.rtts)
-      total_steps_ += (rtt_ns(rtt) > 0 ? s.rtt_writers.size() : s.writers.size()) * per_point;
-  if (s.has("append") && s.relayed) total_steps_ += per_point;
-  if (s.has("pgbench"))
-    total_steps_ +=
-        s.writers.size() * static_cast<std::size_t>(s.pgbench_reps + std::max(s.warmup, 1));
-  if (s.has("read")) total_steps_ += s.readers.size() * per_point + 1;
-  if (s.has("payload"))
-    total_steps_ += s.payload_sizes.size() * static_cast<std::size_t>(s.payload_reps + 1);
-  if (s.has("client")) total_steps_ += per_point;
-  if (s.has("pooled")) total_steps_ += s.pool_clients.size() * per_point + 1;
-  if (s.has("standby")) total_steps_ += (s.readers.size() + s.writers.size()) * per_point + 1;
-  // A round of every builder and of pgbench.
-  if (s.has("latency"))
-    total_steps_ += static_cast<std::size_t>(s.latency_rounds) * (s.builders.size() + 1);
+  plan_points(s, variants_.size(), progress_);
 }
 
 void IoListRun::connect() {
@@ -186,13 +170,108 @@ void IoListRun::connect() {
         server_host_ + "): set network_rtt_ms=0 or give a host");
 }
 
-double IoListRun::fraction() const {
-  return total_steps_ ? std::min(1.0, double(done_steps_) / double(total_steps_)) : 0.0;
+double IoListRun::begin_point(PointKind kind, std::int64_t n, const std::string& tag) {
+  return progress_.begin(kind, n, tag, static_cast<double>(wall_ns()) / 1e9);
 }
 
 void IoListRun::step(const std::string& what) {
-  ++done_steps_;
-  ctx.progress(fraction(), what);
+  ctx.progress(progress_.step(), what);
+}
+
+// The forecasts: seconds on this 2-core machine's release build with nothing else running
+// (a default run), per point: what counting every step alike got wrong was their spread, from
+// 20 ms (a build sample) to 2.4 s (a round of 100 writers). The run scales them by what it
+// measures (PointProgress), so only their proportions need to hold.
+namespace {
+constexpr double kOpenWriterS = 0.035;  // a writer's connection, its statements prepared
+constexpr double kOpenReaderS = 0.011;
+// One append of one variant by one of n concurrent writers, 100 events: a + b·n per round
+// (1, 10, 100 writers: 0.063, 0.24, 2.1 s per round of 11 variants); about 7 round trips.
+constexpr double kAppendS = 0.0039, kAppendPerWriterS = 0.0019, kAppendTrips = 7;
+// A pgbench invocation of n clients: a + b·n^1.3 (1, 10, 100 clients: 0.38, 0.39, 2.8 s).
+constexpr double kPgbenchS = 0.36, kPgbenchPerClientS = 0.0061;
+constexpr double kReadPerReaderS = 0.0033;  // a round of n readers, 100 events each
+constexpr double kWriteStreamS = 0.006;     // one stream of the readers', per builder
+// A payload append of one builder: a + b per MiB (1 KiB, 64 KiB, 1 MiB: 0.9, 3.6, 2.5 s).
+constexpr double kPayloadS = 0.02, kPayloadPerMiBS = 0.017;
+constexpr double kClientRoundS = 0.07;
+constexpr double kStandbyStartS = 5.0;
+}  // namespace
+
+void plan_points(const IoListSettings& s, std::size_t variants, PointProgress& progress) {
+  const auto rounds = static_cast<std::size_t>(s.reps + s.warmup);
+  const double r = static_cast<double>(rounds), v = static_cast<double>(variants);
+  const double builders = static_cast<double>(s.builders.size());
+  const double events = 0.3 + 0.7 * static_cast<double>(s.events) / 100.0;  // its share
+  const auto append_round = [&](double writers, double vs) {
+    return vs * (kAppendS + kAppendPerWriterS * writers) * events;
+  };
+  if (s.has("build"))
+    for (auto n : s.build_sizes)
+      for (const Builder b : {Builder::Interpolate, Builder::IoList})
+        progress.add(PointKind::Build, n, to_string(b), static_cast<std::size_t>(s.reps),
+                     static_cast<double>(s.reps) * static_cast<double>(s.build_sample_ns) / 1e9);
+  if (s.has("append")) {
+    if (s.relayed) progress.add(PointKind::Relay, 1, "", rounds, r * 0.015);
+    for (const std::string& rtt : s.rtts)
+      for (auto n : rtt_ns(rtt) > 0 ? s.rtt_writers : s.writers) {
+        const double w = static_cast<double>(n);
+        const double trips = r * v * kAppendTrips * static_cast<double>(rtt_ns(rtt)) / 1e9;
+        progress.add(PointKind::Append, n, rtt, rounds,
+                     w * kOpenWriterS + r * append_round(w, v) + trips);
+      }
+  }
+  if (s.has("pgbench"))
+    for (auto n : s.writers) {
+      const int runs = s.pgbench_reps + std::max(s.warmup, 1);  // the calibration first
+      progress.add(PointKind::Pgbench, n, "", static_cast<std::size_t>(runs),
+                   runs * (kPgbenchS * static_cast<double>(s.pgbench_ms) / 1000.0 +
+                           kPgbenchPerClientS * std::pow(static_cast<double>(n), 1.3)));
+    }
+  const auto most = [](const std::vector<std::int64_t>& ns) {
+    return ns.empty() ? 0.0 : static_cast<double>(*std::max_element(ns.begin(), ns.end()));
+  };
+  const auto reads = [&](double readers) {
+    return readers * kOpenReaderS + r * kReadPerReaderS * readers * builders / 5 * events;
+  };
+  if (s.has("read")) {
+    progress.add(PointKind::Streams, 0, "", 1, builders * most(s.readers) * kWriteStreamS * events);
+    for (auto n : s.readers)
+      progress.add(PointKind::Read, n, "", rounds, reads(static_cast<double>(n)));
+  }
+  if (s.has("payload"))
+    for (auto bytes : s.payload_sizes) {
+      const double per_append =
+          std::min<double>(4u << 20, static_cast<double>(bytes) * static_cast<double>(s.events));
+      progress.add(PointKind::Payload, bytes, "", static_cast<std::size_t>(s.payload_reps + 1),
+                   (s.payload_reps + 1) * builders *
+                       (kPayloadS + kPayloadPerMiBS * per_append / (1u << 20)));
+    }
+  if (s.has("client")) progress.add(PointKind::Client, 0, "", rounds, (r + 1) * kClientRoundS);
+  if (s.has("pooled")) {
+    for (auto n : s.pool_clients) {
+      const double w = static_cast<double>(n);
+      progress.add(PointKind::Pooled, n, "", rounds,
+                   2 * w * kOpenWriterS + r * append_round(w, 2 * builders));
+    }
+    progress.add(PointKind::Pooled, 0, "prepared", 1, 0.5);
+  }
+  if (s.has("standby")) {
+    progress.add(PointKind::StandbyStreams, 0, "", 1,
+                 kStandbyStartS + builders * most(s.readers) * kWriteStreamS * events);
+    for (auto n : s.readers)
+      progress.add(PointKind::StandbyRead, n, "", rounds, 2 * reads(static_cast<double>(n)));
+    for (auto n : s.writers) {
+      const double w = static_cast<double>(n);
+      progress.add(PointKind::StandbyLag, n, "", rounds,
+                   2 * w * kOpenWriterS + 2 * r * append_round(w, v));
+    }
+  }
+  if (s.has("latency")) {
+    const auto steps = static_cast<std::size_t>(s.latency_rounds) * (s.builders.size() + 1);
+    progress.add(PointKind::Latency, 0, "", steps,
+                 static_cast<double>(steps) * (s.latency_seconds + 0.2));
+  }
 }
 
 }  // namespace perflab::iolist

@@ -1,6 +1,7 @@
 #pragma once
 // One IO-list run as its benchmarks share it: the settings read from the parameters, the server,
-// the progress steps and what was measured (which the findings read). Internal to the experiment.
+// the progress of its points and what was measured (which the findings read). Internal to the
+// experiment.
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include "iolist/client_pool.h"
 #include "iolist/event_store.h"
 #include "iolist/pgbench.h"
+#include "iolist/point_progress.h"
 #include "runner/experiment.h"
 #include "runner/rounds.h"
 #include "targets/postgres.h"
@@ -150,7 +152,7 @@ struct IoListMeasured {
 // One run: its settings, its server once connected, its progress and what it measured.
 class IoListRun {
  public:
-  explicit IoListRun(RunContext& ctx);  // counts the progress steps of the settings
+  explicit IoListRun(RunContext& ctx);  // plans the points of the settings
   IoListRun(const IoListRun&) = delete;
   IoListRun& operator=(const IoListRun&) = delete;
 
@@ -171,10 +173,11 @@ class IoListRun {
   int server_port() const { return server_port_; }
   std::uint64_t& uuid_state() { return uuid_state_; }  // new streams' uuids, for the whole run
 
-  // Progress: one step per measured configuration.
-  double fraction() const;
+  // Progress in proportion to time (iolist/point_progress.h): a point begins (the fraction
+  // done is returned), then advances step by step, each reported as `what`.
+  double begin_point(PointKind kind, std::int64_t n = 0, const std::string& tag = {});
+  double fraction() const { return progress_.fraction(); }
   void step(const std::string& what);
-  void skip_steps(std::size_t n) { done_steps_ += n; }  // counted but not run
 
  private:
   PgTarget pg_;
@@ -185,8 +188,12 @@ class IoListRun {
   std::string server_host_;
   int server_port_ = 0;
   std::uint64_t uuid_state_ = 0;
-  std::size_t total_steps_ = 0, done_steps_ = 0;
+  PointProgress progress_;
 };
+
+// The points a run of these settings measures, in its order, each with its steps and the
+// seconds it is foretold to take, into `progress`; `variants`: the append variants.
+void plan_points(const IoListSettings& s, std::size_t variants, PointProgress& progress);
 
 // The benchmarks, one file each; every one publishes what it measured also when a stop or a
 // failure ends it.
@@ -204,12 +211,12 @@ void run_append_latency(IoListRun& r);  // append_latency.cpp: open loop at a fi
 
 // pgbench_peer.cpp: what every pgbench invocation of a run shares; pgbench and the append
 // transaction as its script, or nothing when the peer is left out (not installed, or the schema's
-// name cannot go into a script): its `steps` then count as done.
+// name cannot go into a script): its points are then skipped by the next one begun.
 struct PgbenchPeer {
   std::filesystem::path exe;
   PgbenchScript script;
 };
-std::optional<PgbenchPeer> pgbench_peer(IoListRun& r, std::size_t steps);
+std::optional<PgbenchPeer> pgbench_peer(IoListRun& r);
 
 // standby_reads.cpp: "1 hot standby", "2 hot standbys"; the run's standbys, started (managed) or
 // checked (configured) on first use.

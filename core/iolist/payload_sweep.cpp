@@ -45,6 +45,7 @@ void run_payload(IoListRun& r) {
   for (auto bytes64 : r.settings.payload_sizes) {
     const auto bytes = static_cast<std::size_t>(bytes64);
     const std::size_t n = payload_events(events, bytes);
+    r.begin_point(PointKind::Payload, bytes64);
     const std::vector<std::vector<EventData>> batch{make_events(n, r.settings.seed, bytes)};
     const std::string label = std::to_string(bytes);
     std::vector<AppendSamples> samples(variants.size());

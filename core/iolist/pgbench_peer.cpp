@@ -22,14 +22,13 @@ constexpr std::int64_t kMinPgbenchTransactions = 10;
 
 }  // namespace
 
-std::optional<PgbenchPeer> pgbench_peer(IoListRun& r, std::size_t steps) {
+std::optional<PgbenchPeer> pgbench_peer(IoListRun& r) {
   try {
     return PgbenchPeer{
         find_server_binary("pgbench"),
         make_pgbench_script(r.pg().schema, make_events(r.settings.events, r.settings.seed),
                             pg_timestamp_text(unix_us_now()))};
   } catch (const std::exception& e) {
-    r.skip_steps(steps);
     r.ctx.progress(r.fraction(), std::string("skipping the pgbench peer: ") + e.what());
     return std::nullopt;
   }
@@ -82,7 +81,7 @@ void pgbench_point(IoListRun& r, const PgbenchPeer& peer, const std::filesystem:
     return *report;
   };
   publish_after(publish, [&] {
-    ctx.progress(r.fraction(), "pgbench, " + label + ": calibrating");
+    ctx.progress(r.begin_point(PointKind::Pgbench, n64), "pgbench, " + label + ": calibrating");
     const PgbenchReport cal = once(2);
     latency_ms = cal.latency_avg_ms;
     r.step("pgbench, " + label + ": calibrated");
@@ -110,9 +109,7 @@ void pgbench_point(IoListRun& r, const PgbenchPeer& peer, const std::filesystem:
 void run_pgbench_peer(IoListRun& r) {
   const IoListSettings& set = r.settings;
   r.ctx.add_group(append_group(set.events, true));
-  const std::size_t steps =
-      set.writers.size() * static_cast<std::size_t>(set.pgbench_reps + std::max(set.warmup, 1));
-  const std::optional<PgbenchPeer> peer = pgbench_peer(r, steps);
+  const std::optional<PgbenchPeer> peer = pgbench_peer(r);
   if (!peer) return;
   r.ctx.progress(r.fraction(), "pgbench peer: " + pgbench_version(peer->exe));
   TempFolder dir("perflab-pgbench-");

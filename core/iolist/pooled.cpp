@@ -155,7 +155,8 @@ ServerUse server_use(const std::vector<int>& pids, bool local) {
 void probe_prepared(IoListRun& r, const PgTarget& pooled, std::size_t clients) {
   RunContext& ctx = r.ctx;
   PooledMeasured& m = r.measured.pooled;
-  ctx.progress(r.fraction(), "prepared builder through PgBouncer");
+  ctx.progress(r.begin_point(PointKind::Pooled, 0, "prepared"),
+               "prepared builder through PgBouncer");
   ClientPool pool(clients, pooled, r.ids(), ctx.stop_token());
   std::vector<std::vector<EventData>> batches;
   for (std::size_t w = 0; w < clients; ++w)
@@ -222,7 +223,8 @@ void run_pooled(IoListRun& r) {
       if (direct) variants.push_back({AppendOptions{b}, pooled_series(b, false)});
       variants.push_back({AppendOptions{b}, pooled_series(b, true)});
     }
-    ctx.progress(r.fraction(), "opening " + std::to_string(direct ? 2 * n : n) + " connections");
+    ctx.progress(r.begin_point(PointKind::Pooled, n64),
+                 "opening " + std::to_string(direct ? 2 * n : n) + " connections");
     std::optional<ClientPool> direct_pool;
     if (direct) direct_pool.emplace(n, r.pg(), r.ids(), ctx.stop_token());
     ClientPool pooled_pool(n, pooled, r.ids(), ctx.stop_token());
@@ -271,8 +273,6 @@ void run_pooled(IoListRun& r) {
   const std::int64_t most = *std::max_element(set.pool_clients.begin(), set.pool_clients.end());
   if (std::find(set.builders.begin(), set.builders.end(), Builder::Prepared) != set.builders.end())
     probe_prepared(r, pooled, static_cast<std::size_t>(most));
-  else
-    r.skip_steps(1);
 }
 
 void pooled_findings(RunContext& ctx, const IoListSettings& set, const IoListMeasured& m) {

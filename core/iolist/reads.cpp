@@ -46,7 +46,7 @@ void run_read(IoListRun& r) {
   ctx.add_group(g);
   const std::int64_t max_readers = *std::max_element(readers.begin(), readers.end());
   // One stream per (builder, reader), written by that builder.
-  ctx.progress(r.fraction(), "writing the streams to read");
+  ctx.progress(r.begin_point(PointKind::Streams), "writing the streams to read");
   std::map<Builder, std::vector<std::string>> streams;
   {
     PgConnection conn = r.pg().connect(ctx.stop_token());
@@ -64,7 +64,8 @@ void run_read(IoListRun& r) {
   r.step("streams written");
   for (auto n64 : readers) {
     const auto n = static_cast<std::size_t>(n64);
-    ctx.progress(r.fraction(), "opening " + std::to_string(n) + " connections");
+    ctx.progress(r.begin_point(PointKind::Read, n64),
+                 "opening " + std::to_string(n) + " connections");
     ClientPool pool(n, r.pg(), r.ids(), ctx.stop_token());
     std::map<Builder, Samples> samples;
     PointRounds rounds = point_rounds(ctx, builders, r.settings.reps, r.settings.warmup);

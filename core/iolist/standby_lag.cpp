@@ -188,7 +188,8 @@ void run_standby_lag(IoListRun& r) {
     const auto n = static_cast<std::size_t>(n64);
     const std::size_t per_writer = (kLagsPerRound + n - 1) / n;
     const std::string label = writers_label(n64, false);
-    ctx.progress(r.fraction(), "opening " + std::to_string(2 * n) + " connections");
+    ctx.progress(r.begin_point(PointKind::StandbyLag, n64),
+                 "opening " + std::to_string(2 * n) + " connections");
     ClientPool pool(n, r.pg(), r.ids(), ctx.stop_token());
     std::vector<PgConnection> standby_conns;
     std::vector<std::unique_ptr<StandbyProbe>> probes;

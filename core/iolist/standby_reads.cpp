@@ -15,7 +15,8 @@ std::string standbys_series(std::size_t n) {
 std::vector<PgTarget> start_standbys(IoListRun& r) {
   RunContext& ctx = r.ctx;
   const auto n = static_cast<std::size_t>(r.settings.standbys);
-  ctx.progress(r.fraction(), "starting or checking " + standbys_series(n));
+  ctx.progress(r.begin_point(PointKind::StandbyStreams),
+               "starting or checking " + standbys_series(n));
   return ctx.targets().postgres_standbys(n, ctx.stop_token());
 }
 
@@ -58,7 +59,8 @@ void run_standby_reads(IoListRun& r) {
   r.step("streams written and replayed");
   for (auto n64 : set.readers) {
     const auto n = static_cast<std::size_t>(n64);
-    ctx.progress(r.fraction(), "opening " + std::to_string(2 * n) + " connections");
+    ctx.progress(r.begin_point(PointKind::StandbyRead, n64),
+                 "opening " + std::to_string(2 * n) + " connections");
     ClientPool on_primary(n, r.pg(), r.ids(), ctx.stop_token());
     ClientPool on_standbys(n, standbys, r.ids(), ctx.stop_token());
     ClientPool* pools[] = {&on_primary, &on_standbys};

@@ -35,8 +35,20 @@ const std::map<std::string, std::string> kSmall = {{"writers", "1,3"},
 TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
   auto exp = make_iolist_experiment();
   Targets targets(test::isolated_pg(test::unique_name("perflab_exp")));
-  perflab::Run run = execute(*exp, targets, kSmall, {}, {});
+  RunHooks hooks;
+  std::vector<std::pair<double, std::string>> progress;
+  hooks.progress = [&](double f, std::string_view step) { progress.emplace_back(f, step); };
+  perflab::Run run = execute(*exp, targets, kSmall, hooks, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  // The progress never goes back, and every point the run planned is measured in its order:
+  // the last before the findings ends where the plan does.
+  for (std::size_t i = 1; i < progress.size(); ++i)
+    EXPECT_GE(progress[i].first, progress[i - 1].first) << progress[i].second;
+  const auto last = std::find_if(progress.rbegin(), progress.rend(), [](const auto& p) {
+    return p.second.starts_with("client libraries: repetition");
+  });
+  ASSERT_NE(last, progress.rend());
+  EXPECT_NEAR(last->first, 1.0, 1e-9);
   for (const char* g : {"build_time", "build_allocs", "build_bytes", "append", "read"})
     EXPECT_NE(run.group(g), nullptr) << g;
   for (const char* b : {"interpolate", "iolist", "prepared", "unnest", "copy"}) {
