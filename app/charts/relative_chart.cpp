@@ -2,6 +2,8 @@
 // baseline at 1 and a reference line through it.
 #include "charts/relative_chart.h"
 
+#include <algorithm>
+
 #include <QBarCategoryAxis>
 #include <QLegend>
 #include <QLegendMarker>
@@ -68,6 +70,29 @@ Run relative_run(const Run& run, const RelativeView& view) {
   out.groups.push_back(g);
   for (const auto& s : run.series) {
     if (s.group != view.group) continue;
+    if (view.category) {  // each series at 1 in the category, its ratios in the others
+      const auto it = std::find_if(view.series.begin(), view.series.end(),
+                                   [&](const RelativeSeries& r) { return r.name == s.name; });
+      if (it == view.series.end()) continue;
+      Series& rs = out.series_for(view.group, s.name);
+      for (const auto& p : s.points) {
+        Point q;
+        q.label = p.label;
+        q.x = p.x;
+        if (p.label == view.baseline) {
+          q.stats.median = 1;
+          q.stats.n = 1;
+        } else if (const RelativePoint* rp = view.find(s.name, p.label)) {
+          q.stats.median = rp->ratio.value;
+          q.stats.n = rp->ratio.n;
+          q.median_ci = rp->ratio;
+        } else {
+          continue;
+        }
+        rs.points.push_back(std::move(q));
+      }
+      continue;
+    }
     Series& rs = out.series_for(view.group, s.name);
     if (s.name == view.baseline) {
       for (const auto& label : view.baseline_labels) {
@@ -101,12 +126,15 @@ std::unique_ptr<QChart> build_relative_chart(const Run& run, const std::string& 
   if (!run.group(group_id)) throw ChartError("the run has no group '" + group_id + "'");
   const auto view = relative_view(run, group_id, opts.relative_to);
   if (!view)
-    throw ChartError("the chart '" + group_id + "' has no series '" + opts.relative_to + "'");
+    throw ChartError(baseline_category(opts.relative_to)
+                         ? "the chart '" + group_id + "' has no point in the category '" +
+                               *baseline_category(opts.relative_to) + "'"
+                         : "the chart '" + group_id + "' has no series '" + opts.relative_to + "'");
   ChartOptions o = opts;
   o.relative_to.clear();
   // A ratio axis is log whatever Log y says: on a linear one 0.2× and 1.09× vanish beside 218×.
   o.log_y = true;
-  o.title_suffix = QStringLiteral(" — relative to ") + QString::fromStdString(opts.relative_to) +
+  o.title_suffix = QStringLiteral(" — relative to ") + QString::fromStdString(view->baseline) +
                    opts.title_suffix;
   if (view->intervals_left_out) {
     std::size_t ratios = 0;

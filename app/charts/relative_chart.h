@@ -1,7 +1,7 @@
 #pragma once
-// The relative view of a group as a chart: every series as ratios to a baseline series
-// (common/relative.h), each ratio's interval as an error bar, the baseline at 1 with a dashed
-// reference line across the plot, on a log y axis unless the person chose linear.
+// The relative view of a group as a chart: every series as ratios to a baseline series, or each
+// to its own value in a baseline category (common/relative.h), each ratio's interval as an error
+// bar, the baseline at 1 with a dashed reference line across the plot, on a log y axis.
 #include <memory>
 #include <string>
 
@@ -21,8 +21,8 @@ QString relative_axis_text(const Group& group, const std::string& baseline);
 // log y by default. build_chart() draws it as any group.
 Run relative_run(const Run& run, const RelativeView& view);
 
-// Builds the relative chart of opts.relative_to; throws ChartError when the group has no such
-// series.
+// Builds the relative chart of opts.relative_to (a series, or "category: NAME"); throws
+// ChartError when the group has no such series or no point in that category.
 std::unique_ptr<QChart> build_relative_chart(const Run& run, const std::string& group_id,
                                              const ChartOptions& opts, ChartFacts* facts);
 

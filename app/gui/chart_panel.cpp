@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <QAbstractItemView>
 #include <QBarCategoryAxis>
@@ -106,8 +108,8 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   relative_->setMinimumContentsLength(6);
   relative_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
   relative_->setToolTip(
-      "Every series as a ratio to this one at each point, with the ratio's confidence interval: "
-      "1 is the baseline");
+      "Every series as a ratio to this one at each point, or each series as a ratio to its own "
+      "value in this category, with the ratio's confidence interval: 1 is the baseline");
   bar->addWidget(relative_);
   bar->addStretch();
   v->addLayout(bar);
@@ -328,8 +330,9 @@ void ChartPanel::setRelativeChoice(const QString& key, const std::string& baseli
   if (key.toStdString() == chartKey()) rebuild();
 }
 
-// The baselines a chart offers: none, then its series (the group's own baseline first); the
-// choice remembered for the chart, else none.
+// The baselines a chart offers: none, then its series (the group's own baseline first), then
+// its categories (each series against its own value there: PostgreSQL's time to Redis's);
+// the choice remembered for the chart, else none.
 void ChartPanel::fillRelativeBox() {
   QSignalBlocker b(relative_);
   relative_->clear();
@@ -340,11 +343,24 @@ void ChartPanel::fillRelativeBox() {
     return;
   }
   const std::string named = named_baseline(run(), group());
-  if (!named.empty()) relative_->addItem(q(named), q(named));
-  for (const auto& s : run().series)
-    if (s.group == g->id && !s.points.empty() && s.name != named)
-      relative_->addItem(q(s.name), q(s.name));
-  relative_->setEnabled(relative_->count() > 2);
+  std::vector<std::string> series, categories;
+  if (!named.empty()) series.push_back(named);
+  for (const auto& s : run().series) {
+    if (s.group != g->id || s.points.empty()) continue;
+    if (s.name != named) series.push_back(s.name);
+    if (!g->numeric_x)
+      for (const auto& p : s.points)
+        if (std::find(categories.begin(), categories.end(), p.label) == categories.end())
+          categories.push_back(p.label);
+  }
+  if (series.size() > 1)  // against itself a lone series says nothing
+    for (const auto& s : series) relative_->addItem(q(s), q(s));
+  if (categories.size() > 1) {
+    if (relative_->count() > 1) relative_->insertSeparator(relative_->count());
+    for (const auto& c : categories)
+      relative_->addItem(q(c + " (category)"), q(category_baseline(c)));
+  }
+  relative_->setEnabled(relative_->count() > 1);
   relative_->view()->setMinimumWidth(relative_->view()->sizeHintForColumn(0) + 24);
   auto it = relatives_.find(chartKey());
   const int i = it == relatives_.end() ? 0 : relative_->findData(q(it->second));

@@ -1,9 +1,12 @@
-// The relative view of a group: every series' medians as ratios to a baseline series'
-// (relative.h).
+// The relative view of a group: every series' medians as ratios to a baseline series', or to
+// their own in a baseline category (relative.h).
 #include "common/relative.h"
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/figure_format.h"
 
@@ -25,9 +28,74 @@ std::string named_baseline(const Run& run, const std::string& group) {
   return s && !s->points.empty() ? g->baseline_series : std::string();
 }
 
+namespace {
+constexpr std::string_view kCategory = "category: ";
+
+// The ratio of point a to point b: with its interval from the samples, or of the stored medians
+// (too many ratios, or points stored without their samples); nullopt when there is none.
+std::optional<Estimate> point_ratio(const Point& a, const Point& b, const RatioOptions& ro,
+                                    bool intervals) {
+  if (intervals && !a.samples.empty() && !b.samples.empty())
+    return ratio_ci(a.samples, b.samples, ro);
+  if (a.stats.n == 0 || b.stats.n == 0 || b.stats.median == 0) return std::nullopt;
+  Estimate e;
+  e.value = e.lo = e.hi = a.stats.median / b.stats.median;
+  e.n = std::min(a.stats.n, b.stats.n);
+  return e;
+}
+
+// Every series against its own point in `category`.
+std::optional<RelativeView> category_view(const Run& run, const Group& g,
+                                          const std::string& category, const RelativeOptions& opt) {
+  RelativeView view;
+  view.group = g.id;
+  view.baseline = category;
+  view.category = true;
+  view.better = better_of(g);
+  view.baseline_labels = {category};
+  std::vector<std::pair<const Series*, const Point*>> with;  // each series with its point there
+  std::size_t ratios = 0;
+  for (const auto& s : run.series) {
+    if (s.group != g.id) continue;
+    const Point* base = nullptr;
+    for (const auto& p : s.points)
+      if (p.label == category) base = &p;  // the last of a label, as charts draw it
+    if (!base) continue;
+    with.emplace_back(&s, base);
+    for (const auto& p : s.points) ratios += p.label != category;
+  }
+  if (with.empty()) return std::nullopt;
+  view.intervals_left_out = ratios > opt.max_intervals;
+  RatioOptions ro;
+  ro.level = opt.level;
+  ro.interleaved = g.interleaved;
+  for (const auto& [s, base] : with) {
+    RelativeSeries rs{s->name, {}};
+    for (const auto& p : s->points) {
+      if (p.label == category) continue;
+      if (const auto r = point_ratio(p, *base, ro, !view.intervals_left_out))
+        rs.points.push_back({p.label, p.x, *r});
+    }
+    view.series.push_back(std::move(rs));
+  }
+  return view;
+}
+}  // namespace
+
+std::string category_baseline(const std::string& label) {
+  return std::string(kCategory) + label;
+}
+
+std::optional<std::string> baseline_category(const std::string& baseline) {
+  if (!baseline.starts_with(kCategory)) return std::nullopt;
+  return baseline.substr(kCategory.size());
+}
+
 std::optional<RelativeView> relative_view(const Run& run, const std::string& group,
                                           const std::string& baseline, const RelativeOptions& opt) {
   const Group* g = run.group(group);
+  if (const auto category = baseline_category(baseline))
+    return g ? category_view(run, *g, *category, opt) : std::nullopt;
   const Series* base = g ? run.find_series(group, baseline) : nullptr;
   if (!base || base->points.empty()) return std::nullopt;
   RelativeView view;
@@ -54,19 +122,7 @@ std::optional<RelativeView> relative_view(const Run& run, const std::string& gro
     for (const auto& p : s.points) {
       auto b = base_at.find(p.label);
       if (b == base_at.end()) continue;
-      const std::vector<double>& a = p.samples;
-      const Point& bp = *b->second;
-      std::optional<Estimate> r;
-      if (!view.intervals_left_out && !a.empty() && !bp.samples.empty()) {
-        r = ratio_ci(a, bp.samples, ro);
-      } else if (p.stats.n > 0 && bp.stats.n > 0 && bp.stats.median != 0) {
-        // The ratio of the stored medians, no resampling: too many ratios, or points stored
-        // without their samples.
-        Estimate e;
-        e.value = e.lo = e.hi = p.stats.median / bp.stats.median;
-        e.n = std::min(p.stats.n, bp.stats.n);
-        r = e;
-      }
+      const std::optional<Estimate> r = point_ratio(p, *b->second, ro, !view.intervals_left_out);
       if (!r) continue;
       RelativePoint rp{p.label, p.x, *r};
       rs.points.push_back(std::move(rp));

@@ -1,7 +1,9 @@
 #pragma once
 // A group's series read against a baseline series: at every label, the ratio of a series' median
 // to the baseline's median at that label, with the ratio's confidence interval (ratio_ci of
-// significance.h, the figure the findings state), its real level and how many samples.
+// significance.h, the figure the findings state), its real level and how many samples. Or
+// against a baseline category: each series' medians at the other labels to its own median there
+// (PostgreSQL's and local memory's time to Redis's, per encoding).
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -29,10 +31,13 @@ struct RelativeSeries {
 
 struct RelativeView {
   std::string group;
-  std::string baseline;
-  Better better = Better::Lower;       // of the group
-  std::vector<RelativeSeries> series;  // every other series of the group, in the run's order
-  // Labels at which the baseline has a point: where it stands at 1.
+  std::string baseline;           // the baseline series' name, or the baseline category (label)
+  bool category = false;          // the baseline is a category
+  Better better = Better::Lower;  // of the group
+  // Every other series of the group, in the run's order; with a baseline category, every series
+  // with a point there, its points at the other labels.
+  std::vector<RelativeSeries> series;
+  // Labels at which the baseline has a point: where it stands at 1 (a category: itself).
   std::vector<std::string> baseline_labels;
   // More ratios than RelativeOptions::max_intervals: every ratio is given without an interval.
   bool intervals_left_out = false;
@@ -47,8 +52,13 @@ struct RelativeOptions {
   std::size_t max_intervals = 5000;
 };
 
-// The view of `group` against series `baseline`; nullopt when the run has no such group or the
-// group no such series with points.
+// Where a baseline is text (the chart's box, settings, the command line), a category is written
+// "category: NAME" and anything else names a series.
+std::string category_baseline(const std::string& label);
+std::optional<std::string> baseline_category(const std::string& baseline);  // NAME, if one
+
+// The view of `group` against `baseline` (a series, or a category as above); nullopt when the
+// run has no such group, or the group no such series with points or no point in that category.
 std::optional<RelativeView> relative_view(const Run& run, const std::string& group,
                                           const std::string& baseline,
                                           const RelativeOptions& opt = {});

@@ -120,6 +120,12 @@ class RelativeTest : public QObject {
     return out;
   }
 
+  static QScatterSeries* scatter(QChart* chart, const char* series) {
+    for (auto* s : chart->series())
+      if (s->property("perflab_series") == series) return qobject_cast<QScatterSeries*>(s);
+    return nullptr;
+  }
+
   static int relativeIndex(ChartPanel* panel, const QString& baseline) {
     return panel->relativeBox()->findData(baseline);
   }
@@ -168,9 +174,7 @@ class RelativeTest : public QObject {
     const auto view = relative_view(run, "append", "interpolate");
     QVERIFY(view);
     // Every point of iolist sits where its ratio is: 0.9 of interpolate, round by round.
-    QScatterSeries* iolist = nullptr;
-    for (auto* s : chart->series())
-      if (s->property("perflab_series") == "iolist") iolist = qobject_cast<QScatterSeries*>(s);
+    QScatterSeries* iolist = scatter(chart, "iolist");
     QVERIFY(iolist);
     const QStringList labels = iolist->property("perflab_labels").toStringList();
     QCOMPARE(labels.size(), 4);
@@ -240,6 +244,61 @@ class RelativeTest : public QObject {
     QVERIFY(panel->logYBox()->isEnabled());
     QVERIFY(!panel->logYBox()->isChecked());  // the medians keep the person's choice
     QCOMPARE(table->model(), static_cast<QAbstractItemModel*>(panel->pointsModel()));
+  }
+
+  // PostgreSQL against Redis are categories of one chart, not series: each series against its
+  // own value in a category (here: each builder's time at 10 writers against its own single
+  // writer's), painted where the ratio is, in the table and the tooltip alike.
+  void aCategoryIsABaselineToo() {
+    auto w = open(dir_.filePath("category.ini"));
+    QVERIFY(w);
+    ChartPanel* panel = w->resultsPanel();
+    QComboBox* box = panel->relativeBox();
+    const int at = relativeIndex(panel, "category: single writer");
+    QVERIFY(at > relativeIndex(panel, "copy"));  // after the series
+    QCOMPARE(box->itemText(at), QString("single writer (category)"));
+    QCOMPARE(relativeIndex(panel, "category: 100 concurrent writers"), at + 2);
+    box->setCurrentIndex(at);
+    QCOMPARE(panel->options().relative_to, std::string("category: single writer"));
+    QVERIFY(panel->titleLabel()->text().contains("relative to single writer"));
+    QChart* chart = panel->chart();
+    auto* yaxis = qobject_cast<QValueAxis*>(chart->axes(Qt::Vertical).front());
+    QVERIFY(yaxis && yaxis->property("perflab_log").toBool());
+    QVERIFY(yaxis->titleText().contains("× single writer's time"));
+    const Run run = headline_run();
+    const auto view = relative_view(run, "append", "category: single writer");
+    QVERIFY(view);
+    QScatterSeries* iolist = scatter(chart, "iolist");
+    QVERIFY(iolist);
+    const QStringList labels = iolist->property("perflab_labels").toStringList();
+    QCOMPARE(labels.size(), 4);
+    const QRectF plot = chart->plotArea();
+    for (int i = 0; i < labels.size(); ++i) {
+      const std::string label = labels[i].toStdString();
+      const Point* a = run.find_point("append", "iolist", label);
+      const Point* b = run.find_point("append", "iolist", "single writer");
+      const double ratio = a->stats.median / b->stats.median;  // 1 in the category itself
+      const double y = (std::log10(ratio) - yaxis->min()) / (yaxis->max() - yaxis->min());
+      const QPointF painted = chart->mapToPosition(iolist->at(i), iolist);
+      QVERIFY2(std::abs(painted.y() - (plot.bottom() - y * plot.height())) < 0.5, label.c_str());
+      const QString tip = panel->tooltipAt(panel->chartView()->mapFromScene(painted));
+      if (label == "single writer") {
+        QCOMPARE(tip, QString("iolist — single writer: 1× single writer (the baseline)"));
+        continue;
+      }
+      const RelativePoint* rp = view->find("iolist", label);
+      QVERIFY(rp);
+      QCOMPARE(rp->ratio.value, ratio);
+      QCOMPARE(tip, QString::fromStdString(relative_sentence(*view, "iolist", *rp)));
+      QVERIFY(tip.contains("× single writer ["));
+    }
+    // 10 writers take about 3.5 times one writer's time, 100 writers about 39 times.
+    QVERIFY(std::abs(view->find("iolist", "10 concurrent writers")->ratio.value - 16000 / 4600.) <
+            0.2);
+    QTableView* table = panel->table();
+    QCOMPARE(table->model(), static_cast<QAbstractItemModel*>(panel->relativeModel()));
+    QCOMPARE(table->model()->rowCount(), 15);  // five builders, three other categories
+    panel->relativeBox()->setCurrentIndex(0);
   }
 
   void theChoiceIsRememberedPerChart() {

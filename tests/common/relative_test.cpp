@@ -138,3 +138,32 @@ TEST(Relative, TheBaselineIsTheGroupsWhenItHasThatSeries) {
   ASSERT_TRUE(v);
   EXPECT_DOUBLE_EQ(v->series[0].points[0].ratio.value, 0.5);
 }
+
+TEST(Relative, ACategoryTakesEachSeriesToItsOwnValueThere) {
+  const perflab::Run r = two_builders(true, kBase, kTwice);
+  EXPECT_EQ(category_baseline("1 writer"), "category: 1 writer");
+  EXPECT_EQ(baseline_category("category: 1 writer"), "1 writer");
+  EXPECT_EQ(baseline_category("interpolate"), std::nullopt);
+  const auto v = relative_view(r, "append", category_baseline("1 writer"));
+  ASSERT_TRUE(v);
+  EXPECT_TRUE(v->category);
+  EXPECT_EQ(v->baseline, "1 writer");
+  EXPECT_EQ(v->baseline_labels, (std::vector<std::string>{"1 writer"}));
+  // Both series have a point there: interpolate's 100 writers against its own 1 writer, iolist's
+  // "only iolist" against its own.
+  ASSERT_EQ(v->series.size(), 2u);
+  EXPECT_EQ(v->series[0].name, "interpolate");
+  ASSERT_EQ(v->series[0].points.size(), 1u);
+  EXPECT_EQ(v->series[0].points[0].label, "100 writers");
+  EXPECT_DOUBLE_EQ(v->series[0].points[0].ratio.value, 52 / 12.5);
+  const RelativePoint* only = v->find("iolist", "only iolist");
+  ASSERT_NE(only, nullptr);
+  EXPECT_DOUBLE_EQ(only->ratio.value, 2 / 25.0);
+  EXPECT_LT(only->ratio.lo, only->ratio.value);  // unequal counts: not paired, an interval
+  const std::string said = relative_sentence(*v, "iolist", *only);
+  EXPECT_TRUE(said.starts_with("iolist — only iolist: 0.08")) << said;
+  EXPECT_NE(said.find("× 1 writer ["), std::string::npos) << said;
+  // A category no series has a point in: no view.
+  EXPECT_FALSE(relative_view(r, "append", category_baseline("10 writers")));
+  EXPECT_FALSE(relative_view(r, "read", category_baseline("1 writer")));
+}

@@ -28,7 +28,14 @@ void RelativeModel::setView(std::shared_ptr<const Run> run, const std::string& g
 
 std::string RelativeModel::sentence(const std::string& series, const std::string& label) const {
   if (!view_) return {};
-  if (series == view_->baseline) {
+  if (view_->category && label == view_->baseline) {
+    const auto& s = view_->series;
+    return std::any_of(s.begin(), s.end(),
+                       [&](const RelativeSeries& r) { return r.name == series; })
+               ? series + " — " + label + ": 1× " + label + " (the baseline)"
+               : std::string();
+  }
+  if (!view_->category && series == view_->baseline) {
     const auto& labels = view_->baseline_labels;
     return std::find(labels.begin(), labels.end(), label) == labels.end()
                ? std::string()
