@@ -103,15 +103,31 @@ void fit_axis_title(QChart& chart, QAbstractAxis* axis) {
     auto width = [&fm](const QString& html) {
       return fm.horizontalAdvance(QTextDocumentFragment::fromHtml(html).toPlainText());
     };
-    QStringList lines{parts.front()};
-    for (qsizetype i = 1; i < parts.size(); ++i) {
-      const QString longer = lines.back() + QStringLiteral(", ") + parts[i];
-      if (width(longer) <= along)
-        lines.back() = longer;
-      else
-        lines << parts[i];
+    // Parts joined on a line while they fit, each line ending in its comma; a part longer than
+    // the axis over lines of its own, broken between words.
+    QStringList lines;
+    for (qsizetype i = 0; i < parts.size(); ++i) {
+      const QString comma = i + 1 < parts.size() ? QStringLiteral(",") : QString();
+      const QString part = parts[i] + comma;
+      if (!lines.isEmpty() && width(lines.back() + QStringLiteral(" ") + part) <= along) {
+        lines.back() += QStringLiteral(" ") + part;
+        continue;
+      }
+      if (width(part) <= along) {
+        lines << part;
+        continue;
+      }
+      QString line;
+      for (const QString& word : part.split(QChar(' '), Qt::SkipEmptyParts)) {
+        if (!line.isEmpty() && width(line + QStringLiteral(" ") + word) > along) {
+          lines << line;
+          line.clear();
+        }
+        line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+      }
+      lines << line;
     }
-    const QString title = lines.join(QStringLiteral(",<br>"));
+    const QString title = lines.join(QStringLiteral("<br>"));
     if (axis->titleText() != title) axis->setTitleText(title);
   };
   QObject::connect(&chart, &QChart::plotAreaChanged, axis, fit);

@@ -18,7 +18,8 @@ namespace perflab::charts {
 void fit_category_labels(QChart& chart, QBarCategoryAxis* axis, const ChartOptions& opts);
 
 // Keeps an axis's title whole: its parts ("µs/op", "log scale", "lower is better") on one line
-// while the axis is long enough, else over several (Qt cuts it to "µs/op, lower ...").
+// while the axis is long enough, else over several, a part too long for one broken between
+// words (Qt cuts it to "µs/op, lower ..." or "% of one append (its phases sta…").
 void fit_axis_title(QChart& chart, QAbstractAxis* axis);
 
 }  // namespace perflab::charts

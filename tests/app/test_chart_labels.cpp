@@ -278,6 +278,40 @@ class ChartLabelsTest : public QObject {
     QVERIFY2(faults.isEmpty(), qPrintable(faults));
   }
 
+  // An axis title of one part longer than its axis goes over lines, broken between words (main
+  // cut "% of one append (its phases stacked)" to "% of one append (its phases sta…").
+  void aLongAxisTitleBreaksBetweenWords() {
+    Run run;
+    run.experiment = "iolist";
+    Group g{"parts", "Where an append's time goes", "%", "", false, true, "Phases."};
+    g.stacked = true;
+    g.y_label = "% of one append (its phases stacked)";
+    run.ensure_group(g);
+    for (const char* phase : {"BEGIN", "INSERT", "COMMIT"})
+      for (const char* label : {"interpolate, 1 writer", "iolist, 1 writer"}) {
+        Point p;
+        p.label = label;
+        p.samples = {30, 31, 32};
+        p.stats.median = 31;
+        p.stats.n = 3;
+        run.add_point("parts", phase, p);
+      }
+    ChartOptions o;
+    o.presentation = true;
+    QGraphicsScene scene;  // before the chart: a chart leaves the scene as it goes
+    auto chart = build_chart(run, "parts", o);
+    chart->setTitle(QString());
+    scene.addItem(chart.get());
+    chart->setGeometry(QRectF(0, 0, 700, 500));
+    for (int i = 0; i < 2; ++i) chart->layout()->activate();
+    const QString title = chart->axes(Qt::Horizontal).front()->titleText();
+    QVERIFY2(title.contains("<br>"), qPrintable(title));
+    QCOMPARE(QTextDocumentFragment::fromHtml(title).toPlainText().simplified(),
+             QString("% of one append (its phases stacked)"));
+    const QString faults = label_faults(*chart, "a long axis title");
+    QVERIFY2(faults.isEmpty(), qPrintable(faults));
+  }
+
   void everyChartInAPresentationAtRoomSizes() {
     // A presentation fills the screen: the chart's text in room sizes (ticks >= 20 pt, axis
     // titles >= 24 pt), every label still whole and clear.
