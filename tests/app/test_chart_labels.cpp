@@ -353,7 +353,7 @@ class ChartLabelsTest : public QObject {
   void theDemonstrationsInThePresentationView() {
     QString faults;
     for (QSize size : {QSize(1280, 800), QSize(1920, 1080)})
-      for (const char* name : {"omission-sharding.json", "latency-sharding.json"}) {
+      for (const char* name : kRuns) {
         const Run run = load_fixture(name);
         gui::PresentationView view;
         view.setRun(run, chart_groups(run).front());
