@@ -1,6 +1,9 @@
 // The values of bars too short to read, written above them (bar_values.h).
 #include "charts/bar_values.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <utility>
 
 #include <QFontMetricsF>
@@ -31,23 +34,35 @@ QRectF BarValues::textRect(const Value& v) const {
   return QRectF(QPointF(top.x() - size.width() / 2, top.y() - size.height() - 2), size);
 }
 
-QList<QRectF> BarValues::textRects() const {
+std::vector<std::pair<const BarValues::Value*, QRectF>> BarValues::placed() const {
   // In the order of the bars; one that would overlap a text before it goes a line higher
   // (neighbouring short bars of one category are narrower than their values).
-  QList<QRectF> out;
+  std::vector<std::pair<const Value*, QRectF>> out;
+  std::map<long, int> rows;  // by category: the most lines a text of it went up, plus one
   for (const auto& v : values_) {
     if (v.set->property("perflab_hidden").toBool()) continue;
-    QRectF r = textRect(v);
+    const QRectF first = textRect(v);
+    QRectF r = first;
     for (bool moved = true; moved;) {
       moved = false;
-      for (const QRectF& o : out)
-        if (r.intersects(o)) {
-          r.moveBottom(o.top() - 1);
+      for (const auto& o : out)
+        if (r.intersects(o.second)) {
+          r.moveBottom(o.second.top() - 1);
           moved = true;
         }
     }
-    out << r;
+    int& most = rows[std::lround(v.x)];
+    most =
+        std::max(most, 1 + static_cast<int>(std::lround((first.top() - r.top()) / first.height())));
+    out.emplace_back(&v, r);
   }
+  std::erase_if(out, [&](const auto& o) { return rows[std::lround(o.first->x)] > kMaxRows; });
+  return out;
+}
+
+QList<QRectF> BarValues::textRects() const {
+  QList<QRectF> out;
+  for (const auto& [v, r] : placed()) out << r;
   return out;
 }
 
@@ -59,16 +74,13 @@ void BarValues::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   if (chart_.plotArea().isEmpty() || !bars_->isVisible()) return;
   painter->save();
   painter->setFont(font_);
-  const QList<QRectF> rects = textRects();
-  int i = 0;
-  for (const auto& v : values_) {
-    if (v.set->property("perflab_hidden").toBool()) continue;
+  for (const auto& [v, r] : placed()) {
     // The set's colour, darkened on a light chart so that a pale bar's value reads.
-    QColor c = v.set->color();
+    QColor c = v->set->color();
     if (chart_.backgroundBrush().color().lightness() > 128 && c.lightness() > 140)
       c = c.darker(170);
     painter->setPen(c);
-    painter->drawText(rects[i++], Qt::AlignCenter, v.text);
+    painter->drawText(r, Qt::AlignCenter, v->text);
   }
   painter->restore();
 }

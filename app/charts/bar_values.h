@@ -2,6 +2,7 @@
 // The values of bars too short to read on a linear axis, written above them (local memory's
 // 0.034 µs beside PostgreSQL's 1,500 µs: a bar of no height). One item per bar series, in the
 // chart's coordinates; a hidden bar set's values are not drawn. Internal to perflab_charts.
+#include <utility>
 #include <vector>
 
 #include <QBarSeries>
@@ -30,14 +31,18 @@ class BarValues : public QGraphicsObject {
 
   const std::vector<Value>& values() const { return values_; }
   // Where each shown value's text is drawn, in the chart's coordinates (for the current
-  // layout): above its bar, a line higher for each text before it that it would overlap.
+  // layout): above its bar, a line higher for each text before it that it would overlap. A
+  // category whose values would stack more than kMaxRows high shows none: thirteen short bars
+  // of one category wrote a column of numbers over the chart (its log y shows them instead).
   QList<QRectF> textRects() const;
+  static constexpr int kMaxRows = 2;
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   QRectF textRect(const Value& v) const;
+  std::vector<std::pair<const Value*, QRectF>> placed() const;  // the values shown, and where
 
   QChart& chart_;
   QBarSeries* bars_;

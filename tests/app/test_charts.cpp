@@ -187,6 +187,36 @@ class ChartsTest : public QObject {
     QVERIFY(bar_value_items(*without).front()->textRects().isEmpty());
   }
 
+  // Thirteen builders' single-writer bars beside 100 writers' (an IO-list append chart): their
+  // values would stack into a column over the chart, so that category shows none; a category
+  // of two short bars still shows both.
+  void manyTinyBarsOfACategoryShowNoValues() {
+    Run run;
+    run.experiment = "iolist";
+    run.ensure_group({"append", "Append", "us/op", "", false, true, "Wall time per append."});
+    for (int b = 0; b < 13; ++b) {
+      const std::string name = "builder " + std::to_string(b);
+      run.add_point("append", name, test::sample_point("single writer", {4600.0 + 10 * b}));
+      run.add_point("append", name, test::sample_point("100 writers", {180000.0 + 1000 * b}));
+      if (b < 2) run.add_point("append", name, test::sample_point("two", {900.0}));
+    }
+    auto chart = build_chart(run, "append", {});
+    const auto items = bar_value_items(*chart);
+    QCOMPARE(items.size(), 1);
+    QCOMPARE(items.front()->values().size(), 15u);
+    QImage img(900, 560, QImage::Format_ARGB32_Premultiplied);
+    {
+      QPainter p(&img);
+      paint_chart(p, *chart, QRectF(0, 0, 900, 560));
+    }
+    const auto rects = items.front()->textRects();
+    QCOMPARE(rects.size(), 2);  // the category of two
+    // Over the third category's slot.
+    const double from = chart->mapToPosition({1.5, 0}, chart->series().front()).x();
+    const double to = chart->mapToPosition({2.5, 0}, chart->series().front()).x();
+    for (const QRectF& r : rects) QVERIFY(from < r.center().x() && r.center().x() < to);
+  }
+
   // A stacked group (the phases of one append): one stack per label, the axis reaching the
   // tallest stack, and linear even when log y is asked for (parts add up on a linear axis).
   void stackedGroupIsStackedBars() {
