@@ -27,6 +27,10 @@ void ExpectedProgress::expect(std::size_t i, double seconds) {
   expected_[i] = seconds_or_none(seconds);
 }
 
+void ExpectedProgress::end_at(double to) {
+  if (std::isfinite(to)) to_ = std::max(from_, to);
+}
+
 double ExpectedProgress::at(std::size_t i, double within) {
   within = std::isfinite(within) ? std::clamp(within, 0.0, 1.0) : 0.0;
   if (i >= expected_.size()) return expected_.empty() ? from_ : to_;

@@ -14,6 +14,8 @@ class ExpectedProgress {
   std::size_t add(double seconds);
   // Revises part i's expectation; once the part has begun its share is fixed.
   void expect(std::size_t i, double seconds);
+  // Moves the span's end (not below its start): the parts not begun share what is left of it.
+  void end_at(double to);
   double expected(std::size_t i) const { return expected_.at(i); }
   std::size_t size() const { return expected_.size(); }
   // The fraction done when part i is `within` (0..1) done. Parts begin in order: asking for a

@@ -51,3 +51,28 @@ TEST(ExpectedProgress, NeverBackwardsNorPastItsEnd) {
   EXPECT_DOUBLE_EQ(none.at(1), 0.5);  // nothing expected of any: alike
   EXPECT_DOUBLE_EQ(ExpectedProgress(0.3, 1).at(0), 0.3);
 }
+
+TEST(ExpectedProgress, AMovedEndIsSharedByThePartsNotBegun) {
+  // Two parts of 1 s; once the first has begun, the span is found to end at 0.5, not 1 (the
+  // parts after it take as long again as foretold).
+  ExpectedProgress p(0, 1);
+  p.add(1.0);
+  p.add(1.0);
+  EXPECT_DOUBLE_EQ(p.at(0, 0.2), 0.1);
+  p.end_at(0.5);
+  EXPECT_DOUBLE_EQ(p.at(0, 1.0), 0.5);  // begun: its share stays, up to the end
+  EXPECT_DOUBLE_EQ(p.at(1), 0.5);
+  EXPECT_DOUBLE_EQ(p.at(2), 0.5);
+  ExpectedProgress q(0.2, 0.4);
+  q.add(1.0);
+  q.end_at(0.1);  // not below its start
+  EXPECT_DOUBLE_EQ(q.at(1), 0.2);
+  q.end_at(NAN);  // nor anywhere else
+  EXPECT_DOUBLE_EQ(q.at(1), 0.2);
+  ExpectedProgress r(0, 0);
+  r.add(1.0);
+  r.add(3.0);
+  r.end_at(0.8);
+  EXPECT_DOUBLE_EQ(r.at(1), 0.2);
+  EXPECT_DOUBLE_EQ(r.at(2), 0.8);
+}
