@@ -201,15 +201,26 @@ void run_decode(RunContext& ctx, const CachingPlan& plan, const Document& doc,
                 const CommentList& list, double from, double to);
 
 // Every (tier, encoding) of the matrix, its gets and their parts measured
-// (caching/tier_gets.cpp). Its progress runs from `from` to `to`.
+// (caching/tier_gets.cpp). Its progress runs from `from` to end_for(the seconds it is expected
+// to take), asked again once its records are stored and one get of each cell timed.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                const Document& doc, const CommentList& list, double from, double to);
+                const Document& doc, const CommentList& list, double from,
+                const std::function<double(double)>& end_for);
 
 // The tiers' read latency at a fixed rate, open loop: a percentile spectrum per tier, the
 // achieved rate beside the target, and their findings (caching/tier_latency.cpp). Its progress
 // runs from `from` to `to`.
 void run_latency(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                  const Document& doc, const CommentList& list, double from, double to);
+
+// What the cache-aside sweep is expected to take, before anything is measured: its reads' cost
+// on this machine's quiet release build, times how much slower a read's work runs now than
+// there (caching/cache_aside.cpp).
+struct AsideForecast {
+  double seconds = 0;
+  double pace = 1;  // encoding and decoding the document: its time now over there
+};
+AsideForecast aside_forecast(const CachingPlan& plan, const Document& doc);
 
 // The cache-aside sweep of the local budget (caching/cache_aside.cpp).
 void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "caching/caching_run.h"
+#include "common/figure_format.h"
 
 namespace perflab {
 
@@ -226,19 +227,35 @@ void CachingExperiment::run(RunContext& ctx) {
   }
 
   const std::size_t matrix_cells = plan.tiers.size() * plan.encodings.size();
-  const std::size_t aside_cells = plan.aside() ? plan.encodings.size() * plan.budgets.size() : 0;
-  // The progress in equal parts: the matrix, the read latency, the cache-aside sweep.
-  const double parts =
-      (matrix_cells > 0 ? 1.0 : 0.0) + (plan.latency() ? 1.0 : 0.0) + (aside_cells > 0 ? 1.0 : 0.0);
-  const double matrix_share = parts > 0 && matrix_cells > 0 ? 1.0 / parts : 0.0;
-  const double latency_end = matrix_share + (parts > 0 && plan.latency() ? 1.0 / parts : 0.0);
-  // The decode alone (no server) after the stores: a small part of the matrix's time (a sample
-  // of 100 µs per encoding and round, against gets of 20 µs and more with a second of server CPU
-  // window).
-  const double decode_from = matrix_share * 0.97;
-  run_matrix(ctx, plan, servers, doc, list, 0, decode_from);
-  if (matrix_cells > 0) run_decode(ctx, plan, doc, list, decode_from, matrix_share);
-  if (plan.latency()) run_latency(ctx, plan, servers, doc, list, matrix_share, latency_end);
+  // The progress in proportion to the seconds each part is expected to take: the matrix's as
+  // it foretells them (from one get of each cell), the read latency's rounds, and the cache-aside
+  // sweep's foretold now. In equal parts, a loaded machine's run read half its time left at a
+  // quarter: the sweep's reads slowed 1.6 times, the matrix's time-bound parts not at all.
+  const double latency_s = plan.latency()
+                               ? plan.latency_rounds * static_cast<double>(plan.tiers.size()) *
+                                     (plan.latency_seconds + 0.1)
+                               : 0.0;
+  if (plan.aside()) ctx.progress(0, "timing the encodings to foretell the cache-aside sweep");
+  const AsideForecast aside = aside_forecast(plan, doc);
+  const double aside_s = aside.seconds;
+  if (plan.aside())
+    ctx.progress(0, "the cache-aside sweep foretold at " + format_figure(aside_s) +
+                        " s: the encodings take " + format_figure(aside.pace) +
+                        " times the time its forecast assumes");
+  // The decode alone (no server) after the matrix: a small part of its time (a sample of 100 µs
+  // per encoding and round, against gets of 20 µs and more with a second of server CPU window).
+  double matrix_end = 0, decode_from = 0;
+  run_matrix(ctx, plan, servers, doc, list, 0, [&](double matrix_s) {
+    matrix_s = matrix_cells > 0 ? matrix_s * 1.03 : 0.0;
+    const double all = matrix_s + latency_s + aside_s;
+    matrix_end = all > 0 ? matrix_s / all : 0.0;
+    decode_from = matrix_end * 0.97;
+    return decode_from;
+  });
+  const double latency_end =
+      matrix_end + (latency_s > 0 ? (1 - matrix_end) * latency_s / (latency_s + aside_s) : 0.0);
+  if (matrix_cells > 0) run_decode(ctx, plan, doc, list, decode_from, matrix_end);
+  if (plan.latency()) run_latency(ctx, plan, servers, doc, list, matrix_end, latency_end);
   if (plan.aside()) run_aside(ctx, plan, servers, latency_end);
   ctx.progress(1, "done");
 }

@@ -374,7 +374,8 @@ bool WorkloadGet::get() {
 // stored (a list decoded from JSON can take a hundred times a document's), a store what the
 // last one took.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                const Document& doc, const CommentList& list, double from, double to) {
+                const Document& doc, const CommentList& list, double from,
+                const std::function<double(double)>& end_for) {
   add_matrix_groups(ctx, plan);
   struct Stored {
     std::string tier_name;
@@ -389,7 +390,12 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     for (Encoding enc : plan.encodings) matrix.emplace_back(tier_name, enc);
   const std::size_t n = matrix.size() * kWorkloadCount;  // cells × workloads
   const double window_s = static_cast<double>(plan.window_ns) / 1e9;
-  ExpectedProgress progress(from, to);
+  ExpectedProgress progress(from, from);
+  const auto expected_s = [&progress] {
+    double s = 0;
+    for (std::size_t i = 0; i < progress.size(); ++i) s += progress.expected(i);
+    return s;
+  };
   for (std::size_t k = 0; k < matrix.size(); ++k) progress.add(kStoreS);
   const std::size_t first_calibration = progress.size();
   for (std::size_t i = 0; i < n; ++i) progress.add(calibration_s(plan, kGetS));
@@ -398,6 +404,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
   for (std::size_t i = 0; i < n; ++i)
     progress.add(matrix[i / kWorkloadCount].first != "local" ? std::max(window_s, 20e-6) : 0);
   const std::size_t findings_part = progress.add(kFindingsS);
+  progress.end_at(end_for(expected_s()));
 
   std::vector<Stored> stored;
   std::vector<CellGets> gets;           // each (cell, workload), in kWorkloads' order within a cell
@@ -431,6 +438,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     for (std::size_t i = 0; i < n; ++i) round += round_s(get_s[i]);
     progress.expect(rounds_part, plan.reps * round);
   }
+  progress.end_at(end_for(expected_s()));
   const auto measure = [&] {
     for (std::size_t i = 0; i < n; ++i) {
       const Stored& s = stored[i / kWorkloadCount];
