@@ -31,6 +31,24 @@ void ExpectedProgress::end_at(double to) {
   if (std::isfinite(to)) to_ = std::max(from_, to);
 }
 
+void ExpectedProgress::reshare(double within, double seconds, double to) {
+  if (!begun_) {
+    expect(0, seconds);
+    end_at(to);
+    return;
+  }
+  within = std::isfinite(within) ? std::clamp(within, 0.0, 1.0) : 0.0;
+  const double now = std::min(to_, start_ + within * share_);
+  if (std::isfinite(to)) to_ = std::max(now, to);
+  expected_[current_] = seconds_or_none(seconds);
+  if (within >= 1.0) return;
+  const double rest_s = expected_[current_] * (1 - within), all_s = rest_s + waiting_s_;
+  const auto parts_left = static_cast<double>(expected_.size() - current_);
+  const double rest = (to_ - now) * (all_s > 0 ? rest_s / all_s : 1.0 / parts_left);
+  share_ = rest / (1 - within);  // from here, the part's rest takes `rest` of the span
+  start_ = now - within * share_;
+}
+
 double ExpectedProgress::at(std::size_t i, double within) {
   within = std::isfinite(within) ? std::clamp(within, 0.0, 1.0) : 0.0;
   if (i >= expected_.size()) return expected_.empty() ? from_ : to_;

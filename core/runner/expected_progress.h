@@ -16,6 +16,11 @@ class ExpectedProgress {
   void expect(std::size_t i, double seconds);
   // Moves the span's end (not below its start): the parts not begun share what is left of it.
   void end_at(double to);
+  // The current part, `within` (0..1) done, is now expected to take `seconds` in all and the
+  // span to end at `to`: the fraction stays where it is, and what is left of the span is shared
+  // by the rest of the current part and the parts not begun. A long part that learns the run's
+  // pace as it goes moves its share and the others' at once. Before any part has begun: end_at.
+  void reshare(double within, double seconds, double to);
   double expected(std::size_t i) const { return expected_.at(i); }
   std::size_t size() const { return expected_.size(); }
   // The fraction done when part i is `within` (0..1) done. Parts begin in order: asking for a

@@ -76,3 +76,36 @@ TEST(ExpectedProgress, AMovedEndIsSharedByThePartsNotBegun) {
   EXPECT_DOUBLE_EQ(r.at(1), 0.2);
   EXPECT_DOUBLE_EQ(r.at(2), 0.8);
 }
+
+TEST(ExpectedProgress, APartThatLearnsItsPaceResharesTheRestFromWhereItIs) {
+  // Three parts of 1 s over 0..0.9; halfway through the first, it is found to take 3 s in all
+  // and the span to end at 0.6.
+  ExpectedProgress p(0, 0.9);
+  p.add(1.0);
+  p.add(1.0);
+  p.add(1.0);
+  EXPECT_DOUBLE_EQ(p.at(0, 0.5), 0.15);
+  p.reshare(0.5, 3.0, 0.6);
+  // Where it was; the 0.45 left goes 1.5 : 1 : 1 to its rest and the two not begun.
+  EXPECT_DOUBLE_EQ(p.at(0, 0.5), 0.15);
+  EXPECT_NEAR(p.at(0, 1.0), 0.15 + 0.45 * 1.5 / 3.5, 1e-12);
+  EXPECT_NEAR(p.at(0, 0.75), 0.15 + 0.45 * 0.75 / 3.5, 1e-12);  // steadily between
+  EXPECT_NEAR(p.at(2), 0.15 + 0.45 * 2.5 / 3.5, 1e-12);
+  EXPECT_NEAR(p.at(3), 0.6, 1e-12);
+  // Never below where it is, whatever the end asked for; all of the rest when nothing else is
+  // expected; and before any part has begun, the first part's expectation and the end move.
+  ExpectedProgress q(0, 1);
+  q.add(2.0);
+  q.add(0.0);
+  EXPECT_DOUBLE_EQ(q.at(0, 0.5), 0.5);
+  q.reshare(0.5, 2.0, 0.3);
+  EXPECT_DOUBLE_EQ(q.at(0, 0.5), 0.5);
+  EXPECT_DOUBLE_EQ(q.at(0, 1.0), 0.5);
+  q.reshare(0.5, 2.0, 0.9);
+  EXPECT_NEAR(q.at(0, 1.0), 0.9, 1e-12);
+  ExpectedProgress r(0, 1);
+  r.add(1.0);
+  r.add(1.0);
+  r.reshare(0, 3.0, 0.8);
+  EXPECT_NEAR(r.at(1), 0.6, 1e-12);
+}
