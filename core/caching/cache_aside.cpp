@@ -1,6 +1,7 @@
 // The caching experiment's cache-aside sweep: documents in PostgreSQL read through Redis and a
 // local cache of each budget (Zipf reads), per encoding; hit ratio and latency per budget.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -158,64 +159,65 @@ void measure_aside(RunContext& ctx, const CachingPlan& plan, RedisTier& redis, P
 
 namespace {
 
-// A read of the sweep, and encoding then decoding the document once, on this 2-core machine's
-// release build with nothing else running (three default runs: 500 documents, 2,000 reads, 7
-// budgets; a point's mean seconds over the reads of its warm-up and measurement; encoding and
-// decoding: the median of 5 medians of 41). A read takes most of its time in encoding and decoding
-// and in the round trips to Redis and PostgreSQL.
-struct There {
-  double read_s, encode_decode_s;
+// A read of the sweep on this 2-core machine's release build with nothing else running (three
+// default runs: 500 documents, 2,000 reads, 7 budgets; a point's mean seconds over the reads of
+// its warm-up and measurement), and the same over the matrix's median document get from Redis
+// in its encoding (seventeen quiet default runs on two days: 0.6 to 0.8, 1.1 to 1.5, 0.6 to 0.8
+// and 2.3 to 2.8). A read is a round trip to Redis, often one to PostgreSQL and a store on a
+// miss: it costs what a get from Redis does, more or less. The matrix's gets tell how fast the
+// machine is now: probes before it (encoding and decoding the document 201 times) foretold quiet
+// sweeps from 13% short to 32% long, the gets from 10% short to 16% long on the runs above, 19%
+// short to 32% long on ten quiet runs after (this machine's speed drifts by a fifth in minutes).
+struct ReadCost {
+  double quiet_s, per_redis_get;
 };
-There there(Encoding e) {
+ReadCost read_cost(Encoding e) {
   switch (e) {
     case Encoding::Native:
-      return {96e-6, 39e-6};
+      return {81e-6, 0.65};
     case Encoding::Json:
-      return {189e-6, 678e-6};
+      return {168e-6, 1.25};
     case Encoding::Protobuf:
-      return {107e-6, 87e-6};
+      return {89e-6, 0.75};
     case Encoding::ProtobufZlib:
-      return {916e-6, 5045e-6};
+      return {803e-6, 2.55};
   }
-  return {250e-6, 1e-3};
+  return {250e-6, 2};
 }
 
-// Encoding then decoding the document in encoding e: the median of 201, in seconds (1.2 s for
-// the four encodings here: long enough for a busy machine's share of the cores to show).
-double encode_decode_s(Encoding e, int zlib_level, const Document& doc) {
-  const Codec codec{e, zlib_level};
-  std::vector<double> took;
-  std::size_t sink = 0;
-  for (int r = 0; r < 201; ++r) {
-    const std::int64_t t0 = wall_ns();
-    sink += codec.decode_document(codec.encode(doc)).body.size();
-    took.push_back(static_cast<double>(wall_ns() - t0) / 1e9);
-  }
-  std::nth_element(took.begin(), took.begin() + 100, took.end());
-  return took[100] + (sink == 1 ? 1e-12 : 0.0);  // the builds stay observable
+// Loading the sweep's documents into PostgreSQL: 1.2 to 1.5 s for the default 500 here, quiet or
+// beside two busy loops.
+double load_seconds(const CachingPlan& plan) {
+  constexpr double kLoadDocumentS = 2.8e-3;
+  return static_cast<double>(plan.aside_keys) * kLoadDocumentS;
 }
-
 }  // namespace
 
-AsideForecast aside_forecast(const CachingPlan& plan, const Document& doc) {
-  AsideForecast f;
-  if (!plan.aside()) return f;
-  double now = 0, then = 0;
+double aside_seconds(const CachingPlan& plan, const MatrixPace& pace) {
+  if (!plan.aside()) return 0;
+  const double reads =
+      static_cast<double>(plan.budgets.size()) *
+      static_cast<double>(plan.aside_keys + 2 * static_cast<std::size_t>(plan.aside_reads));
+  double seconds = 0;
   for (Encoding e : plan.encodings) {
-    f.seconds +=
-        static_cast<double>(plan.budgets.size()) *
-        static_cast<double>(plan.aside_keys + 2 * static_cast<std::size_t>(plan.aside_reads)) *
-        there(e).read_s;
-    now += encode_decode_s(e, plan.zlib_level, doc);
-    then += there(e).encode_decode_s;
+    const ReadCost c = read_cost(e);
+    const auto get = pace.redis_document_s.find(e);
+    const bool measured = get != pace.redis_document_s.end() && get->second > 0;
+    seconds += reads * (measured ? c.per_redis_get * get->second : c.quiet_s);
   }
-  // A busier or slower machine reads slower by about as much as it encodes slower: two busy
-  // loops beside a default run slowed its sweep 1.55 times and these encodings 1.0 to 1.75
-  // times (quiet: 0.94 to 1.17), where its round trips to Redis and PostgreSQL (a median of
-  // 101 PINGs and SELECT 1s) and 41 encodings did not show the load at all.
-  f.pace = now / then;
-  f.seconds *= f.pace;
-  return f;
+  return load_seconds(plan) + seconds * aside_load(pace.mean_over_median);
+}
+
+double aside_load(double mean_over_median) {
+  // Twenty-seven default runs here, ten with two busy loops beside: the quiet ones' gets took
+  // 0.97 to 1.08 times their medians on average, the loaded ones' 1.25 to 1.36 times, and their
+  // sweeps 1.93 to 2.28 times what the medians foretold for a quiet machine. Four times the
+  // gets' excess over a quiet machine's most foretold all 27 sweeps from 13% short to 16% long.
+  // A get waits for a core now and then, its median not; a read of the sweep, a round trip to
+  // Redis and often one to PostgreSQL, waits more often.
+  constexpr double kQuiet = 1.05, kExcess = 4.0;
+  if (!std::isfinite(mean_over_median)) return 1.0;
+  return 1.0 + kExcess * std::clamp(mean_over_median - kQuiet, 0.0, 1.0);
 }
 
 // The cache-aside scenario: documents in PostgreSQL, read through Redis and a local cache of
@@ -227,8 +229,17 @@ AsideForecast aside_forecast(const CachingPlan& plan, const Document& doc) {
 void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                double share) {
   add_aside_groups(ctx);
-  ctx.progress(share, "loading " + std::to_string(plan.aside_keys) +
-                          " documents into PostgreSQL for the cache-aside scenario");
+  // The loading, then each point: a point is expected to take what its encoding's last one took;
+  // before its first, its encoding's quiet read cost times how the points measured compare with
+  // theirs (expected alike, a first protobuf+zlib point took 3 to 6 s against the 0.5 s of the
+  // others: the progress stood still through it).
+  const double reads = static_cast<double>(plan.aside_keys + 2 * std::size_t(plan.aside_reads));
+  ExpectedProgress progress(share, 1);
+  const std::size_t loading = progress.add(load_seconds(plan));
+  for (std::size_t i = 0; i < plan.budgets.size() * plan.encodings.size(); ++i)
+    progress.add(reads * read_cost(plan.encodings[i % plan.encodings.size()]).quiet_s);
+  ctx.progress(progress.at(loading), "loading " + std::to_string(plan.aside_keys) +
+                                         " documents into PostgreSQL for the cache-aside scenario");
   PostgresTier source(servers.pg, Codec{Encoding::Native, plan.zlib_level}, ctx.stop_token());
   const std::vector<std::string> keys = load_aside_documents(ctx, plan, source);
   std::vector<Codec> codecs;
@@ -237,13 +248,9 @@ void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& s
     codecs.push_back(Codec{enc, plan.zlib_level});
     redis.push_back(std::make_unique<RedisTier>(servers.redis, codecs.back(), ctx.stop_token()));
   }
-  // A point is expected to take what its encoding's last one took; before its first, the mean
-  // of the points measured (all alike before any).
-  ExpectedProgress progress(share, 1);
-  for (std::size_t i = 0; i < plan.budgets.size() * codecs.size(); ++i) progress.add(1);
   std::vector<double> took(codecs.size(), 0);
-  double sum_s = 0;
-  std::size_t part = 0;
+  double took_s = 0, quiet_s = 0;
+  std::size_t part = loading + 1;
   for (std::int64_t budget_mb : plan.budgets)
     for (std::size_t e = 0; e < codecs.size(); ++e, ++part) {
       ctx.check_stop();
@@ -252,10 +259,13 @@ void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& s
       const std::int64_t began_ns = wall_ns();
       measure_aside(ctx, plan, *redis[e], source, codecs[e], keys, budget_mb);
       took[e] = static_cast<double>(wall_ns() - began_ns) / 1e9;
-      sum_s += took[e];
+      took_s += took[e];
+      quiet_s += reads * read_cost(codecs[e].encoding).quiet_s;
       for (std::size_t later = part + 1; later < progress.size(); ++later) {
-        const double last = took[later % codecs.size()];
-        progress.expect(later, last > 0 ? last : sum_s / static_cast<double>(part + 1));
+        const std::size_t k = (later - loading - 1) % codecs.size();
+        progress.expect(
+            later, took[k] > 0 ? took[k]
+                               : reads * read_cost(codecs[k].encoding).quiet_s * took_s / quiet_s);
       }
     }
 }

@@ -200,12 +200,20 @@ void store_and_check(Tier& tier, const std::string& tier_name, const std::string
 void run_decode(RunContext& ctx, const CachingPlan& plan, const Document& doc,
                 const CommentList& list, double from, double to);
 
+// What the matrix's rounds have told of this machine so far (caching/tier_gets.cpp), for the
+// forecast of the parts after it.
+struct MatrixPace {
+  double seconds = 0;           // the matrix's expected seconds in all
+  double mean_over_median = 1;  // the whole gets' means over their medians, summed over the cells
+  std::map<Encoding, double> redis_document_s;  // the median document get from Redis, seconds
+};
 // Every (tier, encoding) of the matrix, its gets and their parts measured
-// (caching/tier_gets.cpp). Its progress runs from `from` to end_for(the seconds it is expected
-// to take), asked again once its records are stored and one get of each cell timed.
+// (caching/tier_gets.cpp). Its progress runs from `from` to end_for(its pace: the seconds it is
+// expected to take and what its gets tell of the machine), asked again once its records are
+// stored and one get of each cell timed, and as its rounds learn the run's pace.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                 const Document& doc, const CommentList& list, double from,
-                const std::function<double(double)>& end_for);
+                const std::function<double(const MatrixPace&)>& end_for);
 
 // The tiers' read latency at a fixed rate, open loop: a percentile spectrum per tier, the
 // achieved rate beside the target, and their findings (caching/tier_latency.cpp). Its progress
@@ -213,14 +221,15 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
 void run_latency(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                  const Document& doc, const CommentList& list, double from, double to);
 
-// What the cache-aside sweep is expected to take, before anything is measured: its reads' cost
-// on this machine's quiet release build, times how much slower a read's work runs now than
-// there (caching/cache_aside.cpp).
-struct AsideForecast {
-  double seconds = 0;
-  double pace = 1;  // encoding and decoding the document: its time now over there
-};
-AsideForecast aside_forecast(const CachingPlan& plan, const Document& doc);
+// What the cache-aside sweep is expected to take (caching/cache_aside.cpp): per encoding, its
+// reads times a read's cost: a multiple of the matrix's median document get from Redis in that
+// encoding when the rounds have measured one, else this machine's quiet figure; times the
+// slowdown a busy machine's load causes (aside_load).
+double aside_seconds(const CachingPlan& plan, const MatrixPace& pace);
+// How many times slower than on a quiet machine the sweep reads on one as busy as the one whose
+// gets took `mean_over_median` times their medians (summed over the matrix's cells): 1 on a
+// quiet machine, about 2 beside two busy loops on two cores.
+double aside_load(double mean_over_median);
 
 // The cache-aside sweep of the local budget (caching/cache_aside.cpp).
 void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,

@@ -228,28 +228,29 @@ void CachingExperiment::run(RunContext& ctx) {
 
   const std::size_t matrix_cells = plan.tiers.size() * plan.encodings.size();
   // The progress in proportion to the seconds each part is expected to take: the matrix's as
-  // it foretells them (from one get of each cell), the read latency's rounds, and the cache-aside
-  // sweep's foretold now. In equal parts, a loaded machine's run read half its time left at a
-  // quarter: the sweep's reads slowed 1.6 times, the matrix's time-bound parts not at all.
+  // it foretells them (from one get of each cell, then from its rounds), the read latency's
+  // rounds, and the cache-aside sweep's from what the matrix's gets tell of this machine's speed
+  // and load (aside_seconds). In equal parts, a loaded machine's run read half its time left at
+  // a quarter: the sweep's reads slowed twice, the matrix's time-bound parts not at all; and a
+  // probe before the matrix saw the load in 3 of 5 loaded runs (the scheduler puts a busy loop
+  // beside it or not), the matrix's 20 s of gets in 5 of 5.
   const double latency_s = plan.latency()
                                ? plan.latency_rounds * static_cast<double>(plan.tiers.size()) *
                                      (plan.latency_seconds + 0.1)
                                : 0.0;
-  if (plan.aside()) ctx.progress(0, "timing the encodings to foretell the cache-aside sweep");
-  const AsideForecast aside = aside_forecast(plan, doc);
-  const double aside_s = aside.seconds;
-  if (plan.aside())
-    ctx.progress(0, "the cache-aside sweep foretold at " + format_figure(aside_s) +
-                        " s: the encodings take " + format_figure(aside.pace) +
-                        " times the time its forecast assumes");
-  // The decode alone (no server) after the matrix: a small part of its time (a sample of 100 µs
-  // per encoding and round, against gets of 20 µs and more with a second of server CPU window).
-  double matrix_end = 0, decode_from = 0;
-  run_matrix(ctx, plan, servers, doc, list, 0, [&](double matrix_s) {
-    matrix_s = matrix_cells > 0 ? matrix_s * 1.03 : 0.0;
-    const double all = matrix_s + latency_s + aside_s;
-    matrix_end = all > 0 ? matrix_s / all : 0.0;
-    decode_from = matrix_end * 0.97;
+  // The decode alone (no server) after the matrix: per round, workload and encoding a sample of
+  // 100 µs or more and a decode, 1.2 ms in the default plan here (1.9 s in all). Beside two busy
+  // loops it took 1.6 times as long, about half the sweep's slowdown: one thread's CPU work.
+  const double decode_s =
+      matrix_cells > 0 ? 1.2e-3 * plan.reps * 2.0 * static_cast<double>(plan.encodings.size()) : 0;
+  double matrix_end = 0, decode_from = 0, aside_s = aside_seconds(plan, MatrixPace{});
+  run_matrix(ctx, plan, servers, doc, list, 0, [&](const MatrixPace& pace) {
+    const double matrix_s = matrix_cells > 0 ? pace.seconds * 1.03 : 0.0;
+    const double decode = decode_s * (1 + (aside_load(pace.mean_over_median) - 1) / 2);
+    aside_s = aside_seconds(plan, pace);
+    const double all = matrix_s + decode + latency_s + aside_s;
+    decode_from = all > 0 ? matrix_s / all : 0.0;
+    matrix_end = all > 0 ? (matrix_s + decode) / all : 0.0;
     return decode_from;
   });
   const double latency_end =

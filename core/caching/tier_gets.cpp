@@ -4,6 +4,7 @@
 // window of its own, and the points and findings published.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -18,6 +19,7 @@
 #include "common/clock.h"
 #include "common/sample_calls.h"
 #include "common/significance.h"
+#include "common/stats.h"
 #include "runner/expected_progress.h"
 #include "runner/rounds.h"
 
@@ -365,6 +367,32 @@ bool WorkloadGet::get() {
   return true;
 }
 
+// The whole gets of the rounds so far, per cell: their medians, and how far their means stand
+// above them, summed over the cells: about 1 on a quiet machine, more when the gets wait for a
+// core now and then (aside_load).
+class RoundWalls {
+ public:
+  explicit RoundWalls(std::size_t cells) : walls_(cells) {}
+  void add(std::size_t cell, double wall_us) {
+    if (std::isfinite(wall_us)) walls_.at(cell).push_back(wall_us);
+  }
+  double median_us(std::size_t cell) const { return summarize(walls_.at(cell)).median; }
+  double mean_over_median() const {
+    double means = 0, medians = 0;
+    for (const auto& w : walls_) {
+      const Stats s = summarize(w);
+      means += s.mean;
+      medians += s.median;
+    }
+    return medians > 0 ? means / medians : 1.0;
+  }
+
+ private:
+  std::vector<std::vector<double>> walls_;
+};
+// The rounds that tell the pace: a tenth of them, and this many at least.
+constexpr int kLearnFromRounds = 10;
+
 // Every (tier, encoding) of the matrix: records stored and checked, then the gets of both
 // workloads from every cell measured round by round, the cells taking turns (the order rotated),
 // so that a slow moment of the machine hits every cell alike and the findings compare cells of
@@ -375,15 +403,16 @@ bool WorkloadGet::get() {
 // last one took.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                 const Document& doc, const CommentList& list, double from,
-                const std::function<double(double)>& end_for) {
+                const std::function<double(const MatrixPace&)>& end_for) {
   add_matrix_groups(ctx, plan);
   struct Stored {
     std::string tier_name;
     Encoding enc;
     std::unique_ptr<Tier> tier;
   };
-  // Before any is timed: a store, a get, and the findings (CPU work: 0.05 to 0.7 s).
-  constexpr double kStoreS = 0.05, kGetS = 1e-3, kFindingsS = 0.2;
+  // Before any is timed: a store, a get, and the findings (CPU work: 0.05 to 0.7 s, 0.6 s in the
+  // default plan here).
+  constexpr double kStoreS = 0.05, kGetS = 1e-3, kFindingsS = 0.6;
   constexpr std::size_t kWorkloadCount = std::size(kWorkloads);
   std::vector<std::pair<std::string, Encoding>> matrix;
   for (const auto& tier_name : plan.tiers)
@@ -404,7 +433,13 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
   for (std::size_t i = 0; i < n; ++i)
     progress.add(matrix[i / kWorkloadCount].first != "local" ? std::max(window_s, 20e-6) : 0);
   const std::size_t findings_part = progress.add(kFindingsS);
-  progress.end_at(end_for(expected_s()));
+  // Before the rounds: the matrix's seconds, nothing told yet of the machine.
+  const auto quiet_pace = [&] {
+    MatrixPace pace;
+    pace.seconds = expected_s();
+    return pace;
+  };
+  progress.end_at(end_for(quiet_pace()));
 
   std::vector<Stored> stored;
   std::vector<CellGets> gets;           // each (cell, workload), in kWorkloads' order within a cell
@@ -438,7 +473,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     for (std::size_t i = 0; i < n; ++i) round += round_s(get_s[i]);
     progress.expect(rounds_part, plan.reps * round);
   }
-  progress.end_at(end_for(expected_s()));
+  progress.end_at(end_for(quiet_pace()));
   const auto measure = [&] {
     for (std::size_t i = 0; i < n; ++i) {
       const Stored& s = stored[i / kWorkloadCount];
@@ -452,6 +487,11 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     PointRounds rounds(ctx, 0, plan.reps, n * kPer);
     for (std::size_t i = 0; i < n; ++i) rounds.track_median(i * kPer);
     std::vector<double> walls(n * kPer);
+    // The run's pace, learned as the rounds go: theirs from the rounds done, and how busy the
+    // machine is from how far the gets' means stand above their medians.
+    RoundWalls round_walls(n);
+    const int learn_from = std::max(kLearnFromRounds, plan.reps / 10);
+    const std::int64_t rounds_began = wall_ns();
     ctx.progress(progress.at(rounds_part), "measuring the gets of every tier and encoding");
     for (int r = 0; rounds.next(); ++r) {
       for (std::size_t j = 0; j < n; ++j) {
@@ -459,9 +499,21 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
         const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
         const auto round = gets[i].round(r);
         std::copy(round.begin(), round.end(), walls.begin() + static_cast<long>(i * kPer));
+        round_walls.add(i, round[0]);
       }
       rounds.record(walls);
-      ctx.progress(progress.at(rounds_part, std::min(1.0, double(r + 1) / plan.reps)),
+      const double within = std::min(1.0, double(r + 1) / plan.reps);
+      if (r + 1 >= learn_from && within < 1) {
+        const double rounds_s = static_cast<double>(wall_ns() - rounds_began) / 1e9 / within;
+        MatrixPace pace;
+        pace.seconds = expected_s() - progress.expected(rounds_part) + rounds_s;
+        pace.mean_over_median = round_walls.mean_over_median();
+        for (std::size_t k = 0; k < stored.size(); ++k)
+          if (stored[k].tier_name == "redis")  // the document is the first workload
+            pace.redis_document_s[stored[k].enc] = round_walls.median_us(k * kWorkloadCount) / 1e6;
+        progress.reshare(within, rounds_s, end_for(pace));
+      }
+      ctx.progress(progress.at(rounds_part, within),
                    "measuring the gets of every tier and encoding: " + rounds.progress_text());
     }
     for (auto& g : gets) g.set_precision(rounds.precision());

@@ -2,6 +2,7 @@
 // codecs, the LRU cache, the Zipf sampler, the local tier and the experiment's parameters.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -432,21 +433,54 @@ TEST(CachingExperiment, ArticleTableQuotesTheFindingsFigures) {
   EXPECT_EQ(t.rows[4][2], "~100× faster, almost no CPU");
 }
 
-TEST(CachingAside, TheSweepIsForetoldFromItsReadsAndTheEncodingsPace) {
+TEST(CachingAside, TheSweepIsForetoldFromTheMatrixsGetsFromRedis) {
   auto e = make_caching_experiment();
   const CachingPlan plan = CachingPlan::from(Params::resolve(e->params()));
-  const Document doc = generate_document(plan.seed, 0, plan.doc_bytes);
-  // A default sweep took 41 s here with nothing else running, its encodings' pace 0.94 to 1.17
-  // times the forecast's; a machine twenty times faster or slower is not foretold.
-  const AsideForecast f = aside_forecast(plan, doc);
-  EXPECT_GT(f.pace, 1.0 / 20);
-  EXPECT_LT(f.pace, 20);
-  EXPECT_NEAR(f.seconds / f.pace, 41.2, 0.5);  // 7 budgets × 4,500 reads × 1.31 ms
+  // Nothing measured yet: this machine's quiet figures (500 documents loaded, 1.4 s; 7 budgets ×
+  // 4,500 reads × 1.14 ms).
+  EXPECT_NEAR(aside_seconds(plan, MatrixPace{}), 1.4 + 35.9, 0.5);
   const CachingPlan none = CachingPlan::from(Params::resolve(e->params(), {{"aside_reads", "0"}}));
-  EXPECT_EQ(aside_forecast(none, doc).seconds, 0);
-  // Twice the reads, twice the time.
+  EXPECT_EQ(aside_seconds(none, MatrixPace{}), 0);
+  // Two recorded default runs' matrices (median document gets from Redis per encoding, their
+  // whole gets' means over medians) and what their sweeps took: one quiet, one beside two busy
+  // loops, whose gets' medians were quicker than the quiet one's and its sweep half as long again.
+  const auto pace = [](double native, double json, double protobuf, double zlib, double ratio) {
+    MatrixPace p;
+    p.redis_document_s = {{Encoding::Native, native * 1e-6},
+                          {Encoding::Json, json * 1e-6},
+                          {Encoding::Protobuf, protobuf * 1e-6},
+                          {Encoding::ProtobufZlib, zlib * 1e-6}};
+    p.mean_over_median = ratio;
+    return p;
+  };
+  const MatrixPace quiet = pace(140.3, 143.6, 138.9, 347.9, 0.999);
+  const MatrixPace loaded = pace(78.6, 87.0, 75.3, 235.1, 1.334);
+  EXPECT_NEAR(aside_seconds(plan, quiet), 35.6, 35.6 * 0.2);
+  EXPECT_NEAR(aside_seconds(plan, loaded), 54.6, 54.6 * 0.2);
+  // Gets twice as slow: reads twice as long (the loading as it was); twice the documents and
+  // reads: twice the time.
+  MatrixPace slower = quiet;
+  for (auto& [enc, s] : slower.redis_document_s) s *= 2;
+  EXPECT_NEAR(aside_seconds(plan, slower) - aside_seconds(plan, quiet),
+              aside_seconds(plan, quiet) - 1.4, 1e-9);
   const CachingPlan more = CachingPlan::from(
       Params::resolve(e->params(), {{"aside_reads", "4000"}, {"aside_keys", "1000"}}));
-  const AsideForecast g = aside_forecast(more, doc);
-  EXPECT_NEAR(g.seconds / g.pace, 2 * f.seconds / f.pace, 1e-9);
+  EXPECT_NEAR(aside_seconds(more, quiet), 2 * aside_seconds(plan, quiet), 1e-9);
+}
+
+TEST(CachingAside, TheSweepSlowsByTheLoadTheGetsShow) {
+  // Gets whose means stand at or a little above their medians (quiet runs: 0.97 to 1.08 times):
+  // a quiet machine, the sweep as foretold, within 15%; below them (a few fast outliers) no
+  // faster.
+  EXPECT_DOUBLE_EQ(aside_load(1.0), 1.0);
+  EXPECT_DOUBLE_EQ(aside_load(0.97), 1.0);
+  EXPECT_LT(aside_load(1.08), 1.15);
+  // Two busy loops beside on two cores: means 1.25 to 1.36 times the medians, the sweeps 1.93 to
+  // 2.28 times what the medians foretold for a quiet machine.
+  EXPECT_GT(aside_load(1.25), 1.7);
+  EXPECT_LT(aside_load(1.36), 2.4);
+  // Growing with the load, bounded, and nothing from no figure.
+  EXPECT_LT(aside_load(1.1), aside_load(1.2));
+  EXPECT_LE(aside_load(100), 5.0);
+  EXPECT_DOUBLE_EQ(aside_load(NAN), 1.0);
 }
