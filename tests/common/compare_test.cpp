@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "common/compare.h"
+#include "common/compare_json.h"
 #include "common/figure_format.h"
+#include "common/regression_gate.h"
 #include "sample_run.h"
 
 using namespace perflab;
@@ -98,4 +102,107 @@ TEST(Compare, EqualRunsAreEquivalentAndFewRepetitionsUnreliable) {
   EXPECT_FALSE(few.rows[0].utest.reliable);
   EXPECT_FALSE(few.rows[0].significant());
   EXPECT_NE(format_comparison(few, CompareFormat::Ratio).find("unreliable"), std::string::npos);
+}
+
+namespace {
+// Noisy samples: the new run's median `ratio` times the old one's, each side spread ±`spread`.
+std::vector<double> spread_around(double centre, double spread, int n) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(centre * (1 + spread * ((i * 7) % 9 - 4) / 4.0));
+  return v;
+}
+}  // namespace
+
+TEST(RegressionGate, FailsOnlyWhenTheWholeIntervalIsBeyondTheTolerance) {
+  // 30% slower, tight: beyond 5% and 20% with its whole interval, not beyond 50%.
+  const Comparison slow = compare_runs(run_with(around(100, 10)), run_with(around(130, 10)));
+  GateRule rule = parse_gate_rule("slower:5");
+  GateResult g = apply_gate(slow, rule);
+  ASSERT_EQ(g.failures.size(), 1u);
+  EXPECT_FALSE(g.passed());
+  EXPECT_EQ(g.failures[0].name, "g/s/p");
+  EXPECT_GT(g.failures[0].slowdown.lo, 1.05);
+  EXPECT_NEAR(g.failures[0].slowdown.value, 1.3, 0.01);
+  EXPECT_NE(format_gate(g).find("gate failed: 1 of 1 benchmark slower by more than 5%"),
+            std::string::npos)
+      << format_gate(g);
+  EXPECT_FALSE(apply_gate(slow, parse_gate_rule("slower:20%")).passed());
+  EXPECT_TRUE(apply_gate(slow, parse_gate_rule("slower:50")).passed());
+  // The same 30% as a throughput that fell: old/new of 1/1.3.
+  const Comparison fell =
+      compare_runs(run_with(around(130, 10), false), run_with(around(100, 10), false));
+  g = apply_gate(fell, rule);
+  ASSERT_EQ(g.failures.size(), 1u);
+  EXPECT_NEAR(g.failures[0].slowdown.value, 1.3, 0.01);
+  // Faster never fails.
+  EXPECT_TRUE(apply_gate(compare_runs(run_with(around(130, 10)), run_with(around(100, 10))), rule)
+                  .passed());
+}
+
+TEST(RegressionGate, NeverFailsOnNoise) {
+  // A median 10% slower, each side spread ±40% over 5 repetitions: the interval holds 1, so not
+  // even the new run's threshold fails it; with the verdicts, "slower" alone fails.
+  const Comparison noisy =
+      compare_runs(run_with(spread_around(100, 0.4, 5)), run_with(spread_around(110, 0.4, 5)));
+  ASSERT_TRUE(noisy.rows[0].judgement.has_value());
+  ASSERT_LT(noisy.rows[0].judgement->ratio.lo, 1.0);
+  EXPECT_TRUE(apply_gate(noisy, parse_gate_rule("slower")).passed());
+  EXPECT_TRUE(apply_gate(noisy, parse_gate_rule("slower:0")).passed());
+  const Comparison slow = compare_runs(run_with(around(100, 10)), run_with(around(110, 10)));
+  EXPECT_EQ(slow.rows[0].judgement->verdict, Verdict::Slower);
+  EXPECT_FALSE(apply_gate(slow, parse_gate_rule("slower")).passed());
+  EXPECT_EQ(apply_gate(slow, parse_gate_rule("slower")).tolerance, slow.threshold);
+  // One repetition a side: no interval, not judged, and said so.
+  const GateResult one =
+      apply_gate(compare_runs(run_with({100}), run_with({300})), parse_gate_rule("slower"));
+  EXPECT_TRUE(one.passed());
+  EXPECT_EQ(one.not_judged, 1u);
+  EXPECT_NE(format_gate(one).find("1 not judged"), std::string::npos) << format_gate(one);
+}
+
+TEST(RegressionGate, NamedBenchmarksAloneAreHeld) {
+  perflab::Run a = run_with(around(100, 10)), b = run_with(around(150, 10));
+  a.add_point("g", "s", Point{"q", std::nullopt, around(100, 10), {}, {}});
+  b.add_point("g", "s", Point{"q", std::nullopt, around(100, 10), {}, {}});
+  const Comparison c = compare_runs(a, b);
+  GateRule rule = parse_gate_rule("slower:10");
+  rule.names = {"g/s/q"};
+  GateResult g = apply_gate(c, rule);
+  EXPECT_TRUE(g.passed());
+  EXPECT_EQ(g.held, 1u);
+  rule.names = {"g/s/*"};
+  g = apply_gate(c, rule);
+  EXPECT_EQ(g.held, 2u);
+  EXPECT_EQ(g.failures.size(), 1u);
+  rule.names = {"g/s/nothing"};
+  EXPECT_EQ(apply_gate(c, rule).unmatched, std::vector<std::string>{"g/s/nothing"});
+}
+
+TEST(RegressionGate, RulesOutsideTheGrammarAreRefusedNamingIt) {
+  EXPECT_FALSE(parse_gate_rule("slower").tolerance.has_value());
+  EXPECT_DOUBLE_EQ(*parse_gate_rule("slower:2.5%").tolerance, 0.025);
+  for (const char* bad : {"faster", "slower:", "slower:x", "slower:-5", "slower:nan", "slower:5%%",
+                          "slower:1e9", "Slower:5", ""}) {
+    try {
+      parse_gate_rule(bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("slower"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(RegressionGate, TheComparisonAsJsonCarriesRowsAndTheGate) {
+  const Comparison c = compare_runs(run_with(around(100, 10)), run_with(around(130, 10)));
+  const GateResult g = apply_gate(c, parse_gate_rule("slower:5"));
+  const auto j = nlohmann::json::parse(comparison_json(c, "old.json", "new.json", &g));
+  EXPECT_EQ(j["old"], "old.json");
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["name"], "g/s/p");
+  EXPECT_EQ(j["rows"][0]["verdict"], "slower");
+  EXPECT_NEAR(j["rows"][0]["ratio"].get<double>(), 1.3, 0.01);
+  EXPECT_LT(j["rows"][0]["ratio_ci"]["lo"].get<double>(), j["rows"][0]["ratio"].get<double>());
+  EXPECT_FALSE(j["gate"]["passed"].get<bool>());
+  EXPECT_EQ(j["gate"]["failures"][0]["name"], "g/s/p");
+  EXPECT_FALSE(nlohmann::json::parse(comparison_json(c, "a", "b", nullptr)).contains("gate"));
 }
