@@ -4,7 +4,6 @@
 // window of its own, and the points and findings published.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -367,29 +366,18 @@ bool WorkloadGet::get() {
   return true;
 }
 
-// The whole gets of the rounds so far, per cell: their medians, and how far their means stand
-// above them, summed over the cells: about 1 on a quiet machine, more when the gets wait for a
-// core now and then (aside_load).
-class RoundWalls {
- public:
-  explicit RoundWalls(std::size_t cells) : walls_(cells) {}
-  void add(std::size_t cell, double wall_us) {
-    if (std::isfinite(wall_us)) walls_.at(cell).push_back(wall_us);
+// How far the whole gets' means stand above their medians, summed over the cells (the rounds'
+// samples so far): about 1 on a quiet machine, more when the gets wait for a core now and then
+// (aside_load).
+double mean_over_median(const std::vector<CellGets>& gets) {
+  double means = 0, medians = 0;
+  for (const auto& g : gets) {
+    const Stats s = summarize(g.measurement().wall_us);
+    means += s.mean;
+    medians += s.median;
   }
-  double median_us(std::size_t cell) const { return summarize(walls_.at(cell)).median; }
-  double mean_over_median() const {
-    double means = 0, medians = 0;
-    for (const auto& w : walls_) {
-      const Stats s = summarize(w);
-      means += s.mean;
-      medians += s.median;
-    }
-    return medians > 0 ? means / medians : 1.0;
-  }
-
- private:
-  std::vector<std::vector<double>> walls_;
-};
+  return medians > 0 ? means / medians : 1.0;
+}
 // The rounds that tell the pace: a tenth of them, and this many at least.
 constexpr int kLearnFromRounds = 10;
 
@@ -489,7 +477,6 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     std::vector<double> walls(n * kPer);
     // The run's pace, learned as the rounds go: theirs from the rounds done, and how busy the
     // machine is from how far the gets' means stand above their medians.
-    RoundWalls round_walls(n);
     const int learn_from = std::max(kLearnFromRounds, plan.reps / 10);
     const std::int64_t rounds_began = wall_ns();
     ctx.progress(progress.at(rounds_part), "measuring the gets of every tier and encoding");
@@ -499,7 +486,6 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
         const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
         const auto round = gets[i].round(r);
         std::copy(round.begin(), round.end(), walls.begin() + static_cast<long>(i * kPer));
-        round_walls.add(i, round[0]);
       }
       rounds.record(walls);
       const double within = std::min(1.0, double(r + 1) / plan.reps);
@@ -507,10 +493,11 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
         const double rounds_s = static_cast<double>(wall_ns() - rounds_began) / 1e9 / within;
         MatrixPace pace;
         pace.seconds = expected_s() - progress.expected(rounds_part) + rounds_s;
-        pace.mean_over_median = round_walls.mean_over_median();
+        pace.mean_over_median = mean_over_median(gets);
         for (std::size_t k = 0; k < stored.size(); ++k)
           if (stored[k].tier_name == "redis")  // the document is the first workload
-            pace.redis_document_s[stored[k].enc] = round_walls.median_us(k * kWorkloadCount) / 1e6;
+            pace.redis_document_s[stored[k].enc] =
+                summarize(gets[k * kWorkloadCount].measurement().wall_us).median / 1e6;
         progress.reshare(within, rounds_s, end_for(pace));
       }
       ctx.progress(progress.at(rounds_part, within),
