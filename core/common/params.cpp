@@ -204,17 +204,36 @@ Params Params::resolve(const std::vector<ParamSpec>& specs,
     p.values_[s.name] = validate_param(s, s.default_value);
     p.types_[s.name] = s.type;
   }
-  for (const auto& [name, text] : overrides) {
-    auto it = std::find_if(specs.begin(), specs.end(),
-                           [&](const ParamSpec& s) { return s.name == name; });
-    if (it == specs.end()) {
-      std::vector<std::string> known;
-      for (const auto& s : specs) known.push_back(s.name);
-      throw ParamError("unknown parameter '" + name + "' (known: " + join(known, ", ") + ")");
-    }
-    p.values_[name] = validate_param(*it, text);
-  }
+  for (const auto& [name, text] : overrides)
+    p.values_[name] = validate_param(find_param(specs, name), text);
   return p;
+}
+
+const ParamSpec& find_param(const std::vector<ParamSpec>& specs, const std::string& name) {
+  auto it =
+      std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+  if (it != specs.end()) return *it;
+  for (const auto& s : specs)
+    if (std::find(s.former_names.begin(), s.former_names.end(), name) != s.former_names.end())
+      throw ParamError("unknown parameter '" + name + "': it is called '" + s.name + "' now");
+  std::vector<std::string> known;
+  for (const auto& s : specs) known.push_back(s.name);
+  throw ParamError("unknown parameter '" + name + "' (known: " + join(known, ", ") + ")");
+}
+
+std::map<std::string, std::string> with_current_names(
+    const std::vector<ParamSpec>& specs, const std::map<std::string, std::string>& values) {
+  std::map<std::string, std::string> out;
+  for (const auto& [name, text] : values) {
+    const auto renamed = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) {
+      return std::find(s.former_names.begin(), s.former_names.end(), name) != s.former_names.end();
+    });
+    if (renamed == specs.end())
+      out[name] = text;  // today's name wins over a former one
+    else
+      out.emplace(renamed->name, text);
+  }
+  return out;
 }
 
 const std::string& Params::value(const std::string& name, ParamType want) const {

@@ -23,7 +23,7 @@ enum class ParamType {
 const char* to_string(ParamType t);  // "int", "double", "bool", "string", "one-of", ...
 
 // Written with designated initializers (.name, .type, .default_value, .min, .max, .choices,
-// .help, .label, .unit, in this order); a member left out is empty.
+// .help, .label, .unit, .former_names, in this order); a member left out is empty.
 struct ParamSpec {
   std::string name{};  // identifier: letters, digits, '_'
   ParamType type = ParamType::Int;
@@ -36,6 +36,10 @@ struct ParamSpec {
   // param_label and param_unit).
   std::string label{};
   std::string unit{};
+  // Names the parameter had before (sharding's `repeat` is `repetitions` now): a run file that
+  // uses one still opens and runs again (with_current_names); a new value under one is refused
+  // with the name to use instead.
+  std::vector<std::string> former_names{};
 };
 
 // A parameter value that did not pass its spec, or an unknown parameter name.
@@ -70,6 +74,16 @@ class Params {
   std::map<std::string, std::string> values_;
   std::map<std::string, ParamType> types_;
 };
+
+// The spec of that name; ParamError "unknown parameter 'x' (known: …)" when there is none, or
+// "unknown parameter 'repeat': it is called 'repetitions' now" for a former name.
+const ParamSpec& find_param(const std::vector<ParamSpec>& specs, const std::string& name);
+
+// `values` with each former name (ParamSpec::former_names) under the parameter's name today, for
+// the values of a run file written before a rename. Other names stay as they are: those that are
+// no parameter are for Params::resolve to refuse. Where a value has both names, today's wins.
+std::map<std::string, std::string> with_current_names(
+    const std::vector<ParamSpec>& specs, const std::map<std::string, std::string>& values);
 
 // Validates one textual value against a spec; returns the canonical text or throws ParamError.
 // Choices match without regard to case and come back spelt as in the spec; a subset keeps the

@@ -126,3 +126,21 @@ TEST(Params, DescribedForAPerson) {
         << e.what();
   }
 }
+
+// A renamed parameter: a run file's values under its former name take today's; a value given
+// anew under the former name is refused with today's name.
+TEST(Params, FormerNamesOpenOldValuesAndAreRefusedAsNewOnes) {
+  auto s = specs();
+  s[0].former_names = {"repeat", "rounds"};
+  EXPECT_EQ(with_current_names(s, {{"repeat", "7"}, {"ratio", "0.2"}, {"nope", "1"}}),
+            (std::map<std::string, std::string>{{"reps", "7"}, {"ratio", "0.2"}, {"nope", "1"}}));
+  // Both names: today's wins, whatever the order of the names.
+  EXPECT_EQ(with_current_names(s, {{"rounds", "3"}, {"reps", "9"}}).at("reps"), "9");
+  EXPECT_EQ(with_current_names(s, {{"repeat", "3"}, {"reps", "9"}}).at("reps"), "9");
+  try {
+    Params::resolve(s, {{"rounds", "7"}});
+    FAIL() << "rounds=7 was taken";
+  } catch (const ParamError& e) {
+    EXPECT_STREQ(e.what(), "unknown parameter 'rounds': it is called 'reps' now");
+  }
+}
