@@ -285,7 +285,7 @@ void window_stops(int tries, const QTemporaryDir& tmp) {
       {{"benchmarks", "append"}, {"repetitions", "100"}, {"warmup", "0"}, {"writers", "1,100"}},
       tries, delay);
   window_stop(w, "window Stop, caching run", "caching", {{"repetitions", "1000"}}, tries, delay);
-  window_stop(w, "window Stop, sharding run", "sharding", {{"repetitions", "1000"}}, tries, delay);
+  window_stop(w, "window Stop, sharding run", "sharding", {{"repetitions", "100"}}, tries, delay);
 }
 
 void window_frozen(int tries, const QTemporaryDir& tmp) {

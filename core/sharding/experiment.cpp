@@ -44,14 +44,14 @@ class ShardingExperiment : public Experiment {
                         {"variants", "direct,coalesced+nodelay,per-reply"},
                         // 6: the fewest repetitions whose median has a full 95% interval
                         // (3 gave "≤75% CI"); a loaded 2-core machine still ends in ~45 s.
-                        {"repeat", "6"},
+                        {"repetitions", "6"},
                         {"point_budget_s", "0.5"},
                         {"keyspace", "10000"},
                         {"distribution_keys", "20000"}},
-             // A sweep point is `repeat` measurements of up to `requests` requests or
+             // A sweep point is `repetitions` measurements of up to `requests` requests or
              // `point_budget_s`; the keys moved are counted over `distribution_keys`.
-             .headlines = {{"collapse_p2.set", {"repeat", "point_budget_s", "requests"}},
-                           {"vs_direct_p1.set", {"repeat", "point_budget_s", "requests"}},
+             .headlines = {{"collapse_p2.set", {"repetitions", "point_budget_s", "requests"}},
+                           {"vs_direct_p1.set", {"repetitions", "point_budget_s", "requests"}},
                            {"moved.modula", {"distribution_keys"}},
                            {"moved.ketama", {"distribution_keys"}},
                            {"moved.jump", {"distribution_keys"}},
@@ -146,12 +146,20 @@ class ShardingExperiment : public Experiment {
              "lines of the sweep (twemproxy when nutcracker is installed; cluster: a Redis Cluster "
              "of 3 masters, managed unless configured, with a cluster client; proxy-cluster: "
              "perflab-proxy over it; redis-benchmark --cluster on a managed one)"},
-        {.name = "repeat",
+        {.name = "repetitions",
          .type = ParamType::Int,
          .default_value = "3",
          .min = 1,
          .max = 100,
-         .help = "measurements per point, variants taking turns; the point shows their median"},
+         .help = "measured rounds per point, variants taking turns; the point shows their median",
+         .former_names = {"repeat"}},
+        {.name = "warmup",
+         .type = ParamType::Int,
+         .default_value = "0",
+         .min = 0,
+         .max = 100,
+         .help = "unmeasured rounds per point before measuring (the sweep's brief timing of "
+                 "every depth already warms each variant)"},
         {.name = "point_budget_s",
          .type = ParamType::Double,
          .default_value = "1.5",
@@ -233,7 +241,7 @@ class ShardingExperiment : public Experiment {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double sweep_s =
         p.get_bool("sweep")
-            ? p.get_double("point_budget_s") * p.get_int("repeat") *
+            ? p.get_double("point_budget_s") * (p.get_int("repetitions") + p.get_int("warmup")) *
                   double(plan.tests.size() * plan.depths.size() * plan.variants.size())
             : 0;
     // The open-loop latency groups (opt-in) come before the sweep, their share by their seconds.

@@ -157,13 +157,18 @@ namespace {
 
 // The sweep's measurements: each (test, depth) point with the variants taking turns.
 struct Sweep {
-  Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int r)
-      : ctx(c), servers(s), base(std::move(b)), direct_host(std::move(host)), repeat(r) {}
+  Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int w, int r)
+      : ctx(c),
+        servers(s),
+        base(std::move(b)),
+        direct_host(std::move(host)),
+        warmup(w),
+        repetitions(r) {}
   RunContext& ctx;
   const ServersUnderTest& servers;
   BenchOptions base;
   std::string direct_host;
-  int repeat = 1;
+  int warmup = 0, repetitions = 1;
   std::optional<SweepProgress> progress;  // when each measurement begins
   std::size_t test_i = 0, depth_i = 0;    // the point measured: its test's and depth's index
   // The progress when the findings start: after the last measurement of a default run (debug
@@ -173,8 +178,8 @@ struct Sweep {
   SweepSeconds shortest;
   std::map<std::string, std::int64_t> redis_benchmark_requests;  // its -n per rate_key
 
-  // The variants take turns, `repeat` times, so that drifts of a busy machine hit them all;
-  // then each variant's point is published.
+  // The variants take turns, `warmup` rounds unmeasured then `repetitions` measured, so that
+  // drifts of a busy machine hit them all; then each variant's point is published.
   // With a precision, rounds go on until the ratios the findings state at this depth (or,
   // at a depth without any, every variant's median) are that precise.
   void measure(BenchTest t, std::int64_t d) {
@@ -183,7 +188,7 @@ struct Sweep {
       if (runs(v, t)) variants.push_back(v);
     const std::size_t n = variants.size();
     std::vector<PointSamples> samples(n);
-    PointRounds rounds(ctx, 0, repeat, n);
+    PointRounds rounds(ctx, warmup, repetitions, n);
     const auto at = [&](const char* token) {
       for (std::size_t vi = 0; vi < n; ++vi)
         if (variants[vi].token == token) return vi;
@@ -192,11 +197,12 @@ struct Sweep {
     for (const SweepRatio& r : sweep_ratios())
       if (r.depth == d && at(r.a) < n && at(r.b) < n) rounds.track_ratio(at(r.a), at(r.b));
     while (rounds.next()) {
+      const bool warmup_round = rounds.warmup();
       std::vector<double> round(n);
       for (std::size_t vi = 0; vi < n; ++vi) {
         const BenchResult r = once(t, d, variants[vi], vi, rounds.round());
         round[vi] = r.rps;
-        samples[vi].add(r);
+        if (!warmup_round) samples[vi].add(r);
       }
       rounds.record(round);
     }
@@ -304,12 +310,14 @@ void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const Ta
   add_sweep_groups(ctx, plan.tests, p.get_int("clients"), target.nodes.size());
 
   Sweep sweep(ctx, servers, base_bench_options(p, target, run.key_prefix),
-              target.nodes.front().host, static_cast<int>(p.get_int("repeat")));
+              target.nodes.front().host, static_cast<int>(p.get_int("warmup")),
+              static_cast<int>(p.get_int("repetitions")));
   std::vector<std::size_t> variants_per_test;
   for (BenchTest t : plan.tests)
     variants_per_test.push_back(static_cast<std::size_t>(std::count_if(
         servers.variants.begin(), servers.variants.end(), [&](auto& v) { return runs(v, t); })));
-  sweep.progress.emplace(variants_per_test, plan.depths, sweep.repeat,
+  // Warm-up rounds take their turn like measured ones (PointRounds::round counts them).
+  sweep.progress.emplace(variants_per_test, plan.depths, sweep.warmup + sweep.repetitions,
                          p.get_double("point_budget_s"), p.get_int("requests"), plan.progress_from,
                          Sweep::kFindingsFrom);
   // redis-benchmark --cluster runs until it has lasted kRedisBenchmarkMinSeconds, 30% past it

@@ -205,7 +205,7 @@ class WindowDetailsTest : public QObject {
                               {"tests", "set,get"},
                               {"depths", "1"},
                               {"requests", "200"},
-                              {"repeat", "1"},
+                              {"repetitions", "1"},
                               {"point_budget_s", "0.2"},
                               {"distribution_keys", "1000"},
                               {"demonstration", "none"}});

@@ -174,7 +174,7 @@ TEST_F(Cli, RunsTheClusterLineOnAnExternalCluster) {
                       "--param",
                       "depths=1",
                       "--param",
-                      "repeat=1",
+                      "repetitions=1",
                       "--param",
                       "clients=2",
                       "--param",

@@ -36,7 +36,7 @@ TEST(ShardingExperiment, ProducesTheSweepAndTheDistribution) {
       EXPECT_EQ(ser->points[0].x, 1.0);
       EXPECT_EQ(ser->points[1].x, 2.0);
       for (const auto& p : ser->points) {
-        EXPECT_EQ(p.samples.size(), 2u);  // repeat
+        EXPECT_EQ(p.samples.size(), 2u);  // repetitions
         EXPECT_GT(p.stats.median, 0);
         EXPECT_TRUE(p.extra.count("p99_ms"));
         EXPECT_GT(p.extra.at("requests"), 0);
@@ -98,7 +98,7 @@ TEST(ShardingExperiment, MeasuresToAPrecisionWithinItsBudget) {
   const Point& pt = s->points.at(0);
   ASSERT_TRUE(pt.precision.has_value());
   EXPECT_FALSE(pt.precision->reached);
-  EXPECT_GE(pt.precision->rounds, 2);  // at least `repeat`
+  EXPECT_GE(pt.precision->rounds, 2);  // at least `repetitions`
   EXPECT_EQ(pt.samples.size(), static_cast<std::size_t>(pt.precision->rounds));
   const Finding* collapse = test::find_finding(run, "collapse_p2.set");
   ASSERT_NE(collapse, nullptr);

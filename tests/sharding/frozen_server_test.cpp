@@ -54,7 +54,7 @@ TEST(FrozenRedisUnderLoad, ExperimentFailsWithinTheTimeoutAndKeepsItsPoints) {
                                .targets = targets,
                                .params = {{"nodes", "1"},
                                           {"depths", "1,2"},
-                                          {"repeat", "1"},
+                                          {"repetitions", "1"},
                                           {"clients", "2"},
                                           {"requests", "200"},
                                           {"tests", "set"},

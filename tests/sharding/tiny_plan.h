@@ -8,7 +8,7 @@ namespace perflab::test {
 
 inline std::map<std::string, std::string> tiny() {
   return {{"depths", "1,2"},
-          {"repeat", "2"},
+          {"repetitions", "2"},
           {"clients", "2"},
           {"requests", "200"},
           {"tests", "set,mset"},

@@ -125,7 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
                              "payload_build_share", "client_time", "client_allocs"}},
                       Smoke{"sharding",
                             {{"depths", "1"},
-                             {"repeat", "1"},
+                             {"repetitions", "1"},
                              {"clients", "1"},
                              {"requests", "10"},
                              {"nodes", "2"},
