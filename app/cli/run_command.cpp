@@ -116,17 +116,23 @@ RunCommand::RunCommand(CLI::App& cmd) {
       "Runs an experiment and writes its run file. Passwords: PGPASSWORD or ~/.pgpass for "
       "PostgreSQL, PERFLAB_REDIS_PASSWORD for Redis; they are never written to run files.");
   cmd.add_option("EXPERIMENT", experiment_,
-                 ids_in_words(experiment_ids()) + " (see perflab-cli list)")
-      ->required()
+                 ids_in_words(experiment_ids()) +
+                     " (see perflab-cli list); with --like, "
+                     "the saved run's")
       ->check(CLI::Validator(
           [](std::string& id) {
             if (make_experiment(id)) return std::string();
             return "unknown experiment '" + id + "' (" + join(experiment_ids(), ", ") + ")";
           },
           "ID"));
-  cmd.add_option("--plan", plan_,
-                 "a plan of parameter values, e.g. lecture (see perflab-cli list); each --param "
-                 "overrides it");
+  auto* plan = cmd.add_option("--plan", plan_,
+                              "a plan of parameter values, e.g. lecture (see perflab-cli list); "
+                              "each --param overrides it");
+  cmd.add_option("--like", like_,
+                 "a saved run to run again: its experiment and every parameter (each --param "
+                 "changes one); targets are chosen anew, never taken from the file")
+      ->excludes(plan)
+      ->check(CLI::ExistingFile);
   cmd.add_option("-p,--param", params_, "a parameter, NAME=VALUE (repeat; see perflab-cli list)")
       ->allow_extra_args(false)
       ->default_str("")
@@ -167,7 +173,24 @@ RunCommand::RunCommand(CLI::App& cmd) {
 }
 
 int RunCommand::run(const CLI::App&) {
+  std::map<std::string, std::string> params;
+  if (!like_.empty()) {
+    if (const int rc = take_like(params); rc != kExitOk) return rc;
+  } else if (experiment_.empty()) {
+    return fail_program(kExitUsage, "run: give an EXPERIMENT or --like RUN.json");
+  }
+  if (!plan_.empty()) params["plan"] = plan_;
+  for (const auto& kv : params_) {
+    const auto eq = kv.find('=');
+    params[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
   auto exp = make_experiment(experiment_);
+  try {  // every value checked before a word of what the run takes is said
+    resolve_params(*exp, params);
+  } catch (const ParamError& e) {
+    return fail_program(kExitUsage, e.what());
+  }
+  if (!like_note_.empty() && !quiet_) std::cerr << like_note_ << "\n";
   cfg_.pg_conninfo = pg_;
   if (!redis_.empty()) {
     cfg_.redis_nodes = parse_redis_nodes(redis_);
@@ -188,7 +211,7 @@ int RunCommand::run(const CLI::App&) {
     return fail_program(kExitFailed, std::string(e.what()) + " (--out)");
   }
   Run run;
-  if (const int rc = measure(*exp, run); rc != kExitOk) return rc;
+  if (const int rc = measure(*exp, params, run); rc != kExitOk) return rc;
 
   std::cout << format_run_report(run, verbose_);
   const bool measured = std::any_of(run.series.begin(), run.series.end(),
@@ -205,13 +228,8 @@ int RunCommand::run(const CLI::App&) {
 
 // Checks the targets and measures; Ctrl-C (or SIGTERM) stops the run, which keeps what was
 // measured. kExitOk when `run` holds a run to report.
-int RunCommand::measure(Experiment& exp, Run& run) {
-  std::map<std::string, std::string> params;
-  if (!plan_.empty()) params["plan"] = plan_;
-  for (const auto& kv : params_) {
-    const auto eq = kv.find('=');
-    params[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+int RunCommand::measure(Experiment& exp, const std::map<std::string, std::string>& params,
+                        Run& run) {
   InterruptStop interrupt(
       [] { std::fprintf(stderr, "\nperflab-cli: stopping (the run keeps what was measured)\n"); });
   ProgressPrinter printer(quiet_);
@@ -248,6 +266,51 @@ int RunCommand::measure(Experiment& exp, Run& run) {
     return fail_program(kExitFailed, e.what());
   }
   printer.done();
+  return kExitOk;
+}
+
+int RunCommand::take_like(std::map<std::string, std::string>& params) {
+  Run saved;
+  try {
+    saved = load_run(like_);
+  } catch (const std::exception& e) {
+    return fail_program(kExitFailed, std::string(e.what()) + " (--like)");
+  }
+  if (!experiment_.empty() && experiment_ != saved.experiment)
+    return fail_program(kExitUsage, "run: " + like_ + " is a run of " + saved.experiment +
+                                        ", not of " + experiment_ + " (leave EXPERIMENT out)");
+  const auto exp = make_experiment(saved.experiment);
+  if (!exp)
+    return fail_program(kExitFailed,
+                        like_ + ": this Perflab has no experiment '" + saved.experiment + "'");
+  experiment_ = saved.experiment;
+  params = with_current_names(exp->params(), saved.params);
+  // The file's own values first, so that a name it has and this Perflab does not is said to be
+  // the file's, not a --param's.
+  try {
+    resolve_params(*exp, params);
+  } catch (const ParamError& e) {
+    return fail_program(kExitUsage, like_ + ": " + e.what());
+  }
+  std::vector<std::string> changed, elsewhere;
+  for (const auto& kv : params_) {
+    const std::string name = kv.substr(0, kv.find('='));
+    changed.push_back(name);
+  }
+  std::vector<std::string> newer;  // parameters added since the file was written
+  for (const auto& spec : exp->params())
+    if (!params.count(spec.name)) newer.push_back(spec.name);
+  for (const auto& t : saved.targets)
+    if (!t.managed) elsewhere.push_back(t.kind + " at " + t.address);
+  std::string line =
+      "like " + like_ + ": " + saved.experiment + ", its " + std::to_string(params.size()) +
+      " parameters" + (changed.empty() ? "" : " (changed: " + join(changed, ", ") + ")") +
+      (newer.empty() ? "" : "; at their defaults, as it has none: " + join(newer, ", ")) +
+      "; targets chosen anew";
+  if (!elsewhere.empty())
+    line += " (it measured " + join(elsewhere, ", ") +
+            ": give --pg/--redis/--redis-cluster to measure there again)";
+  like_note_ = line;
   return kExitOk;
 }
 

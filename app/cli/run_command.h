@@ -2,6 +2,9 @@
 // `perflab-cli run EXPERIMENT [--plan NAME] [--param NAME=VALUE]... [targets] [--out F] [-q]`:
 // checks the targets, runs an experiment of the registry with progress on stderr, prints its report
 // and writes its run file. Ctrl-C stops the run, which keeps what was measured.
+// `perflab-cli run --like RUN.json [--param NAME=VALUE]...`: a saved run's experiment and every
+// parameter again (each --param changes one); its targets are chosen anew, as for any run.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,11 +27,17 @@ class RunCommand {
   int run(const CLI::App& cmd);
 
  private:
-  int measure(Experiment& exp, Run& run);
+  int measure(Experiment& exp, const std::map<std::string, std::string>& params, Run& run);
+  // --like: the saved run's experiment into experiment_ and its parameters (today's names) into
+  // `params`, and into like_note_ the line that says what is taken and what is not. kExitOk or
+  // the failure's code.
+  int take_like(std::map<std::string, std::string>& params);
   int save_or_fall_back(const Run& run);
 
   std::string experiment_;
   std::string plan_;
+  std::string like_;
+  std::string like_note_;
   std::vector<std::string> params_;
   std::optional<std::string> pg_;
   std::string redis_, redis_cluster_;

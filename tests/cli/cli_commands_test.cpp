@@ -454,6 +454,69 @@ TEST_F(Cli, PlanAppliesAndParamsOverrideIt) {
   EXPECT_FALSE(fs::exists(dir_ / "no.json"));
 }
 
+// `run --like`: a saved run's experiment and every parameter again, each --param changing one;
+// its targets chosen anew (the file's address is named, never used); what cannot be taken is
+// refused before anything is measured.
+TEST_F(Cli, RunLikeRepeatsASavedRunsParameters) {
+  const auto a = dir_ / "a.json", b = dir_ / "b.json", c = dir_ / "c.json";
+  ASSERT_EQ(cli(build_run(a.string(), "3")).exit_code, 0);
+  // The file says it measured an external server: named on stderr, not measured again.
+  perflab::Run saved = load_run(a);
+  saved.targets.push_back({.kind = "postgres",
+                           .address = "host=db.example port=5432",
+                           .managed = false,
+                           .version = "15"});
+  save_run(saved, a);
+
+  auto r = cli({"run", "--like", a.string(), "--out", b.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const perflab::Run again = load_run(b);
+  EXPECT_EQ(again.experiment, "iolist");
+  EXPECT_EQ(again.params, saved.params);  // every one, the plan too
+  EXPECT_NE(r.err.find("like " + a.string() + ": iolist, its " +
+                       std::to_string(saved.params.size()) + " parameters; targets chosen anew"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("it measured postgres at host=db.example port=5432: give --pg"),
+            std::string::npos)
+      << r.err;
+  for (const auto& t : again.targets) EXPECT_EQ(t.address.find("db.example"), std::string::npos);
+
+  r = cli({"run", "iolist", "--like", a.string(), "-p", "repetitions=2", "-p", "build_sizes=1",
+           "--out", c.string(), "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto changed = load_run(c).params;
+  EXPECT_EQ(changed.at("repetitions"), "2");
+  EXPECT_EQ(changed.at("build_sizes"), "1");
+  changed["repetitions"] = saved.params.at("repetitions");
+  changed["build_sizes"] = saved.params.at("build_sizes");
+  EXPECT_EQ(changed, saved.params);  // nothing else moved
+
+  // Refused, one line, no run file: another experiment named, --plan beside it, a parameter
+  // the file has and this Perflab does not (named with the file), a bad --param.
+  const auto no = dir_ / "no.json";
+  saved.params["bogus"] = "1";
+  save_run(saved, dir_ / "bogus.json");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refusals = {
+      {{"run", "sharding", "--like", a.string()}, "is a run of iolist, not of sharding"},
+      {{"run", "--like", a.string(), "--plan", "lecture"}, "excludes"},
+      {{"run", "--like", (dir_ / "bogus.json").string()},
+       (dir_ / "bogus.json").string() + ": unknown parameter 'bogus'"},
+      {{"run", "--like", a.string(), "-p", "repetitions=0"}, "'repetitions'"},
+      {{"run", "--like", (dir_ / "missing.json").string()}, "missing.json"},
+      {{"run"}, "give an EXPERIMENT or --like RUN.json"},
+  };
+  for (auto [args, expect] : refusals) {
+    SCOPED_TRACE(expect);
+    args.insert(args.end(), {"--out", no.string()});
+    r = cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(no));
+  }
+}
+
 // One parser (CLI11) for every command: --opt value and --opt=value alike, a missing value is a
 // usage error (exit 2, one line), --help for every command, --version.
 TEST_F(Cli, EveryCommandParsesTheSameWay) {
