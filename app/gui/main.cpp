@@ -52,7 +52,10 @@ bool apply_options(const QCommandLineParser& p, const Options& o, perflab::gui::
       }
       values[kv.left(eq).toStdString()] = kv.mid(eq + 1).toStdString();
     }
-    w.paramForm()->setValues(values);
+    if (const auto refused = w.paramForm()->setValues(values); !refused.empty()) {
+      for (const auto& why : refused) std::cerr << "perflab: " << why << "\n";
+      return false;
+    }
   }
   return true;
 }

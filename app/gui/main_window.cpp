@@ -19,6 +19,7 @@
 
 #include "background_stop.h"
 #include "chart_panel.h"
+#include "common/text.h"
 #include "compare_page.h"
 #include "export_actions.h"
 #include "history_page.h"
@@ -217,7 +218,13 @@ void MainWindow::onExperimentChanged() {
   for (const auto& key : settings_->childKeys())
     saved[key.toStdString()] = settings_->value(key).toString().toStdString();
   settings_->endGroup();
-  form_->setValues(saved);
+  // Saved by an older Perflab: a renamed parameter under today's name; one it no longer has, or
+  // a value out of today's range, is said once and forgotten (the field keeps its default).
+  if (const auto refused = form_->setValues(with_current_names(e.specs, saved)); !refused.empty()) {
+    run_page_->setBanner(q("Saved parameters not used: " + join(refused, "; ")), "#8a6d00");
+    settings_->remove("params/" + q(e.id));
+    saveParams();
+  }
   settings_->setValue("run/experiment", q(e.id));
   if (!running() && !current_.experiment.empty() && current_.experiment != e.id) clearResults();
   run_page_->setPurpose(q(e.purpose));

@@ -1,6 +1,7 @@
 // The parameter form (param_form.h): an editor per spec, the plan choice, defaults restored.
 #include "param_form.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
@@ -303,18 +304,24 @@ std::map<std::string, std::string> ParamForm::values() const {
   return out;
 }
 
-void ParamForm::setValues(const std::map<std::string, std::string>& values) {
-  for (auto& f : fields_) {
-    auto it = values.find(f.spec.name);
-    if (it == values.end()) continue;
+std::vector<std::string> ParamForm::setValues(const std::map<std::string, std::string>& values) {
+  std::vector<std::string> refused;
+  for (const auto& [name, text] : values) {
+    const auto f = std::find_if(fields_.begin(), fields_.end(),
+                                [&](const Field& x) { return x.spec.name == name; });
     try {
-      set_text(f, validate_param(f.spec, it->second));
-    } catch (const std::exception&) {
-      // A stale or invalid saved value: keep what the field has.
+      if (f == fields_.end()) {
+        find_param(specs_, name);  // throws, naming it: every parameter has a field
+        continue;
+      }
+      set_text(*f, validate_param(f->spec, text));
+    } catch (const ParamError& e) {
+      refused.emplace_back(e.what());
     }
   }
   showPlanSummary();
   emit changed();
+  return refused;
 }
 
 void ParamForm::restoreDefaults() {

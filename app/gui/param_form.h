@@ -29,8 +29,11 @@ class ParamForm : public QWidget {
   const std::vector<ParamSpec>& specs() const { return specs_; }
   // Textual values of every field (as the experiment's Params expects them).
   std::map<std::string, std::string> values() const;
-  // Sets the fields that exist; values that fail their spec are ignored (the default stays).
-  void setValues(const std::map<std::string, std::string>& values);
+  // Sets each field named; returns one message per value not taken, naming it: a name that is
+  // no parameter of the experiment (find_param's message), or a value its spec refuses (that
+  // field keeps what it had). Empty when every value was taken.
+  [[nodiscard]] std::vector<std::string> setValues(
+      const std::map<std::string, std::string>& values);
   void restoreDefaults();
   // Every field at its default, then the plan's values, and the plan choice on it ("default":
   // restoreDefaults()). Emits planChosen.

@@ -226,7 +226,10 @@ void window_stop(gui::MainWindow& w, const std::string& what, const QString& exp
   w.selectExperiment(experiment);
   auto values = w.paramForm()->values();
   for (const auto& [k, v] : params) values[k] = v;
-  w.paramForm()->setValues(values);
+  if (const auto refused = w.paramForm()->setValues(values); !refused.empty()) {
+    std::printf("%s: parameters refused: %s\n", what.c_str(), refused.front().c_str());
+    return;
+  }
   auto* stop = w.findChild<QPushButton*>("stopButton");
   for (int i = 1; i <= tries; ++i) {
     std::optional<Run> finished;

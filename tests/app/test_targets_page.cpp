@@ -171,7 +171,7 @@ class TargetsPageTest : public QObject {
     // A run of the standby benchmark reads from that standby and records it, without secrets.
     show_run_tab(*w);
     QVERIFY(w->selectExperiment("iolist"));
-    w->paramForm()->setValues(small_standby_run());
+    QVERIFY(w->paramForm()->setValues(small_standby_run()).empty());
     QSignalSpy finished(w.get(), &MainWindow::runFinished);
     QVERIFY(w->startRun());
     QVERIFY(finished.wait(600000));
@@ -209,7 +209,7 @@ class TargetsPageTest : public QObject {
     QTest::mouseClick(child<QPushButton>(page, "targetsApply"), Qt::LeftButton);
     show_run_tab(*w);
     QVERIFY(w->selectExperiment("iolist"));
-    w->paramForm()->setValues(small_standby_run());
+    QVERIFY(w->paramForm()->setValues(small_standby_run()).empty());
     QSignalSpy refused(w.get(), &MainWindow::runRefused);
     QSignalSpy finished(w.get(), &MainWindow::runFinished);
     QVERIFY(w->startRun());

@@ -1,7 +1,7 @@
 // Small things of the perflab window that matter in front of a room, on the offscreen platform:
 // the mouse wheel over the parameter form, quitting while managed servers run, --screenshot and
 // the settings, the headline chart after a live run, Ctrl +/- and the fonts, a run's note, an
-// error of the Targets page once back on managed servers.
+// error of the Targets page once back on managed servers, parameters the window does not take.
 #include <signal.h>
 
 #include <filesystem>
@@ -199,16 +199,17 @@ class WindowDetailsTest : public QObject {
     QVERIFY(w.selectExperiment("sharding"));
     // The key distribution is measured first (its chart comes first), then a tiny sweep on a
     // managed Redis: the sweep's first test is the headline.
-    w.paramForm()->setValues({{"sweep", "true"},
-                              {"nodes", "1"},
-                              {"variants", "direct"},
-                              {"tests", "set,get"},
-                              {"depths", "1"},
-                              {"requests", "200"},
-                              {"repetitions", "1"},
-                              {"point_budget_s", "0.2"},
-                              {"distribution_keys", "1000"},
-                              {"demonstration", "none"}});
+    const auto refused = w.paramForm()->setValues({{"sweep", "true"},
+                                                   {"nodes", "1"},
+                                                   {"variants", "direct"},
+                                                   {"tests", "set,get"},
+                                                   {"depths", "1"},
+                                                   {"requests", "200"},
+                                                   {"repetitions", "1"},
+                                                   {"point_budget_s", "0.2"},
+                                                   {"distribution_keys", "1000"},
+                                                   {"demonstration", "none"}});
+    QVERIFY(refused.empty());
     QSignalSpy updated(w.resultsPanel(), &ChartPanel::chartRebuilt);
     QSignalSpy done(&w, &MainWindow::runFinished);
     QString error;
@@ -338,6 +339,22 @@ class WindowDetailsTest : public QObject {
     MainWindow empty(options("note-empty"));
     QVERIFY(!empty.setRunNote("x", &error));
     QVERIFY(!error.isEmpty());
+  }
+
+  // perflab --param with a name or value the experiment does not take: exit 2, named.
+  void theWindowsCommandLineRefusesUnknownParameters() {
+    for (const QString& kv : {QString("bogus=1"), QString("repetitions=0")}) {
+      QProcess p;
+      p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+      p.start(PERFLAB_GUI, {"--history-dir", dir_.filePath("param-history"), "--settings",
+                            dir_.filePath("param.ini"), "--experiment", "iolist", "--param", kv,
+                            "--screenshot", dir_.filePath("param.png")});
+      QVERIFY(p.waitForFinished(120000));
+      QCOMPARE(p.exitCode(), 2);
+      const QString err = QString::fromUtf8(p.readAllStandardError());
+      QVERIFY2(err.contains("'" + kv.section('=', 0, 0) + "'"), qPrintable(err));
+      QVERIFY(!QFile::exists(dir_.filePath("param.png")));
+    }
   }
 
   void aTargetsErrorGoesWhenBackOnManaged() {
