@@ -131,6 +131,10 @@ void MainWindow::connectUi() {
     QString error;
     if (!startRun(&error)) run_page_->setBanner(error, "#b00020");
   });
+  connect(run_page_->againButton(), &QPushButton::clicked, this, [this] {
+    QString error;
+    if (!runAgain(&error)) run_page_->setBanner(error, "#b00020");
+  });
   connect(run_page_->stopButton(), &QPushButton::clicked, this, &MainWindow::stopRun);
   connect(history_page_, &HistoryPage::openRequested, this, &MainWindow::openRunInBackground);
   connect(history_page_, &HistoryPage::noteChanged, this,
@@ -337,6 +341,20 @@ bool MainWindow::startRun(QString* error) {
   return true;
 }
 
+bool MainWindow::runAgain(QString* error) {
+  auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (running()) return fail("A run is already going.");
+  if (current_.experiment.empty()) return fail("No run is on show to run again.");
+  if (!selectExperiment(q(current_.experiment)))
+    return fail(q("This Perflab has no experiment '" + current_.experiment + "'."));
+  if (const auto refused = showRunParams(); !refused.empty())
+    return fail(q("Not run again: " + join(refused, "; ")));
+  return startRun(error);
+}
+
 void MainWindow::stopRun() {
   if (!running()) return;
   controller_->stop();
@@ -360,6 +378,13 @@ void MainWindow::setRunControls(bool running) {
   run_page_->setRunControls(running);
   run_action_->setEnabled(!running);
   stop_action_->setEnabled(running);
+  updateAgain();
+}
+
+void MainWindow::updateAgain() {
+  const bool on_show = !current_.experiment.empty();
+  run_page_->againButton()->setVisible(on_show);
+  again_action_->setEnabled(on_show && !running());
 }
 
 void MainWindow::onRefused(TargetField field, const QString& why, bool stopped) {
@@ -480,8 +505,18 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
     teaching_->setRun(&current_);
   }
   run_page_->showOpened(current_, path);
+  if (const auto refused = showRunParams(); !refused.empty())
+    run_page_->setBanner(
+        q("This run's parameters not in the form (the form keeps its own): " + join(refused, "; ")),
+        "#8a6d00");
+  updateAgain();
   tabs_->setCurrentIndex(0);
   updateTitle();
+}
+
+std::vector<std::string> MainWindow::showRunParams() {
+  if (currentExperiment() != q(current_.experiment)) return {};  // not an experiment of ours
+  return form_->setValues(with_current_names(form_->specs(), current_.params));
 }
 
 void MainWindow::exportChart(const QString& path, QSize size, bool all_groups) {
@@ -543,6 +578,7 @@ void MainWindow::clearResults() {
   current_path_.clear();
   run_page_->clear();
   teaching_->setRun(nullptr);
+  updateAgain();
   updateTitle();
 }
 

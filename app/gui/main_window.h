@@ -51,6 +51,10 @@ class MainWindow : public QMainWindow {
   QString currentExperiment() const;
   // Starts the selected experiment with the form's parameters; false + reason if it cannot.
   bool startRun(QString* error = nullptr);
+  // The run on show (opened or just finished) again: its experiment, its parameters in the form
+  // (renamed ones under today's names), the Targets tab's targets; false + reason if it cannot
+  // (a parameter this Perflab does not have, named).
+  bool runAgain(QString* error = nullptr);
   void stopRun();
   bool running() const;
   const Run& currentRun() const { return current_; }
@@ -123,6 +127,7 @@ class MainWindow : public QMainWindow {
   void onFinished(const Run& run);
   void onRefused(TargetField field, const QString& why, bool stopped);
   void setRunControls(bool running);
+  void updateAgain();  // "Run again" offered while a run is on show, usable when none is going
   void openRunDialog();
   void askRunNote();
   // An opened run on show. Sliced (a large run opened in the background): the headline chart
@@ -130,6 +135,8 @@ class MainWindow : public QMainWindow {
   // table in the turns after, so the window never stops answering for long; a later showRun,
   // clearResults or startRun cancels the rest.
   void showRun(Run run, const QString& path, bool sliced = false);
+  // The run on show's parameters into the form; the messages of those not taken.
+  std::vector<std::string> showRunParams();
   // openRunInBackground's file is read: `run` on show, or the reason it is not.
   void onRunRead(const QString& path, std::shared_ptr<Run> run, const QString& error);
   void clearResults();  // no run on show: chart, banner, progress and elapsed time reset
@@ -163,7 +170,7 @@ class MainWindow : public QMainWindow {
   TargetsPage* targets_page_;
   TeachingPanel* teaching_;
   QTimer *tick_, *refresh_;
-  QAction *run_action_, *stop_action_, *presentation_action_, *dark_action_;
+  QAction *run_action_, *again_action_, *stop_action_, *presentation_action_, *dark_action_;
 };
 
 }  // namespace perflab::gui

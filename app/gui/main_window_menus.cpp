@@ -59,6 +59,13 @@ void MainWindow::buildMenus() {
     if (!startRun(&error)) run_page_->setBanner(error, "#b00020");
   });
   run_action_->setShortcut(QKeySequence("Ctrl+R"));
+  again_action_ = run->addAction("Run &again", this, [this] {
+    QString error;
+    if (!runAgain(&error)) run_page_->setBanner(error, "#b00020");
+  });
+  again_action_->setShortcut(QKeySequence("Ctrl+Shift+R"));
+  again_action_->setToolTip("The run on show again, with its parameters");
+  again_action_->setEnabled(false);
   stop_action_ = run->addAction("&Stop", this, &MainWindow::stopRun);
   stop_action_->setShortcut(QKeySequence("Ctrl+."));
   stop_action_->setEnabled(false);

@@ -75,10 +75,17 @@ QWidget* RunPage::buildControls(const std::vector<ExperimentInfo>& experiments) 
   auto* buttons = new QHBoxLayout;
   run_button_ = new QPushButton("▶ Run");
   run_button_->setObjectName("runButton");
+  again_button_ = new QPushButton("↻ Run again");
+  again_button_->setObjectName("runAgainButton");
+  again_button_->setToolTip(
+      "The run on show again: its experiment and parameters (now in the form), on the targets "
+      "of the Targets tab");
+  again_button_->hide();
   stop_button_ = new QPushButton("■ Stop");
   stop_button_->setObjectName("stopButton");
   stop_button_->setEnabled(false);
   buttons->addWidget(run_button_);
+  buttons->addWidget(again_button_);
   buttons->addWidget(stop_button_);
   lv->addLayout(buttons);
   progress_ = new QProgressBar;
@@ -115,6 +122,7 @@ void RunPage::setPurpose(const QString& text) {
 
 void RunPage::setRunControls(bool running) {
   run_button_->setEnabled(!running);
+  again_button_->setEnabled(!running);
   stop_button_->setEnabled(running);
   experiment_list_->setEnabled(!running);
   form_->setEnabled(!running);

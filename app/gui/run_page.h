@@ -41,6 +41,8 @@ class RunPage : public QSplitter {
   ParamForm* form() const { return form_; }
   QPushButton* runButton() const { return run_button_; }
   QPushButton* stopButton() const { return stop_button_; }
+  // "Run again": shown while a run is on show (opened or finished), objectName "runAgainButton".
+  QPushButton* againButton() const { return again_button_; }
   QProgressBar* progressBar() const { return progress_; }
   ChartPanel* results() const { return results_; }
 
@@ -77,7 +79,7 @@ class RunPage : public QSplitter {
 
   QListWidget* experiment_list_;
   ParamForm* form_;
-  QPushButton *run_button_, *stop_button_;
+  QPushButton *run_button_, *again_button_, *stop_button_;
   QProgressBar* progress_;
   QLabel *status_, *banner_, *purpose_;
   ChartPanel* results_;

@@ -1,7 +1,7 @@
 // Small things of the perflab window that matter in front of a room, on the offscreen platform:
 // the mouse wheel over the parameter form, quitting while managed servers run, --screenshot and
 // the settings, the headline chart after a live run, Ctrl +/- and the fonts, a run's note, an
-// error of the Targets page once back on managed servers, parameters the window does not take.
+// error of the Targets page once back on managed servers.
 #include <signal.h>
 
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QProcess>
+#include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -339,6 +340,92 @@ class WindowDetailsTest : public QObject {
     MainWindow empty(options("note-empty"));
     QVERIFY(!empty.setRunNote("x", &error));
     QVERIFY(!error.isEmpty());
+  }
+
+  // An opened run's parameters are in the form; "Run again" runs them again as they are, also
+  // in a window that remembers other values.
+  void anOpenedRunShowsItsParametersAndRunsAgain() {
+    QString path;
+    Run first;
+    {
+      MainWindow w(options("again-first"));
+      w.show();
+      QVERIFY(w.selectExperiment("iolist"));
+      // Build only: measured in the process, no server.
+      QVERIFY(w.paramForm()
+                  ->setValues({{"benchmarks", "build"},
+                               {"build_sizes", "1,10"},
+                               {"build_sample_ms", "1"},
+                               {"repetitions", "3"},
+                               {"warmup", "0"}})
+                  .empty());
+      QSignalSpy done(&w, &MainWindow::runFinished);
+      QString error;
+      QVERIFY2(w.startRun(&error), qPrintable(error));
+      QVERIFY(done.wait(120000));
+      first = w.currentRun();
+      QCOMPARE(first.status, RunStatus::Finished);
+      path = w.currentRunPath();
+    }
+    MainWindow w(options("again"));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.selectExperiment("caching"));  // another experiment on show first
+    auto* again = w.findChild<QPushButton*>("runAgainButton");
+    QVERIFY(again);
+    QVERIFY(!again->isVisible());  // nothing on show
+    QVERIFY(w.openRun(path));
+    QCOMPARE(w.currentExperiment(), QString("iolist"));
+    QCOMPARE(w.paramForm()->values(), first.params);  // every one, as the run had it
+    QVERIFY(again->isVisible() && again->isEnabled());
+    // Changed in the form, then "Run again": the run's own values, not the form's.
+    QVERIFY(w.paramForm()->setValues({{"repetitions", "7"}}).empty());
+    QSignalSpy done(&w, &MainWindow::runFinished);
+    QTest::mouseClick(again, Qt::LeftButton);
+    QVERIFY(w.running());
+    QVERIFY(!again->isEnabled());
+    QVERIFY(done.wait(120000));
+    const Run second = done.front().front().value<Run>();
+    QCOMPARE(second.status, RunStatus::Finished);
+    QCOMPARE(second.params, first.params);
+    QCOMPARE(load_run(w.currentRunPath().toStdString()).params, first.params);
+  }
+
+  // A sharding run file from before `repeat` became `repetitions` opens with its value in
+  // today's field; a parameter this Perflab does not have is named in the banner and refused
+  // by "Run again", never dropped quietly.
+  void aRunsParametersTheFormDoesNotHaveAreNamed() {
+    MainWindow w(options("renamed"));
+    w.show();
+    Run old = test::sample_run();
+    old.experiment = "sharding";
+    old.title = "Sharding proxy and pipelining";
+    old.params = {{"repeat", "4"}, {"nodes", "2"}};
+    const QString old_path = dir_.filePath("old-sharding.json");
+    save_run(old, old_path.toStdString());
+    QVERIFY(w.openRun(old_path));
+    QCOMPARE(w.paramForm()->values().at("repetitions"), std::string("4"));
+    QCOMPARE(w.paramForm()->values().at("nodes"), std::string("2"));
+    QVERIFY2(!w.bannerText().contains("not in the form"), qPrintable(w.bannerText()));
+
+    Run odd = old;
+    odd.params = {{"repetitions", "5"}, {"bogus", "1"}, {"nodes", "999"}};
+    const QString odd_path = dir_.filePath("odd-sharding.json");
+    save_run(odd, odd_path.toStdString());
+    QVERIFY(w.openRun(odd_path));
+    QVERIFY2(w.bannerText().contains("unknown parameter 'bogus'"), qPrintable(w.bannerText()));
+    QVERIFY2(w.bannerText().contains("'nodes'"), qPrintable(w.bannerText()));
+    QCOMPARE(w.paramForm()->values().at("repetitions"), std::string("5"));
+    QString error;
+    QVERIFY(!w.runAgain(&error));
+    QVERIFY2(error.contains("unknown parameter 'bogus'"), qPrintable(error));
+    QVERIFY(!w.running());
+
+    // The form refuses a former name given anew, with today's name.
+    const auto refused = w.paramForm()->setValues({{"repeat", "2"}});
+    QCOMPARE(refused.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(refused.front()),
+             QString("unknown parameter 'repeat': it is called 'repetitions' now"));
   }
 
   // perflab --param with a name or value the experiment does not take: exit 2, named.
