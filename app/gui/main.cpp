@@ -1,5 +1,6 @@
 // perflab: the desktop application.
 //   perflab [--history-dir DIR] [--settings FILE] [RUN.json]   (opens a saved run)
+//   perflab --help | --version   (prints, then quits; the version is the CMake project's)
 //   perflab --screenshot FILE [--experiment ID] [--param K=V]... [--group ID] [--log]
 //           [--size WxH]   runs the experiment, then saves a picture of the window and quits
 //   perflab RUN.json --screenshot FILE [--group ID] [--size WxH]   opens the run, saves a
@@ -14,6 +15,7 @@
 
 #include "background_stop.h"
 #include "chart_panel.h"
+#include "common/run.h"
 #include "main_window.h"
 #include "param_form.h"
 #include "report/resources.h"
@@ -180,12 +182,15 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("perflab");
   QApplication::setApplicationDisplayName("Perflab");
   QApplication::setDesktopFileName("perflab");
+  // --version prints "perflab 0.1.0", as perflab-cli and perflab-proxy do.
+  QApplication::setApplicationVersion(QString::fromLatin1(perflab::perflab_version()));
   perflab_init_gui_resources();
   QApplication::setWindowIcon(QIcon(":/icons/perflab.svg"));
 
   QCommandLineParser p;
   p.setApplicationDescription("Perflab: re-run published performance experiments.");
   p.addHelpOption();
+  p.addVersionOption();
   const Options o;
   p.addOptions({o.history, o.settings, o.shot, o.exp, o.param, o.group, o.log, o.size});
   p.addPositionalArgument("run", "A Perflab run file to open.", "[RUN.json]");
