@@ -22,6 +22,8 @@ PACKAGES=(
   poppler-utils
   # fonts for charts (the GUI tests run on Qt's offscreen platform, no X server needed)
   fonts-dejavu-core
+  # help2man makes the man pages at build time (packaging/)
+  help2man
 )
 
 # `deps.sh --list` prints the list (the setup test checks the build against it).
