@@ -22,8 +22,9 @@ PACKAGES=(
   poppler-utils
   # fonts for charts (the GUI tests run on Qt's offscreen platform, no X server needed)
   fonts-dejavu-core
-  # help2man makes the man pages at build time (packaging/)
-  help2man
+  # the Debian package (packaging/): help2man makes the man pages at build time; cpack's
+  # dpkg-shlibdeps (dpkg-dev, with file) computes Depends
+  help2man dpkg-dev file
 )
 
 # `deps.sh --list` prints the list (the setup test checks the build against it).
