@@ -22,9 +22,11 @@ PACKAGES=(
   poppler-utils
   # fonts for charts (the GUI tests run on Qt's offscreen platform, no X server needed)
   fonts-dejavu-core
-  # the Debian package (packaging/): help2man makes the man pages at build time; cpack's
-  # dpkg-shlibdeps (dpkg-dev, with file) computes Depends
-  help2man dpkg-dev file
+  # the Debian package (packaging/, tests/package): help2man makes the man pages at build time;
+  # cpack's dpkg-shlibdeps (dpkg-dev, with file) computes Depends; the package test renders the
+  # man pages (man-db), verifies the systemd unit (systemd-analyze), validates the desktop entry
+  # and loads the bash completion
+  help2man dpkg-dev file man-db systemd desktop-file-utils bash-completion
 )
 
 # `deps.sh --list` prints the list (the setup test checks the build against it).

@@ -2,7 +2,8 @@
 # Builds Perflab with the dev preset (Debug + AddressSanitizer + UBSan, warnings as errors) and
 # runs every test: setup (package list, formatting), unit, integration (real PostgreSQL and
 # Redis started by Perflab's managed-server code) and gui (offscreen). Then builds the release
-# preset — the one every measurement uses — and smoke-runs each experiment through perflab-cli.
+# preset (the one every measurement uses), smoke-runs each experiment through perflab-cli, and
+# makes the Debian package and checks it (tests/package).
 # Installs missing Debian packages first. Safe to run again. Extra arguments go to the dev ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,8 +35,9 @@ cmake --build --preset dev -j "$jobs"
 run_tests dev "$@" || status=1
 
 cmake --preset release
-cmake --build --preset release -j "$jobs" --target perflab perflab-cli perflab-proxy smoke_tests
-run_tests release -L smoke || status=1
+cmake --build --preset release -j "$jobs" --target perflab perflab-cli perflab-proxy man-pages \
+  smoke_tests
+run_tests release -L 'smoke|package' || status=1
 
 if [ ${#retried[@]} -gt 0 ]; then
   echo "test: PASSED ONLY ON RETRY (flaky, a bug to fix): ${retried[*]}"
