@@ -247,9 +247,21 @@ std::string write_temporary(const fs::path& path, const std::string& text) {
   return name;
 }
 
+// A folder, a device, a FIFO or a socket at `path` is never replaced: renaming a file over
+// /dev/null (as root) would turn the device into a regular file.
+void refuse_special_file(const fs::path& path) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (fs::is_directory(st))
+    throw std::runtime_error(path.string() + ": is a folder; name a file to write");
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw std::runtime_error(path.string() + ": is not a regular file; name a file to write");
+}
+
 }  // namespace
 
 void write_files_atomically(const std::vector<std::pair<fs::path, std::string>>& files) {
+  for (const auto& f : files) refuse_special_file(f.first);  // before anything is written
   for (std::size_t i = 0; i < files.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
       if (fs::weakly_canonical(files[i].first) == fs::weakly_canonical(files[k].first))
@@ -297,12 +309,8 @@ void write_file_atomically(const fs::path& path, const std::string& text) {
 }
 
 void check_output_path(const fs::path& path) {
+  refuse_special_file(path);
   std::error_code ec;
-  const auto st = fs::status(path, ec);
-  if (fs::is_directory(st))
-    throw std::runtime_error(path.string() + ": is a folder; name a file to write");
-  if (fs::exists(st) && !fs::is_regular_file(st))
-    throw std::runtime_error(path.string() + ": is not a regular file; name a file to write");
   const fs::path dir = folder_of(path);
   if (!fs::is_directory(dir, ec))
     throw std::runtime_error(path.string() + ": folder " + dir.string() + " does not exist");

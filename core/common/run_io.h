@@ -49,7 +49,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 
 // Writes every file or none: each goes to a temporary beside it first; only when all are
 // written are they renamed into place (a file they replace comes back if a later rename
-// fails). Throws std::runtime_error naming the file that failed.
+// fails). A path naming a folder, a device, a FIFO or a socket is refused before anything is
+// written. Throws std::runtime_error naming the file that failed.
 void write_files_atomically(
     const std::vector<std::pair<std::filesystem::path, std::string>>& files);
 

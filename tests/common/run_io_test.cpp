@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <map>
 
@@ -266,7 +268,7 @@ TEST(RunFile, SeveralFilesAreWrittenAllOrNone) {
       std::string(std::istreambuf_iterator<char>(*std::make_unique<std::ifstream>(dir / "b.txt")),
                   {}),
       "old b");
-  // A rename that fails (a folder in the way) puts back what was replaced before it.
+  // A folder in the way: refused before anything is written, what was there stays.
   fs::create_directory(dir / "d.txt");
   EXPECT_THROW(write_files_atomically({{dir / "b.txt", "new b"}, {dir / "d.txt", "d"}}),
                std::runtime_error);
@@ -280,6 +282,40 @@ TEST(RunFile, SeveralFilesAreWrittenAllOrNone) {
   EXPECT_EQ(files, 2);  // no temporaries or kept copies left
   EXPECT_THROW(write_files_atomically({{dir / "a.txt", "1"}, {dir / "." / "a.txt", "2"}}),
                std::runtime_error);  // the same file twice
+  fs::remove_all(dir);
+}
+
+// A FIFO (and, as root, a device node of the test's own) is never replaced by a regular file:
+// refused naming it, with nothing written beside it.
+TEST(RunFile, SpecialFilesAreNeverReplaced) {
+  const auto dir = temp_dir();
+  std::vector<fs::path> nodes{dir / "fifo"};
+  ASSERT_EQ(::mkfifo(nodes[0].c_str(), 0600), 0);
+  if (::geteuid() == 0) {
+    nodes.push_back(dir / "null");
+    ASSERT_EQ(::mknod(nodes[1].c_str(), S_IFCHR | 0600, makedev(1, 3)), 0);
+  }
+  for (const auto& node : nodes) {
+    SCOPED_TRACE(node.string());
+    try {
+      write_file_atomically(node, "text");
+      FAIL() << "written";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                node.string() + ": is not a regular file; name a file to write");
+    }
+    // With another file beside it: neither is written.
+    EXPECT_THROW(write_files_atomically({{dir / "a.txt", "a"}, {node, "b"}}), std::runtime_error);
+    EXPECT_FALSE(fs::exists(dir / "a.txt"));
+    EXPECT_THROW(check_output_path(node), std::runtime_error);
+  }
+  EXPECT_TRUE(fs::is_fifo(nodes[0]));
+  if (nodes.size() > 1) {
+    EXPECT_TRUE(fs::is_character_file(nodes[1]));
+  }
+  int files = 0;
+  for (auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 0);
   fs::remove_all(dir);
 }
 
