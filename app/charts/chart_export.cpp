@@ -20,6 +20,8 @@
 #include <QScreen>
 #include <QSvgGenerator>
 
+#include "common/run_io.h"
+
 namespace perflab::charts {
 
 namespace {
@@ -278,6 +280,11 @@ void write_pdf(const Run& run, const ExportSpec& spec, QIODevice& out) {
 void export_charts(const Run& run, const ExportSpec& spec, ExportFormat format,
                    const QString& path) {
   groups_of(run, spec);  // validate before touching the file system
+  try {                  // a folder, device or FIFO is refused, never replaced
+    check_output_path(path.toStdString());
+  } catch (const std::runtime_error& e) {
+    throw ChartError(e.what());
+  }
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly))
     throw ChartError("cannot write '" + path.toStdString() +

@@ -96,6 +96,13 @@ int BenchCommand::run(const CLI::App& cmd) {
       return cli::fail(cmd, cli::kExitUsage, e.what());
     }
   }
+  // Each histogram's file, before anything is measured: a folder, device or FIFO is refused.
+  if (!hdr_out_.empty()) try {
+      for (BenchTest t : opts_.tests)
+        check_output_path(bench_hdr_path(hdr_out_, t, opts_.tests.size() > 1));
+    } catch (const std::exception& e) {
+      return cli::fail(cmd, cli::kExitFailed, std::string(e.what()) + " (--hdr-out)");
+    }
   InterruptStop stop;  // Ctrl-C: the generator stops, what completed is printed
   int rc = cli::kExitOk;
   try {

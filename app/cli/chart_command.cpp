@@ -94,6 +94,9 @@ int ChartCommand::run(const CLI::App& cmd) {
   for (const auto& f : svg_) outputs.push_back({charts::ExportFormat::Svg, f});
   for (const auto& f : pdf_) outputs.push_back({charts::ExportFormat::Pdf, f});
   try {
+    // Before the run is read and drawn: a folder, device or FIFO named is refused, never
+    // replaced.
+    for (const auto& out : outputs) check_output_path(out.path);
     Run run = load_measured_run(input_);
     AppGuard app;
     // Render everything in memory first: a bad group or size writes no file at all.

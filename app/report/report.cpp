@@ -19,6 +19,7 @@
 #include <QXYSeries>
 
 #include "charts/chart_export.h"
+#include "common/run_io.h"
 #include "registry.h"
 #include "report/pagination.h"
 #include "report/resources.h"
@@ -233,6 +234,9 @@ QByteArray report_pdf(const Run& run) {
 
 void write_report(const Run& run, const QString& pdf_path, const QString& html_path) {
   if (run.groups.empty()) throw std::runtime_error("the run has no results to report");
+  // Before the pages are made: a folder, device or FIFO named is refused, never replaced.
+  for (const QString& path : {pdf_path, html_path})
+    if (!path.isEmpty()) check_output_path(path.toStdString());
   std::vector<std::pair<QString, QByteArray>> out;
   if (!pdf_path.isEmpty()) out.emplace_back(pdf_path, report_pdf(run));
   if (!html_path.isEmpty()) out.emplace_back(html_path, report_html_page(run));

@@ -1,5 +1,9 @@
 // perflab-cli as a user runs it, part two: run files checked field by field, list, chart, bench,
 // report, a frozen server under Ctrl-C, and every command's parsing.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <functional>
 
 #include "cli_fixture.h"
@@ -514,6 +518,47 @@ TEST_F(Cli, RunLikeRepeatsASavedRunsParameters) {
     EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(fs::exists(no));
+  }
+}
+
+// No command writes over a FIFO or (as root) a device node of the test's own: each refuses it
+// naming the path before anything is measured or drawn, and the node stays what it was.
+TEST_F(Cli, NoCommandReplacesASpecialFile) {
+  const auto run = dir_ / "r.json";
+  ASSERT_EQ(cli(build_run(run.string())).exit_code, 0);
+  std::vector<fs::path> nodes{dir_ / "fifo"};
+  ASSERT_EQ(::mkfifo(nodes[0].c_str(), 0600), 0);
+  if (::geteuid() == 0) {
+    nodes.push_back(dir_ / "null");
+    ASSERT_EQ(::mknod(nodes[1].c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  }
+  const RedisTarget redis = test::shared_targets().redis(1);
+  const std::string port = std::to_string(redis.nodes[0].port);
+  const std::string prefix = test::unique_name("perflab:clinode") + ":";
+  for (const auto& node : nodes) {
+    const std::string p = node.string();
+    const std::vector<std::vector<std::string>> commands = {
+        build_run(p),
+        {"export", run.string(), "--csv", p},
+        {"export", run.string(), "--gbench", p},
+        {"chart", run.string(), "--png", p},
+        {"chart", run.string(), "--svg", (dir_ / "ok.svg").string(), "--pdf", p},
+        {"report", run.string(), "--pdf", p},
+        {"report", run.string(), "--html", p},
+        {"bench", "-p", port, "-n", "100", "-t", "set", "--key-prefix", prefix, "--hdr-out", p},
+    };
+    for (const auto& args : commands) {
+      SCOPED_TRACE(args[0] + " " + p);
+      const auto r = cli(args);
+      EXPECT_NE(r.exit_code, 0);
+      EXPECT_NE(r.err.find(p + ": is not a regular file"), std::string::npos) << r.err;
+      EXPECT_EQ(r.out.find("SET"), std::string::npos) << "measured before refusing: " << r.out;
+      EXPECT_FALSE(fs::exists(dir_ / "ok.svg"));  // all or none
+    }
+  }
+  EXPECT_TRUE(fs::is_fifo(nodes[0]));
+  if (nodes.size() > 1) {
+    EXPECT_TRUE(fs::is_character_file(nodes[1]));
   }
 }
 
