@@ -1,11 +1,14 @@
 #include "cli/bench_command.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/interrupt.h"
 #include "cli11/command_line.h"
 #include "common/latency_hdr_text.h"
+#include "common/params.h"
 #include "common/run_io.h"
 
 namespace perflab {
@@ -13,6 +16,10 @@ namespace perflab {
 using namespace perflab::sharding;
 
 namespace {
+
+// The longest open-loop schedule bench accepts (-n / --rate): a day.
+constexpr double kLongestSchedule_s = 24 * 3600;
+
 // --hdr-out's file for a test: FILE itself for one test, else the test's name before FILE's
 // extension.
 std::filesystem::path bench_hdr_path(const std::filesystem::path& file, BenchTest t, bool several) {
@@ -63,6 +70,12 @@ BenchCommand::BenchCommand(CLI::App& cmd) {
   cmd.add_option("--rate", opts_.rate,
                  "open loop: requests per second in all, each connection rate/c on its own "
                  "schedule; latency from each request's intended send time (0: closed loop)")
+      ->check(CLI::Validator(
+          [](std::string& text) {  // NaN and inf pass a range: every comparison is false
+            const double v = std::strtod(text.c_str(), nullptr);
+            return std::isfinite(v) ? std::string() : "not a number of requests per second";
+          },
+          ""))
       ->check(CLI::Range(0.0, 1e9));
   cmd.add_option("--arrivals", arrivals_, "open loop: uniform or poisson arrivals per connection")
       ->check(cli::convertible(parse_arrivals, kArrivalsNames));
@@ -89,6 +102,15 @@ int BenchCommand::run(const CLI::App& cmd) {
   opts_.arrivals = parse_arrivals(arrivals_);
   if (cmd.count("--arrivals") > 0 && opts_.rate <= 0)
     return cli::fail(cmd, cli::kExitUsage, "--arrivals needs --rate (open loop)");
+  // An open loop's schedule is -n / --rate long, whatever the server does: a tiny rate would
+  // run for years without a word.
+  if (opts_.rate > 0 && static_cast<double>(opts_.requests) / opts_.rate > kLongestSchedule_s)
+    return cli::fail(
+        cmd, cli::kExitUsage,
+        "--rate " + format_bound(opts_.rate) + " with -n " + std::to_string(opts_.requests) +
+            " is a schedule of " +
+            format_bound(std::round(static_cast<double>(opts_.requests) / opts_.rate / 3600)) +
+            " hours; at most a day: raise --rate or lower -n");
   if (!password_file_.empty() && cmd.count("-a") == 0) {
     try {
       opts_.password = cli::read_secret_file(password_file_);

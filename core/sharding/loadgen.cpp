@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -581,9 +582,17 @@ BenchResult run_cluster_bench(const BenchOptions& o, BenchTest test, std::stop_t
 }  // namespace
 
 BenchResult run_bench(const BenchOptions& o, BenchTest test, std::stop_token stop) {
-  if (o.clients < 1 || o.requests < 1 || o.pipeline < 1 || o.data_size < 0 || o.keyspace < 0 ||
-      !(o.rate >= 0))
-    throw std::invalid_argument("bad benchmark options");
+  // Each option by its redis-benchmark flag, so that a caller's mistake names what to change.
+  const auto bad = [](const std::string& flag, const std::string& value, const char* want) {
+    throw std::invalid_argument("bad benchmark option " + flag + " " + value + ": " + want);
+  };
+  if (o.clients < 1) bad("-c", std::to_string(o.clients), "at least 1 client");
+  if (o.requests < 1) bad("-n", std::to_string(o.requests), "at least 1 request");
+  if (o.pipeline < 1) bad("-P", std::to_string(o.pipeline), "a depth of at least 1");
+  if (o.data_size < 0) bad("-d", std::to_string(o.data_size), "a size of at least 0 bytes");
+  if (o.keyspace < 0) bad("-r", std::to_string(o.keyspace), "a keyspace of at least 0");
+  if (!(o.rate >= 0) || !std::isfinite(o.rate))
+    bad("--rate", std::to_string(o.rate), "requests per second, 0 or more (0: closed loop)");
   if (o.cluster) return run_cluster_bench(o, test, std::move(stop));
   RequestPool pool(o.requests);
   Benchmark b(o, test, std::move(stop), pool);

@@ -394,16 +394,25 @@ TEST_F(Cli, BenchOpenLoop) {
   RedisClient c(redis.nodes[0]);
   for (const auto& k : c.command({"KEYS", prefix + "*"}).elements) c.command({"DEL", k.str});
 
-  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--rate", "-5"},
-                                              {"--rate", "fast"},
-                                              {"--rate", "100", "--arrivals", "bursty"},
-                                              {"--arrivals", "poisson"}}) {
+  // Refused at once with one line naming the option: NaN and inf pass a range check; a tiny
+  // rate is a schedule of years.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refusals = {
+      {{"--rate", "-5"}, "--rate"},
+      {{"--rate", "fast"}, "--rate"},
+      {{"--rate", "nan"}, "--rate"},
+      {{"--rate", "inf"}, "--rate"},
+      {{"--rate", "0.001", "-n", "100000"},
+       "--rate 0.001 with -n 100000 is a schedule of 27778 hours"},
+      {{"--rate", "100", "--arrivals", "bursty"}, "--arrivals"},
+      {{"--arrivals", "poisson"}, "--arrivals"}};
+  for (const auto& [bad, named] : refusals) {
     std::vector<std::string> args{"bench", "-p", port};
     args.insert(args.end(), bad.begin(), bad.end());
     r = cli(args);
     EXPECT_EQ(r.exit_code, 2) << bad.front() << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_EQ(r.err.rfind("perflab-cli bench: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
   }
 }
 

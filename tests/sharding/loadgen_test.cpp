@@ -2,6 +2,8 @@
 // command line (perflab-cli bench) is tested through the binary in tests/cli.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
 #include <random>
 
 #include "sharding/loadgen.h"
@@ -43,6 +45,33 @@ TEST(BenchTests, ListInRedisBenchmarksOrder) {
   EXPECT_THROW(parse_bench_tests("set,lpush"), std::invalid_argument);
   EXPECT_THROW(parse_bench_tests(""), std::invalid_argument);
   EXPECT_THROW(parse_bench_tests(","), std::invalid_argument);
+}
+
+// A bad option is refused before any connection, naming its flag and the value given.
+TEST(BenchOptions, ABadOneIsNamed) {
+  const auto refusal = [](const std::function<void(BenchOptions&)>& change) {
+    BenchOptions o;
+    o.port = 1;  // nothing listens: only a refusal before connecting can pass
+    change(o);
+    try {
+      run_bench(o, BenchTest::Set);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("not refused");
+  };
+  EXPECT_EQ(refusal([](BenchOptions& o) {
+              o.rate = std::nan("");
+            }).rfind("bad benchmark option --rate nan", 0),
+            0u);
+  EXPECT_EQ(refusal([](BenchOptions& o) {
+              o.rate = INFINITY;
+            }).rfind("bad benchmark option --rate inf", 0),
+            0u);
+  EXPECT_EQ(refusal([](BenchOptions& o) { o.clients = 0; }),
+            "bad benchmark option -c 0: at least 1 client");
+  EXPECT_EQ(
+      refusal([](BenchOptions& o) { o.pipeline = -2; }).rfind("bad benchmark option -P -2", 0), 0u);
 }
 
 TEST(BenchOutput, LikeRedisBenchmark) {
