@@ -20,6 +20,7 @@
 #include "targets/child_process.h"
 #include "targets/owned_folder.h"
 #include "targets/postgres.h"
+#include "targets/secret.h"
 #include "targets/server_binary.h"
 #include "targets/server_start.h"
 
@@ -77,16 +78,6 @@ std::string auth_quoted(const std::string& v) {
   return out + "\"";
 }
 
-void write_file(const fs::path& p, const std::string& text, mode_t mode, const Credentials& creds) {
-  {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f.flush()) throw ServerError("cannot write " + p.string());
-  }
-  if (chmod(p.c_str(), mode) != 0 || (creds.drop && chown(p.c_str(), creds.uid, creds.gid) != 0))
-    throw ServerError("cannot give " + p.string() + " to its user: " + errno_text(errno));
-}
-
 std::string pgbouncer_ini(const Upstream& u, const fs::path& dir, int port,
                           const ManagedPgBouncerOptions& o) {
   std::ostringstream ini;
@@ -140,13 +131,14 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
   const Credentials creds = unprivileged_credentials();
   dir_ = make_owned_folder("perflab-pgbouncer-", creds);
   try {
-    write_file(dir_ / "users.txt",
-               auth_quoted(up.user) + " " + auth_quoted(up.password.value_or("")) + "\n", 0600,
-               creds);
+    write_private_file(dir_ / "users.txt",
+                       auth_quoted(up.user) + " " + auth_quoted(up.password.value_or("")) + "\n",
+                       0600, creds);
     std::string last_error;
     for (int attempt = 0; attempt < 5; ++attempt) {
       port_ = free_loopback_port();
-      write_file(dir_ / "pgbouncer.ini", pgbouncer_ini(up, dir_, port_, opts_), 0644, creds);
+      write_private_file(dir_ / "pgbouncer.ini", pgbouncer_ini(up, dir_, port_, opts_), 0644,
+                         creds);
       try {
         start(exe, stop);
         conninfo_ = conninfo_with_address(server_conninfo, "127.0.0.1", port_);

@@ -1,17 +1,24 @@
-// core/targets without servers: redaction, quoting, configuration checks.
+// core/targets without servers: redaction, quoting, secrets, configuration checks.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <stdexcept>
 #include <string>
 
+#include "targets/owned_folder.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
+#include "targets/secret.h"
 #include "targets/server_binary.h"
 #include "targets/server_start.h"
 #include "targets/targets.h"
@@ -123,6 +130,41 @@ TEST(TargetsManaged, MissingBinaryNamesPackage) {
     EXPECT_NE(m.find("apt-get install"), std::string::npos) << m;
   }
   EXPECT_THROW(find_server_binary("../bin/sh"), ServerError);
+}
+
+TEST(TargetsSecret, RandomPasswordsAreLongHexAndNeverRepeat) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 100; ++i) {
+    const std::string pw = random_password();
+    EXPECT_EQ(pw.size(), 64u);
+    EXPECT_EQ(pw.find_first_not_of("0123456789abcdef"), std::string::npos) << pw;
+    seen.insert(pw);
+  }
+  EXPECT_EQ(seen.size(), 100u);
+  EXPECT_EQ(random_password(16).size(), 32u);
+  EXPECT_THROW(random_password(8), ServerError);
+}
+
+TEST(TargetsSecret, PrivateFileIsPrivateEvenWhenItExistedOpen) {
+  TempFolder dir("perflab-secret-test-");
+  const std::filesystem::path p = dir.path() / "pw";
+  {
+    std::ofstream open_to_all(p);
+    open_to_all << "an older, longer text";
+  }
+  ::chmod(p.c_str(), 0666);
+  write_private_file(p, "s3cret", 0600, {});
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  std::ifstream in(p);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "s3cret");
+  // A link planted where the secret goes is not followed.
+  const std::filesystem::path link = dir.path() / "link";
+  std::filesystem::create_symlink(dir.path() / "elsewhere", link);
+  EXPECT_THROW(write_private_file(link, "s3cret", 0600, {}), ServerError);
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "elsewhere"));
 }
 
 TEST(TargetsConfigCheck, RejectsEmptySchemaPrefixAndConninfo) {
