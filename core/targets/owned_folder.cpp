@@ -83,7 +83,8 @@ fs::path make_owned_folder(const std::string& prefix, const Credentials& creds) 
   if (!mkdtemp(buf.data()))
     throw ServerError("cannot create a folder in " + base.string() + ": " + errno_text(errno));
   fs::path dir(buf.data());
-  chmod(dir.c_str(), 0755);
+  // Private (mkdtemp's 0700, kept): a server's Unix socket, logs and secrets live in it.
+  chmod(dir.c_str(), 0700);
   {
     // Written whole, then renamed: another Perflab's stale-folder sweep never reads half a pid.
     const fs::path tmp = dir / (std::string(kOwnerFile) + ".tmp");

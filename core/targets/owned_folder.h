@@ -9,9 +9,9 @@
 
 namespace perflab {
 
-// A fresh folder Perflab owns: <tmp>/<prefix>XXXXXX, mode 0755, owned by the server's user
-// (creds). Folders of a Perflab that died are removed first (once per process). Throws
-// ServerError.
+// A fresh folder Perflab owns: <tmp>/<prefix>XXXXXX, mode 0700 (no other user reaches a
+// server's Unix socket, logs or secrets in it), owned by the server's user (creds). Folders of
+// a Perflab that died are removed first (once per process). Throws ServerError.
 std::filesystem::path make_owned_folder(const std::string& prefix, const Credentials& creds);
 // Removes the folder with everything in it (nothing when dir is empty).
 void remove_folder(const std::filesystem::path& dir);
