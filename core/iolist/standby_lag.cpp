@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include "common/clock.h"
 #include "common/confidence.h"
@@ -160,7 +161,11 @@ void run_standby_lag(IoListRun& r) {
   std::string skipped;
   if (r.pg().managed) {
     ctx.progress(r.fraction(), "making the standbys synchronous for remote_apply");
-    synchronous.emplace(r.pg().conninfo, standbys.size(), r.pg().limits.reply_timeout());
+    // Its superuser reconfigures it (ALTER SYSTEM); the measuring role only sets its sessions'
+    // synchronous_commit.
+    const ManagedPostgres* primary = ctx.targets().managed_postgres();
+    if (!primary) throw std::logic_error("the managed primary is not running");
+    synchronous.emplace(*primary, standbys.size(), r.pg().limits.reply_timeout());
     variants = {{"asynchronous", "SET synchronous_commit = local"},
                 {"remote_apply", "SET synchronous_commit = remote_apply"}};
   } else {

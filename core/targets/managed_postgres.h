@@ -11,6 +11,22 @@
 
 namespace perflab {
 
+// Who connects to a managed PostgreSQL. Nobody without a password (scram-sha-256 on TCP and on
+// its Unix socket, which is in its private folder): kPgSetupUser, the bootstrap superuser, sets
+// the server up (its database and roles, its standbys' replication, ALTER SYSTEM); kPgUser
+// measures: it owns Perflab's database (its schemas, tables, sessions' settings), is a member of
+// pg_monitor (every pg_stat view and setting), and is no superuser. Its standbys have both roles
+// from its catalog. Each password is random, drawn per managed server.
+inline constexpr char kPgSetupUser[] = "perflab_setup";
+inline constexpr char kPgUser[] = "perflab";
+struct ManagedPgPasswords {
+  std::string setup;  // kPgSetupUser's
+  std::string user;   // kPgUser's
+};
+// The conninfo of a managed server on 127.0.0.1:port, password included (never record it: see
+// redact_conninfo): kPgUser on Perflab's database, or with `setup` kPgSetupUser on postgres.
+std::string managed_pg_conninfo(int port, const ManagedPgPasswords& passwords, bool setup = false);
+
 struct ManagedPostgresOptions {
   // 1,000 direct clients of the pooled appends (iolist) plus peers and slack. The slots cost
   // shared memory: PostgreSQL 15 with 128 MB shared_buffers asks 192 MB for 1,100, 153 for 300.
@@ -21,8 +37,9 @@ struct ManagedPostgresOptions {
 
 // A throwaway PostgreSQL cluster: initdb into a folder Perflab owns, postgres on 127.0.0.1.
 // When Perflab runs as root, initdb and postgres run as an unprivileged user ("postgres" if it
-// exists, else "nobody"). Stopped and its folder removed on destruction: immediate shutdown
-// (SIGQUIT), since its data is thrown away (no shutdown checkpoint to write and sync).
+// exists, else "nobody"). Only its roles' passwords let anyone in (see kPgSetupUser). Stopped and
+// its folder removed on destruction: immediate shutdown (SIGQUIT), since its data is thrown away
+// (no shutdown checkpoint to write and sync).
 class ManagedPostgres {
  public:
   // Starts; throws ServerError, StartStopped when `stop` ends initdb or the wait for it to
@@ -32,7 +49,11 @@ class ManagedPostgres {
   ManagedPostgres(const ManagedPostgres&) = delete;
   ManagedPostgres& operator=(const ManagedPostgres&) = delete;
 
-  std::string conninfo() const;  // host=127.0.0.1 port=N dbname=perflab user=perflab
+  // host=127.0.0.1 port=N dbname=perflab user=perflab password=...: what measures.
+  std::string conninfo() const { return managed_pg_conninfo(port_, passwords_); }
+  // The superuser on the postgres database, password included: for setting the server up only.
+  std::string setup_conninfo() const { return managed_pg_conninfo(port_, passwords_, true); }
+  const ManagedPgPasswords& passwords() const { return passwords_; }
   int port() const { return port_; }
   pid_t pid() const { return pid_; }  // the postmaster
   std::string version() const { return version_; }
@@ -45,6 +66,7 @@ class ManagedPostgres {
   int port_ = 0;
   pid_t pid_ = -1;
   std::string version_;
+  ManagedPgPasswords passwords_;
 };
 
 }  // namespace perflab

@@ -23,8 +23,9 @@ namespace perflab {
 
 namespace {
 
-// pg_basebackup of the primary into dir/data as the server's user, within `limit`; its output
-// goes to dir/basebackup.log.
+// pg_basebackup of the primary into dir/data as the server's user, within `limit`, connecting as
+// the primary's superuser (replication needs its REPLICATION attribute) with the password in its
+// environment; its output goes to dir/basebackup.log.
 void base_backup(const fs::path& exe, const ManagedPostgres& primary, const fs::path& dir,
                  const fs::path& data, const Credentials& creds, std::chrono::seconds limit,
                  const std::stop_token& stop) {
@@ -35,10 +36,11 @@ void base_backup(const fs::path& exe, const ManagedPostgres& primary, const fs::
                       errno_text(errno));
   SpawnSpec spec;
   spec.exe = exe;
-  spec.args = {"-h",        "127.0.0.1", "-p", std::to_string(primary.port()),
-               "-U",        "perflab",   "-D", data.string(),
-               "-X",        "stream",    "-R", "--checkpoint=fast",
+  spec.args = {"-h",        "127.0.0.1",  "-p", std::to_string(primary.port()),
+               "-U",        kPgSetupUser, "-D", data.string(),
+               "-X",        "stream",     "-R", "--checkpoint=fast",
                "--no-sync", "-w"};
+  spec.env = {"PGPASSWORD=" + primary.passwords().setup};
   spec.log = dir / "basebackup.log";
   spec.cwd = dir;
   spec.creds = creds;
@@ -67,17 +69,19 @@ ManagedPostgresStandby::ManagedPostgresStandby(const ManagedPostgres& primary,
     if (!is_executable_file(exe)) throw ServerError(debian_package_hint("postgres"));
   const Credentials creds = unprivileged_credentials();
   const auto deadline = std::chrono::steady_clock::now() + ready_within;
+  passwords_ = primary.passwords();
 
   dir_ = make_owned_folder("perflab-pgstandby-", creds);
   try {
     const fs::path data = dir_ / "data";
     base_backup(basebackup, primary, dir_, data, creds, ready_within, stop);
-    StartedPostgres started = start_postgres_server(postgres, dir_, data, opts, creds, false, stop);
+    StartedPostgres started =
+        start_postgres_server(postgres, dir_, data, opts, creds, passwords_, false, stop);
     pid_ = started.pid;
     port_ = started.port;
     version_ = std::move(started.version);
     // Ready once its WAL receiver streams from the primary.
-    PgConnection c(conninfo(), PgLimits{}, stop);
+    PgConnection c(setup_conninfo(), PgLimits{}, stop);
     std::string status = "no WAL receiver";
     const bool streaming = poll_until(
         deadline,
@@ -108,10 +112,6 @@ ManagedPostgresStandby::ManagedPostgresStandby(const ManagedPostgres& primary,
 ManagedPostgresStandby::~ManagedPostgresStandby() {
   stop_postgres_server(pid_);
   remove_folder_detached(dir_);  // its data: quitting does not wait for the blocks to be freed
-}
-
-std::string ManagedPostgresStandby::conninfo() const {
-  return "host=127.0.0.1 port=" + std::to_string(port_) + " dbname=perflab user=perflab";
 }
 
 bool ManagedPostgresStandby::running() const {

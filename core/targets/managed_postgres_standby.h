@@ -13,9 +13,11 @@
 
 namespace perflab {
 
-// A hot standby of `primary`: pg_basebackup -R (the WAL streamed during the copy, the primary's
-// address written as primary_conninfo), then postgres with hot_standby=on on a free loopback
-// port, as the same unprivileged user as the primary. Ready when it answers and its WAL receiver
+// A hot standby of `primary`: pg_basebackup -R as the primary's kPgSetupUser (its password in
+// the child's environment only; the primary's address and that password written as
+// primary_conninfo into the standby's own private data folder), then postgres with
+// hot_standby=on on a free loopback port, as the same unprivileged user as the primary, with the
+// primary's roles and passwords. Ready when it answers and its WAL receiver
 // streams. Every wait is bounded, and ended by a stop request; on a failure nothing is left
 // behind. Stopped (immediate shutdown, as the primary) and its folder removed on destruction.
 class ManagedPostgresStandby {
@@ -28,7 +30,10 @@ class ManagedPostgresStandby {
   ManagedPostgresStandby(const ManagedPostgresStandby&) = delete;
   ManagedPostgresStandby& operator=(const ManagedPostgresStandby&) = delete;
 
-  std::string conninfo() const;  // host=127.0.0.1 port=N dbname=perflab user=perflab
+  // host=127.0.0.1 port=N dbname=perflab user=perflab password=...: what measures.
+  std::string conninfo() const { return managed_pg_conninfo(port_, passwords_); }
+  // The superuser on the postgres database, password included: for setting it up only.
+  std::string setup_conninfo() const { return managed_pg_conninfo(port_, passwords_, true); }
   int port() const { return port_; }
   pid_t pid() const { return pid_; }  // the postmaster
   std::string version() const { return version_; }
@@ -40,6 +45,7 @@ class ManagedPostgresStandby {
   int port_ = 0;
   pid_t pid_ = -1;
   std::string version_;
+  ManagedPgPasswords passwords_;  // its primary's
 };
 
 }  // namespace perflab

@@ -519,6 +519,19 @@ std::string PgConnection::server_version_string() {
   return r.rows() > 0 ? std::string(r.value(0, 0)) : std::string();
 }
 
+std::string PgConnection::encrypt_password(const std::string& password, const std::string& user) {
+  // The algorithm named: libpq would otherwise ask the server (a blocking query, unbounded).
+  char* v =
+      conn_ ? PQencryptPasswordConn(conn_.get(), password.c_str(), user.c_str(), "scram-sha-256")
+            : nullptr;
+  if (!v)
+    throw PgError("PostgreSQL at " + target_ + ": cannot encrypt a password: " +
+                  (conn_ ? one_line(PQerrorMessage(conn_.get())) : std::string("not connected")));
+  std::string out(v);
+  PQfreemem(v);
+  return out;
+}
+
 int PgConnection::backend_pid() const {
   return conn_ ? PQbackendPID(conn_.get()) : 0;
 }

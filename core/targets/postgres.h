@@ -129,6 +129,9 @@ class PgConnection {
   int server_version() const;           // e.g. 150018
   std::string server_version_string();  // SHOW server_version
   int backend_pid() const;
+  // The SCRAM-SHA-256 verifier of user's password (PQencryptPasswordConn), for CREATE or ALTER
+  // ROLE ... PASSWORD: the server never sees the password itself. Throws PgError.
+  std::string encrypt_password(const std::string& password, const std::string& user);
   // The server's host (name, address, or a Unix socket's folder) and port as connected.
   std::string host() const;
   int port() const;

@@ -27,6 +27,7 @@ SpawnSpec postgres_spec(const fs::path& postgres, const fs::path& dir, const fs:
               "-p", std::to_string(port),
               "-c", "listen_addresses=127.0.0.1",
               "-c", "unix_socket_directories=" + dir.string(),
+              "-c", "unix_socket_permissions=0700",
               "-c", "max_connections=" + std::to_string(opts.max_connections),
               "-c", "shared_buffers=" + opts.shared_buffers,
               "-c", "logging_collector=off"};
@@ -46,14 +47,14 @@ SpawnSpec postgres_spec(const fs::path& postgres, const fs::path& dir, const fs:
 std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, const fs::path& dir,
                                                    const fs::path& data,
                                                    const ManagedPostgresOptions& opts,
-                                                   const Credentials& creds, bool primary,
-                                                   int attempt, std::string& why_not,
+                                                   const Credentials& creds,
+                                                   const ManagedPgPasswords& passwords,
+                                                   bool primary, int attempt, std::string& why_not,
                                                    const std::stop_token& stop) {
   const int port = free_loopback_port();
   const SpawnSpec srv = postgres_spec(postgres, dir, data, port, opts, creds, primary);
   const pid_t pid = spawn(srv);
-  const std::string ping = "host=127.0.0.1 port=" + std::to_string(port) +
-                           " dbname=postgres user=perflab connect_timeout=2";
+  const std::string ping = managed_pg_conninfo(port, passwords, true) + " connect_timeout=2";
   int exit_status = 0;
   const WaitResult w = wait_ready(
       pid, std::chrono::seconds(60), [&] { return PQping(ping.c_str()) == PQPING_OK; },
@@ -87,7 +88,13 @@ std::optional<StartedPostgres> start_postgres_once(const fs::path& postgres, con
       why_not = "port " + std::to_string(port) + " answered with another server";
       return std::nullopt;
     }
-    if (primary) c.exec("CREATE DATABASE perflab");  // a standby has it from its primary
+    if (primary) {  // a standby has the role and the database from its primary
+      // The password's SCRAM verifier, not the password, goes to the server (and so could
+      // reach its log, were a statement logged).
+      c.exec("CREATE ROLE " + std::string(kPgUser) + " LOGIN IN ROLE pg_monitor PASSWORD '" +
+             c.encrypt_password(passwords.user, kPgUser) + "'");
+      c.exec("CREATE DATABASE perflab OWNER " + std::string(kPgUser));
+    }
     return StartedPostgres{pid, port, c.server_version_string()};
   } catch (const PgError& e) {
     stop_postgres_server(pid);
@@ -105,12 +112,12 @@ void stop_postgres_server(pid_t pid) {
 
 StartedPostgres start_postgres_server(const fs::path& postgres, const fs::path& dir,
                                       const fs::path& data, const ManagedPostgresOptions& opts,
-                                      const Credentials& creds, bool primary,
-                                      const std::stop_token& stop) {
+                                      const Credentials& creds, const ManagedPgPasswords& passwords,
+                                      bool primary, const std::stop_token& stop) {
   std::string last_error;
   for (int attempt = 0; attempt < 5; ++attempt)
-    if (auto started = start_postgres_once(postgres, dir, data, opts, creds, primary, attempt,
-                                           last_error, stop))
+    if (auto started = start_postgres_once(postgres, dir, data, opts, creds, passwords, primary,
+                                           attempt, last_error, stop))
       return std::move(*started);
   throw ServerError("could not start PostgreSQL on a free port: " + last_error);
 }

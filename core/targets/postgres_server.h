@@ -21,15 +21,18 @@ struct StartedPostgres {
   std::string version;
 };
 
-// Starts `postgres` on `data` (its log and Unix socket in `dir`) as creds' user, on a free
-// port (another one tried when it was taken meanwhile), and checks the server answering is this
-// one. A primary gets Perflab's database created; a standby has it from its primary. Throws
-// ServerError with the log's tail; StartStopped when `stop` ends the start (the server stopped).
+// Starts `postgres` on `data` (its log and Unix socket in `dir`, which must be private) as
+// creds' user, on a free port (another one tried when it was taken meanwhile), and checks, as
+// kPgSetupUser, that the server answering is this one. A primary gets the measuring role kPgUser
+// (with its password) and Perflab's database, owned by it; a standby has both from its primary.
+// Throws ServerError with the log's tail; StartStopped when `stop` ends the start (the server
+// stopped).
 StartedPostgres start_postgres_server(const std::filesystem::path& postgres,
                                       const std::filesystem::path& dir,
                                       const std::filesystem::path& data,
                                       const ManagedPostgresOptions& opts, const Credentials& creds,
-                                      bool primary, const std::stop_token& stop = {});
+                                      const ManagedPgPasswords& passwords, bool primary,
+                                      const std::stop_token& stop = {});
 
 // How a managed server stops: immediate shutdown (SIGQUIT: its backends end at once, no
 // shutdown checkpoint is written and synced), since its folder is removed right after; one that

@@ -82,9 +82,9 @@ void pg_wait_replayed(PgConnection& primary, PgConnection& standby, std::chrono:
                   " within " + std::to_string(limit.count() / 1000) + " s");
 }
 
-SynchronousStandbys::SynchronousStandbys(const std::string& primary_conninfo, std::size_t count,
+SynchronousStandbys::SynchronousStandbys(const ManagedPostgres& primary, std::size_t count,
                                          std::chrono::milliseconds limit)
-    : conn_(primary_conninfo, 5) {
+    : conn_(primary.setup_conninfo(), 5) {
   const std::string n = std::to_string(count);
   conn_.exec("ALTER SYSTEM SET synchronous_standby_names = 'ANY " + n + " (*)'");
   conn_.exec("SELECT pg_reload_conf()");

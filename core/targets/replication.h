@@ -9,6 +9,7 @@
 #include <stop_token>
 #include <string>
 
+#include "targets/managed_postgres.h"
 #include "targets/postgres.h"
 
 namespace perflab {
@@ -42,9 +43,11 @@ void pg_wait_replayed(PgConnection& primary, PgConnection& standby, std::chrono:
 // lives (synchronous_standby_names = 'ANY count (*)' by ALTER SYSTEM and a reload); then the
 // setting is reset. Sessions that should not wait set synchronous_commit = local. Throws
 // PgError when the standbys are not synchronous within `limit`.
+// ALTER SYSTEM and pg_reload_conf() need a superuser (PostgreSQL 15 can grant them, but an older
+// server cannot): this connects as the primary's kPgSetupUser, the measuring role stays none.
 class SynchronousStandbys {
  public:
-  SynchronousStandbys(const std::string& primary_conninfo, std::size_t count,
+  SynchronousStandbys(const ManagedPostgres& primary, std::size_t count,
                       std::chrono::milliseconds limit);
   ~SynchronousStandbys();
   SynchronousStandbys(const SynchronousStandbys&) = delete;

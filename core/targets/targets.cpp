@@ -1,3 +1,5 @@
+// The targets an experiment runs against: configured servers checked on first use, managed ones
+// started on demand, and what was used recorded without secrets (targets/targets.h).
 #include "targets/targets.h"
 
 #include <functional>
@@ -73,7 +75,7 @@ PgTarget Targets::postgres(std::stop_token stop) {
   }
   if (!pg_) {
     pg_ = std::make_unique<ManagedPostgres>(cfg_.managed_pg, stop);
-    used_.push_back({"postgres", pg_->conninfo(), true, pg_->version()});
+    used_.push_back({"postgres", redact_conninfo(pg_->conninfo()), true, pg_->version()});
   }
   return {pg_->conninfo(), cfg_.pg_schema, true, cfg_.pg_limits};
 }
@@ -152,7 +154,7 @@ std::vector<PgTarget> Targets::postgres_standbys(std::size_t count, std::stop_to
   while (standbys_.size() < count) {
     standbys_.push_back(std::make_unique<ManagedPostgresStandby>(*pg_, cfg_.managed_pg, stop));
     const ManagedPostgresStandby& s = *standbys_.back();
-    used_.push_back({"postgres-standby", s.conninfo(), true, s.version()});
+    used_.push_back({"postgres-standby", redact_conninfo(s.conninfo()), true, s.version()});
   }
   std::vector<PgTarget> out;
   for (std::size_t i = 0; i < count; ++i)

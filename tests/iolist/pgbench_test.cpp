@@ -135,13 +135,15 @@ TEST(PgbenchPeer, StopDuringPgbenchEndsTheRunAndKillsPgbench) {
 }
 
 TEST(PgbenchPeer, PasswordGoesThroughTheEnvironmentOnly) {
-  // A managed server trusts local connections, so a password in the conninfo is not checked;
-  // it must reach pgbench through its environment only, never its command line or files.
+  // The managed server's password is in its conninfo and checked (scram-sha-256): it must reach
+  // pgbench through its environment only, never its command line or files.
   auto pg = test::shared_targets().postgres();
+  const std::string password = parse_conninfo(pg.conninfo).password.value_or("");
+  ASSERT_FALSE(password.empty());
   TempFolder dir("perflab-pgbench-test-");
   iolist::PgbenchInvocation inv;
   inv.exe = find_server_binary("pgbench");
-  inv.conninfo = pg.conninfo + " password=hunter2secret";
+  inv.conninfo = pg.conninfo;
   inv.clients = 2;
   inv.transactions = 1500;
   const std::string schema = test::unique_name("perflab_pgb_pw");
@@ -165,8 +167,8 @@ TEST(PgbenchPeer, PasswordGoesThroughTheEnvironmentOnly) {
       const std::string cmdline = slurp(entry.path() / "cmdline");
       if (cmdline.find(script_path) == std::string::npos) continue;
       seen = true;
-      EXPECT_EQ(cmdline.find("hunter2secret"), std::string::npos);
-      EXPECT_NE(slurp(entry.path() / "environ").find(std::string("PGPASSWORD=hunter2secret\0", 25)),
+      EXPECT_EQ(cmdline.find(password), std::string::npos);
+      EXPECT_NE(slurp(entry.path() / "environ").find("PGPASSWORD=" + password + '\0'),
                 std::string::npos);
     }
     if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -182,6 +184,6 @@ TEST(PgbenchPeer, PasswordGoesThroughTheEnvironmentOnly) {
                             .value(0, 0)),
             "1000-15999");
   for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
-    EXPECT_EQ(slurp(entry.path()).find("hunter2secret"), std::string::npos) << entry.path();
+    EXPECT_EQ(slurp(entry.path()).find(password), std::string::npos) << entry.path();
   conn.exec("DROP SCHEMA " + pg_quote_ident(schema) + " CASCADE");
 }

@@ -170,7 +170,8 @@ TEST(StandbyBenchmark, AnExternalPrimaryIsTouchedOnlyInPerflabsSchema) {
   TargetsConfig cfg = own_servers(false);
   cfg.pg_conninfo = primary.conninfo();
   cfg.pg_standby_conninfos = {standby.conninfo()};
-  PgConnection c(primary.conninfo(), 5);
+  // Its superuser reads the configuration (pg_file_settings), in Perflab's database.
+  PgConnection c(primary.setup_conninfo() + " dbname=perflab", 5);
   const std::string before = server_state(c, cfg.pg_schema);
   {
     Targets targets(cfg);

@@ -85,7 +85,7 @@ TEST(TargetsExternalPg, ReachableExternalIsDescribedWithoutPassword) {
       (test::shared_targets().postgres(), test::shared_targets().managed_postgres());
   ASSERT_NE(pg, nullptr);
   TargetsConfig cfg;
-  cfg.pg_conninfo = pg->conninfo() + " password=topsecret";
+  cfg.pg_conninfo = pg->conninfo();  // its password in it
   Targets t(cfg);
   PgTarget target = t.postgres();
   EXPECT_FALSE(target.managed);
@@ -95,6 +95,8 @@ TEST(TargetsExternalPg, ReachableExternalIsDescribedWithoutPassword) {
   EXPECT_EQ(d[0].kind, "postgres");
   EXPECT_FALSE(d[0].managed);
   EXPECT_EQ(d[0].address, redact_conninfo(pg->conninfo()));
+  EXPECT_EQ(d[0].address.find("password"), std::string::npos) << d[0].address;
+  EXPECT_EQ(d[0].address.find(pg->passwords().user), std::string::npos) << d[0].address;
   EXPECT_NE(d[0].address.find("port=" + std::to_string(pg->port())), std::string::npos);
   EXPECT_EQ(d[0].version, pg->version());
   t.postgres();

@@ -152,12 +152,15 @@ TEST(OwnedSchema, AUsersSchemaIsRefusedAndKeepsItsTables) {
 
 TEST(OwnedSchema, CheckRefusesWhatThisUserCannotCreateOrReset) {
   PgConnection admin = shared_pg();
+  // Roles are the managed server's superuser's to make (Perflab's own role is none).
+  PgConnection setup(test::shared_targets().managed_postgres()->setup_conninfo());
   const std::string role = test::unique_name("visitor");
-  admin.exec("CREATE ROLE " + pg_quote_ident(role) + " LOGIN");
+  setup.exec("CREATE ROLE " + pg_quote_ident(role) + " LOGIN PASSWORD 'visitor-pw'");
   const std::string ours = test::unique_name("owned_by_perflab");
   pg_ensure_own_schema(admin, ours);
   {
-    PgConnection visitor(test::shared_targets().postgres().conninfo + " user=" + role);
+    PgConnection visitor(test::shared_targets().postgres().conninfo + " user=" + role +
+                         " password=visitor-pw");
     std::string m = refusal(TargetField::PgSchema,
                             [&] { pg_check_own_schema(visitor, test::unique_name("new")); });
     EXPECT_NE(m.find("may not create schemas"), std::string::npos) << m;
@@ -165,7 +168,8 @@ TEST(OwnedSchema, CheckRefusesWhatThisUserCannotCreateOrReset) {
     EXPECT_NE(m.find("belongs to another role"), std::string::npos) << m;
   }
   pg_check_own_schema(admin, ours);  // its owner may
-  admin.exec("DROP SCHEMA " + pg_quote_ident(ours) + " CASCADE; DROP ROLE " + pg_quote_ident(role));
+  admin.exec("DROP SCHEMA " + pg_quote_ident(ours) + " CASCADE");
+  setup.exec("DROP ROLE " + pg_quote_ident(role));
 }
 
 TEST(OwnedPrefix, ClaimedWhenEmptyRefusedWhenAUsersKeysLiveThere) {

@@ -163,7 +163,7 @@ TEST(ManagedPgBouncer, ARunsPoolSizeGetsAPgBouncerOfThatSize) {
 
 TEST(ManagedPgBouncer, KeepsAnExternalServersPasswordOutOfItsConfigurationAndLog) {
   ManagedPostgres pg(ManagedPostgresOptions{.durable = false, .shared_buffers = "16MB"});
-  PgConnection admin(pg.conninfo());
+  PgConnection admin(pg.setup_conninfo());
   admin.exec("CREATE ROLE app LOGIN PASSWORD 'pooler-secret-42'");
   // Trust on loopback: the password is checked by nobody, but it must go nowhere but the auth
   // file (mode 0600).

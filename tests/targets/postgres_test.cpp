@@ -154,8 +154,8 @@ TEST(TargetsPgConnect, UriAndOwnTimeoutAreAccepted) {
   ManagedPostgres* pg =
       (test::shared_targets().postgres(), test::shared_targets().managed_postgres());
   ASSERT_NE(pg, nullptr);
-  PgConnection a("postgresql://perflab:ignored@127.0.0.1:" + std::to_string(pg->port()) +
-                 "/perflab?connect_timeout=3");
+  PgConnection a("postgresql://perflab:" + pg->passwords().user +
+                 "@127.0.0.1:" + std::to_string(pg->port()) + "/perflab?connect_timeout=3");
   EXPECT_EQ(a.exec("SELECT current_database()").value(0, 0), "perflab");
   PgConnection b(pg->conninfo() + " connect_timeout=2");
   EXPECT_EQ(b.exec("SHOW port").value(0, 0), std::to_string(pg->port()));

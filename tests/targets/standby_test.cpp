@@ -119,7 +119,10 @@ TEST(TargetsStandbys, ManagedStandbysAreStartedAsNeededAndDescribed) {
     ASSERT_EQ(t.managed_standbys().size(), 2u);
     dir = t.managed_standbys()[1]->data_dir();
     int standbys = 0;
-    for (const auto& info : t.describe()) standbys += info.kind == "postgres-standby";
+    for (const auto& info : t.describe()) {
+      standbys += info.kind == "postgres-standby";
+      EXPECT_EQ(info.address.find("password"), std::string::npos) << info.address;
+    }
     EXPECT_EQ(standbys, 2);
     PgConnection c = two[1].connect();
     EXPECT_TRUE(pg_in_recovery(c));
@@ -131,7 +134,8 @@ TEST(TargetsStandbys, ExternalStandbyIsCheckedAndAPrimaryNamedAsOneIsRefused) {
   ManagedPostgres a(fast());
   ManagedPostgres b(fast());
   ManagedPostgresStandby of_a(a, fast());
-  PgConnection pa(a.conninfo(), 5);
+  // Its superuser reads the configuration (pg_file_settings), in Perflab's database.
+  PgConnection pa(a.setup_conninfo() + " dbname=perflab", 5);
   const std::string before = server_state(pa);
   {
     TargetsConfig cfg;
