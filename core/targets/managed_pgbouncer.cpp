@@ -84,8 +84,10 @@ std::string pgbouncer_ini(const Upstream& u, const fs::path& dir, int port,
   ini << "[databases]\n"
       << u.dbname << " = host=" << u.host << " port=" << u.port << " dbname=" << u.dbname
       << " user=" << u.user << "\n\n[pgbouncer]\n"
-      << "listen_addr = 127.0.0.1\nlisten_port = " << port << "\nunix_socket_dir =\n"
-      << "auth_type = trust\nauth_file = " << (dir / "users.txt").string() << "\n"
+      << "listen_addr = 127.0.0.1\nlisten_port = " << port
+      << "\nunix_socket_dir =\n"
+      // Every client, the admin console's too, proves the password of the auth file (mode 0600).
+      << "auth_type = scram-sha-256\nauth_file = " << (dir / "users.txt").string() << "\n"
       << "pool_mode = transaction\n"
       << "max_client_conn = " << o.max_client_conn << "\n"
       << "default_pool_size = " << o.default_pool_size << "\n"
@@ -128,12 +130,14 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
   version_ = pgbouncer_version(exe);
   const Upstream up = read_upstream(server_conninfo, stop);
   user_ = up.user;
+  // Its clients log in with the server's password; a server that asks for none (trust) gets a
+  // random one for PgBouncer alone, so that PgBouncer never lets in someone who has none.
+  password_ = up.password ? *up.password : random_password();
   const Credentials creds = unprivileged_credentials();
   dir_ = make_owned_folder("perflab-pgbouncer-", creds);
   try {
     write_private_file(dir_ / "users.txt",
-                       auth_quoted(up.user) + " " + auth_quoted(up.password.value_or("")) + "\n",
-                       0600, creds);
+                       auth_quoted(up.user) + " " + auth_quoted(password_) + "\n", 0600, creds);
     std::string last_error;
     for (int attempt = 0; attempt < 5; ++attempt) {
       port_ = free_loopback_port();
@@ -142,6 +146,7 @@ ManagedPgBouncer::ManagedPgBouncer(const std::string& server_conninfo, ManagedPg
       try {
         start(exe, stop);
         conninfo_ = conninfo_with_address(server_conninfo, "127.0.0.1", port_);
+        if (!up.password) conninfo_ += " password=" + password_;
         return;
       } catch (const StartStopped&) {
         throw;
@@ -199,11 +204,14 @@ ManagedPgBouncer::~ManagedPgBouncer() {
 
 std::vector<int> ManagedPgBouncer::server_pids() const {
   // The admin console speaks the simple protocol and takes no SET: plain libpq, bounded by
-  // connect_timeout and tcp_user_timeout (the console is PgBouncer's own, on this machine).
-  const std::string ci = "host=127.0.0.1 port=" + std::to_string(port_) +
-                         " dbname=pgbouncer user=" + user_ +
-                         " connect_timeout=5 tcp_user_timeout=10000";
-  std::unique_ptr<PGconn, PgConnFinish> c(PQconnectdb(ci.c_str()));
+  // connect_timeout and tcp_user_timeout (the console is PgBouncer's own, on this machine). As
+  // keywords and values: the password needs no quoting.
+  const std::string port = std::to_string(port_);
+  const char* keys[] = {
+      "host", "port", "dbname", "user", "password", "connect_timeout", "tcp_user_timeout", nullptr};
+  const char* values[] = {"127.0.0.1",       port.c_str(), "pgbouncer", user_.c_str(),
+                          password_.c_str(), "5",          "10000",     nullptr};
+  std::unique_ptr<PGconn, PgConnFinish> c(PQconnectdbParams(keys, values, 0));
   if (!c || PQstatus(c.get()) != CONNECTION_OK)
     throw ServerError(std::string("PgBouncer's console does not answer: ") +
                       (c ? PQerrorMessage(c.get()) : "out of memory"));

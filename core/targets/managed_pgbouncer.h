@@ -21,10 +21,11 @@ struct ManagedPgBouncerOptions {
 };
 
 // PgBouncer (pool_mode = transaction) in front of the PostgreSQL `server_conninfo` names
-// (host, port, dbname, user; a password, when given, goes only into the auth file, mode 0600,
-// never into its log). Clients connect as that user to that database on 127.0.0.1:port() and
-// are not asked for a password (auth_type = trust, loopback only). When Perflab runs as root it
-// runs as the unprivileged user PostgreSQL runs as. Throws ServerError.
+// (host, port, dbname, user; its password goes only into the auth file, mode 0600 in its private
+// folder, never into its configuration or log). Clients, its admin console's too, connect as that
+// user to that database on 127.0.0.1:port() with that password (auth_type = scram-sha-256; a
+// random one when the conninfo has none); PgBouncer logs in to the server with it. When Perflab
+// runs as root it runs as the unprivileged user PostgreSQL runs as. Throws ServerError.
 class ManagedPgBouncer {
  public:
   // StartStopped when `stop` ends the wait for it to listen (nothing left behind).
@@ -34,7 +35,8 @@ class ManagedPgBouncer {
   ManagedPgBouncer(const ManagedPgBouncer&) = delete;
   ManagedPgBouncer& operator=(const ManagedPgBouncer&) = delete;
 
-  // server_conninfo with the address replaced by PgBouncer's (its password, if any, kept).
+  // server_conninfo with the address replaced by PgBouncer's and the password kept (or the one
+  // drawn for it): never record it (redact_conninfo).
   std::string conninfo() const { return conninfo_; }
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
@@ -51,7 +53,8 @@ class ManagedPgBouncer {
   void start(const std::filesystem::path& exe, const std::stop_token& stop);
   ManagedPgBouncerOptions opts_;
   std::string server_conninfo_, conninfo_;
-  std::string user_;  // the server's user, PgBouncer's admin too
+  std::string user_;      // the server's user, PgBouncer's admin too
+  std::string password_;  // user_'s, in the auth file
   std::filesystem::path dir_;
   int port_ = 0;
   pid_t pid_ = -1;

@@ -165,8 +165,8 @@ TEST(ManagedPgBouncer, KeepsAnExternalServersPasswordOutOfItsConfigurationAndLog
   ManagedPostgres pg(ManagedPostgresOptions{.durable = false, .shared_buffers = "16MB"});
   PgConnection admin(pg.setup_conninfo());
   admin.exec("CREATE ROLE app LOGIN PASSWORD 'pooler-secret-42'");
-  // Trust on loopback: the password is checked by nobody, but it must go nowhere but the auth
-  // file (mode 0600).
+  // PgBouncer asks its clients for it and logs in to the server with it, but it must go nowhere
+  // but the auth file (mode 0600).
   ManagedPgBouncer bouncer("host=127.0.0.1 port=" + std::to_string(pg.port()) +
                                " dbname=perflab user=app password=pooler-secret-42",
                            {.max_client_conn = 10, .default_pool_size = 1});
