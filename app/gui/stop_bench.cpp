@@ -49,6 +49,7 @@
 #include "targets/freeze.h"
 #include "targets/managed_postgres.h"
 #include "targets/managed_redis.h"
+#include "targets/postgres.h"
 #include "targets_page.h"
 
 using namespace perflab;
@@ -105,6 +106,7 @@ struct CliCase {
   std::string freeze_at;
   pid_t server;
   std::function<bool(const Run&)> measured;
+  std::vector<std::string> environment = {};  // e.g. PGPASSWORD: never on the command line
 };
 
 void cli_case(const fs::path& cli, const CliCase& c, int tries, const fs::path& dir) {
@@ -117,7 +119,8 @@ void cli_case(const fs::path& cli, const CliCase& c, int tries, const fs::path& 
     args.push_back("--out");
     args.push_back(out.string() + ".json");
     fs::remove(err);
-    ChildProcess p(cli, {.args = args, .output = dir / "stdout", .errors = err, .environment = {}});
+    ChildProcess p(
+        cli, {.args = args, .output = dir / "stdout", .errors = err, .environment = c.environment});
     if (!wait_until([&] { return slurp(err).find(c.freeze_at) != std::string::npos; },
                     std::chrono::seconds(120))) {
       std::printf("%s, try %d: stderr never showed \"%s\": %s\n", c.what.c_str(), i,
@@ -155,14 +158,16 @@ void cli_case(const fs::path& cli, const CliCase& c, int tries, const fs::path& 
 
 void cli_postgres(const fs::path& cli, int tries, const fs::path& dir) {
   ManagedPostgres pg;
+  const ChildConninfo target = conninfo_for_child(pg.conninfo());
   cli_case(cli,
            {"Ctrl-C, perflab-cli run iolist, PostgreSQL frozen",
-            {"iolist", "--pg", pg.conninfo(), "--schema", "perflab_stop_bench", "--param",
+            {"iolist", "--pg", target.conninfo, "--schema", "perflab_stop_bench", "--param",
              "benchmarks=append", "--param", "writers=1", "--param", "repetitions=1000", "--param",
              "warmup=0", "--param", "events=10", "--param", "network_rtt_ms=0"},
             "repetition 3/",
             pg.pid(),
-            [](const Run& r) { return r.find_point("append", "iolist", "single writer"); }},
+            [](const Run& r) { return r.find_point("append", "iolist", "single writer"); },
+            target.environment},
            tries, dir);
 }
 

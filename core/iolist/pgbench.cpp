@@ -254,7 +254,7 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
     f << script.text;
     if (!f.flush()) throw std::runtime_error("cannot write " + file.string());
   }
-  auto [conninfo, password] = parse_conninfo(inv.conninfo);
+  ChildConninfo target = conninfo_for_child(inv.conninfo);
   std::vector<std::string> args = {"-n",
                                    "-M",
                                    "extended",
@@ -285,13 +285,13 @@ std::optional<PgbenchReport> run_pgbench(const PgbenchInvocation& inv, const Pgb
     args.push_back("--log");
     args.push_back("--log-prefix=" + (inv.work_dir / log_prefix).string());
   }
-  args.push_back(conninfo);
+  args.push_back(target.conninfo);
   // The password (if any) goes into the child's environment only.
   ChildProcessOptions opts;
   opts.args = std::move(args);
   opts.output = inv.work_dir / "stdout.txt";
   opts.errors = inv.work_dir / "stderr.txt";
-  if (password) opts.environment.push_back("PGPASSWORD=" + *password);
+  opts.environment = std::move(target.environment);
   const fs::path out = opts.output, err = opts.errors;
   // The child appends: each invocation starts from empty files.
   std::error_code ec;

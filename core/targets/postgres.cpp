@@ -88,6 +88,13 @@ ParsedConninfo parse_conninfo(const std::string& conninfo) {
   return out;
 }
 
+ChildConninfo conninfo_for_child(const std::string& conninfo) {
+  ParsedConninfo parsed = parse_conninfo(conninfo);
+  ChildConninfo out{std::move(parsed.without_password), {}};
+  if (parsed.password) out.environment.push_back("PGPASSWORD=" + *parsed.password);
+  return out;
+}
+
 std::string conninfo_with_address(const std::string& conninfo, const std::string& host, int port) {
   const ParsedConninfo parsed = parse_conninfo(conninfo);
   // Later settings win in a conninfo: the address goes last.

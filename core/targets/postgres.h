@@ -180,6 +180,16 @@ struct ParsedConninfo {
 };
 ParsedConninfo parse_conninfo(const std::string& conninfo);
 
+// A conninfo for a child program's command line (pgbench, perflab-cli): parse_conninfo()'s
+// settings there, and the password, if any, as PGPASSWORD for the child's environment only (any
+// user may read a command line in /proc, an environment only its own user and root). Throws
+// std::invalid_argument as parse_conninfo.
+struct ChildConninfo {
+  std::string conninfo;
+  std::vector<std::string> environment;  // {"PGPASSWORD=..."}, or empty without a password
+};
+ChildConninfo conninfo_for_child(const std::string& conninfo);
+
 // conninfo (key=value or URI) with the server's address replaced by a numeric IP and a port,
 // everything else (password included) kept; for routing a connection through a relay.
 std::string conninfo_with_address(const std::string& conninfo, const std::string& host, int port);

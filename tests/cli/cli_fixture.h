@@ -14,7 +14,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -63,19 +66,29 @@ class Cli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Starts perflab-cli with stdout and stderr into files of the test's folder.
+  // Starts perflab-cli with stdout and stderr into files of the test's folder. Once the shared
+  // managed PostgreSQL runs, its password is in the child's environment (PGPASSWORD), as a user
+  // gives it: pg_conninfo() names the server on the command line without it.
   pid_t spawn(std::vector<std::string> args) {
     args.insert(args.begin(), PERFLAB_CLI);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::string password;
+    if (const ManagedPostgres* pg = test::shared_targets().managed_postgres())
+      password = "PGPASSWORD=" + pg->passwords().user;
+    std::vector<char*> envp;
+    for (char** e = environ; *e; ++e)
+      if (std::string_view(*e).rfind("PGPASSWORD=", 0) != 0) envp.push_back(*e);
+    if (!password.empty()) envp.push_back(password.data());
+    envp.push_back(nullptr);
     const std::string out = out_file().string(), err = err_file().string();
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ), 0);
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()), 0);
     posix_spawn_file_actions_destroy(&fa);
     return pid;
   }
@@ -134,9 +147,15 @@ class Cli : public ::testing::Test {
             "--quiet"};
   }
 
+  // The shared managed PostgreSQL (started if need be) for --pg: its password is not in it (see
+  // spawn).
+  static std::string pg_conninfo() {
+    return redact_conninfo(test::shared_targets().postgres().conninfo);
+  }
+
   std::vector<std::string> small_run(const std::string& out) {
     return {"run",      "iolist",
-            "--pg",     test::shared_targets().postgres().conninfo,
+            "--pg",     pg_conninfo(),
             "--schema", test::unique_name("perflab_cli"),
             "--param",  "writers=1,2",
             "--param",  "readers=1",
