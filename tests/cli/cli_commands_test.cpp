@@ -157,7 +157,7 @@ TEST_F(Cli, PgbenchFailureIsOneLineWithTheDetailInTheRunFile) {
   c.exec("ALTER TABLE " + schema + ".events DROP COLUMN metadata");
   const auto out = dir_ / "failed.json";
   auto r = cli({"run",      "iolist",
-                "--pg",     pg,
+                "--pg",     pg_conninfo(),
                 "--schema", schema,
                 "--param",  "reset=false",
                 "--param",  "benchmarks=build,pgbench",
@@ -181,7 +181,7 @@ TEST_F(Cli, PgbenchFailureIsOneLineWithTheDetailInTheRunFile) {
 }
 
 TEST_F(Cli, APrimaryNamedAsItsOwnStandbyIsRefusedBeforeMeasuring) {
-  const std::string pg = test::shared_targets().postgres().conninfo;
+  const std::string pg = pg_conninfo();  // the password stays off the command line
   const auto out = dir_ / "standby.json";
   auto r = cli({"run", "iolist", "--pg", pg, "--pg-standby", pg, "--param", "benchmarks=standby",
                 "--param", "standbys=1", "--out", out.string(), "--quiet"});

@@ -29,10 +29,12 @@ TEST_F(Cli, CompareFailsASlowedRunAndPassesTheSameBuild) {
   // Every round trip 2 ms longer: an append of ten events (a few hundred µs straight) takes
   // several times as long, under the same benchmark names.
   DelayRelay relay(server.host(), server.port(), std::chrono::milliseconds(2));
-  const std::string via = conninfo_with_address(pg.conninfo, "127.0.0.1", relay.port());
+  // On the command line without the password (spawn gives it in the environment).
+  const std::string direct = pg_conninfo();
+  const std::string via = conninfo_with_address(direct, "127.0.0.1", relay.port());
   const auto a = dir_ / "a.json", b = dir_ / "b.json", slow = dir_ / "slow.json";
   for (const auto& [conninfo, out] :
-       {std::pair{pg.conninfo, a}, std::pair{pg.conninfo, b}, std::pair{via, slow}}) {
+       {std::pair{direct, a}, std::pair{direct, b}, std::pair{via, slow}}) {
     const auto r = cli(appends(conninfo, out));
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }

@@ -143,7 +143,7 @@ TEST_F(Cli, SchemaPerflabDidNotCreateIsRefusedAndTheUsersTablesSurvive) {
   for (const std::string& schema : {std::string("public"), users}) {
     SCOPED_TRACE(schema);
     const auto out = dir_ / (schema + ".json");
-    auto r = cli({"run", "iolist", "--pg", pg, "--schema", schema, "--param",
+    auto r = cli({"run", "iolist", "--pg", pg_conninfo(), "--schema", schema, "--param",
                   "benchmarks=build,append", "--out", out.string()});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(lines(r.err), 1u) << r.err;
