@@ -69,7 +69,8 @@ class Cli : public ::testing::Test {
   // Starts perflab-cli with stdout and stderr into files of the test's folder. Once the shared
   // managed PostgreSQL runs, its password is in the child's environment (PGPASSWORD), as a user
   // gives it: pg_conninfo() names the server on the command line without it.
-  pid_t spawn(std::vector<std::string> args) {
+  // `name` tells apart the output files of programs that run at the same time.
+  pid_t spawn(std::vector<std::string> args, const std::string& name = {}) {
     args.insert(args.begin(), PERFLAB_CLI);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -82,7 +83,7 @@ class Cli : public ::testing::Test {
       if (std::string_view(*e).rfind("PGPASSWORD=", 0) != 0) envp.push_back(*e);
     if (!password.empty()) envp.push_back(password.data());
     envp.push_back(nullptr);
-    const std::string out = out_file().string(), err = err_file().string();
+    const std::string out = out_file(name).string(), err = err_file(name).string();
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -104,7 +105,8 @@ class Cli : public ::testing::Test {
   }
 
   // Waits for perflab-cli to exit; one that hangs is killed after `limit` and fails the test.
-  Result finish(pid_t pid, std::chrono::seconds limit = std::chrono::seconds(600)) {
+  Result finish(pid_t pid, std::chrono::seconds limit = std::chrono::seconds(600),
+                const std::string& name = {}) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     int status = 0;
     while (waitpid(pid, &status, WNOHANG) == 0) {
@@ -118,8 +120,8 @@ class Cli : public ::testing::Test {
     }
     Result r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out_file());
-    r.err = slurp(err_file());
+    r.out = slurp(out_file(name));
+    r.err = slurp(err_file(name));
     return r;
   }
 
@@ -133,8 +135,8 @@ class Cli : public ::testing::Test {
     return finish(pid);
   }
 
-  fs::path out_file() const { return dir_ / "stdout"; }
-  fs::path err_file() const { return dir_ / "stderr"; }
+  fs::path out_file(const std::string& name = {}) const { return dir_ / (name + "stdout"); }
+  fs::path err_file(const std::string& name = {}) const { return dir_ / (name + "stderr"); }
 
   // A run of the build micro-benchmark only (no server): quick, and a run file to read.
   std::vector<std::string> build_run(const std::string& out, const std::string& reps = "2") {
