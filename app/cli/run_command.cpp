@@ -115,10 +115,9 @@ RunCommand::RunCommand(CLI::App& cmd) {
   cmd.footer(
       "Runs an experiment and writes its run file. Passwords: PGPASSWORD or ~/.pgpass for "
       "PostgreSQL, PERFLAB_REDIS_PASSWORD for Redis; they are never written to run files.");
-  cmd.add_option("EXPERIMENT", experiment_,
-                 ids_in_words(experiment_ids()) +
-                     " (see perflab-cli list); with --like, "
-                     "the saved run's")
+  cmd.add_option(
+         "EXPERIMENT", experiment_,
+         ids_in_words(experiment_ids()) + " (see perflab-cli list); with --like, the saved run's")
       ->check(CLI::Validator(
           [](std::string& id) {
             if (make_experiment(id)) return std::string();
@@ -293,10 +292,7 @@ int RunCommand::take_like(std::map<std::string, std::string>& params) {
     return fail_program(kExitUsage, like_ + ": " + e.what());
   }
   std::vector<std::string> changed, elsewhere;
-  for (const auto& kv : params_) {
-    const std::string name = kv.substr(0, kv.find('='));
-    changed.push_back(name);
-  }
+  for (const auto& kv : params_) changed.push_back(kv.substr(0, kv.find('=')));
   std::vector<std::string> newer;  // parameters added since the file was written
   for (const auto& spec : exp->params())
     if (!params.count(spec.name)) newer.push_back(spec.name);
