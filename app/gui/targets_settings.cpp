@@ -24,7 +24,11 @@ std::string quote(const QString& v) {
 }  // namespace
 
 std::string pg_conninfo(const TargetsForm& f) {
-  if (!f.pg_conninfo.trimmed().isEmpty()) return f.pg_conninfo.trimmed().toStdString();
+  if (!f.pg_conninfo.trimmed().isEmpty()) {
+    std::string c = f.pg_conninfo.trimmed().toStdString();
+    if (std::string why = pg_conninfo_refusal(c); !why.empty()) throw std::invalid_argument(why);
+    return c;
+  }
   if (f.pg_host.trimmed().isEmpty()) throw std::invalid_argument("PostgreSQL host is empty");
   if (f.pg_port < 1 || f.pg_port > 65535)
     throw std::invalid_argument("PostgreSQL port must be 1–65535");
@@ -42,12 +46,9 @@ std::vector<std::string> pg_standby_conninfos(const TargetsForm& f) {
   for (const QString& line : f.pg_standbys.split('\n')) {
     const std::string c = line.trimmed().toStdString();
     if (c.empty()) continue;
-    ParsedConninfo parsed;
-    try {
-      parsed = parse_conninfo(c);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("standby " + std::to_string(out.size() + 1) + ": " + e.what());
-    }
+    if (std::string why = pg_conninfo_refusal(c); !why.empty())
+      throw std::invalid_argument("standby " + std::to_string(out.size() + 1) + ": " + why);
+    const ParsedConninfo parsed = parse_conninfo(c);
     if (parsed.password || !typed)
       out.push_back(c);
     else

@@ -7,6 +7,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -227,6 +228,34 @@ int pg_connect_timeout_s(const std::string& conninfo, int fallback) {
   PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
   if (err) PQfreemem(err);
   return connect_timeout_of(opts, fallback);
+}
+
+std::string pg_conninfo_refusal(const std::string& conninfo) {
+  char* err = nullptr;
+  PQconninfoOption* opts = PQconninfoParse(conninfo.c_str(), &err);
+  if (!opts) {
+    if (err) PQfreemem(err);
+    try {
+      parse_conninfo(conninfo);  // throws with libpq's reason
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "cannot parse the PostgreSQL connection string";
+  }
+  std::string why;
+  for (PQconninfoOption* o = opts; o->keyword; ++o) {
+    if (std::strcmp(o->keyword, "connect_timeout") != 0 || !o->val) continue;
+    const std::string v = o->val;
+    int seconds = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seconds);
+    if (ec != std::errc() || end != v.data() + v.size() || seconds < 1 ||
+        seconds > kPgMaxConnectTimeoutS)
+      why = "connect_timeout=" + v + " in the PostgreSQL connection string: give 1 to " +
+            std::to_string(kPgMaxConnectTimeoutS) +
+            " seconds (Perflab bounds every wait; 0 would wait for ever)";
+  }
+  PQconninfoFree(opts);
+  return why;
 }
 
 PgConnection::PgConnection(const std::string& conninfo, int connect_timeout_s)

@@ -81,7 +81,8 @@ class IoDeadline;  // targets/io_wait.h
 inline constexpr std::chrono::milliseconds kPgReplySlack{5000};
 
 // How Perflab bounds every PostgreSQL operation (README, "Bounds"). The connection string's own
-// connect_timeout, keepalives* and tcp_user_timeout win over the ones added here.
+// connect_timeout (at most kPgMaxConnectTimeoutS), keepalives* and tcp_user_timeout win over the
+// ones added here.
 struct PgLimits {
   int connect_timeout_s = 5;
   // SET statement_timeout (and idle_in_transaction_session_timeout) for Perflab's sessions;
@@ -204,6 +205,15 @@ std::string pg_bounded_conninfo(const std::string& conninfo, const PgLimits& lim
 // minimum), or `fallback` when it sets none: the bound of a connection made asynchronously,
 // where libpq leaves the timeout to its caller.
 int pg_connect_timeout_s(const std::string& conninfo, int fallback);
+
+// The longest connect_timeout a conninfo may ask for. Every wait of Perflab's is bounded, and a
+// server that has not answered a connection within a minute is not one to measure.
+inline constexpr int kPgMaxConnectTimeoutS = 60;
+
+// Why Perflab refuses this conninfo as a target, or "" when it takes it: libpq cannot parse it,
+// or its connect_timeout is not a whole number of seconds from 1 to kPgMaxConnectTimeoutS (0 is
+// libpq's "wait for ever"). Never shows the password.
+std::string pg_conninfo_refusal(const std::string& conninfo);
 
 // conninfo with any password removed, for messages, logs and results: parse_conninfo()'s
 // settings, or a placeholder when libpq cannot parse it (nothing of it is shown then).

@@ -20,6 +20,12 @@ Targets::Targets(TargetsConfig cfg) : cfg_(std::move(cfg)) {
   if (cfg_.pg_conninfo && cfg_.pg_conninfo->empty())
     throw std::invalid_argument(
         "the PostgreSQL conninfo is empty; leave it unset to use a managed server");
+  if (cfg_.pg_conninfo)
+    if (std::string why = pg_conninfo_refusal(*cfg_.pg_conninfo); !why.empty())
+      throw TargetError(TargetField::PgServer, why);
+  for (std::size_t i = 0; i < cfg_.pg_standby_conninfos.size(); ++i)
+    if (std::string why = pg_conninfo_refusal(cfg_.pg_standby_conninfos[i]); !why.empty())
+      throw TargetError(TargetField::PgStandby, "standby " + std::to_string(i + 1) + ": " + why);
   if (cfg_.pg_limits.statement_timeout < std::chrono::seconds(1))
     throw std::invalid_argument("the PostgreSQL statement timeout must be at least 1 s");
   if (cfg_.redis_timeout < std::chrono::milliseconds(100))

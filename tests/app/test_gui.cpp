@@ -265,6 +265,25 @@ class GuiTest : public QObject {
     QCOMPARE(*to_config(f).pg_conninfo, c);
     f.pg_conninfo = "postgresql://u@h:1/d";
     QCOMPARE(pg_conninfo(f), std::string("postgresql://u@h:1/d"));  // raw conninfo wins
+    // A connect_timeout Perflab would not bound is refused beside its field, for the server
+    // and for each standby.
+    auto refused_field = [&](TargetField field, const char* says) {
+      try {
+        to_config(f);
+      } catch (const TargetsFormError& e) {
+        return e.field() == field && std::string(e.what()).find(says) != std::string::npos;
+      }
+      return false;
+    };
+    f.pg_conninfo = "host=h connect_timeout=600";
+    QVERIFY(refused_field(TargetField::PgServer, "connect_timeout=600"));
+    f.pg_conninfo = "host=h connect_timeout=60";
+    f.pg_standbys = "host=s1 connect_timeout=5\nhost=s2 connect_timeout=0";
+    QVERIFY(refused_field(TargetField::PgStandby, "standby 2: connect_timeout=0"));
+    f.pg_standbys = "host=s1 connect_timeout=5";
+    QCOMPARE(to_config(f).pg_standby_conninfos.size(), std::size_t(1));
+    f.pg_standbys.clear();
+    f.pg_conninfo = "postgresql://u@h:1/d";
     f.redis_managed = false;
     f.redis_password = "pw";
     f.redis_nodes = "10.0.0.1:7001,10.0.0.2:7002";

@@ -179,6 +179,42 @@ TEST(TargetsConfigCheck, RejectsEmptySchemaPrefixAndConninfo) {
   EXPECT_THROW(Targets{c}, std::invalid_argument);
 }
 
+// A connect_timeout above Perflab's bound (or libpq's "for ever", 0) would make a run wait for
+// it: refused before anything connects, naming the setting, for the server and each standby.
+TEST(TargetsConfigCheck, RejectsAnUnboundedConnectTimeout) {
+  EXPECT_EQ(pg_conninfo_refusal("host=h connect_timeout=60"), "");
+  EXPECT_EQ(pg_conninfo_refusal("postgresql://h/d?connect_timeout=2"), "");
+  EXPECT_EQ(pg_conninfo_refusal("host=h"), "");
+  for (const char* c :
+       {"host=h connect_timeout=600", "host=h connect_timeout=0", "host=h connect_timeout=-1",
+        "host=h connect_timeout=5s", "postgresql://h/d?connect_timeout=3600"}) {
+    const std::string why = pg_conninfo_refusal(c);
+    EXPECT_NE(why.find("connect_timeout="), std::string::npos) << c << ": " << why;
+    EXPECT_NE(why.find("1 to 60 seconds"), std::string::npos) << c << ": " << why;
+  }
+  EXPECT_NE(pg_conninfo_refusal("host='unclosed"), "");
+  EXPECT_EQ(pg_conninfo_refusal("host=h password=s3cret connect_timeout=0").find("s3cret"),
+            std::string::npos);
+  TargetsConfig a;
+  a.pg_conninfo = "host=127.0.0.1 port=1 connect_timeout=600";
+  try {
+    Targets t{a};
+    FAIL() << "took connect_timeout=600";
+  } catch (const TargetError& e) {
+    EXPECT_EQ(e.field(), TargetField::PgServer);
+  }
+  TargetsConfig b;
+  b.pg_conninfo = "host=127.0.0.1 port=1";
+  b.pg_standby_conninfos = {"host=127.0.0.1 port=2", "host=127.0.0.1 port=3 connect_timeout=0"};
+  try {
+    Targets t{b};
+    FAIL() << "took a standby's connect_timeout=0";
+  } catch (const TargetError& e) {
+    EXPECT_EQ(e.field(), TargetField::PgStandby);
+    EXPECT_EQ(std::string(e.what()).rfind("standby 2: connect_timeout=0", 0), 0u) << e.what();
+  }
+}
+
 TEST(TargetsConfigCheck, TooFewRedisNodesIsClear) {
   TargetsConfig cfg;
   cfg.redis_nodes = {parse_redis_endpoint("127.0.0.1:1")};
