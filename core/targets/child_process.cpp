@@ -252,23 +252,26 @@ pid_t do_spawn(const SpawnSpec& spec) {
 
 }  // namespace
 
-Credentials unprivileged_credentials() {
+Credentials unprivileged_credentials(const std::string& user) {
   Credentials c;
   if (geteuid() != 0) return c;
-  for (const char* name : {"postgres", "nobody"}) {
-    std::vector<char> buf(16384);
-    passwd pw{};
-    passwd* found = nullptr;
-    if (getpwnam_r(name, &pw, buf.data(), buf.size(), &found) == 0 && found) {
-      c.drop = true;
-      c.uid = found->pw_uid;
-      c.gid = found->pw_gid;
-      c.user = name;
-      return c;
-    }
+  std::vector<char> buf(16384);
+  passwd pw{};
+  passwd* found = nullptr;
+  if (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found &&
+      found->pw_uid != 0) {
+    c.drop = true;
+    c.uid = found->pw_uid;
+    c.gid = found->pw_gid;
+    c.user = user;
+    return c;
   }
-  throw ServerError(
-      "running as root, but neither user 'postgres' nor 'nobody' exists to run the server as");
+  // Never "nobody": every process that runs as it (NFS's squashed root, other daemons) could
+  // then read the servers' folders and password files.
+  throw ServerError("running as root, but there is no user '" + user +
+                    "' to run the managed servers as (Debian's postgresql-15 package creates "
+                    "it; or: adduser --system --group " +
+                    user + ")");
 }
 
 pid_t spawn(const SpawnSpec& spec) {

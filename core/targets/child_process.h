@@ -27,8 +27,9 @@ struct Credentials {
   std::string user;
 };
 
-// When running as root, servers (PostgreSQL must) run as "postgres" if it exists, else "nobody".
-Credentials unprivileged_credentials();
+// When running as root, servers (PostgreSQL must) run as `user`, a user of their own; without
+// one, ServerError says how to make it. Not root: Perflab's own user (no drop).
+Credentials unprivileged_credentials(const std::string& user = "postgres");
 
 // How to start a child.
 struct SpawnSpec {

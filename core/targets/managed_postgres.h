@@ -36,10 +36,10 @@ struct ManagedPostgresOptions {
 };
 
 // A throwaway PostgreSQL cluster: initdb into a folder Perflab owns, postgres on 127.0.0.1.
-// When Perflab runs as root, initdb and postgres run as an unprivileged user ("postgres" if it
-// exists, else "nobody"). Only its roles' passwords let anyone in (see kPgSetupUser). Stopped and
-// its folder removed on destruction: immediate shutdown (SIGQUIT), since its data is thrown away
-// (no shutdown checkpoint to write and sync).
+// When Perflab runs as root, initdb and postgres run as the unprivileged user "postgres". Only its
+// roles' passwords let anyone in (see kPgSetupUser). Stopped and its folder removed on destruction:
+// immediate shutdown (SIGQUIT), since its data is thrown away (no shutdown checkpoint to write and
+// sync).
 class ManagedPostgres {
  public:
   // Starts; throws ServerError, StartStopped when `stop` ends initdb or the wait for it to

@@ -60,7 +60,7 @@ Attempt psql_as(const std::string& user, const std::string& conninfo,
 
 // A local user other than the one the managed servers run as.
 std::string another_user() {
-  return unprivileged_credentials().user == "nobody" ? "daemon" : "nobody";
+  return "nobody";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Helper programs started through the managed-server spawner (no server involved).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -101,4 +102,26 @@ TEST(ChildProcess, MissingProgramIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/perflab-tool"), std::string::npos)
         << e.what();
   }
+}
+
+// Managed servers run as a user of their own, never as the shared "nobody" or as root: without
+// one, the refusal says how to make it.
+TEST(ChildProcess, ServersRunAsAUserOfTheirOwn) {
+  if (geteuid() != 0) {
+    EXPECT_FALSE(unprivileged_credentials().drop);  // Perflab's own user
+    GTEST_SKIP() << "as root, the servers' user is chosen";
+  }
+  const Credentials c = unprivileged_credentials();
+  EXPECT_TRUE(c.drop);
+  EXPECT_EQ(c.user, "postgres");
+  EXPECT_NE(c.uid, 0u);
+  try {
+    unprivileged_credentials("perflab-no-such-user");
+    FAIL() << "ran as a user that does not exist";
+  } catch (const ServerError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("no user 'perflab-no-such-user'"), std::string::npos) << m;
+    EXPECT_NE(m.find("adduser --system --group perflab-no-such-user"), std::string::npos) << m;
+  }
+  EXPECT_THROW(unprivileged_credentials("root"), ServerError);
 }
