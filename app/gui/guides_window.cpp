@@ -27,7 +27,8 @@ struct Page {
 constexpr Page kPages[] = {{"README.md", "Overview"},           {"iolist.md", "IO lists"},
                            {"sharding.md", "Sharding"},         {"caching.md", "Caching"},
                            {"latency.md", "Open-loop latency"}, {"lecture.md", "Lecture plans"},
-                           {"verdicts.md", "Reading a result"}};
+                           {"verdicts.md", "Reading a result"}, {"cli.md", "Command line"},
+                           {"proxy.md", "The proxy"},           {"safety.md", "Safety"}};
 
 }  // namespace
 

@@ -58,7 +58,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr double kTargetMs = 1000;  // Stop and Ctrl-C end a run within a second (README)
+constexpr double kTargetMs = 1000;  // Stop and Ctrl-C end a run within a second (docs/cli.md)
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();

@@ -80,7 +80,7 @@ class IoDeadline;  // targets/io_wait.h
 // The client waits this much longer than the statement timeout before it gives up on a server.
 inline constexpr std::chrono::milliseconds kPgReplySlack{5000};
 
-// How Perflab bounds every PostgreSQL operation (README, "Bounds"). The connection string's own
+// How Perflab bounds every PostgreSQL operation (docs/safety.md). The connection string's own
 // connect_timeout (at most kPgMaxConnectTimeoutS), keepalives* and tcp_user_timeout win over the
 // ones added here.
 struct PgLimits {
