@@ -113,7 +113,7 @@ TEST_F(Cli, InterruptKeepsWhatWasMeasured) {
   EXPECT_NE(run.find_point("build_time", "iolist", "1"), nullptr);
 }
 
-// ---- issue 15 and the preflight of issue 8 ----
+// ---- targets checked before the run: a wrong one costs a line, never a run file ----
 
 TEST_F(Cli, UnreachableTargetFailsFastWithOneLineAndNoFile) {
   const auto out = dir_ / "dead.json";

@@ -43,8 +43,8 @@ using namespace perflab;
 using namespace perflab::proxy;
 using namespace perflab::proxy::support;
 
-// The attack of issue 11: lengths Redis refuses ("$01", "$-0", "*02"...) on a connection shared
-// with other clients. They are refused by the proxy itself, so the shared connection and the
+// An attack on a shared connection: lengths Redis refuses ("$01", "$-0", "*02"...) on a connection
+// shared with other clients. They are refused by the proxy itself, so the shared connection and the
 // other clients never notice.
 TEST(Proxy, MalformedLengthsNeverReachASharedConnection) {
   auto proxy = make_proxy(servers().shards);
@@ -179,8 +179,8 @@ bool holds(const RedisReply& r, const std::string& s) {
 
 }  // namespace
 
-// Issue 24: with --allow-admin, CONFIG GET requirepass answered the backend password. With or
-// without it, no reply holds the proxy's credentials: secret CONFIG parameters (globs too) and
+// A leak once found: with --allow-admin, CONFIG GET requirepass answered the backend password. With
+// or without it, no reply holds the proxy's credentials: secret CONFIG parameters (globs too) and
 // ACL passwords are left out, and an administrative or script reply still holding one is
 // withheld. The other parameters stay readable.
 TEST(Proxy, NoReplyEverHoldsTheBackendPassword) {
