@@ -265,6 +265,7 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
   pt.reply.assign(reply);
   c.stored_bytes += reply.size();
   p.remaining--;
+  if (p.batched) merge_batches(c, p);
   touch(c);
   return true;
 }

@@ -45,6 +45,7 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   client_mem.sub(c.mem);
   c.mem = 0;
   if (c.resting) std::erase(resting, &c);
+  if (c.fanout) std::erase(fanning, &c);
   give_back_pending = true;
   auto it = clients.find(&c);
   if (it != clients.end()) {
@@ -89,7 +90,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
     if (c.dead) return;
   }
   if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
-  if (c.paused || c.closing) {
+  if (c.paused || c.closing || c.fanout) {  // a fan-out's command stays in the input as it is
     if (ev & (EPOLLHUP | EPOLLERR)) {
       st_client_eof.add();
       close_client(c, "hung up");
@@ -124,7 +125,8 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
 }
 
 void Proxy::Impl::process_input(Client& c) {
-  while (!c.dead && !c.closing && !c.paused && !c.switch_wait && c.in.end > c.in.start) {
+  while (!c.dead && !c.closing && !c.paused && !c.switch_wait && !c.fanout &&
+         c.in.end > c.in.start) {
     std::string_view data = c.in.data();
     ParseResult r = c.parser.parse(data, argv);
     if (r.status == ParseStatus::Incomplete) break;
@@ -152,6 +154,11 @@ void Proxy::Impl::process_input(Client& c) {
     if (!argv.empty()) {
       st_requests.add();
       dispatch(c, argv, data.substr(0, r.consumed));
+      if (c.fanout) {  // sent in batches: the command is consumed after the last one
+        c.fanout->consumed = r.consumed;
+        c.fanout->argv.swap(argv);
+        break;
+      }
     }
     c.in.consume(r.consumed);
     if (c.dead) return;
@@ -245,11 +252,12 @@ void Proxy::Impl::drain(Client& c) {
     Pending p = std::move(c.pending.front());
     c.pending.pop_front();
     c.head_seq++;
+    if (p.batched) batched_reply(c, p, scratch);
     for (auto& pt : p.parts) c.stored_bytes -= pt.reply.size();
     if (p.parts.empty()) {
       append_reply(c, p.immediate);
     } else {
-      merge(p, scratch);
+      if (!p.batched) merge(p, scratch);
       redact_reply(p.redact, scratch, secrets);
       append_reply(c, scratch);
     }

@@ -140,15 +140,10 @@ void Proxy::Impl::keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
 
 void Proxy::Impl::split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
                                 const std::vector<std::string_view>& av, std::string_view raw) {
+  if (start_fanout(c, seq, info, av)) return;
   const auto step = static_cast<std::size_t>(info.keys.step);
-  if (router.uses_slots())
-    split_by_slot(av, step);
-  else
-    split_keys(av, step, router, split);
-  // The node of a group of keys: a node, or over a cluster a slot's owner.
-  const auto node_of = [&](std::size_t g) {
-    return router.uses_slots() ? split_node[g] : static_cast<std::uint32_t>(g);
-  };
+  split_into_groups(av, step);
+  const auto node_of = [&](std::size_t g) { return group_node(g); };
   const std::size_t nodes = split.by_node.size();
   if (split.used == 1) {  // every key on one node (one slot): the reply is already right
     single(c, seq, node_of(split.last), raw, 0);
@@ -170,6 +165,13 @@ void Proxy::Impl::split_command(Client& c, std::uint64_t seq, const CommandInfo&
     append_node_command(scratch, av, split.by_node[n], step);
     send_part(c, seq, part++, node_of(n), scratch);
   }
+}
+
+void Proxy::Impl::split_into_groups(const std::vector<std::string_view>& av, std::size_t step) {
+  if (router.uses_slots())
+    split_by_slot(av, step);
+  else
+    split_keys(av, step, router, split);
 }
 
 // Over a cluster: the keys grouped by slot (a node refuses keys of several slots), groups in
@@ -211,6 +213,7 @@ void Proxy::Impl::fail_part(Client& c, std::uint64_t seq, std::uint32_t part,
   c.stored_bytes += reply.size();
   p.remaining--;
   st_forward_error.add();
+  if (p.batched) merge_batches(c, p);
 }
 
 void Proxy::Impl::send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,

@@ -14,7 +14,7 @@ void Proxy::Impl::update_events(Conn& c) {
   std::uint32_t ev = 0;
   if (c.kind == Kind::Client) {
     auto& cl = static_cast<Client&>(c);
-    if (!cl.paused && !cl.closing && !cl.resting) ev |= EPOLLIN;
+    if (!cl.paused && !cl.closing && !cl.resting && !cl.fanout) ev |= EPOLLIN;
   } else if (c.kind == Kind::Backend) {
     auto& b = static_cast<Backend&>(c);
     ev |= EPOLLIN;
@@ -61,7 +61,7 @@ void Proxy::Impl::loop() {
       break;
     }
     turn_ns = wall_ns();
-    if (n == 0 && resting.empty()) give_back_memory();  // a quiet moment
+    if (n == 0 && resting.empty() && fanning.empty()) give_back_memory();  // a quiet moment
     if (!resting.empty() && turn_ns >= streamers_resume_ns) resume_streamers();
     for (int i = 0; i < n; ++i) {
       Conn* c = static_cast<Conn*>(events[i].data.ptr);
@@ -86,8 +86,8 @@ void Proxy::Impl::loop() {
           const bool hung_up = ev & (EPOLLHUP | EPOLLERR);
           if (!cl.streaming() || (ev & EPOLLOUT) || (cl.resting && hung_up))
             on_client_event(cl, ev);
-          else if (turn_ns < streamers_resume_ns && !hung_up)
-            rest_streamer(cl);  // it started streaming while the others rest
+          else if (turn_ns < streamers_resume_ns && !hung_up && cl.huge())
+            rest_streamer(cl);  // it streams a huge command while the others rest
           else if (!cl.resting)
             streamers.emplace_back(&cl, ev);
           break;
@@ -101,6 +101,7 @@ void Proxy::Impl::loop() {
       }
     }
     if (!streamers.empty()) serve_streamers();
+    if (!fanning.empty()) serve_fanouts();
     if (turn_ns - last_sweep_ns >= 100'000'000) {
       last_sweep_ns = turn_ns;
       check_timeouts();
@@ -121,26 +122,38 @@ void Proxy::Impl::loop() {
 
 // Clients streaming large commands, after every other event of the turn: what those produced
 // (replies, requests forwarded to the nodes) is sent first, then the streamers read a budget
-// together, so that a small request never waits behind many large reads. Then those still
-// streaming rest kStreamersRestPerBusy times as long as their turn took (copying, page faults,
-// evictions, and any time the loop was preempted meanwhile): the loop sleeps in epoll_wait
-// in between, woken at once by anyone else's request.
+// together, so that a small request never waits behind many large reads. Then those streaming
+// a huge command (past Client::kRestFrom) that read more of it rest kStreamersRestPerBusy times
+// as long as the turn took (copying, page faults, evictions, and any time the loop was
+// preempted meanwhile): the loop sleeps in epoll_wait in between, woken at once by anyone
+// else's request. A large command of ordinary size is read on, unrested: only what streams
+// without end is slowed. One that sent nothing new waits for epoll, not a rest.
 void Proxy::Impl::serve_streamers() {
   flush_dirty();
   auto list = std::move(streamers);
   streamers.clear();
   const std::int64_t start = wall_ns();
   const std::size_t each = std::max<std::size_t>(64 * 1024, kStreamingPerTurn / list.size());
-  for (auto [c, ev] : list)
-    if (!c->dead) on_client_event(*c, ev, each);
+  bool rest = false;
+  for (auto& [c, ev] : list) {
+    if (c->dead) continue;
+    const std::size_t before = c->in.end - c->in.start;
+    on_client_event(*c, ev, each);
+    // Marks the huge ones that read more (ev is no longer needed).
+    ev = !c->dead && !c->fanout && c->huge() && c->in.end - c->in.start > before;
+    rest = rest || ev;
+  }
+  if (!rest) return;
   const std::int64_t end = wall_ns();
   streamers_resume_ns = std::max(streamers_resume_ns, end + (end - start) * kStreamersRestPerBusy);
-  for (auto [c, ev] : list)
-    if (!c->dead && c->streaming()) rest_streamer(*c);
+  for (auto [c, read_more] : list)
+    if (read_more && !c->dead) rest_streamer(*c);
 }
 
 void Proxy::Impl::rest_streamer(Client& c) {
   if (c.resting) return;
+  if (!c.ever_rested) st_rested.add();
+  c.ever_rested = true;
   c.resting = true;
   resting.push_back(&c);
   update_events(c);
@@ -162,8 +175,11 @@ void Proxy::Impl::resume_streamers() {
 // millisecond), else until the next sweep of timeouts.
 int Proxy::Impl::wait_ms() const {
   const int sweep = opts.backend_timeout_ms > 0 || opts.client_timeout_ms > 0 ? 100 : 1000;
-  if (resting.empty()) return sweep;
-  const std::int64_t left = streamers_resume_ns - wall_ns();
+  if (resting.empty() && fanning.empty()) return sweep;
+  std::int64_t resume = kForever;
+  if (!resting.empty()) resume = streamers_resume_ns;
+  if (!fanning.empty()) resume = std::min(resume, fanouts_resume_ns);
+  const std::int64_t left = resume - wall_ns();
   return left <= 0 ? 0
                    : static_cast<int>(std::min<std::int64_t>(sweep, (left + 999'999) / 1'000'000));
 }

@@ -124,6 +124,8 @@ struct Part {
   std::string reply;
 };
 
+struct Batched;
+
 struct Pending {
   MergeMode merge = MergeMode::None;
   int remaining = 0;
@@ -131,8 +133,36 @@ struct Pending {
   std::string immediate;  // a reply known at once (errors, QUIT)
   std::string name;       // command name, for merge errors
   std::vector<Part> parts;
-  ReplyOrder order;              // MGET: key -> (part, index)
-  Redact redact = Redact::None;  // what the reply may not show (proxy/redact.h)
+  ReplyOrder order;                  // MGET: key -> (part, index)
+  Redact redact = Redact::None;      // what the reply may not show (proxy/redact.h)
+  std::unique_ptr<Batched> batched;  // a fan-out sent in batches (fanout.cpp)
+};
+
+// A split command of more than kFanoutBatchKeys keys: its keys go a batch per loop turn, each
+// batch split by node into parts of its own, and the parts' replies are merged batch by batch
+// as they come, so that neither splitting nor merging a million keys holds the loop for long.
+// The Pending's `remaining` counts one more while batches are still to be sent.
+inline constexpr std::size_t kFanoutBatchKeys = 32 * 1024;
+struct Batched {
+  struct Batch {
+    std::uint32_t first_part = 0, parts = 0;
+    ReplyOrder order;  // MGET: the batch's key -> (its part, index)
+  };
+  std::vector<Batch> batches;
+  std::size_t merged = 0;  // batches merged so far, in order
+  std::string values;      // MGET: the values merged so far, in key order
+  std::int64_t count = 0;  // MGET: how many; DEL...: the sum so far
+  std::string error;       // the first error, which wins
+};
+
+// The fan-out a client is sending: its command stays in the client's input (argv views into
+// it), which is neither read into nor consumed until the last batch is sent.
+struct Fanout {
+  std::vector<std::string_view> argv;
+  CommandInfo info;
+  std::uint64_t seq = 0;
+  std::size_t next = 1;      // argv index of the next batch's first key
+  std::size_t consumed = 0;  // the command's length in the input
 };
 
 struct Client;
@@ -207,7 +237,13 @@ struct Client : Conn {
   // Streaming a large command: a half-read one of 64 KiB or more. Its reads wait until the
   // turn's other events are served, and share a budget (Impl::serve_streamers).
   bool streaming() const { return in.end - in.start >= 64 * 1024; }
-  bool resting = false;  // streaming, not read until Impl::streamers_resume_ns
+  // Streaming a huge command: a half-read one of kRestFrom or more, the only kind that rests
+  // between its turns. An ordinary large command (a 100 KB value) is read at once, never rested.
+  static constexpr std::size_t kRestFrom = 1024 * 1024;
+  bool huge() const { return in.end - in.start >= kRestFrom; }
+  bool resting = false;  // streaming a huge command, not read until Impl::streamers_resume_ns
+  bool ever_rested = false;
+  std::unique_ptr<Fanout> fanout;  // sending a large fan-out: not read until it is sent
 };
 
 inline std::string errno_text(int e) {
@@ -267,6 +303,9 @@ struct Proxy::Impl {
   // Streamers not read (no EPOLLIN) until streamers_resume_ns: after each of their turns they
   // rest, so that reading them takes a bounded share of the loop's time (serve_streamers).
   std::vector<Client*> resting;
+  // Clients with a Fanout: a batch of each per turn, then they rest like the streamers.
+  std::vector<Client*> fanning;
+  std::int64_t fanouts_resume_ns = 0;
   std::int64_t streamers_resume_ns = 0;
   std::vector<Conn*> dirty;
   std::vector<Backend*> broken;  // send failures, handled at the end of the turn
@@ -296,7 +335,7 @@ struct Proxy::Impl {
 
   Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
       st_fragments, st_forward_error, st_proto, st_auth, st_refused_cmds, st_limit, st_backend,
-      st_timeouts, st_evicted, st_client_timeouts;
+      st_timeouts, st_evicted, st_client_timeouts, st_rested;
   std::vector<std::unique_ptr<ServerCounters>> server_st;
 
   static constexpr std::uint64_t kSpareFds = 32;
@@ -307,8 +346,9 @@ struct Proxy::Impl {
   // What all streaming clients read together in one turn (at least 64 KiB each): about a
   // millisecond of copying, the longest a small request waits for the next turn.
   static constexpr std::size_t kStreamingPerTurn = 1024 * 1024;
-  // After the streamers' turn, they rest this many times as long as it took: reading them
-  // takes at most an eighth of the loop's time, however fast they send. A loop that never
+  // After the streamers' turn, those streaming a huge command (Client::huge) rest this many
+  // times as long as it took: reading them takes at most an eighth of the loop's time, however
+  // fast they send. A loop that never
   // sleeps is, to a busy machine's scheduler, a task that used its share: every small request
   // would then wait for its next time slice (tens of milliseconds), not for a wake-up.
   static constexpr std::int64_t kStreamersRestPerBusy = 7;
@@ -374,12 +414,25 @@ struct Proxy::Impl {
   void split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
                      const std::vector<std::string_view>& av, std::string_view raw);
   void split_by_slot(const std::vector<std::string_view>& av, std::size_t step);
+  // av's keys into `split`: by node, or over a cluster by slot (split_by_slot).
+  void split_into_groups(const std::vector<std::string_view>& av, std::size_t step);
+  // The node a group of `split` goes to: the node itself, or over a cluster its slot's owner.
+  std::uint32_t group_node(std::size_t group) const {
+    return router.uses_slots() ? split_node[group] : static_cast<std::uint32_t>(group);
+  }
   void single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
               std::int64_t extra_ns);
   void fail_part(Client& c, std::uint64_t seq, std::uint32_t part, const std::string& reply);
   void send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,
                  std::string_view bytes, std::int64_t extra_ns = 0, int redirects = 0,
                  bool asking = false);
+  // fanout.cpp: a split command of very many keys, sent and merged a batch at a time.
+  bool start_fanout(Client& c, std::uint64_t seq, const CommandInfo& info,
+                    const std::vector<std::string_view>& av);
+  void serve_fanouts();
+  void send_batch(Client& c);
+  void merge_batches(Client& c, Pending& p);
+  void batched_reply(Client& c, Pending& p, std::string& out);
   // backend.cpp: connections to the nodes, their replies.
   void close_backend_fd(Backend& b);
   void close_shared();
