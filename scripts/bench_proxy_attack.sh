@@ -5,7 +5,7 @@
 # fresh server (the peak RSS is its VmHWM), over two throwaway Redis nodes started here, and
 # takes turns: each proxy build, then Redis itself with maxmemory-clients. Prints every try's
 # line (perflab-proxy-attack-bench), then per server and pace the median of the tries with their
-# min–max: victim PING p50, p99 and max, peak RSS, evictions.
+# min–max: victim PING (or SET) p50, p99 and max, peak RSS, evictions.
 # Usage: scripts/bench_proxy_attack.sh [TRIES] [SECONDS] [OTHER_PROXY_BINARY...]
 #   defaults: 5 tries of 20 s each (and at least 1,000 PINGs): at 4 MiB/s each the attackers
 #   reach the default bound after 13 s. An other binary (e.g. a release
@@ -17,6 +17,11 @@
 #   FAVOUR (default 0): N > 0 runs the nodes, the server and the victim under nice -n -N and the
 #   attackers at the usual priority, as if they were other machines (the attackers' sends take
 #   this machine's CPUs otherwise) and the machine's other load counted for less.
+#   MODE (default memory): "memory" is the attack above, at each of PACES; "victim" has the
+#   victim send 100 KiB SETs (VICTIM_KB) alone, then beside one client streaming 64 MiB values
+#   (STREAM_MIB) at full speed: an ordinary large command beside a large one; "fanout" has the
+#   victim send PINGs alone, then beside one client sending MSET, MGET and DEL of 1M keys
+#   (FANOUT_KEYS) in turn. Their scenarios are "alone" and "beside".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRIES=${1:-5}
@@ -24,6 +29,15 @@ SECONDS_EACH=${2:-20}
 shift $(($# > 2 ? 2 : $#))
 BOUND=${BOUND:-1073741824}
 PACES=${PACES:-"0 4"}
+MODE=${MODE:-memory}
+VICTIM_KB=${VICTIM_KB:-100}
+STREAM_MIB=${STREAM_MIB:-64}
+FANOUT_KEYS=${FANOUT_KEYS:-1000000}
+case "$MODE" in
+  memory) SCENARIOS=$PACES ;;
+  victim | fanout) SCENARIOS="alone beside" ;;
+  *) echo "MODE must be memory, victim or fanout, not '$MODE'" >&2; exit 2 ;;
+esac
 REDIS_PEER=${REDIS_PEER:-1}
 BENCH=build/release/core/proxy/perflab-proxy-attack-bench
 PROXIES=(build/release/app/proxy/perflab-proxy "$@")
@@ -70,8 +84,9 @@ for _ in 1 2; do
   NODES+=("$p")
   wait_ping "$p"
 done
-echo "nodes on ports ${NODES[*]}; $TRIES tries of $SECONDS_EACH s; bound $BOUND bytes; favour $FAVOUR; cores $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-# One try of one server at one pace: starts it, attacks it, stops it; the line goes to $W/lines.
+echo "mode $MODE; nodes on ports ${NODES[*]}; $TRIES tries of $SECONDS_EACH s; bound $BOUND bytes; favour $FAVOUR; cores $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# One try of one server at one pace (or scenario): starts it, attacks it, stops it; the line
+# goes to $W/lines.
 attack() {
   local name=$1 pace=$2 port
   port=$(free_port)
@@ -85,16 +100,25 @@ attack() {
   fi
   SERVER_PID=$!
   wait_ping "$port"
-  local attackers=20 rate=$pace
+  local attackers=20 rate=$pace label="$name pace=$pace" args=()
   [ "$pace" = idle ] && attackers=0 rate=0
+  if [ "$MODE" != memory ]; then
+    label="$name $MODE $pace" attackers=1 rate=0
+    [ "$pace" = alone ] && attackers=0
+    if [ "$MODE" = victim ]; then
+      args=(--victim-set-kb "$VICTIM_KB" --value-mib "$STREAM_MIB")
+    else
+      args=(--fanout-keys "$FANOUT_KEYS" --min-pings 100)
+    fi
+  fi
   "${ATTACK_ON[@]}" "$BENCH" --port "$port" --pid "$SERVER_PID" --clients "$attackers" --rate-mib "$rate" \
-    --attack-nice "$FAVOUR" --seconds "$SECONDS_EACH" --label "$name pace=$pace" | tee -a "$W/lines"
+    --attack-nice "$FAVOUR" --seconds "$SECONDS_EACH" --label "$label" "${args[@]}" | tee -a "$W/lines"
   kill "$SERVER_PID"
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=
 }
 for t in $(seq "$TRIES"); do
-  for pace in $PACES; do
+  for pace in $SCENARIOS; do
     for b in "${PROXIES[@]}"; do
       name=$(basename "$b")
       [ "$b" = "${PROXIES[0]}" ] && name=this-build
@@ -132,7 +156,7 @@ awk '
   }
   END {
     for (k in keys)
-      printf "%s: PING %s ms, %s ms, %s ms; %s MiB; %s; %s\n", k, summary("p50", k), summary("p99", k),
+      printf "%s: victim %s ms, %s ms, %s ms; %s MiB; %s; %s\n", k, summary("p50", k), summary("p99", k),
         summary("max", k), summary("peak", k), summary("evicted", k), summary("pings", k)
   }' "$W/lines" | sort
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -6,7 +6,13 @@
 //
 //   perflab-proxy-attack-bench --port P --pid PID [--clients 20] [--value-mib 512]
 //       [--rate-mib 0] [--seconds 10] [--min-pings 1000] [--gap-ms 2] [--attack-nice N]
-//       [--label TEXT]
+//       [--victim-set-kb 0] [--fanout-keys 0] [--label TEXT]
+//
+// --victim-set-kb K: the victim sends SETs of K KiB values (perflab:attack:victim) instead of
+// PINGs, an ordinary large command beside the streamers (e.g. --clients 1 --value-mib 64).
+// --fanout-keys N: the clients do not stream; each sends MSET, MGET and DEL of N keys
+// (perflab:fan:C:I) in turn, one at a time, and the victim's PINGs measure how long such a
+// fan-out holds everyone else; their own mean times are printed too.
 //
 // --rate-mib 0 sends at full speed; 4 is the pace of tests/proxy/proxy_memory_test.cpp (256 KiB
 // every 62.5 ms per client). The peak is the server's VmHWM: start a fresh server for each try.
@@ -55,7 +61,9 @@ struct Options {
   double seconds = 10;
   int min_pings = 1000;
   int gap_ms = 2;
-  int attack_nice = 0;  // added to the attackers' nice value (not the victim's)
+  int attack_nice = 0;            // added to the attackers' nice value (not the victim's)
+  std::size_t victim_set_kb = 0;  // 0: the victim sends PINGs
+  std::size_t fanout_keys = 0;    // 0: the clients stream SET values
   std::string label;
 };
 
@@ -63,7 +71,8 @@ struct Options {
   std::fprintf(stderr,
                "%s\nusage: perflab-proxy-attack-bench --port P --pid PID [--clients 20] "
                "[--value-mib 512] [--rate-mib 0] [--seconds 10] [--min-pings 1000] "
-               "[--gap-ms 2] [--attack-nice N] [--label TEXT]\n",
+               "[--gap-ms 2] [--attack-nice N] [--victim-set-kb 0] [--fanout-keys 0] "
+               "[--label TEXT]\n",
                why);
   std::exit(2);
 }
@@ -92,6 +101,10 @@ Options parse_args(int argc, char** argv) {
       o.gap_ms = std::atoi(v);
     else if (a == "--attack-nice")
       o.attack_nice = std::atoi(v);
+    else if (a == "--victim-set-kb")
+      o.victim_set_kb = static_cast<std::size_t>(std::atoll(v));
+    else if (a == "--fanout-keys")
+      o.fanout_keys = static_cast<std::size_t>(std::atoll(v));
     else if (a == "--label")
       o.label = v;
     else
@@ -167,7 +180,56 @@ bool send_all(int fd, std::string_view data, const std::atomic<bool>& stop, std:
 
 struct AttackCounts {
   std::atomic<std::uint64_t> connections{0}, completed{0}, refused{0}, bytes{0};
+  // Fan-outs: MSET, MGET and DEL done, and their total time in microseconds.
+  std::atomic<std::uint64_t> fanouts[3] = {}, fanout_us[3] = {};
 };
+
+// One fan-out client: MSET, MGET and DEL of fanout_keys keys in turn, until `stop`. MSET goes
+// in commands of 256K keys: a command takes 1M arguments at most (proxy/resp.h).
+void fan_out(const Options& o, int index, const std::atomic<bool>& stop, AttackCounts& counts) {
+  const int fd = connect_to(o.port);
+  if (fd < 0) {
+    counts.refused++;
+    return;
+  }
+  counts.connections++;
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < o.fanout_keys; ++i)
+    keys.push_back("perflab:fan:" + std::to_string(index) + ":" + std::to_string(i));
+  std::vector<std::vector<std::string_view>> msets;
+  std::vector<std::string_view> mget{"MGET"}, del{"DEL"};
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i % (256 * 1024) == 0) msets.push_back({"MSET"});
+    msets.back().push_back(keys[i]);
+    msets.back().push_back("v");
+    mget.push_back(keys[i]);
+    del.push_back(keys[i]);
+  }
+  const std::vector<std::vector<std::string_view>> cmds[3] = {msets, {mget}, {del}};
+  while (!stop.load()) {
+    for (int i = 0; i < 3 && !stop.load(); ++i) {
+      const auto a = Clock::now();
+      try {
+        const auto until = a + std::chrono::seconds(60);
+        for (const auto& cmd : cmds[i]) {
+          const std::string r = proxy::exchange_command(fd, cmd, [&](short) {
+            if (Clock::now() > until) throw std::runtime_error("no reply within 60 s");
+          });
+          if (r.empty() || r[0] == '-') throw std::runtime_error(r);
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "fan-out client %d: %s\n", index, e.what());
+        ::close(fd);
+        return;
+      }
+      counts.fanouts[i]++;
+      counts.fanout_us[i] += static_cast<std::uint64_t>(
+          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - a).count());
+      counts.completed++;
+    }
+  }
+  ::close(fd);
+}
 
 // One attacker: connects, streams a SET of value_mib, again and again, until `stop`.
 void attack(const Options& o, int index, const std::string& chunk, const std::atomic<bool>& stop,
@@ -245,6 +307,14 @@ int main(int argc, char** argv) {
   if (victim < 0) usage("cannot connect to the server");
   for (int i = 0; i < 100; ++i)
     if (command(victim, {"PING"}) != "+PONG\r\n") usage("the server does not answer PING");
+  // The victim's request: a PING, or a SET of victim_set_kb KiB.
+  const std::string victim_value(o.victim_set_kb * 1024, 'v');
+  std::vector<std::string_view> victim_cmd{"PING"};
+  std::string victim_ok = "+PONG\r\n";
+  if (o.victim_set_kb > 0) {
+    victim_cmd = {"SET", "perflab:attack:victim", victim_value};
+    victim_ok = "+OK\r\n";
+  }
   const long long evicted_before = evicted(victim);
   const std::int64_t rss_before = status_bytes(o.pid, "VmRSS:");
   const double cpu_before = cpu_seconds(o.pid);
@@ -256,7 +326,12 @@ int main(int argc, char** argv) {
   std::vector<std::thread> attackers;
   const auto t0 = Clock::now();
   for (int i = 0; i < o.clients; ++i)
-    attackers.emplace_back([&, i] { attack(o, i, chunk, stop, counts); });
+    attackers.emplace_back([&, i] {
+      if (o.fanout_keys > 0)
+        fan_out(o, i, stop, counts);
+      else
+        attack(o, i, chunk, stop, counts);
+    });
 
   std::vector<double> ms;
   int errors = 0;
@@ -266,7 +341,7 @@ int main(int argc, char** argv) {
   while (Clock::now() < until || static_cast<int>(ms.size()) < o.min_pings) {
     const auto a = Clock::now();
     try {
-      if (command(fd, {"PING"}) != "+PONG\r\n") errors++;
+      if (command(fd, victim_cmd) != victim_ok) errors++;
     } catch (const std::exception&) {  // the victim itself was disconnected
       errors++;
       ::close(fd);
@@ -288,9 +363,15 @@ int main(int argc, char** argv) {
   }
   const std::int64_t peak = status_bytes(o.pid, "VmHWM:");
   const long long evicted_after = evicted(fd);
-  std::vector<std::string> del{"DEL"};
+  std::vector<std::string> del{"DEL", "perflab:attack:victim"};
   for (int i = 0; i < o.clients; ++i) del.push_back("perflab:attack:" + std::to_string(i));
-  command(fd, std::vector<std::string_view>(del.begin(), del.end()));
+  for (int i = 0; i < o.clients && o.fanout_keys > 0; ++i)
+    for (std::size_t k = 0; k < o.fanout_keys; ++k)
+      del.push_back("perflab:fan:" + std::to_string(i) + ":" + std::to_string(k));
+  const auto until_del = Clock::now() + std::chrono::seconds(60);
+  proxy::exchange_command(fd, std::vector<std::string_view>(del.begin(), del.end()), [&](short) {
+    if (Clock::now() > until_del) throw std::runtime_error("DEL: no reply within 60 s");
+  });
   ::close(fd);
 
   std::sort(ms.begin(), ms.end());
@@ -298,18 +379,36 @@ int main(int argc, char** argv) {
   const double mib = static_cast<double>(kMiB);
   char pace[64] = "full speed";
   if (o.rate_mib > 0) std::snprintf(pace, sizeof pace, "%g MiB/s each", o.rate_mib);
+  std::string attack_text = std::to_string(o.clients) + " x " + std::to_string(o.value_mib) +
+                            " MiB SET values at " + pace;
+  if (o.fanout_keys > 0) {
+    attack_text = std::to_string(o.clients) + " x MSET/MGET/DEL of " +
+                  std::to_string(o.fanout_keys) + " keys (mean";
+    const char* names[3] = {"MSET", "MGET", "DEL"};
+    for (int i = 0; i < 3; ++i) {
+      const auto k = counts.fanouts[i].load();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %s %llu x %.1f ms", names[i],
+                    static_cast<unsigned long long>(k),
+                    k == 0 ? 0.0 : static_cast<double>(counts.fanout_us[i].load()) / 1e3 / k);
+      attack_text += buf;
+    }
+    attack_text += ")";
+  }
+  const std::string victim_text =
+      o.victim_set_kb > 0 ? std::to_string(o.victim_set_kb) + " KiB SETs" : "PINGs";
   std::printf(
-      "%s%s%d x %zu MiB SET values at %s for %.1f s: %llu connections, %llu completed, %lld "
+      "%s%s%s for %.1f s: %llu connections, %llu completed, %lld "
       "evicted, %.0f MiB/s sent; server RSS %.1f MiB before, peak %.1f MiB, CPU %.2f s (%.0f%% "
-      "of a core); victim %zu PINGs, %d errors, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max "
+      "of a core); victim %zu %s, %d errors, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max "
       "%.2f ms; load %s -> %s\n",
-      o.label.c_str(), o.label.empty() ? "" : ": ", o.clients, o.value_mib, pace, attack_s,
+      o.label.c_str(), o.label.empty() ? "" : ": ", attack_text.c_str(), attack_s,
       static_cast<unsigned long long>(counts.connections.load()),
       static_cast<unsigned long long>(counts.completed.load()),
       evicted_before < 0 || evicted_after < 0 ? -1 : evicted_after - evicted_before,
       static_cast<double>(counts.bytes.load()) / mib / attack_s,
       static_cast<double>(rss_before) / mib, static_cast<double>(peak) / mib, cpu,
-      100 * cpu / attack_s, ms.size(), errors, q(0.5), q(0.99), q(0.999), q(1.0),
-      load_before.c_str(), load_after.c_str());
+      100 * cpu / attack_s, ms.size(), victim_text.c_str(), errors, q(0.5), q(0.99), q(0.999),
+      q(1.0), load_before.c_str(), load_after.c_str());
   return 0;
 }
