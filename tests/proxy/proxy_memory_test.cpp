@@ -431,3 +431,86 @@ TEST(ProxyMemory, MemoryGivenBackWhenIdle) {
   ASSERT_GT(after_storm - base, 8 * kMiB) << "the storm should have cost memory";
   EXPECT_LT(after_quiet - base, (after_storm - base) / 2);
 }
+
+// A client streaming a huge value rests between its reads; one sending an ordinary large value
+// (100 KB SETs) beside it is read at once, never rested, and answered while the stream goes on.
+// PROXY STATS counts the clients ever rested: the streamer alone.
+TEST(ProxyMemory, AnOrdinaryLargeCommandIsNotRested) {
+  ProxyProcess p({nodes_arg(), "--max-client-memory", std::to_string(512 * kMiB)});
+  RedisClient victim({"127.0.0.1", p.port(), {}}, std::chrono::seconds(60));
+  ASSERT_EQ(victim.command({"PING"}).str, "PONG");
+  const int streamer = connect_raw(p.port());
+  ASSERT_GE(streamer, 0);
+  std::atomic<bool> stop{false}, victim_done{false};
+  std::atomic<std::int64_t> streamed{0};
+  std::jthread stream([&] {
+    const std::string chunk(kMiB, 'x');
+    if (!send_all(streamer, set_header("mem:rest:stream", 512 * kMiB), stop)) return;
+    // Full speed, past the victim's SETs (192 MiB at most: it never completes).
+    while (!victim_done.load() && streamed.load() < 192 * kMiB && send_all(streamer, chunk, stop))
+      streamed += kMiB;
+  });
+  for (int i = 0; i < 600 && proxy_stat(victim, "clients_rested") == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(proxy_stat(victim, "clients_rested"), 1u) << "the streamer should rest";
+  const std::string value(100 * 1000, 'v');
+  int ok = 0;
+  for (int i = 0; i < 50; ++i) ok += victim.command({"SET", "mem:rest:victim", value}).str == "OK";
+  const std::int64_t streamed_by_then = streamed.load();
+  victim_done = true;
+  EXPECT_EQ(ok, 50);
+  EXPECT_EQ(proxy_stat(victim, "clients_rested"), 1u) << "the victim should never rest";
+  EXPECT_LT(streamed_by_then, 192 * kMiB) << "the stream should still go on";
+  stop = true;
+  stream.join();
+  ::close(streamer);
+  EXPECT_EQ(victim.command({"STRLEN", "mem:rest:victim"}).integer, 100 * 1000);
+  EXPECT_EQ(victim.command({"DEL", "mem:rest:victim"}).integer, 1);
+}
+
+// A split command of very many keys goes to the nodes a batch of keys at a time, in parts of
+// their own (counted as fragments), other clients served in between; the merged replies are
+// those of one command: MGET's values in key order with nils, DEL's count, MSET's OK.
+TEST(ProxyMemory, AHugeFanOutIsSentInBatches) {
+  ProxyProcess p({nodes_arg()});
+  RedisClient c({"127.0.0.1", p.port(), {}}, std::chrono::seconds(120));
+  constexpr int kKeys = 200'000;
+  std::vector<std::string> keys, values;
+  for (int i = 0; i < kKeys; ++i) {
+    keys.push_back("mem:fan:" + std::to_string(i));
+    values.push_back("v" + std::to_string(i));
+  }
+  std::vector<std::string_view> mset{"MSET"}, mget{"MGET"}, del{"DEL"};
+  for (int i = 0; i < kKeys; ++i) {
+    if (i % 3 != 0) mset.insert(mset.end(), {keys[i], values[i]});  // a third stay missing
+    mget.push_back(keys[i]);
+    del.push_back(keys[i]);
+  }
+  const std::uint64_t before = proxy_stat(c, "fragments");
+  ASSERT_EQ(c.command(mset).str, "OK");
+  const std::uint64_t after_mset = proxy_stat(c, "fragments");
+  EXPECT_GT(after_mset - before, 2u) << "MSET should go in batches";
+  // Another client's PINGs while the MGET is under way are all answered.
+  std::atomic<bool> done{false};
+  std::atomic<int> pongs{0};
+  std::jthread pinger([&] {
+    RedisClient other({"127.0.0.1", p.port(), {}}, std::chrono::seconds(60));
+    while (!done.load()) pongs += other.command({"PING"}).str == "PONG";
+  });
+  const RedisReply r = c.command(mget);
+  done = true;
+  pinger.join();
+  EXPECT_GT(pongs.load(), 0);
+  EXPECT_GT(proxy_stat(c, "fragments") - after_mset, 2u) << "MGET should go in batches";
+  ASSERT_EQ(r.type, RedisReply::Type::Array);
+  ASSERT_EQ(r.elements.size(), static_cast<std::size_t>(kKeys));
+  int wrong = 0;
+  for (int i = 0; i < kKeys; ++i)
+    wrong +=
+        i % 3 == 0 ? r.elements[i].type != RedisReply::Type::Nil : r.elements[i].str != values[i];
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(c.command(del).integer, kKeys - (kKeys + 2) / 3);
+  EXPECT_EQ(c.command({"PING"}).str, "PONG");
+  EXPECT_LT(proxy_stat(c, "client_memory"), static_cast<std::uint64_t>(kMiB))
+      << "nothing left accounted";
+}
