@@ -18,8 +18,10 @@ ManagedRedis::ManagedRedis(ManagedRedisOptions opts, std::stop_token stop) : opt
   if (opts_.cluster && opts_.cluster_node_timeout < std::chrono::milliseconds(100))
     throw ServerError("cluster-node-timeout must be at least 100 ms");
   find_server_binary("redis-server");  // a clear message before creating anything
-  dir_ =
-      make_owned_folder(opts_.cluster ? "perflab-redis-cluster-" : "perflab-redis-", Credentials{});
+  // As root, redis-server runs as the servers' own user: a local user who reaches it on
+  // loopback (it has no password: see docs/safety.md) and escapes Lua's sandbox is not root.
+  creds_ = unprivileged_credentials();
+  dir_ = make_owned_folder(opts_.cluster ? "perflab-redis-cluster-" : "perflab-redis-", creds_);
   try {
     std::string last_error;
     for (int attempt = 0; attempt < 5; ++attempt) {
@@ -63,7 +65,7 @@ void ManagedRedis::start(const std::stop_token& stop) {
                "--dir",
                dir_.string(),
                "--logfile",
-               (dir_ / "redis.log").string(),
+               "",  // stdout, into spec.log: opened by Perflab, the server may not create it
                "--protected-mode",
                "yes",
                "--shutdown-on-sigterm",
@@ -75,6 +77,7 @@ void ManagedRedis::start(const std::stop_token& stop) {
                                        std::to_string(opts_.cluster_node_timeout.count())});
   spec.log = dir_ / "redis.log";
   spec.cwd = dir_;
+  spec.creds = creds_;
   spec.death_signal = SIGTERM;
   pid_t pid = spawn(spec);
   const RedisEndpoint ep{"127.0.0.1", port_, {}};

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/endpoint.h"
+#include "targets/child_process.h"
 #include "targets/server_error.h"
 
 namespace perflab {
@@ -26,7 +27,8 @@ struct ManagedRedisOptions {
 // nothing to save, no wait for lagging replicas); one that has not (frozen, hung) is killed.
 inline constexpr std::chrono::seconds kRedisStopGrace{1};
 
-// A throwaway redis-server on 127.0.0.1 with no persistence, stopped within kRedisStopGrace.
+// A throwaway redis-server on 127.0.0.1 with no persistence, stopped within kRedisStopGrace; as
+// root, run as the servers' unprivileged user (unprivileged_credentials).
 class ManagedRedis {
  public:
   // Starts; throws ServerError, StartStopped when `stop` ends the wait for it to answer.
@@ -49,6 +51,7 @@ class ManagedRedis {
  private:
   void start(const std::stop_token& stop = {});
   ManagedRedisOptions opts_;
+  Credentials creds_;  // who the server runs as (child_process.h)
   std::filesystem::path dir_;
   int port_ = 0;
   int bus_port_ = 0;

@@ -2,6 +2,7 @@
 // as root) is refused over TCP, through the Unix socket and through PgBouncer; the measuring role
 // is no superuser; what Perflab records of them carries no password.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,8 +15,10 @@
 #include "targets/child_process.h"
 #include "targets/managed_pgbouncer.h"
 #include "targets/managed_postgres.h"
+#include "targets/managed_redis.h"
 #include "targets/owned_folder.h"
 #include "targets/postgres.h"
+#include "targets/redis.h"
 #include "targets/server_binary.h"
 #include "targets/targets.h"
 
@@ -176,4 +179,29 @@ TEST(ManagedAccess, PasswordsStayOutOfRecordsLogsAndTheFolder) {
   }
   PgConnection c = pooled.connect();
   EXPECT_EQ(c.exec("SELECT current_user").value(0, 0), "perflab");
+}
+
+// Managed redis-server has no password (redis-benchmark and twemproxy, its peers, could take one
+// only on a command line every user reads): as root it runs as the servers' own user, so that
+// whoever reaches it on loopback and breaks out of Lua's sandbox is not root. Its folder is
+// private and it still serves.
+TEST(ManagedAccess, ManagedRedisRunsAsTheServersUserInAPrivateFolder) {
+  if (geteuid() != 0) GTEST_SKIP() << "the servers' user is chosen as root";
+  for (const bool cluster : {false, true}) {
+    ManagedRedisOptions opts;
+    opts.cluster = cluster;
+    ManagedRedis r(opts);
+    const std::string status = file_text("/proc/" + std::to_string(r.pid()) + "/status");
+    const Credentials servers = unprivileged_credentials();
+    const std::string uid = std::to_string(servers.uid);
+    EXPECT_NE(status.find("\nUid:\t" + uid + "\t" + uid + "\t" + uid), std::string::npos) << status;
+    struct stat st {};
+    ASSERT_EQ(::stat(r.dir().c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, servers.uid);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    RedisClient c(r.endpoint(), std::chrono::seconds(5));
+    EXPECT_EQ(c.command({"PING"}).str, "PONG");
+    EXPECT_NE(file_text(r.dir() / "redis.log").find("Ready to accept connections"),
+              std::string::npos);
+  }
 }
