@@ -20,6 +20,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "common/fd_write.h"
+
 namespace perflab {
 
 using nlohmann::json;
@@ -226,17 +228,7 @@ std::string write_temporary(const fs::path& path, const std::string& text) {
     ::unlink(name.c_str());
     throw std::runtime_error(path.string() + ": " + what + " (" + err + ")");
   };
-  const char* p = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write failed");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  if (!write_all(fd, text)) fail("write failed");
   ::fchmod(fd, 0644);
   if (::fsync(fd) != 0) fail("write failed");
   if (::close(fd) != 0) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "common/fd_write.h"
 #include "targets/server_error.h"
 
 namespace perflab {
@@ -38,14 +39,7 @@ void write_private_file(const std::filesystem::path& p, const std::string& text,
   // An existing file keeps its mode on open: set it (and the owner) before anything is written.
   bool ok = fchmod(fd, mode) == 0 && (!creds.drop || fchown(fd, creds.uid, creds.gid) == 0);
   int err = ok ? 0 : errno;
-  for (std::size_t done = 0; ok && done < text.size();) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      ok = false, err = errno;
-    else
-      done += static_cast<std::size_t>(n);
-  }
+  if (ok && !write_all(fd, text)) ok = false, err = errno;
   if (close(fd) != 0 && ok) ok = false, err = errno;
   if (!ok)
     throw ServerError("cannot write " + p.string() + " for user " +
