@@ -37,7 +37,8 @@ std::string debian_package_hint(const std::string& name) {
       {"postmaster", "postgresql"},
       {"initdb", "postgresql"},
       {"pg_ctl", "postgresql"},
-      {"pgbench", "postgresql-contrib (or postgresql-client)"},
+      // Debian 12 ships pgbench with the server (postgresql-15), not the client.
+      {"pgbench", "postgresql"},
       {"psql", "postgresql-client"},
       {"pg_isready", "postgresql-client"},
       {"redis-server", "redis-server"},

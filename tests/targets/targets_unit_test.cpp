@@ -248,6 +248,10 @@ TEST(TargetsManaged, MissingRedisToolsNameTheirDebianPackages) {
             "redis-server not found: install the Debian package redis-server "
             "(apt-get install redis-server)");
   EXPECT_NE(bench.find("install the Debian package redis-tools"), std::string::npos) << bench;
+  // pgbench comes with the server on Debian 12, not with the client.
+  EXPECT_EQ(debian_package_hint("pgbench"),
+            "pgbench not found: install the Debian package postgresql (apt-get install "
+            "postgresql)");
 }
 
 TEST(TargetsRedisInfo, FieldOfInfoText) {
