@@ -34,6 +34,7 @@
 #include "charts/bar_values.h"
 #include "charts/chart_axes.h"
 #include "charts/chart_labels.h"
+#include "charts/line_decimation.h"
 #include "charts/spectrum_chart.h"
 #include "common/figure_format.h"
 
@@ -462,11 +463,17 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
         ++f.clamped_points;
       }
     }
-    line->replace(at_points);
-    line->setProperty("perflab_labels", labels);
+    const bool marked = s->points.size() <= kMaxMarkedPoints;
+    auto* x_values = qobject_cast<QValueAxis*>(x.axis);
+    if (opts.for_screen && !marked && !dots && x_values) {
+      draw_decimated(chart, line, x_values, at_points, labels);
+    } else {
+      line->replace(at_points);
+      line->setProperty("perflab_labels", labels);
+    }
     // A marker per point while they can be told apart; a long sweep is a line (100,000 markers
     // are a smear that takes a second to paint).
-    line->setPointsVisible(s->points.size() <= kMaxMarkedPoints);
+    line->setPointsVisible(marked);
     line->setMarkerSize(opts.presentation ? 11 : 7);
     chart.addSeries(line);
     const auto style = styles.of(s->name);

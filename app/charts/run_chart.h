@@ -48,6 +48,10 @@ struct ChartOptions {
   // Non-empty: the relative view, every series as a ratio to this one (relative_chart.h).
   std::string relative_to;
   double font_scale = 1.0;  // every font of the chart times this (the window's Ctrl +/-)
+  // Drawn for a window on screen: a line of more points than are marked drawn with what its
+  // plot's pixel columns show (line_decimation.h), the same picture in a fraction of the time.
+  // Off for exports: a vector file keeps every point.
+  bool for_screen = false;
 };
 
 // The colour of the error bars on a chart of `theme`: dark on light backgrounds, light on dark.

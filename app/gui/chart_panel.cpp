@@ -473,6 +473,7 @@ void ChartPanel::rebuild() {
   if (g) {
     charts::ChartOptions o = options();
     o.hidden_series = hidden_;
+    o.for_screen = true;
     chart = charts::build_chart(run(), id, o).release();
     chart->setProperty("perflab_built", true);
     charts::enable_legend_toggles(chart);
