@@ -7,6 +7,7 @@
 //           picture of the window once it is painted and quits (times opening a large run)
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -19,6 +20,7 @@
 #include "main_window.h"
 #include "param_form.h"
 #include "report/resources.h"
+#include "run_opener.h"
 
 namespace {
 
@@ -94,7 +96,8 @@ bool save_window(perflab::gui::MainWindow& w, const QString& out) {
 // Screenshot of a run file: the window shown at once, the run read in the background, then
 // painted, saved, quit. Returns the exit code (2 after one line when the file is not a run).
 int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const QString& path,
-                           const QString& out, const ShotChart& chart, const QString& size) {
+                           QFuture<perflab::gui::OpenedRun> reading, const QString& out,
+                           const ShotChart& chart, const QString& size) {
   resize_for_screenshot(w, size);
   w.show();
   int code = 0;
@@ -115,7 +118,7 @@ int screenshot_of_open_run(QApplication& app, perflab::gui::MainWindow& w, const
       app.quit();
     });
   });
-  w.openRunInBackground(path);
+  w.openRunRead(path, std::move(reading));
   app.exec();
   return code;
 }
@@ -154,20 +157,25 @@ int run_window(QApplication& app, const QCommandLineParser& p, const Options& o)
   opts.settings_file = p.value(o.settings);
   // A screenshot leaves the settings as they are: its size is not the person's window.
   opts.read_only_settings = p.isSet(o.shot);
+  // A run named here is read while the window is built (a large one takes longer than that).
+  QFuture<perflab::gui::OpenedRun> reading;
+  if (!p.positionalArguments().isEmpty())
+    reading = perflab::gui::read_run_to_show(p.positionalArguments().front());
   perflab::gui::MainWindow w(opts);
   if (!apply_options(p, o, w)) return 2;
   const ShotChart chart{p.value(o.group), p.isSet(o.log)};
   if (!p.positionalArguments().isEmpty()) {
     const QString path = p.positionalArguments().front();
     if (p.isSet(o.shot))
-      return screenshot_of_open_run(app, w, path, p.value(o.shot), chart, p.value(o.size));
+      return screenshot_of_open_run(app, w, path, std::move(reading), p.value(o.shot), chart,
+                                    p.value(o.size));
     // The window at once; the run when it is read (the reason in the banner if it cannot be).
     QObject::connect(&w, &perflab::gui::MainWindow::runOpened, &app,
                      [](bool ok, const QString& error) {
                        if (!ok) std::cerr << "perflab: " << error.toStdString() << "\n";
                      });
     w.show();
-    w.openRunInBackground(path);
+    w.openRunRead(path, std::move(reading));
     return app.exec();
   }
   if (p.isSet(o.shot)) return screenshot(app, w, p.value(o.shot), chart, p.value(o.size));

@@ -57,7 +57,7 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
   connect(controller_, &RunController::updated, this, &MainWindow::onUpdated);
   connect(controller_, &RunController::finished, this, &MainWindow::onFinished);
   connect(controller_, &RunController::refused, this, &MainWindow::onRefused);
-  opener_ = new RunOpener(history_, this);
+  opener_ = new RunOpener(this);
   buildUi();
   buildMenus();
   loadSettings();
@@ -451,13 +451,18 @@ bool MainWindow::openRun(const QString& path, QString* error) {
 }
 
 void MainWindow::openRunInBackground(const QString& path) {
+  openRunRead(path, {});
+}
+
+void MainWindow::openRunRead(const QString& path, QFuture<OpenedRun> reading) {
   if (running()) {
     const QString why = "A run is going: stop it or wait before opening another.";
     run_page_->setBanner(why, "#b00020");
     emit runOpened(false, why);
     return;
   }
-  if (!opener_->open(path)) return;  // a file is being read: the newest request waits for it
+  if (!opener_->open(path, std::move(reading)))
+    return;  // a file is being read: the newest request waits for it
   run_page_->setStepText(QString("opening %1 (%2 MB)…")
                              .arg(QFileInfo(path).fileName())
                              .arg(QFileInfo(path).size() / 1e6, 0, 'f', 1));

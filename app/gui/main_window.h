@@ -9,6 +9,7 @@
 
 #include "gui_types.h"
 #include "models/run_history.h"
+#include "run_opener.h"
 #include "run_page.h"
 #include "runner/experiment.h"
 #include "targets_settings.h"
@@ -70,6 +71,9 @@ class MainWindow : public QMainWindow {
   // outcome, and the banner the reason a file cannot be opened. A request during a load
   // replaces it (the last one asked for is shown).
   void openRunInBackground(const QString& path);
+  // The same with the file's read already under way (read_run_to_show): a run named on the
+  // command line is read while the window is built.
+  void openRunRead(const QString& path, QFuture<OpenedRun> reading);
   bool opening() const;
   void exportChart(const QString& path, QSize size, bool all_groups = false);  // throws
   void exportData(const QString& path);  // .csv, .json, .gbench.json; throws

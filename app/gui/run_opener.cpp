@@ -10,8 +10,18 @@
 
 namespace perflab::gui {
 
-RunOpener::RunOpener(const RunHistory& history, QObject* parent)
-    : QObject(parent), history_(history), watch_(new QFutureWatcher<Opened>(this)) {
+QFuture<OpenedRun> read_run_to_show(const QString& path) {
+  return QtConcurrent::run([path]() -> OpenedRun {
+    try {
+      return {std::make_shared<Run>(RunHistory::loadToShow(path)), {}};
+    } catch (const std::exception& e) {
+      return {nullptr, QString::fromStdString(e.what())};
+    }
+  });
+}
+
+RunOpener::RunOpener(QObject* parent)
+    : QObject(parent), watch_(new QFutureWatcher<OpenedRun>(this)) {
   connect(watch_, &QFutureWatcherBase::finished, this, &RunOpener::onRead);
 }
 
@@ -23,19 +33,13 @@ void RunOpener::waitForFinished() {
   watch_->waitForFinished();
 }
 
-bool RunOpener::open(const QString& path) {
+bool RunOpener::open(const QString& path, QFuture<OpenedRun> reading) {
   if (opening()) {
     next_path_ = path;
     return false;
   }
   path_ = path;
-  watch_->setFuture(QtConcurrent::run([this, path]() -> Opened {
-    try {
-      return {std::make_shared<Run>(history_.loadToShow(path)), {}};
-    } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what())};
-    }
-  }));
+  watch_->setFuture(reading.isValid() ? reading : read_run_to_show(path));
   return true;
 }
 
@@ -45,7 +49,7 @@ void RunOpener::onRead() {
     emit superseded(std::exchange(next_path_, QString()));
     return;
   }
-  const Opened opened = watch_->result();
+  const OpenedRun opened = watch_->result();
   emit fileRead(path, opened.run, opened.error);
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include <QFuture>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
@@ -14,19 +15,28 @@
 
 namespace perflab::gui {
 
-class RunHistory;
+// A run file read to show: the run, or why it could not be read.
+struct OpenedRun {
+  std::shared_ptr<Run> run;  // null when it could not be read
+  QString error;
+};
+
+// Starts reading `path` on a worker thread as the window reads a run to show
+// (RunHistory::loadToShow). A run named on the command line is read so while the window is
+// built, then handed to RunOpener::open.
+QFuture<OpenedRun> read_run_to_show(const QString& path);
 
 class RunOpener : public QObject {
   Q_OBJECT
  public:
-  // Files are read through `history`, which must outlive the reader (waitForFinished).
-  explicit RunOpener(const RunHistory& history, QObject* parent = nullptr);
+  explicit RunOpener(QObject* parent = nullptr);
   ~RunOpener() override;  // waits for the reader
 
   // Reads `path` on a worker thread; fileRead tells the outcome. A file being read cannot be
   // interrupted: then `path` waits for it (the last one asked for wins), false is returned, and
-  // superseded hands `path` back once the file read meanwhile is dropped.
-  bool open(const QString& path);
+  // superseded hands `path` back once the file read meanwhile is dropped. `reading`: the read of
+  // `path` already under way (read_run_to_show), else it starts now.
+  bool open(const QString& path, QFuture<OpenedRun> reading = {});
   bool opening() const { return !path_.isEmpty(); }
   void waitForFinished();
 
@@ -45,17 +55,12 @@ class RunOpener : public QObject {
   void superseded(const QString& path);
 
  private:
-  struct Opened {
-    std::shared_ptr<Run> run;  // null when it could not be read
-    QString error;
-  };
   void onRead();
   void nextTurn(quint64 generation, std::shared_ptr<std::vector<std::function<void()>>> turns,
                 std::size_t i);
 
-  const RunHistory& history_;
   QString path_, next_path_;  // the file being read, the one asked for after it
-  QFutureWatcher<Opened>* watch_;
+  QFutureWatcher<OpenedRun>* watch_;
   quint64 generation_ = 0;  // turns run only while it is unchanged
 };
 

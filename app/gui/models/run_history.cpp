@@ -273,8 +273,8 @@ Run RunHistory::load(const QString& path) const {
   return load_run(fs(path));
 }
 
-Run RunHistory::loadToShow(const QString& path) const {
-  Run run = load(path);
+Run RunHistory::loadToShow(const QString& path) {
+  Run run = load_run(fs(path));
   if (run.status != RunStatus::Failed && run.status != RunStatus::Cancelled)
     check_measured(run, fs(path));
   return run;

@@ -45,7 +45,7 @@ class RunHistory {
   Run load(const QString& path) const;  // throws RunFormatError
   // A run to show in the window: load(), and a run that finished must have measured something
   // (check_measured); a failed or stopped one without points opens for its message.
-  Run loadToShow(const QString& path) const;
+  static Run loadToShow(const QString& path);
   // Sets the person's note of a saved run (Run::note; empty removes it), the file rewritten
   // atomically. Throws RunFormatError, or std::runtime_error when it cannot be written.
   void set_note(const QString& path, const QString& note) const;
