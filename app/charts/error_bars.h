@@ -7,6 +7,7 @@
 #include <QAbstractSeries>
 #include <QChart>
 #include <QGraphicsObject>
+#include <QImage>
 #include <QLineF>
 #include <QList>
 #include <QPen>
@@ -44,6 +45,10 @@ class ErrorBars : public QGraphicsObject {
   std::vector<ErrorBar> bars_;
   std::vector<QLineF> lines_;  // the bars' lines, for the plot area they were built for
   QRectF built_for_;           // plot area the path was built for; empty: rebuild
+  // The lines as painted without antialiasing (more bars than pixel columns), at `pixels_at_`
+  // in the item: a repaint (a window's grab, a tooltip over the plot) copies them.
+  QImage pixels_;
+  QPoint pixels_at_;
 };
 
 // The error-bar items of a chart, one per series with intervals.
