@@ -24,8 +24,10 @@ inline constexpr const char* kRunSchema = "perflab-run";
 inline constexpr std::uintmax_t kMaxRunFileBytes = std::uintmax_t{256} << 20;
 
 std::string run_to_json(const Run& run, int indent = 2);
-// (run_read.cpp) Checks the type and range of every field; throws RunFormatError naming the field
-// (e.g. field "series[0].points[2].samples[3]": expected a number, got string "x").
+// (run_read.cpp) Checks the type and range of every field, every count against what a run file
+// can honestly hold and a point's stored statistics for consistency (common/run_bounds.h);
+// throws RunFormatError naming the field (e.g. field "series[0].points[2].samples[3]": expected
+// a number, got string "x").
 Run run_from_json(const std::string& text);
 
 // Reads a run file; throws RunFormatError with the path and the reason: a file over

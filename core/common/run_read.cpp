@@ -21,12 +21,14 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
 
 #include "common/latency_codec.h"
+#include "common/run_bounds.h"
 #include "common/run_fields.h"
 
 namespace perflab {
@@ -96,7 +98,18 @@ void read_host(const V& j, Run& run) {
   run.host.build_type = R::string(*h, f, "build_type", false);
 }
 
+// The number of elements of an array member, refused when above `most`, naming it and the limit.
+std::size_t check_count(const V& obj, const Path& parent, const char* key, std::size_t most,
+                        const char* what) {
+  const std::size_t n = R::size(obj, key);
+  if (n > most)
+    R::bad(Path(parent, key), std::to_string(n) + " " + what + ", more than " +
+                                  std::to_string(most) + " (the most a run file may hold)");
+  return n;
+}
+
 void read_groups(const V& j, Run& run) {
+  check_count(j, kRoot, "groups", run_bounds::kMaxGroups, "groups");
   for_each_object(j, "groups", [&](const V& g, const Path& f) {
     Group group{R::string(g, f, "id", true),           R::string(g, f, "title", false),
                 R::string(g, f, "unit", false),        R::string(g, f, "x_label", false),
@@ -111,6 +124,7 @@ void read_groups(const V& j, Run& run) {
     group.interleaved = R::boolean(g, f, "interleaved", false);
     group.y_label = R::string(g, f, "y_label", false);
     group.percentile_x = R::boolean(g, f, "percentile_x", false);
+    check_count(g, f, "markers", run_bounds::kMaxGroupMarkers, "markers on one chart");
     R::elements(g, f, "markers", [&](const V& m, const Path& mf) {
       R::object(m, mf);
       group.markers.push_back({R::string(m, mf, "series", false), R::number(m, mf, "x", true),
@@ -183,6 +197,9 @@ void read_point_summary(const V& p, const Path& ff, Point& pt) {
     prec.worst_half_width = R::measured(*pr, pf, "worst_half_width", false);
     pt.precision = prec;
   }
+  if (pt.samples.empty())
+    if (const auto refusal = run_bounds::stored_stats_refusal(pt.stats, stored))
+      R::bad(Path(ff, refusal->field), refusal->why);
   summarize_samples(pt);
   if (pt.samples.empty()) {
     pt.cv = cv;
@@ -196,7 +213,8 @@ Point read_point(const V& pj, const Path& ff) {
   pt.label = R::string(p, ff, "label", true);
   // x is what a sweep varies (a size, a count of clients, a budget): a quantity too.
   if (const auto x = R::find(p, ff, "x", false)) pt.x = R::measured(*x, Path(ff, "x"));
-  pt.samples.reserve(R::size(p, "samples"));
+  pt.samples.reserve(
+      check_count(p, ff, "samples", run_bounds::kMaxPointSamples, "samples in one point"));
   R::elements(p, ff, "samples",
               [&](const V& s, const Path& f) { pt.samples.push_back(R::measured(s, f)); });
   if (const auto extra = R::find(p, ff, "extra", false)) {
@@ -210,13 +228,19 @@ Point read_point(const V& pj, const Path& ff) {
 }
 
 void read_series(const V& j, Run& run) {
+  check_count(j, kRoot, "series", run_bounds::kMaxSeries, "series");
+  std::map<std::string, std::size_t> per_group;
   for_each_object(j, "series", [&](const V& s, const Path& f) {
     Series ser{R::string(s, f, "group", true), R::string(s, f, "name", true), {}};
     if (!run.group(ser.group))
       throw RunFormatError("series '" + ser.name + "' names unknown group '" + ser.group + "'");
+    if (++per_group[ser.group] > run_bounds::kMaxGroupSeries)
+      R::bad(f, "is one series too many for group '" + ser.group + "': a chart shows at most " +
+                    std::to_string(run_bounds::kMaxGroupSeries));
     ser.points.reserve(R::size(s, "points"));
     R::elements(s, f, "points",
                 [&](const V& p, const Path& pf) { ser.points.push_back(read_point(p, pf)); });
+    check_count(s, f, "latency", run_bounds::kMaxSeriesRounds, "latency rounds in one series");
     // Each recorder is decoded once to refuse a damaged one here, naming it, rather than
     // where a chart draws it.
     R::elements(s, f, "latency", [&](const V& l, const Path& lf) {
