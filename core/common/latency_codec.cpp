@@ -101,15 +101,37 @@ std::string latency_deflate(std::string_view bytes) {
   return packed;
 }
 
+// zlib data inflated, up to kMaxBytes: into a buffer that grows with what comes out (a
+// recorder's few hundred bytes), never one of kMaxBytes zeroed for each recorder read.
+std::string inflate_bytes(const std::string& packed) {
+  z_stream zs{};
+  if (inflateInit(&zs) != Z_OK) throw std::runtime_error("latency recorder text: zlib failed");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  zs.avail_in = static_cast<uInt>(packed.size());
+  std::string bytes;
+  int status = Z_OK;
+  while (status == Z_OK && bytes.size() < kMaxBytes) {
+    const std::size_t done = bytes.size();
+    bytes.resize(std::min(kMaxBytes, std::max<std::size_t>(1024, 2 * done)));
+    zs.next_out = reinterpret_cast<Bytef*>(bytes.data() + done);
+    zs.avail_out = static_cast<uInt>(bytes.size() - done);
+    status = inflate(&zs, Z_NO_FLUSH);
+    bytes.resize(bytes.size() - zs.avail_out);
+    if (status == Z_BUF_ERROR && zs.avail_in > 0 && bytes.size() < kMaxBytes) status = Z_OK;
+  }
+  inflateEnd(&zs);
+  if (status != Z_STREAM_END) bad("not zlib data of a latency recorder");
+  return bytes;
+}
+
 LatencyRecorder decode_latency(std::string_view text) {
-  const std::string packed = from_base64(text);
-  std::string bytes(kMaxBytes, '\0');
-  uLongf size = static_cast<uLongf>(bytes.size());
-  if (uncompress(reinterpret_cast<Bytef*>(bytes.data()), &size,
-                 reinterpret_cast<const Bytef*>(packed.data()),
-                 static_cast<uLong>(packed.size())) != Z_OK)
-    bad("not zlib data of a latency recorder");
-  bytes.resize(size);
+  LatencyRecorder r;
+  decode_latency(text, r);
+  return r;
+}
+
+void decode_latency(std::string_view text, LatencyRecorder& into) {
+  const std::string bytes = inflate_bytes(from_base64(text));
   Reader in(bytes);
   if (in.varint() != kVersion) bad("unknown version");
   const std::uint64_t clamped = in.varint();
@@ -134,8 +156,8 @@ LatencyRecorder decode_latency(std::string_view text) {
     }
   }
   try {
-    return LatencyRecorder::from_parts(counts, clamped, static_cast<std::int64_t>(min),
-                                       static_cast<std::int64_t>(max), sum);
+    into.assign_parts(counts, clamped, static_cast<std::int64_t>(min),
+                      static_cast<std::int64_t>(max), sum);
   } catch (const std::invalid_argument& e) {
     bad(e.what());
   }

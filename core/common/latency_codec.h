@@ -21,6 +21,8 @@ std::string encode_latency(const LatencyRecorder& r);
 // Throws std::invalid_argument for text encode_latency did not write (bad base64, not zlib,
 // truncated, another version, counters that disagree with the figures).
 LatencyRecorder decode_latency(std::string_view text);
+// The same into `into`, reusing its counters (for reading many rounds one after another).
+void decode_latency(std::string_view text, LatencyRecorder& into);
 
 // The pieces, for tests and the benchmark's size comparison.
 std::string latency_bytes(const LatencyRecorder& r);  // the varints, before zlib and base64

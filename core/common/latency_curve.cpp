@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "common/latency_spectrum.h"
+#include "common/latency_codec.h"
 
 namespace perflab {
 
@@ -37,9 +37,16 @@ std::vector<PercentileStep> percentile_steps(const LatencyRecorder& r,
     const double here = 100.0 * static_cast<double>(cumulative) / static_cast<double>(total);
     if (r.count_at_index(i) != 0 && here >= level) {
       out.push_back({level, LatencyRecorder::highest_equivalent_ns(i), cumulative});
-      level = next_level(level, ticks_per_half_distance);
       if (cumulative == total) break;  // every value counted
-      continue;                        // the same bucket may reach the next level too
+      const double next = next_level(level, ticks_per_half_distance);
+      if (!(next > level && next < 100)) {
+        // No finer step a double can tell from this one (a tail of one value in 2^50): the
+        // iteration ends at the largest value, as it would once every value were counted.
+        out.push_back({level, LatencyRecorder::highest_equivalent_ns(last), total});
+        break;
+      }
+      level = next;
+      continue;  // the same bucket may reach the next level too
     }
     if (i == last) break;
     cumulative += r.count_at_index(++i);
@@ -57,8 +64,13 @@ std::optional<double> ns_per_unit(const std::string& unit) {
 }
 
 LatencyRecorder pooled_latency(const Series& s) {
-  LatencyRecorder pooled;
-  for (const auto& round : series_latency(s)) pooled.merge(round);
+  // One round decoded at a time, into the same recorder: two recorders in memory, however many
+  // rounds the series has.
+  LatencyRecorder pooled, round;
+  for (const auto& text : s.latency) {
+    decode_latency(text, round);
+    pooled.merge(round);
+  }
   return pooled;
 }
 

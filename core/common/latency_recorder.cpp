@@ -138,30 +138,47 @@ std::vector<LatencyRecorder::Bucket> LatencyRecorder::nonzero_buckets() const {
 LatencyRecorder LatencyRecorder::from_parts(const std::vector<std::uint64_t>& counts,
                                             std::uint64_t clamped, std::int64_t min_ns,
                                             std::int64_t max_ns, std::uint64_t sum_ns) {
+  LatencyRecorder r;
+  r.assign_parts(counts, clamped, min_ns, max_ns, sum_ns);
+  return r;
+}
+
+void LatencyRecorder::assign_parts(const std::vector<std::uint64_t>& counts, std::uint64_t clamped,
+                                   std::int64_t min_ns, std::int64_t max_ns, std::uint64_t sum_ns) {
   if (counts.size() > kCountsLength)
     throw std::invalid_argument("latency recorder: more counters than its layout has");
-  LatencyRecorder r;
+  // Only the counters between min and max hold values: the rest are zero already.
+  if (count_ != 0)
+    std::fill(counts_.begin() + static_cast<std::ptrdiff_t>(index_of(min_)),
+              counts_.begin() + static_cast<std::ptrdiff_t>(last_nonzero_index()) + 1, 0);
+  count_ = clamped_ = sum_ = 0;
+  min_ = max_ = 0;
+  const auto refuse = [this](const char* why) {
+    reset();
+    throw std::invalid_argument(why);
+  };
   std::size_t first = kCountsLength, last = kCountsLength;
   for (std::size_t i = 0; i < counts.size(); ++i) {
     if (counts[i] == 0) continue;
     if (first == kCountsLength) first = i;
     last = i;
-    r.counts_[i] = counts[i];
-    r.count_ += counts[i];
+    if (counts[i] > kMaxCount - count_)
+      refuse("latency recorder: its counters sum to more than 2^53 values");
+    counts_[i] = counts[i];
+    count_ += counts[i];
   }
-  if (r.count_ == 0) {
+  if (count_ == 0) {
     if (clamped != 0 || min_ns != 0 || max_ns != 0 || sum_ns != 0)
-      throw std::invalid_argument("latency recorder: figures without values");
-    return r;
+      refuse("latency recorder: figures without values");
+    return;
   }
   if (min_ns < 0 || max_ns > kHighestTrackableNs || min_ns > max_ns || index_of(min_ns) != first ||
-      index_of(max_ns) != last || clamped > r.count_)
-    throw std::invalid_argument("latency recorder: min/max do not match its counters");
-  r.clamped_ = clamped;
-  r.min_ = min_ns;
-  r.max_ = max_ns;
-  r.sum_ = sum_ns;
-  return r;
+      index_of(max_ns) != last || clamped > count_)
+    refuse("latency recorder: min/max do not match its counters");
+  clamped_ = clamped;
+  min_ = min_ns;
+  max_ = max_ns;
+  sum_ = sum_ns;
 }
 
 }  // namespace perflab

@@ -36,6 +36,9 @@ class LatencyRecorder {
       static_cast<std::size_t>((kBucketCount + 1) * kSubBucketHalfCount);  // 27,648
   static constexpr std::int64_t kHighestTrackableNs =
       (kSubBucketCount << (kBucketCount - 1)) - 1;  // 68,719,476,735 ns
+  // The most values a recorder rebuilt from its parts holds (from_parts): 2^53, one a
+  // nanosecond for 104 days, so that every count and rank is exact as a double.
+  static constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 53;
   // The largest relative distance between two values of one bucket (the stated precision).
   static constexpr double kRelativePrecision = 1.0 / static_cast<double>(kSubBucketHalfCount);
 
@@ -83,9 +86,13 @@ class LatencyRecorder {
 
   // Rebuilds a recorder from its counters and exact figures (what the run file keeps); throws
   // std::invalid_argument when they do not agree (a counter beyond the layout, min or max
-  // outside the buckets that hold values).
+  // outside the buckets that hold values) or hold more than kMaxCount values.
   static LatencyRecorder from_parts(const std::vector<std::uint64_t>& counts, std::uint64_t clamped,
                                     std::int64_t min_ns, std::int64_t max_ns, std::uint64_t sum_ns);
+  // The same into this recorder, reusing its counters (no allocation): reading many rounds
+  // one after the other allocates once. Empty when it throws.
+  void assign_parts(const std::vector<std::uint64_t>& counts, std::uint64_t clamped,
+                    std::int64_t min_ns, std::int64_t max_ns, std::uint64_t sum_ns);
 
   bool operator==(const LatencyRecorder& o) const = default;
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/confidence.h"
+#include "common/latency_recorder.h"
 #include "common/stats.h"
 
 namespace perflab::run_bounds {
@@ -26,6 +27,10 @@ inline constexpr std::size_t kMaxGroupMarkers = 64;
 // Latency rounds (recorders) of one series: ten times the most rounds a point measures
 // (adaptive repetitions stop at 1,000).
 inline constexpr std::size_t kMaxSeriesRounds = 10'000;
+// Values one series' recorders hold together, as one recorder may: 2^53, one a nanosecond for
+// 104 days; every count and every rank of the pooled recorder stays exact as a double.
+inline constexpr std::uint64_t kMaxLatencyValues = LatencyRecorder::kMaxCount;
+
 // What is wrong with a refused figure: the field (relative to the point: "stats.median",
 // "ci") and why, in words.
 struct Refusal {

@@ -240,18 +240,27 @@ void read_series(const V& j, Run& run) {
     ser.points.reserve(R::size(s, "points"));
     R::elements(s, f, "points",
                 [&](const V& p, const Path& pf) { ser.points.push_back(read_point(p, pf)); });
-    check_count(s, f, "latency", run_bounds::kMaxSeriesRounds, "latency rounds in one series");
     // Each recorder is decoded once to refuse a damaged one here, naming it, rather than
-    // where a chart draws it.
-    R::elements(s, f, "latency", [&](const V& l, const Path& lf) {
-      std::string text = R::string(l, lf);
-      try {
-        decode_latency(text);
-      } catch (const std::exception& e) {
-        R::bad(lf, e.what());
-      }
-      ser.latency.push_back(std::move(text));
-    });
+    // where a chart draws it; together they hold at most kMaxLatencyValues values.
+    if (check_count(s, f, "latency", run_bounds::kMaxSeriesRounds,
+                    "latency rounds in one series")) {
+      std::uint64_t values = 0;
+      LatencyRecorder round;  // each decoded into it in turn
+      R::elements(s, f, "latency", [&](const V& l, const Path& lf) {
+        std::string text = R::string(l, lf);
+        try {
+          decode_latency(text, round);
+        } catch (const std::exception& e) {
+          R::bad(lf, e.what());
+        }
+        values += round.count();  // each at most kMaxLatencyValues (decode_latency): no overflow
+        if (values > run_bounds::kMaxLatencyValues)
+          R::bad(lf, "the series' recorders hold " + std::to_string(values) +
+                         " values up to here, more than 2^53 (" +
+                         std::to_string(run_bounds::kMaxLatencyValues) + ")");
+        ser.latency.push_back(std::move(text));
+      });
+    }
     run.series.push_back(std::move(ser));
   });
 }
