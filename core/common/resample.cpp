@@ -68,6 +68,48 @@ double ResampledMedian::operator()(std::span<const std::uint32_t> counts) const 
   return lo + (sorted_[k] - lo) * 0.5;
 }
 
+double uniform(Rng& rng) {
+  return (static_cast<double>(rng.next() >> 11) + 0.5) * 0x1p-53;
+}
+
+double normal(Rng& rng) {
+  constexpr double kTwoPi = 6.283185307179586;
+  return std::sqrt(-2 * std::log(uniform(rng))) * std::cos(kTwoPi * uniform(rng));
+}
+
+double gamma(Rng& rng, double shape) {
+  const double d = shape - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (;;) {
+    const double x = normal(rng), t = 1 + c * x;
+    if (t <= 0) continue;
+    const double v = t * t * t;
+    if (std::log(uniform(rng)) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
+  }
+}
+
+double beta(Rng& rng, double a, double b) {
+  const double x = gamma(rng, a);
+  return x / (x + gamma(rng, b));
+}
+
+double ResampledMedian::draw(Rng& rng) const {
+  const std::size_t n = sorted_.size();
+  if (n == 0) return 0;
+  const double dn = static_cast<double>(n);
+  const auto at = [&](double u) {
+    return sorted_[std::min(n - 1, static_cast<std::size_t>(dn * u))];
+  };
+  // 1-based rank k of the lower middle value; for odd n it is the median.
+  const std::size_t k = (n + 1) / 2;
+  const double u = beta(rng, static_cast<double>(k), static_cast<double>(n + 1 - k));
+  const double lo = at(u);
+  if (n % 2 == 1) return lo;
+  // The smallest of the n - k uniforms above u: u + (1 - u) (1 - V^(1 / (n - k))).
+  const double above =
+      u + (1 - u) * -std::expm1(std::log(uniform(rng)) / static_cast<double>(n - k));
+  return lo + (at(above) - lo) * 0.5;
+}
+
 void draw_counts(Rng& rng, std::size_t n, std::vector<std::uint32_t>& counts) {
   counts.assign(n, 0);
   std::uint32_t* c = counts.data();

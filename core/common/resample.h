@@ -36,11 +36,28 @@ class ResampledMedian {
   explicit ResampledMedian(std::span<const double> samples);
   double operator()(std::span<const std::uint32_t> counts) const;
   std::size_t size() const { return order_.size(); }
+  // The median of a fresh resample of the samples, drawn without drawing the resample: its
+  // k-th smallest value is the sample of rank floor(n * U(k)), U(k) the k-th smallest of n
+  // uniforms, a Beta(k, n + 1 - k) variate (and the next one above it the smallest of the
+  // n - k uniforms left above U(k)). The same distribution as operator() of draw_counts(), in
+  // constant time instead of linear: what makes a bootstrap of 10^6 samples take milliseconds.
+  double draw(Rng& rng) const;
 
  private:
   std::vector<double> sorted_;
   std::vector<std::size_t> order_;  // order_[k]: index of the k-th smallest sample
 };
+
+// Above this many samples a bootstrap of a median draws it (ResampledMedian::draw) rather than
+// draw_counts and operator(): at 64 samples the two cost about the same.
+inline constexpr std::size_t kDrawMedianAbove = 64;
+
+// A uniform variate in (0, 1), never 0 or 1; a standard normal one (Box-Muller); a Gamma(shape)
+// one, shape >= 1 (Marsaglia and Tsang 2000); a Beta(a, b) one, a, b >= 1, from two Gammas.
+double uniform(Rng& rng);
+double normal(Rng& rng);
+double gamma(Rng& rng, double shape);
+double beta(Rng& rng, double a, double b);
 
 // Draws a resample of n indices into counts (resized to n).
 void draw_counts(Rng& rng, std::size_t n, std::vector<std::uint32_t>& counts);

@@ -48,13 +48,19 @@ std::optional<Estimate> ratio_ci(std::span<const double> a, std::span<const doub
   std::vector<double> replicates;
   replicates.reserve(static_cast<std::size_t>(opt.boot.resamples));
   std::vector<std::uint32_t> ca, cb;
+  // A side of many samples draws its resample's median directly (constant time, not linear).
+  const auto median_of = [&](const resample::ResampledMedian& m, std::vector<std::uint32_t>& c) {
+    if (m.size() > resample::kDrawMedianAbove) return m.draw(rng);
+    resample::draw_counts(rng, m.size(), c);
+    return m(c);
+  };
   for (int r = 0; r < opt.boot.resamples; ++r) {
-    resample::draw_counts(rng, a.size(), ca);
     if (paired) {
+      resample::draw_counts(rng, a.size(), ca);
       replicates.push_back(ratio(ma(ca), mb(ca)));
     } else {
-      resample::draw_counts(rng, b.size(), cb);
-      replicates.push_back(ratio(ma(ca), mb(cb)));
+      const double x = median_of(ma, ca);
+      replicates.push_back(ratio(x, median_of(mb, cb)));
     }
   }
   std::tie(e.lo, e.hi) = resample::percentile_interval(replicates, opt.level);
