@@ -73,16 +73,21 @@ double hidden_by(QChart& chart, const QRectF& box, const QList<QRectF>& taken) {
 }  // namespace
 
 QRectF AxisMarker::labelRect() const {
+  // The labels of the markers before this one, never covered, each placed once in order (each
+  // asking for its own predecessors again would take time exponential in the markers).
+  QList<QRectF> taken;
+  for (auto* m : axis_markers(chart_)) {
+    if (m == this) break;
+    if (!m->label().isEmpty() && m->isVisible()) taken << m->labelRectBeside(taken);
+  }
+  return labelRectBeside(taken);
+}
+
+QRectF AxisMarker::labelRectBeside(const QList<QRectF>& taken) const {
   const QRectF area = chart_.plotArea();
   const QFontMetricsF fm(font_);
   const double pad = fm.height() * 0.2;
   const QSizeF size(fm.horizontalAdvance(label_) + 2 * pad, fm.height() + pad);
-  // The labels of the markers before this one: never covered.
-  QList<QRectF> taken;
-  for (auto* m : axis_markers(chart_)) {
-    if (m == this) break;
-    if (!m->label().isEmpty() && m->isVisible()) taken << m->labelRect();
-  }
   // Beside the line, right or left of it, from the top of the plot down: the first place that
   // hides no point, no line and no other label; else the place that hides least.
   QRectF best;

@@ -32,6 +32,9 @@ class AxisMarker : public QGraphicsObject {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
+  // The label's box given the boxes of the labels before it.
+  QRectF labelRectBeside(const QList<QRectF>& taken) const;
+
   QChart& chart_;
   QAbstractSeries* anchor_;
   double x_;

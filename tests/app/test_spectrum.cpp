@@ -9,6 +9,7 @@
 #include <QCategoryAxis>
 #include <QChartView>
 #include <QCheckBox>
+#include <QElapsedTimer>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
@@ -268,6 +269,30 @@ class SpectrumTest : public QObject {
       if (lm->label() == "proxy p99") emit lm->clicked();
     QVERIFY(markers[0]->isVisible());
     QVERIFY(!markers[1]->isVisible());
+  }
+
+  // The most markers a chart holds (64), every one labelled: each label is placed once, in
+  // order, beside the labels before it (placing each one's predecessors again for every label
+  // took time exponential in the markers: 20 labels, a million placements).
+  void theMostMarkersAChartHoldsArePlacedInTime() {
+    Run run = run_;
+    for (auto& g : run.groups)
+      for (int i = 2; g.id == "hockey" && i < 64; ++i)
+        g.markers.push_back({"direct p99", 30000.0 + 1000 * i, "knee " + std::to_string(i)});
+    auto chart = build_chart(run, "hockey", {});
+    QElapsedTimer took;
+    took.start();
+    QImage img(1000, 640, QImage::Format_ARGB32_Premultiplied);
+    {
+      QPainter p(&img);
+      paint_chart(p, *chart, QRectF(0, 0, 1000, 640));
+    }
+    const auto markers = axis_markers(*chart);
+    QCOMPARE(markers.size(), 64);
+    // Each label still keeps clear of those before it while there is room.
+    QVERIFY(!markers[0]->labelRect().intersects(markers[1]->labelRect()));
+    QVERIFY(!markers[1]->labelRect().intersects(markers[2]->labelRect()));
+    QVERIFY2(took.elapsed() < 60'000, "it returns");
   }
 
   void exportsCarryTheTicksAndTheKnees() {
