@@ -54,6 +54,8 @@ inline constexpr std::size_t kDrawMedianAbove = 64;
 
 // A uniform variate in (0, 1), never 0 or 1; a standard normal one (Box-Muller); a Gamma(shape)
 // one, shape >= 1 (Marsaglia and Tsang 2000); a Beta(a, b) one, a, b >= 1, from two Gammas.
+// Written here, not std::gamma_distribution: the standard leaves a distribution's algorithm to
+// each library, and a run's intervals must come out the same from the same Rng everywhere.
 double uniform(Rng& rng);
 double normal(Rng& rng);
 double gamma(Rng& rng, double shape);
