@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24's memory attack on perflab-proxy, and redis-server under the same attack as its peer:
+# A memory attack on perflab-proxy, and redis-server under the same attack as its peer:
 # 20 clients stream 512 MiB SET values (at full speed, then at the 4 MiB/s pace of
 # tests/proxy/proxy_memory_test.cpp) while a victim sends PINGs one at a time. Each try starts a
 # fresh server (the peak RSS is its VmHWM), over two throwaway Redis nodes started here, and

@@ -77,11 +77,11 @@ double percentile(std::vector<double> v, double q) {
 
 }  // namespace
 
-// Issue 24's attack, scaled for CI: 20 clients stream a 32 MiB SET value each (4 MiB/s each),
-// again whenever they are evicted, against a bound of 128 MiB. Unbounded, the proxy would hold
-// 640 MiB; bounded, its peak resident memory stays under the bound plus a margin (the
-// allocator's slack, what the sanitizer keeps, a command already forwarded to a node), and a
-// client sending PINGs beside the attack is answered every time.
+// The memory attack (scripts/bench_proxy_attack.sh), scaled for CI: 20 clients stream a 32 MiB SET
+// value each (4 MiB/s each), again whenever they are evicted, against a bound of 128 MiB.
+// Unbounded, the proxy would hold 640 MiB; bounded, its peak resident memory stays under the bound
+// plus a margin (the allocator's slack, what the sanitizer keeps, a command already forwarded to a
+// node), and a client sending PINGs beside the attack is answered every time.
 TEST(ProxyMemory, ManyLargeCommandsStayUnderTheBound) {
   // The margin: the allocator's slack and a command being forwarded; the sanitizer's shadow
   // memory adds an eighth of what is allocated.
@@ -105,7 +105,7 @@ TEST(ProxyMemory, ManyLargeCommandsStayUnderTheBound) {
         if (fd < 0) continue;
         attempts++;
         bool sent = send_all(fd, set_header(key, value_size), stop);
-        // 4 MiB/s each, 80 MiB/s in all (issue 24's attack grew the proxy by 127 MB/s): a
+        // 4 MiB/s each, 80 MiB/s in all (unbounded, the full attack grew the proxy by 127 MB/s): a
         // loaded 2-core machine keeps a share of a core for the victim, whose latency is measured.
         for (std::size_t off = 0; sent && off < value_size && !stop.load(); off += kMiB / 4) {
           sent = send_all(fd, std::string_view(value).substr(off, kMiB / 4), stop);

@@ -76,7 +76,7 @@ TEST(CoordinatedOmission, PacedClosedLoopRecordsAPauseOncePerConnection) {
     EXPECT_EQ(r.open_loop.target_rps, 1000);  // both kept the schedule's rate
     if (open) {
       // Every request due in the first (pause - 250 ms) waited >= 250 ms: about 250 of them
-      // (the "about 500" counts every request delayed by the pause at all).
+      // ("about 500" would count every request delayed by the pause at all).
       EXPECT_GE(at_250, 0.8 * 1000 * (paused - 0.25) - 20);
       EXPECT_GE(count_at_least(r.latency, 10'000'000), 0.8 * 1000 * (paused - 0.01) - 20);
       EXPECT_GT(r.p99_ms, 250);  // 1/6 of the requests waited for the pause

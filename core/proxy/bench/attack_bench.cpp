@@ -1,4 +1,4 @@
-// perflab-proxy-attack-bench: issue 24's memory attack on a running server (perflab-proxy, or
+// perflab-proxy-attack-bench: a memory attack on a running server (perflab-proxy, or
 // redis-server as its peer) and the latency of a victim beside it (a benchmark, not a test: it
 // prints figures). Clients stream large SET values, again whenever they are disconnected, while
 // one more sends PINGs one at a time; at the end it prints the server's resident memory (before,
