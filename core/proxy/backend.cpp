@@ -220,7 +220,7 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
     backend_failed(b, "unexpected reply", false);
     return false;
   }
-  const Entry e = b.fifo.front();
+  const Entry e = std::move(b.fifo.front());
   b.fifo.pop_front();
   b.progress_ns = turn_ns;
   ServerCounters& s = *server_st[b.node];
@@ -252,19 +252,14 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
   c.reply_estimate = std::max(size, c.reply_estimate - (c.reply_estimate - size) / 8);
   Pending& p = pending_at(c, seq);
   // Fast path: the oldest request, answered by one node, goes straight out.
-  if (seq == c.head_seq && p.merge == MergeMode::None && p.parts.size() == 1 &&
-      p.redact == Redact::None) {
+  if (seq == c.head_seq && p.single && p.redact == Redact::None) {
     c.pending.pop_front();
     c.head_seq++;
     append_reply(c, reply);
     if (!c.dead) touch(c);
     return true;
   }
-  Part& pt = p.parts[part];
-  pt.done = true;
-  pt.reply.assign(reply);
-  c.stored_bytes += reply.size();
-  p.remaining--;
+  store_reply(c, p, part, reply);
   if (p.batched) merge_batches(c, p);
   touch(c);
   return true;

@@ -135,7 +135,7 @@ void Proxy::Impl::process_input(Client& c) {
       st_client_err.add();
       log(LogLevel::Info, "client " + c.peer + ": " + r.error);
       Pending p;
-      append_error(p.immediate, "ERR " + r.error);
+      append_error(p.reply, "ERR " + r.error);
       p.close_after = true;
       c.pending.push_back(std::move(p));
       c.closing = true;
@@ -143,7 +143,8 @@ void Proxy::Impl::process_input(Client& c) {
       update_events(c);
       break;
     }
-    if (!argv.empty() && c.authenticated && !c.dedicated && needs_dedicated(classify(argv))) {
+    const CommandInfo info = classify(argv);
+    if (!argv.empty() && c.authenticated && !c.dedicated && needs_dedicated(info)) {
       if (!c.pending.empty()) {  // earlier requests still on shared connections: wait
         c.switch_wait = true;
         c.parser.reset();
@@ -153,7 +154,7 @@ void Proxy::Impl::process_input(Client& c) {
     }
     if (!argv.empty()) {
       st_requests.add();
-      dispatch(c, argv, data.substr(0, r.consumed));
+      dispatch(c, argv, data.substr(0, r.consumed), info);
       if (c.fanout) {  // sent in batches: the command is consumed after the last one
         c.fanout->consumed = r.consumed;
         c.fanout->argv.swap(argv);
@@ -171,7 +172,7 @@ void Proxy::Impl::process_input(Client& c) {
 
 void Proxy::Impl::immediate(Client& c, std::string_view reply, bool close_after) {
   Pending p;
-  p.immediate.assign(reply);
+  p.reply.assign(reply);
   p.close_after = close_after;
   c.pending.push_back(std::move(p));
 }
@@ -254,10 +255,14 @@ void Proxy::Impl::drain(Client& c) {
     c.head_seq++;
     if (p.batched) batched_reply(c, p, scratch);
     for (auto& pt : p.parts) c.stored_bytes -= pt.reply.size();
-    if (p.parts.empty()) {
-      append_reply(c, p.immediate);
+    if (p.single) c.stored_bytes -= p.reply.size();
+    if (p.parts.empty() && (!p.single || p.redact == Redact::None)) {
+      append_reply(c, p.reply);  // known at once, or a single node's that needs no redaction
     } else {
-      if (!p.batched) merge(p, scratch);
+      if (p.single)
+        scratch.assign(p.reply);
+      else if (!p.batched)
+        merge(p, scratch);
       redact_reply(p.redact, scratch, secrets);
       append_reply(c, scratch);
     }

@@ -25,10 +25,9 @@ std::int64_t blocking_ns(const std::vector<std::string_view>& av, int at) {
 
 }  // namespace
 
-// Routes one command. raw is its bytes as received.
-void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av,
-                           std::string_view raw) {
-  const CommandInfo info = classify(av);
+// Routes one command. raw is its bytes as received, info what classify says of it.
+void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw,
+                           const CommandInfo& info) {
   if (!c.authenticated && info.cls != CommandClass::Local) {
     refuse(c, "NOAUTH Authentication required.");
     return;
@@ -83,7 +82,6 @@ void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av,
       p.name = command_name(av);
       p.parts.resize(nodes);
       p.remaining = static_cast<int>(nodes);
-      for (std::size_t n = 0; n < nodes; ++n) p.parts[n].node = static_cast<std::uint32_t>(n);
       c.pending.push_back(std::move(p));
       st_fragments.add(nodes);
       for (std::size_t n = 0; n < nodes; ++n)
@@ -154,7 +152,7 @@ void Proxy::Impl::split_command(Client& c, std::uint64_t seq, const CommandInfo&
   p.name = command_name(av);
   p.remaining = static_cast<int>(split.used);
   for (std::size_t n = 0; n < nodes; ++n)
-    if (!split.by_node[n].empty()) p.parts.push_back(Part{node_of(n), false, {}});
+    if (!split.by_node[n].empty()) p.parts.emplace_back();
   if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
   c.pending.push_back(std::move(p));
   st_fragments.add(split.used);
@@ -197,7 +195,7 @@ void Proxy::Impl::split_by_slot(const std::vector<std::string_view>& av, std::si
 void Proxy::Impl::single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
                          std::int64_t extra_ns) {
   Pending p;
-  p.parts.push_back(Part{static_cast<std::uint32_t>(node), false, {}});
+  p.single = true;
   p.remaining = 1;
   c.pending.push_back(std::move(p));
   send_part(c, seq, 0, static_cast<std::uint32_t>(node), raw, extra_ns);
@@ -206,14 +204,26 @@ void Proxy::Impl::single(Client& c, std::uint64_t seq, std::size_t node, std::st
 void Proxy::Impl::fail_part(Client& c, std::uint64_t seq, std::uint32_t part,
                             const std::string& reply) {
   Pending& p = pending_at(c, seq);
-  Part& pt = p.parts[part];
-  if (pt.done) return;
-  pt.done = true;
-  pt.reply = reply;
-  c.stored_bytes += reply.size();
-  p.remaining--;
+  if (!store_reply(c, p, part, reply)) return;
   st_forward_error.add();
   if (p.batched) merge_batches(c, p);
+}
+
+// Keeps a part's reply until its request's turn; false when the part already has one.
+bool Proxy::Impl::store_reply(Client& c, Pending& p, std::uint32_t part, std::string_view reply) {
+  std::string* to = &p.reply;
+  if (p.single) {
+    if (p.remaining == 0) return false;
+  } else {
+    Part& pt = p.parts[part];
+    if (pt.done) return false;
+    pt.done = true;
+    to = &pt.reply;
+  }
+  to->assign(reply);
+  c.stored_bytes += reply.size();
+  p.remaining--;
+  return true;
 }
 
 void Proxy::Impl::send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,

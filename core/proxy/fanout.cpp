@@ -63,7 +63,7 @@ void Proxy::Impl::send_batch(Client& c) {
     b.parts = static_cast<std::uint32_t>(split.used);
     if (p.merge == MergeMode::Values) reply_order(split, step, b.order);
     for (std::size_t n = 0; n < split.by_node.size(); ++n)
-      if (!split.by_node[n].empty()) p.parts.push_back(Part{node_of(n), false, {}});
+      if (!split.by_node[n].empty()) p.parts.emplace_back();
     p.remaining += static_cast<int>(split.used);
     p.batched->batches.push_back(std::move(b));
   }

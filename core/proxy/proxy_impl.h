@@ -118,20 +118,24 @@ struct Conn {
   std::size_t pending_out() const { return out.size() - out_off; }
 };
 
+// One node's part of a split or broadcast command, and its reply once it came.
 struct Part {
-  std::uint32_t node = 0;
   bool done = false;
   std::string reply;
 };
 
 struct Batched;
 
+// A request's place in its client's FIFO. Most go whole to one node (`single`): their reply
+// needs no parts (no allocation) and is kept in `reply` only when it comes before an earlier
+// request's. Split and broadcast commands have a part per node, merged once all are in.
 struct Pending {
   MergeMode merge = MergeMode::None;
   int remaining = 0;
   bool close_after = false;
-  std::string immediate;  // a reply known at once (errors, QUIT)
-  std::string name;       // command name, for merge errors
+  bool single = false;
+  std::string reply;  // known at once (errors, QUIT), or the single node's, waiting its turn
+  std::string name;   // command name, for merge errors
   std::vector<Part> parts;
   ReplyOrder order;                  // MGET: key -> (part, index)
   Redact redact = Redact::None;      // what the reply may not show (proxy/redact.h)
@@ -408,7 +412,8 @@ struct Proxy::Impl {
   void reap();
   void stop_reaper();
   // dispatch.cpp: routing a request, splitting it by node, forwarding its parts.
-  void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw);
+  void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw,
+                const CommandInfo& info);
   void keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
              const std::vector<std::string_view>& av, std::string_view raw);
   void split_command(Client& c, std::uint64_t seq, const CommandInfo& info,
@@ -423,6 +428,7 @@ struct Proxy::Impl {
   void single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
               std::int64_t extra_ns);
   void fail_part(Client& c, std::uint64_t seq, std::uint32_t part, const std::string& reply);
+  bool store_reply(Client& c, Pending& p, std::uint32_t part, std::string_view reply);
   void send_part(Client& c, std::uint64_t seq, std::uint32_t part, std::uint32_t node,
                  std::string_view bytes, std::int64_t extra_ns = 0, int redirects = 0,
                  bool asking = false);

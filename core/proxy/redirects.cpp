@@ -26,7 +26,6 @@ bool Proxy::Impl::follow_redirect(Client& c, const Entry& e, std::string_view re
   }
   const auto node = static_cast<std::uint32_t>(known - node_names.begin());
   if (!redirect->ask) router.set_slot_owner(redirect->slot, node);
-  pending_at(c, e.seq).parts[e.part].node = node;
   c.inflight--;
   send_part(c, e.seq, e.part, node, e.bytes, e.extra_ns, e.redirects + 1, redirect->ask);
   return true;

@@ -215,7 +215,8 @@ TEST(Proxy, NoReplyEverHoldsTheBackendPassword) {
         {"SLOWLOG", "GET", "128"},
         {"CLIENT", "LIST"},
         {"EVAL", "return redis.call('CONFIG', 'GET', 'requirepass')", "0"},
-        {"EVAL", "return ARGV[1]", "0", pw}};
+        {"EVAL", "return ARGV[1]", "0", pw},
+        {"EVAL", "return ARGV[1]", "1", "k", pw}};  // forwarded to the key's node
     for (const Cmd& cmd : asks) {
       const RedisReply r = run(c, cmd);
       EXPECT_FALSE(holds(r, pw)) << cmd[0] << " " << cmd[1] << ": " << show(r);
