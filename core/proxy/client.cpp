@@ -45,6 +45,7 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   client_mem.sub(c.mem);
   c.mem = 0;
   if (c.resting) std::erase(resting, &c);
+  if (c.hold_until > 0) std::erase(holding, &c);
   if (c.fanout) std::erase(fanning, &c);
   give_back_pending = true;
   auto it = clients.find(&c);

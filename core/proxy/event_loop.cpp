@@ -54,14 +54,15 @@ void Proxy::Impl::loop() {
   log_start();
   epoll_event events[256];
   while (!stop_flag.load(std::memory_order_relaxed)) {
-    int n = ::epoll_wait(ep, events, 256, wait_ms());
+    int n = wait(events, 256);
     if (n < 0) {
       if (errno == EINTR) continue;
       log(LogLevel::Error, "epoll_wait: " + errno_text(errno));
       break;
     }
     turn_ns = wall_ns();
-    if (n == 0 && resting.empty() && fanning.empty()) give_back_memory();  // a quiet moment
+    if (n == 0 && resting.empty() && fanning.empty() && holding.empty())
+      give_back_memory();  // a quiet moment
     if (!resting.empty() && turn_ns >= streamers_resume_ns) resume_streamers();
     for (int i = 0; i < n; ++i) {
       Conn* c = static_cast<Conn*>(events[i].data.ptr);
@@ -171,6 +172,51 @@ void Proxy::Impl::resume_streamers() {
   }
 }
 
+// Whether a client's ready replies wait (it is, or begins, holding them): while more of its
+// requests are at the nodes, for at most kHoldNs, and only a few kilobytes of them.
+bool Proxy::Impl::hold(Client& c) {
+  if (c.hold_until > 0) return true;
+  if (c.hold_until < 0) {  // its hold has just ended: the replies go now
+    c.hold_until = 0;
+    return false;
+  }
+  if (!can_hold || c.inflight == 0 || c.closing || c.want_write || c.pending_out() > 16 * 1024)
+    return false;
+  c.hold_until = turn_ns + kHoldNs;
+  holding.push_back(&c);
+  st_held.add();
+  return true;
+}
+
+// Clients whose replies are all in, or whose hold is over, are flushed with the turn's others.
+void Proxy::Impl::release_holds() {
+  std::erase_if(holding, [&](Client* c) {
+    if (c->inflight > 0 && !c->closing && turn_ns < c->hold_until) return false;
+    c->hold_until = -1;
+    if (!c->dirty) {
+      c->dirty = true;
+      dirty.push_back(c);
+    }
+    return true;
+  });
+}
+
+// One wait for events: for as long as wait_ms says, or until the first hold ends (to the
+// nanosecond: a hold is a fraction of a millisecond).
+int Proxy::Impl::wait(epoll_event* events, int max) {
+  if (holding.empty()) return ::epoll_wait(ep, events, max, wait_ms());
+  const std::int64_t left =
+      std::min(holding.front()->hold_until - wall_ns(), std::int64_t{wait_ms()} * 1'000'000);
+  const std::int64_t ns = std::max<std::int64_t>(0, left);
+  const timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  const int n = ::epoll_pwait2(ep, events, max, &ts, nullptr);
+  if (n < 0 && errno == ENOSYS) {  // a kernel before 5.11: no holding
+    can_hold = false;
+    return 0;
+  }
+  return n;
+}
+
 // How long epoll_wait may sleep: until the resting streamers resume (rounded up to the
 // millisecond), else until the next sweep of timeouts.
 int Proxy::Impl::wait_ms() const {
@@ -200,11 +246,13 @@ void Proxy::Impl::flush_dirty() {
     for (Backend* b : list)
       if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
   }
+  release_holds();
   // Coalesced writes: one send per socket per turn.
   for (std::size_t i = 0; i < dirty.size(); ++i) {
     Conn* c = dirty[i];
     c->dirty = false;
-    if (!c->dead) flush(*c);
+    if (c->dead || (c->kind == Kind::Client && hold(static_cast<Client&>(*c)))) continue;
+    flush(*c);
   }
   dirty.clear();
   while (!broken.empty()) {

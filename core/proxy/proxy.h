@@ -134,8 +134,9 @@ struct ProxyStats {
   std::uint64_t client_memory = 0;        // what all clients hold now (see max_client_memory)
   std::uint64_t clients_evicted = 0;      // disconnected: all clients held too much together
   std::uint64_t clients_rested = 0;       // clients read slower for streaming a huge command
-  std::uint64_t client_timeouts = 0;      // closed after client_timeout_ms without I/O
-  std::uint64_t backend_failures = 0;     // connections to nodes lost or failed
+  std::uint64_t replies_held = 0;  // times a client's ready replies waited for its pipeline's rest
+  std::uint64_t client_timeouts = 0;   // closed after client_timeout_ms without I/O
+  std::uint64_t backend_failures = 0;  // connections to nodes lost or failed
   std::uint64_t backend_timeouts = 0;
   std::vector<ServerStats> servers;
 };

@@ -4,6 +4,7 @@
 // FIFOs, counters. Internal to perflab_proxy: not part of its API, included by nothing else.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -248,6 +249,9 @@ struct Client : Conn {
   bool resting = false;  // streaming a huge command, not read until Impl::streamers_resume_ns
   bool ever_rested = false;
   std::unique_ptr<Fanout> fanout;  // sending a large fan-out: not read until it is sent
+  // Holding replies that are ready while more of its pipeline's are on their way from other
+  // nodes, until then at the latest (0: not holding, -1: its hold has just ended; Impl::hold).
+  std::int64_t hold_until = 0;
 };
 
 inline std::string errno_text(int e) {
@@ -312,6 +316,7 @@ struct Proxy::Impl {
   std::int64_t fanouts_resume_ns = 0;
   std::int64_t streamers_resume_ns = 0;
   std::vector<Conn*> dirty;
+  std::vector<Client*> holding;  // clients holding replies, in the order they began to
   std::vector<Backend*> broken;  // send failures, handled at the end of the turn
   std::vector<std::string_view> argv;
   KeySplit split;                         // scratch: key indices per node (or per slot)
@@ -339,7 +344,7 @@ struct Proxy::Impl {
 
   Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
       st_fragments, st_forward_error, st_proto, st_auth, st_refused_cmds, st_limit, st_backend,
-      st_timeouts, st_evicted, st_client_timeouts, st_rested;
+      st_timeouts, st_evicted, st_client_timeouts, st_rested, st_held;
   std::vector<std::unique_ptr<ServerCounters>> server_st;
 
   static constexpr std::uint64_t kSpareFds = 32;
@@ -356,6 +361,11 @@ struct Proxy::Impl {
   // sleeps is, to a busy machine's scheduler, a task that used its share: every small request
   // would then wait for its next time slice (tens of milliseconds), not for a wake-up.
   static constexpr std::int64_t kStreamersRestPerBusy = 7;
+  // How long a client's ready replies may wait for the rest of its pipeline's, which other
+  // nodes are still answering: a pipelined batch spread over four nodes would otherwise go
+  // back in two or three sends, each a TCP segment and a wake-up of the client.
+  static constexpr std::int64_t kHoldNs = 100'000;
+  bool can_hold = true;  // epoll_pwait2 is there: the loop can wake within the hold
 
   // proxy.cpp: setup, logging, signals.
   void log(LogLevel level, const std::string& msg);
@@ -374,6 +384,9 @@ struct Proxy::Impl {
   void resume_streamers();
   int wait_ms() const;
   void flush_dirty();
+  bool hold(Client& c);
+  void release_holds();
+  int wait(epoll_event* events, int max);
   void end_of_turn();
   void flush(Conn& c);
   // listener.cpp: accepting clients (and statistics readers), the client limit.

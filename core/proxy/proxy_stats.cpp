@@ -28,6 +28,7 @@ void each_pool_field(const ProxyStats& s, F f) {
   f("client_memory", s.client_memory);
   f("clients_evicted", s.clients_evicted);
   f("clients_rested", s.clients_rested);
+  f("replies_held", s.replies_held);
   f("client_timeouts", s.client_timeouts);
   f("backend_failures", s.backend_failures);
   f("backend_timeouts", s.backend_timeouts);
@@ -108,6 +109,7 @@ ProxyStats Proxy::Impl::snapshot() const {
   s.client_memory = client_mem.get();
   s.clients_evicted = st_evicted.get();
   s.clients_rested = st_rested.get();
+  s.replies_held = st_held.get();
   s.client_timeouts = st_client_timeouts.get();
   s.backend_failures = st_backend.get();
   s.backend_timeouts = st_timeouts.get();

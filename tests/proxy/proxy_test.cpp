@@ -27,6 +27,7 @@
 #include "common/key_slot.h"
 #include "proxy/pool_config.h"
 #include "proxy/proxy.h"
+#include "proxy/resp.h"
 #include "proxy/routing.h"
 #include "proxy_test_support.h"
 #include "servers.h"
@@ -431,6 +432,29 @@ std::string key_elsewhere(const std::string& of, std::size_t n, const std::strin
 }
 
 }  // namespace
+
+// A client's ready replies wait briefly for the rest of its pipeline, which other nodes are
+// still answering (one send to it instead of several), but never for a slow node: here a GET's
+// reply reaches the client while the script sent after it runs on another node for 3 s.
+TEST(Proxy, ReadyRepliesWaitForTheRestOfAPipelineOnlyBriefly) {
+  auto proxy = make_proxy(servers().shards);
+  const std::string fast = "hold-fast";
+  const std::string slow = key_elsewhere(fast, servers().shards.size(), "hold-slow");
+  const std::string busy =
+      "local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] "
+      "repeat local n = redis.call('TIME') until n[1] * 1000000 + n[2] - s > 3000000 return 1";
+  std::string pipeline;
+  append_command(pipeline, {"DEL", fast});
+  append_command(pipeline, {"EVAL", busy, "1", slow});
+  Raw c(proxy->port());
+  const auto start = std::chrono::steady_clock::now();
+  c.send(pipeline);
+  EXPECT_EQ(c.read(4), ":0\r\n");
+  const std::chrono::duration<double> first = std::chrono::steady_clock::now() - start;
+  EXPECT_LT(first.count(), 2.0) << "the first reply waited for the script";
+  EXPECT_EQ(c.read(4), ":1\r\n");
+  EXPECT_GE(proxy->stats().replies_held, 1u);
+}
 
 TEST(Proxy, SameNodeCommandsMatchASingleRedis) {
   const Servers& s = servers();
