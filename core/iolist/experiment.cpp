@@ -61,17 +61,16 @@ class IoListExperiment final : public Experiment {
          .choices = {"build", "append", "pgbench", "read", "payload", "client", "pooled", "standby",
                      "latency"},
          .help =
-             "which benchmarks to run; pgbench: PostgreSQL's own load tool "
-             "running the same append transaction, as a peer; payload: single-writer appends with "
-             "events of payload_bytes each, and the build's share of them; client: single-writer "
-             "appends "
+             "which benchmarks to run; pgbench: PostgreSQL's own load tool running the same "
+             "append transaction, as a peer; payload: single-writer appends with events of "
+             "payload_bytes each, and the build's share of them; client: single-writer appends "
              "through libpqxx 6.4 beside libpq (interpolate, iolist, prepared), time and "
              "allocations; pooled (not in the default): appends with pool_clients clients, "
              "direct and through a managed PgBouncer in transaction mode; standby (not in the "
-             "default): hot standbys (streaming "
-             "replication) beside the primary, reads spread over them and the read-your-writes "
-             "lag; latency (not in the default): single-writer append latency at latency_rate, "
-             "open loop, a percentile spectrum per builder beside pgbench --rate"},
+             "default): hot standbys (streaming replication) beside the primary, reads spread "
+             "over them and the read-your-writes lag; latency (not in the default): "
+             "single-writer append latency at latency_rate, open loop, a percentile spectrum per "
+             "builder beside pgbench --rate"},
         {.name = "builders",
          .type = ParamType::SubsetOf,
          .default_value = all_builders,
@@ -90,9 +89,8 @@ class IoListExperiment final : public Experiment {
          .choices = {"on", "off"},
          .help =
              "off: iolist appends also with SET LOCAL synchronous_commit = off (COMMIT does not "
-             "wait "
-             "for the WAL flush: a crash may lose the last transactions). Managed servers only: "
-             "skipped on a server Perflab does not manage"},
+             "wait for the WAL flush: a crash may lose the last transactions). Managed servers "
+             "only: skipped on a server Perflab does not manage"},
         {.name = "network_rtt_ms",
          .type = ParamType::SubsetOf,
          .default_value = "0,1",
@@ -175,8 +173,7 @@ class IoListExperiment final : public Experiment {
          .max = double(kMaxPayloadBytes),
          .help = "bytes of JSON per event for the payload sweep (an append carries at most 4 MiB: "
                  "fewer events per append above 40 KiB); more sizes, e.g. 256 B to 4 MiB in steps "
-                 "of 4, "
-                 "for a finer sweep (slow)"},
+                 "of 4, for a finer sweep (slow)"},
         {.name = "payload_repetitions",
          .type = ParamType::Int,
          .default_value = "6",

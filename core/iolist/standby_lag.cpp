@@ -66,8 +66,7 @@ Group lag_group(std::size_t standbys, bool remote_apply) {
           std::to_string(StandbyProbe::kPause.count()) +
           " µs, one read's round trip included): the percentiles of each round's lags (a latency "
           "recorder), the median over rounds. Asynchronous replication: the standby replays the "
-          "WAL after "
-          "the commit, so a read right after a write may not see it (a stale read)."};
+          "WAL after the commit, so a read right after a write may not see it (a stale read)."};
   if (remote_apply)
     g.description +=
         " remote_apply: the commit returns once every standby has applied it, so the first "
