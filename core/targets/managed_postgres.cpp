@@ -120,17 +120,24 @@ ManagedPostgres::ManagedPostgres(ManagedPostgresOptions opts, std::stop_token st
     port_ = started.port;
     version_ = std::move(started.version);
   } catch (...) {
-    remove_folder(dir_);
+    discard();
     throw;
   }
 }
 
-ManagedPostgres::~ManagedPostgres() {
+ManagedPgServer::~ManagedPgServer() {
   stop_postgres_server(pid_);
   remove_folder_detached(dir_);  // its data: quitting does not wait for the blocks to be freed
 }
 
-bool ManagedPostgres::running() const {
+void ManagedPgServer::discard() {
+  stop_postgres_server(pid_);
+  remove_folder(dir_);
+  pid_ = -1;
+  dir_.clear();
+}
+
+bool ManagedPgServer::running() const {
   return child_alive(pid_);
 }
 

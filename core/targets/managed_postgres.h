@@ -35,19 +35,13 @@ struct ManagedPostgresOptions {
   std::string shared_buffers = "128MB";
 };
 
-// A throwaway PostgreSQL cluster: initdb into a folder Perflab owns, postgres on 127.0.0.1.
-// When Perflab runs as root, initdb and postgres run as the unprivileged user "postgres". Only its
-// roles' passwords let anyone in (see kPgSetupUser). Stopped and its folder removed on destruction:
-// immediate shutdown (SIGQUIT), since its data is thrown away (no shutdown checkpoint to write and
-// sync).
-class ManagedPostgres {
+// A managed PostgreSQL server once started, primary or standby: its folder, port, postmaster and
+// roles' passwords. Stopped (immediate shutdown, SIGQUIT: its data is thrown away, no shutdown
+// checkpoint to write and sync) and its folder removed on destruction.
+class ManagedPgServer {
  public:
-  // Starts; throws ServerError, StartStopped when `stop` ends initdb or the wait for it to
-  // answer (nothing is left behind).
-  explicit ManagedPostgres(ManagedPostgresOptions opts = {}, std::stop_token stop = {});
-  ~ManagedPostgres();
-  ManagedPostgres(const ManagedPostgres&) = delete;
-  ManagedPostgres& operator=(const ManagedPostgres&) = delete;
+  ManagedPgServer(const ManagedPgServer&) = delete;
+  ManagedPgServer& operator=(const ManagedPgServer&) = delete;
 
   // host=127.0.0.1 port=N dbname=perflab user=perflab password=...: what measures.
   std::string conninfo() const { return managed_pg_conninfo(port_, passwords_); }
@@ -61,12 +55,28 @@ class ManagedPostgres {
   const std::filesystem::path& data_dir() const { return dir_; }
   bool running() const;
 
- private:
+ protected:
+  ManagedPgServer() = default;
+  ~ManagedPgServer();
+  // A start that failed: the server stopped and its folder removed now, nothing left for the
+  // destructor.
+  void discard();
+
   std::filesystem::path dir_;
   int port_ = 0;
   pid_t pid_ = -1;
   std::string version_;
   ManagedPgPasswords passwords_;
+};
+
+// A throwaway PostgreSQL cluster: initdb into a folder Perflab owns, postgres on 127.0.0.1.
+// When Perflab runs as root, initdb and postgres run as the unprivileged user "postgres". Only its
+// roles' passwords let anyone in (see kPgSetupUser).
+class ManagedPostgres : public ManagedPgServer {
+ public:
+  // Starts; throws ServerError, StartStopped when `stop` ends initdb or the wait for it to
+  // answer (nothing is left behind).
+  explicit ManagedPostgres(ManagedPostgresOptions opts = {}, std::stop_token stop = {});
 };
 
 }  // namespace perflab

@@ -98,24 +98,13 @@ ManagedPostgresStandby::ManagedPostgresStandby(const ManagedPostgres& primary,
                         std::to_string(ready_within.count()) + " s (" + status + "); " +
                         log_tail(dir_ / "postgres.log"));
   } catch (const PgError& e) {
-    stop_postgres_server(pid_);
-    remove_folder(dir_);
+    discard();
     throw_if_stopped(stop, "checking the standby");
     throw ServerError(std::string("the standby started but could not be checked: ") + e.what());
   } catch (...) {
-    stop_postgres_server(pid_);
-    remove_folder(dir_);
+    discard();
     throw;
   }
-}
-
-ManagedPostgresStandby::~ManagedPostgresStandby() {
-  stop_postgres_server(pid_);
-  remove_folder_detached(dir_);  // its data: quitting does not wait for the blocks to be freed
-}
-
-bool ManagedPostgresStandby::running() const {
-  return child_alive(pid_);
 }
 
 }  // namespace perflab

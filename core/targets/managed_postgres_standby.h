@@ -20,32 +20,13 @@ namespace perflab {
 // primary's roles and passwords. Ready when it answers and its WAL receiver
 // streams. Every wait is bounded, and ended by a stop request; on a failure nothing is left
 // behind. Stopped (immediate shutdown, as the primary) and its folder removed on destruction.
-class ManagedPostgresStandby {
+class ManagedPostgresStandby : public ManagedPgServer {
  public:
   // Throws ServerError naming the step and the log's tail; StartStopped when `stop` ends it.
+  // Its roles' passwords are its primary's.
   explicit ManagedPostgresStandby(const ManagedPostgres& primary, ManagedPostgresOptions opts = {},
                                   std::stop_token stop = {},
                                   std::chrono::seconds ready_within = std::chrono::seconds(120));
-  ~ManagedPostgresStandby();
-  ManagedPostgresStandby(const ManagedPostgresStandby&) = delete;
-  ManagedPostgresStandby& operator=(const ManagedPostgresStandby&) = delete;
-
-  // host=127.0.0.1 port=N dbname=perflab user=perflab password=...: what measures.
-  std::string conninfo() const { return managed_pg_conninfo(port_, passwords_); }
-  // The superuser on the postgres database, password included: for setting it up only.
-  std::string setup_conninfo() const { return managed_pg_conninfo(port_, passwords_, true); }
-  int port() const { return port_; }
-  pid_t pid() const { return pid_; }  // the postmaster
-  std::string version() const { return version_; }
-  const std::filesystem::path& data_dir() const { return dir_; }  // its folder
-  bool running() const;
-
- private:
-  std::filesystem::path dir_;
-  int port_ = 0;
-  pid_t pid_ = -1;
-  std::string version_;
-  ManagedPgPasswords passwords_;  // its primary's
 };
 
 }  // namespace perflab
