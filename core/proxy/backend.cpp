@@ -12,7 +12,7 @@ namespace perflab::proxy {
 void Proxy::Impl::close_backend_fd(Backend& b) {
   if (b.fd < 0) return;
   close_fd(b);
-  server_st[b.node]->connections.sub();
+  st.servers[b.node]->connections.sub();
 }
 
 void Proxy::Impl::close_shared() {
@@ -45,8 +45,8 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
     b.connect_failed = b.ever_failed = true;
     b.connect_error = why;
     b.last_fail_ns = turn_ns;
-    st_backend.add();
-    server_st[b.node]->err.add();
+    st.backend_failures.add();
+    st.servers[b.node]->err.add();
     log(LogLevel::Warn, "node " + node_names[b.node] + ": " + why);
     return false;
   }
@@ -59,14 +59,14 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
   b.scanner.reset();
   b.state = rc == 0 ? Backend::State::Connected : Backend::State::Connecting;
   add_fd(b, b.state == Backend::State::Connecting ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
-  server_st[b.node]->connections.add();
+  st.servers[b.node]->connections.add();
   // Set up before any client's request: AUTH, then SELECT (their replies are consumed here).
   if (!opts.password.empty()) {
     append_command(b.out, {"AUTH", opts.password});
     push_entry(b, {0, kInternal, 0, 0});
   }
   if (b.recovering) {
-    server_st[b.node]->in_queue_bytes.add(b.out.size());
+    st.servers[b.node]->in_queue_bytes.add(b.out.size());
     send_probe(b);  // SELECT, if any, is the probe
   } else {
     if (opts.db != 0) {
@@ -74,7 +74,7 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
       append_command(b.out, {"SELECT", db});
       push_entry(b, {0, kInternal, 1, 0});
     }
-    server_st[b.node]->in_queue_bytes.add(b.out.size());
+    st.servers[b.node]->in_queue_bytes.add(b.out.size());
   }
   if (b.ever_failed) log(LogLevel::Info, "node " + node_names[b.node] + ": reconnecting");
   return true;
@@ -84,8 +84,8 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
 // connection that was lost is reconnected at the next request; only a failed connect makes
 // the node fail fast for reconnect_interval.
 void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
-  st_backend.add();
-  (eof ? server_st[b.node]->eof : server_st[b.node]->err).add();
+  st.backend_failures.add();
+  (eof ? st.servers[b.node]->eof : st.servers[b.node]->err).add();
   log(LogLevel::Warn, "node " + node_names[b.node] +
                           (b.owner ? " (client " + b.owner->peer + ")" : std::string()) + ": " +
                           why);
@@ -98,7 +98,7 @@ void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
   b.events = 0;
   b.state = Backend::State::Down;
   b.ever_failed = true;
-  server_st[b.node]->in_queue_bytes.sub(b.pending_out() + b.held.size());
+  st.servers[b.node]->in_queue_bytes.sub(b.pending_out() + b.held.size());
   b.out.clear();
   b.out_off = 0;
   b.want_write = false;
@@ -109,7 +109,7 @@ void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
   std::string reply = down_reply(b.node, why);
   auto fifo = std::move(b.fifo);
   b.fifo.clear();
-  server_st[b.node]->out_queue.sub(fifo.size());
+  st.servers[b.node]->out_queue.sub(fifo.size());
   for (const Entry& e : fifo) {
     if (e.seq == kInternal) continue;
     Client* c = client_of(b, e.client);
@@ -133,8 +133,8 @@ void Proxy::Impl::check_timeouts() {
     if (b->probe_due && b->state == Backend::State::Connected) send_probe(*b);
     const std::int64_t extra = b->fifo.front().extra_ns;
     if (extra >= kForever || turn_ns - b->progress_ns <= limit + extra) return;
-    st_timeouts.add();
-    server_st[b->node]->timedout.add();
+    st.backend_timeouts.add();
+    st.servers[b->node]->timedout.add();
     backend_failed(*b,
                    "timed out: no reply within " + std::to_string(opts.backend_timeout_ms) +
                        " ms (--backend-timeout)",
@@ -223,7 +223,7 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
   const Entry e = std::move(b.fifo.front());
   b.fifo.pop_front();
   b.progress_ns = turn_ns;
-  ServerCounters& s = *server_st[b.node];
+  ServerCounters& s = *st.servers[b.node];
   s.out_queue.sub();
   s.responses.add();
   s.response_bytes.add(reply.size());

@@ -41,7 +41,7 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   log(LogLevel::Debug, "client " + c.peer + " closed: " + why);
   close_fds(c);
   by_id.erase(c.id);
-  st_connected.sub();
+  st.clients_connected.sub();
   client_mem.sub(c.mem);
   c.mem = 0;
   if (c.resting) std::erase(resting, &c);
@@ -60,8 +60,8 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
 void Proxy::Impl::check_pause(Client& c) {
   const std::size_t held = c.pending_out() + c.stored_bytes;
   if (held > hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
-    st_limit.add();
-    st_client_err.add();
+    st.client_limit_closes.add();
+    st.client_err.add();
     log(LogLevel::Warn, "client " + c.peer + " disconnected: " + std::to_string(held) +
                             " bytes of replies it does not read (limit " +
                             std::to_string(hard_limit) + ")");
@@ -93,7 +93,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
   if (!(ev & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
   if (c.paused || c.closing || c.fanout) {  // a fan-out's command stays in the input as it is
     if (ev & (EPOLLHUP | EPOLLERR)) {
-      st_client_eof.add();
+      st.client_eof.add();
       close_client(c, "hung up");
     }
     return;
@@ -105,7 +105,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
   char* p = c.in.space(16 * 1024);
   ssize_t n = ::recv(c.fd, p, std::min(c.in.room(), max_read), 0);
   if (n == 0) {
-    st_client_eof.add();
+    st.client_eof.add();
     close_client(c, "end of stream");
     return;
   }
@@ -114,7 +114,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
       return_input(c);
       return;
     }
-    st_client_err.add();
+    st.client_err.add();
     close_client(c, "recv: " + errno_text(errno));
     return;
   }
@@ -132,8 +132,8 @@ void Proxy::Impl::process_input(Client& c) {
     ParseResult r = c.parser.parse(data, argv);
     if (r.status == ParseStatus::Incomplete) break;
     if (r.status == ParseStatus::Error) {
-      st_proto.add();
-      st_client_err.add();
+      st.protocol_errors.add();
+      st.client_err.add();
       log(LogLevel::Info, "client " + c.peer + ": " + r.error);
       Pending p;
       append_error(p.reply, "ERR " + r.error);
@@ -154,7 +154,7 @@ void Proxy::Impl::process_input(Client& c) {
       c.dedicated = true;
     }
     if (!argv.empty()) {
-      st_requests.add();
+      st.requests.add();
       dispatch(c, argv, data.substr(0, r.consumed), info);
       if (c.fanout) {  // sent in batches: the command is consumed after the last one
         c.fanout->consumed = r.consumed;
@@ -185,7 +185,7 @@ void Proxy::Impl::immediate_error(Client& c, const std::string& msg) {
 }
 
 void Proxy::Impl::refuse(Client& c, const std::string& msg) {
-  st_refused_cmds.add();
+  st.refused_commands.add();
   immediate_error(c, msg);
 }
 
@@ -208,7 +208,7 @@ void Proxy::Impl::auth(Client& c, const std::vector<std::string_view>& av) {
     immediate(c, "+OK\r\n");
     return;
   }
-  st_auth.add();
+  st.auth_failures.add();
   log(LogLevel::Warn, "client " + c.peer + ": wrong password");
   immediate_error(c, "WRONGPASS invalid username-password pair or user is disabled.");
 }

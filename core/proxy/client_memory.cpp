@@ -74,8 +74,8 @@ bool Proxy::Impl::bound_client_memory(Client* growing, std::size_t extra) {
       }
     }
     if (!victim) break;
-    st_evicted.add();
-    st_client_err.add();
+    st.clients_evicted.add();
+    st.client_err.add();
     log(LogLevel::Warn, "client " + victim->peer + " evicted: it held " + std::to_string(most) +
                             " bytes, the most of " + std::to_string(clients.size()) +
                             " clients holding " + std::to_string(client_mem.get() + extra) +
@@ -122,7 +122,7 @@ void Proxy::Impl::check_idle_clients() {
     if (c->pending.empty() && c->pending_out() == 0 && turn_ns - c->last_io_ns >= limit)
       idle.push_back(c.get());
   for (Client* c : idle) {
-    st_client_timeouts.add();
+    st.client_timeouts.add();
     log(LogLevel::Info, "client " + c->peer + " closed: idle for " +
                             std::to_string((turn_ns - c->last_io_ns) / 1'000'000) +
                             " ms (client timeout " + std::to_string(opts.client_timeout_ms) +

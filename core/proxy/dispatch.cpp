@@ -83,7 +83,7 @@ void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av, s
       p.parts.resize(nodes);
       p.remaining = static_cast<int>(nodes);
       c.pending.push_back(std::move(p));
-      st_fragments.add(nodes);
+      st.fragments.add(nodes);
       for (std::size_t n = 0; n < nodes; ++n)
         send_part(c, seq, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), raw);
       break;
@@ -155,7 +155,7 @@ void Proxy::Impl::split_command(Client& c, std::uint64_t seq, const CommandInfo&
     if (!split.by_node[n].empty()) p.parts.emplace_back();
   if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
   c.pending.push_back(std::move(p));
-  st_fragments.add(split.used);
+  st.fragments.add(split.used);
   std::uint32_t part = 0;
   for (std::size_t n = 0; n < nodes; ++n) {
     if (split.by_node[n].empty()) continue;
@@ -205,7 +205,7 @@ void Proxy::Impl::fail_part(Client& c, std::uint64_t seq, std::uint32_t part,
                             const std::string& reply) {
   Pending& p = pending_at(c, seq);
   if (!store_reply(c, p, part, reply)) return;
-  st_forward_error.add();
+  st.forward_error.add();
   if (p.batched) merge_batches(c, p);
 }
 
@@ -259,7 +259,7 @@ void Proxy::Impl::send_part(Client& c, std::uint64_t seq, std::uint32_t part, st
   push_entry(b, e);
   to.append(bytes);
   c.inflight++;
-  ServerCounters& s = *server_st[node];
+  ServerCounters& s = *st.servers[node];
   s.requests.add();
   s.request_bytes.add(bytes.size());
   s.in_queue_bytes.add(bytes.size());

@@ -153,7 +153,7 @@ void Proxy::Impl::serve_streamers() {
 
 void Proxy::Impl::rest_streamer(Client& c) {
   if (c.resting) return;
-  if (!c.ever_rested) st_rested.add();
+  if (!c.ever_rested) st.clients_rested.add();
   c.ever_rested = true;
   c.resting = true;
   resting.push_back(&c);
@@ -184,7 +184,7 @@ bool Proxy::Impl::hold(Client& c) {
     return false;
   c.hold_until = turn_ns + kHoldNs;
   holding.push_back(&c);
-  st_held.add();
+  st.replies_held.add();
   return true;
 }
 
@@ -281,7 +281,7 @@ void Proxy::Impl::flush(Conn& c) {
         cl.out_progress_ns = cl.last_io_ns = turn_ns;
       }
       if (c.kind == Kind::Backend)
-        server_st[static_cast<Backend&>(c).node]->in_queue_bytes.sub(static_cast<std::size_t>(n));
+        st.servers[static_cast<Backend&>(c).node]->in_queue_bytes.sub(static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -299,14 +299,14 @@ void Proxy::Impl::flush(Conn& c) {
     }
     // A hard error.
     if (c.kind == Kind::Client) {
-      st_client_err.add();
+      st.client_err.add();
       close_client(static_cast<Client&>(c), "send: " + errno_text(errno));
     } else if (c.kind == Kind::Stats) {
       close_fd(c);
       c.dead = true;
     } else {
       auto& b = static_cast<Backend&>(c);
-      server_st[b.node]->in_queue_bytes.sub(c.pending_out());
+      st.servers[b.node]->in_queue_bytes.sub(c.pending_out());
       c.out.clear();
       c.out_off = 0;
       broken.push_back(&b);

@@ -67,7 +67,7 @@ void Proxy::Impl::send_batch(Client& c) {
     p.remaining += static_cast<int>(split.used);
     p.batched->batches.push_back(std::move(b));
   }
-  st_fragments.add(split.used);
+  st.fragments.add(split.used);
   std::uint32_t part = pending_at(c, seq).batched->batches.back().first_part;
   for (std::size_t n = 0; n < split.by_node.size(); ++n) {
     if (split.by_node[n].empty()) continue;

@@ -121,7 +121,7 @@ void Proxy::Impl::refuse_client(int fd) {
   ssize_t w = ::send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL);
   (void)w;
   ::close(fd);
-  st_refused.add();
+  st.clients_refused.add();
   fd_refused_unlogged++;
   if (fd_log_ns == 0 || turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
 }
@@ -166,7 +166,7 @@ void Proxy::Impl::accept_clients() {
       ssize_t w = ::send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL);
       (void)w;
       ::close(fd);
-      st_refused.add();
+      st.clients_refused.add();
       log(LogLevel::Warn, "protected mode: refused client " + peer_name(ss));
       continue;
     }
@@ -186,8 +186,8 @@ void Proxy::Impl::accept_clients() {
     log(LogLevel::Debug, "client " + c->peer + " connected");
     Client* raw = c.get();
     clients.emplace(raw, std::move(c));
-    st_accepted.add();
-    st_connected.add();
+    st.clients_accepted.add();
+    st.clients_connected.add();
   }
 }
 

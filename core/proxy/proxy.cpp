@@ -187,7 +187,7 @@ void Proxy::Impl::init() {
     addr_lens.push_back(res->ai_addrlen);
     ::freeaddrinfo(res);
     node_names.push_back(n.address());
-    server_st.push_back(std::make_unique<ServerCounters>());
+    st.servers.push_back(std::make_unique<ServerCounters>());
   }
   if (!opts.log_file.empty()) {
     log_fd = open_log_file();

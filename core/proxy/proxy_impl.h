@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "proxy/counters.h"
 #include "proxy/merge.h"
 #include "proxy/proxy.h"
 #include "proxy/redact.h"
@@ -35,24 +36,6 @@ namespace perflab::proxy {
 
 inline constexpr std::uint64_t kInternal = ~std::uint64_t{0};  // a reply the proxy consumes (AUTH)
 inline constexpr std::int64_t kForever = std::int64_t{1} << 62;
-
-// A counter written by the loop thread only and read from any thread: a relaxed load and store,
-// no locked instruction on the hot path.
-struct Counter {
-  std::atomic<std::uint64_t> v{0};
-  void add(std::uint64_t n = 1) {
-    v.store(v.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
-  }
-  void sub(std::uint64_t n = 1) {
-    v.store(v.load(std::memory_order_relaxed) - n, std::memory_order_relaxed);
-  }
-  std::uint64_t get() const { return v.load(std::memory_order_relaxed); }
-};
-
-struct ServerCounters {
-  Counter eof, err, timedout, connections, requests, request_bytes, responses, response_bytes,
-      in_queue_bytes, out_queue;
-};
 
 // A read buffer: bytes [start, end) are unread; compacting moves them to the front, which keeps
 // offsets relative to the unread start valid (the parsers rely on that). Storage is neither
@@ -342,10 +325,7 @@ struct Proxy::Impl {
   std::vector<InBuf> reap_bufs;
   bool reap_stop = false;
 
-  Counter st_accepted, st_connected, st_refused, st_client_eof, st_client_err, st_requests,
-      st_fragments, st_forward_error, st_proto, st_auth, st_refused_cmds, st_limit, st_backend,
-      st_timeouts, st_evicted, st_client_timeouts, st_rested, st_held;
-  std::vector<std::unique_ptr<ServerCounters>> server_st;
+  Counters st;
 
   static constexpr std::uint64_t kSpareFds = 32;
   static constexpr std::int64_t kStallNs = 1'000'000'000;
@@ -505,7 +485,7 @@ struct Proxy::Impl {
   void push_entry(Backend& b, const Entry& e) {
     if (b.fifo.empty()) b.progress_ns = turn_ns;
     b.fifo.push_back(e);
-    server_st[b.node]->out_queue.add();
+    st.servers[b.node]->out_queue.add();
   }
 
   Client* client_of(const Backend& b, std::uint64_t id) {

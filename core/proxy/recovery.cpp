@@ -47,7 +47,7 @@ void Proxy::Impl::send_probe(Backend& b) {
   while (at != b.fifo.end() && at->seq == kInternal && at->part < kInternalAsking) ++at;
   b.progress_ns = turn_ns;  // the node's silence counts from the question
   b.fifo.insert(at, Entry{0, kInternal, kInternalProbe, 0});
-  ServerCounters& s = *server_st[b.node];
+  ServerCounters& s = *st.servers[b.node];
   s.out_queue.add();
   s.in_queue_bytes.add(b.out.size() - before);
   if (b.state == Backend::State::Connected) queue_output(b);
