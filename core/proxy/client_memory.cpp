@@ -155,41 +155,8 @@ void Proxy::Impl::clear_graveyard() {
 }
 
 void Proxy::Impl::free_off_loop(std::unique_ptr<Client> c, InBuf buf) {
-  {
-    std::lock_guard lock(reap_mu);
-    if (c) reap_clients.push_back(std::move(c));
-    if (buf.cap > 0) reap_bufs.push_back(std::move(buf));
-  }
-  if (!reaper.joinable()) reaper = std::thread([this] { reap(); });
-  reap_cv.notify_one();
+  reaper.free(std::move(c), std::move(buf));
   give_back_pending = true;
-}
-
-// The reaper thread: frees what the loop hands it, until stop_reaper.
-void Proxy::Impl::reap() {
-  std::unique_lock lock(reap_mu);
-  for (;;) {
-    reap_cv.wait(lock, [&] { return reap_stop || !reap_clients.empty() || !reap_bufs.empty(); });
-    if (reap_clients.empty() && reap_bufs.empty()) return;  // stopped, nothing left
-    auto clients_now = std::move(reap_clients);
-    auto bufs_now = std::move(reap_bufs);
-    reap_clients.clear();
-    reap_bufs.clear();
-    lock.unlock();
-    clients_now.clear();
-    bufs_now.clear();
-    lock.lock();
-  }
-}
-
-void Proxy::Impl::stop_reaper() {
-  if (!reaper.joinable()) return;
-  {
-    std::lock_guard lock(reap_mu);
-    reap_stop = true;
-  }
-  reap_cv.notify_one();
-  reaper.join();
 }
 
 }  // namespace perflab::proxy

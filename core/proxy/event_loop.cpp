@@ -118,7 +118,7 @@ void Proxy::Impl::loop() {
   by_id.clear();
   graveyard.clear();
   close_shared();
-  stop_reaper();
+  reaper.stop();
 }
 
 // Clients streaming large commands, after every other event of the turn: what those produced

@@ -210,7 +210,7 @@ void Proxy::Impl::init() {
 }
 
 Proxy::Impl::~Impl() {
-  stop_reaper();
+  reaper.stop();
   close_shared();
   for (auto& [p, c] : clients) close_fds(*c);
   for (auto& s : stats_conns) close_fd(*s);

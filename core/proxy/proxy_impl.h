@@ -26,8 +26,10 @@
 
 #include "common/clock.h"
 #include "proxy/counters.h"
+#include "proxy/in_buf.h"
 #include "proxy/merge.h"
 #include "proxy/proxy.h"
+#include "proxy/reaper.h"
 #include "proxy/redact.h"
 #include "proxy/resp.h"
 #include "proxy/routing.h"
@@ -36,56 +38,6 @@ namespace perflab::proxy {
 
 inline constexpr std::uint64_t kInternal = ~std::uint64_t{0};  // a reply the proxy consumes (AUTH)
 inline constexpr std::int64_t kForever = std::int64_t{1} << 62;
-
-// A read buffer: bytes [start, end) are unread; compacting moves them to the front, which keeps
-// offsets relative to the unread start valid (the parsers rely on that). Storage is neither
-// zeroed nor copied to grow: realloc remaps a large buffer's pages, whose untouched ones cost
-// nothing, so touched() is what it costs.
-struct InBuf {
-  struct Free {
-    void operator()(char* p) const { std::free(p); }
-  };
-  std::unique_ptr<char, Free> mem;
-  std::size_t cap = 0, start = 0, end = 0;
-  std::size_t high = 0;  // the most bytes written since it was allocated
-  // Whether space(min) would need a larger allocation.
-  bool must_grow(std::size_t min) const { return cap - (end - start) < min; }
-  char* space(std::size_t min) {
-    if (cap - end < min) {
-      if (start > 0) {
-        std::memmove(mem.get(), mem.get() + start, end - start);
-        end -= start;
-        start = 0;
-      }
-      if (cap - end < min) {
-        const std::size_t n = end + std::max(min, cap);
-        char* m = static_cast<char*>(std::realloc(mem.get(), n));
-        if (!m) throw std::bad_alloc();
-        (void)mem.release();
-        mem.reset(m);
-        cap = n;
-      }
-    }
-    return mem.get() + end;
-  }
-  std::size_t room() const { return cap - end; }
-  void wrote(std::size_t n) {
-    end += n;
-    high = std::max(high, end);
-  }
-  std::size_t touched() const { return high; }
-  std::string_view data() const { return {mem.get() + start, end - start}; }
-  bool empty() const { return start == end; }
-  void consume(std::size_t n) {
-    start += n;
-    if (start == end) start = end = 0;
-  }
-  void clear() { start = end = 0; }
-  void release() {
-    mem.reset();
-    cap = start = end = high = 0;
-  }
-};
 
 enum class Kind { Listener, StatsListener, Wake, Client, Backend, Stats };
 
@@ -316,14 +268,7 @@ struct Proxy::Impl {
   Counter client_mem;
   InBuf spare_in;
   bool give_back_pending = false;
-  // Large buffers are freed on a thread of their own: unmapping an evicted client's hundreds of
-  // megabytes takes milliseconds that every other client would wait.
-  std::thread reaper;
-  std::mutex reap_mu;
-  std::condition_variable reap_cv;
-  std::vector<std::unique_ptr<Client>> reap_clients;
-  std::vector<InBuf> reap_bufs;
-  bool reap_stop = false;
+  Reaper reaper;  // frees large buffers off the loop
 
   Counters st;
 
@@ -402,8 +347,6 @@ struct Proxy::Impl {
   void give_back_memory();
   void clear_graveyard();
   void free_off_loop(std::unique_ptr<Client> c, InBuf buf);
-  void reap();
-  void stop_reaper();
   // dispatch.cpp: routing a request, splitting it by node, forwarding its parts.
   void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw,
                 const CommandInfo& info);
