@@ -79,7 +79,7 @@ void Proxy::Impl::loop() {
           std::uint64_t v;
           while (::read(wake_fd, &v, sizeof v) > 0) {
           }
-          handle_signals();
+          logger.carry_out_requests();
           break;
         }
         case Kind::Client: {

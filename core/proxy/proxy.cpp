@@ -1,5 +1,5 @@
 // The proxy's options read (write strategy, log level), its setup (nodes resolved, sockets bound),
-// logging and signals, and the public Proxy class over Proxy::Impl.
+// and the public Proxy class over Proxy::Impl.
 #include "proxy/proxy.h"
 
 #include <fcntl.h>
@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
-#include <ctime>
 
 #include "proxy/cluster_upstream.h"
 #include "proxy/proxy_impl.h"
@@ -49,92 +47,6 @@ LogLevel parse_log_level(std::string_view s) {
                               "' (expected error, warn, info or debug)");
 }
 
-const char* signal_name(int sig) noexcept {
-  switch (sig) {
-    case SIGHUP:
-      return "SIGHUP";
-    case SIGTTIN:
-      return "SIGTTIN";
-    case SIGTTOU:
-      return "SIGTTOU";
-    case SIGSEGV:
-      return "SIGSEGV";
-    case SIGBUS:
-      return "SIGBUS";
-    case SIGFPE:
-      return "SIGFPE";
-    case SIGILL:
-      return "SIGILL";
-    case SIGABRT:
-      return "SIGABRT";
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-  }
-  return "?";
-}
-
-std::string signal_label(int sig) {
-  return "signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
-}
-
-void Proxy::Impl::log(LogLevel level, const std::string& msg) {
-  if (static_cast<int>(level) > log_level.load(std::memory_order_relaxed)) return;
-  char ts[32];
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::string line = std::string(ts) + " perflab-proxy[" + to_string(level) + "] " + msg + "\n";
-  std::lock_guard<std::mutex> lock(log_mu);
-  for (std::size_t off = 0; off < line.size();) {
-    ssize_t n = ::write(log_fd, line.data() + off, line.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    off += static_cast<std::size_t>(n);
-  }
-}
-
-int Proxy::Impl::open_log_file() const {
-  return ::open(opts.log_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-}
-
-void Proxy::Impl::handle_signals() {
-  if (reopen_flag.exchange(false)) {
-    const std::string hup = signal_label(SIGHUP) + " received: ";
-    if (opts.log_file.empty()) {
-      log(LogLevel::Info, hup + "logging to stderr, nothing to reopen");
-    } else {
-      int fd = open_log_file();
-      if (fd < 0) {
-        log(LogLevel::Error, hup + "cannot reopen log file " + opts.log_file + ": " +
-                                 errno_text(errno) + " (still writing to the old one)");
-      } else {
-        {
-          std::lock_guard<std::mutex> lock(log_mu);
-          fatal_log_fd.store(fd);
-          if (log_fd != 2) ::close(log_fd);
-          log_fd = fd;
-        }
-        log(LogLevel::Info, hup + "log file reopened");
-      }
-    }
-  }
-  // Each signal is logged by its name, in the order of its kind (TTIN, then TTOU).
-  const auto step = [this](std::atomic<int>& received, int delta, int sig) {
-    for (int n = received.exchange(0); n > 0; --n) {
-      const int l = std::clamp(log_level.load() + delta, static_cast<int>(LogLevel::Error),
-                               static_cast<int>(LogLevel::Debug));
-      log_level.store(l);
-      log(LogLevel::Error,
-          signal_label(sig) + " received: log level now " + to_string(static_cast<LogLevel>(l)));
-    }
-  };
-  step(level_up, +1, SIGTTIN);
-  step(level_down, -1, SIGTTOU);
-}
-
 void Proxy::Impl::init() {
   std::vector<std::uint32_t> slot_owner;
   if (!opts.cluster.empty()) {
@@ -170,7 +82,6 @@ void Proxy::Impl::init() {
   router = slot_owner.empty() ? Router(opts.routing, opts.servers)
                               : Router::cluster_slots(std::move(slot_owner), opts.nodes.size());
   bind_loopback = bind_is_loopback();
-  log_level.store(static_cast<int>(opts.log_level));
   hard_limit = std::max(2 * opts.max_client_pending_bytes,
                         opts.max_client_pending_bytes + std::size_t{16} * 1024 * 1024);
   for (const auto& n : opts.nodes) {
@@ -189,12 +100,7 @@ void Proxy::Impl::init() {
     node_names.push_back(n.address());
     st.servers.push_back(std::make_unique<ServerCounters>());
   }
-  if (!opts.log_file.empty()) {
-    log_fd = open_log_file();
-    fatal_log_fd.store(log_fd);
-    if (log_fd < 0)
-      throw std::runtime_error("cannot open log file " + opts.log_file + ": " + errno_text(errno));
-  }
+  logger.open(opts.log_file, opts.log_level);
 
   listener.fd = listen_on(opts.bind, opts.port, port);
   if (opts.stats_port >= 0) stats_listener.fd = listen_on(opts.bind, opts.stats_port, stats_port);
@@ -219,7 +125,6 @@ Proxy::Impl::~Impl() {
   if (wake_fd >= 0) ::close(wake_fd);
   if (reserve_fd >= 0) ::close(reserve_fd);
   if (ep >= 0) ::close(ep);
-  if (log_fd != 2) ::close(log_fd);
 }
 
 void Proxy::Impl::log_start() {
@@ -306,35 +211,17 @@ void Proxy::request_stop() noexcept {
 }
 
 void Proxy::reopen_log() noexcept {
-  impl_->reopen_flag.store(true);
+  impl_->logger.request_reopen();
   wake_up(impl_->wake_fd);
 }
 
 void Proxy::change_log_level(int delta) noexcept {
-  (delta > 0 ? impl_->level_up : impl_->level_down).fetch_add(1);
+  impl_->logger.request_level_change(delta);
   wake_up(impl_->wake_fd);
 }
 
 void Proxy::log_fatal_signal(int sig) const noexcept {
-  // Async-signal-safe: no allocation, no lock, one write.
-  char line[96];
-  std::size_t n = 0;
-  const auto put = [&](const char* s) {
-    while (*s && n < sizeof line - 1) line[n++] = *s++;
-  };
-  char digits[12];
-  std::size_t d = sizeof digits;
-  digits[--d] = '\0';
-  for (unsigned v = static_cast<unsigned>(sig); d > 0;) {
-    digits[--d] = static_cast<char>('0' + v % 10);
-    if ((v /= 10) == 0) break;
-  }
-  put("perflab-proxy[error] signal ");
-  put(digits + d);
-  put(" (");
-  put(signal_name(sig));
-  put(") received, core dumping\n");
-  [[maybe_unused]] const ssize_t w = ::write(impl_->fatal_log_fd.load(), line, n);
+  impl_->logger.fatal_signal(sig);
 }
 
 void Proxy::stop() {

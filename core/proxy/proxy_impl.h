@@ -29,6 +29,7 @@
 #include "proxy/in_buf.h"
 #include "proxy/merge.h"
 #include "proxy/proxy.h"
+#include "proxy/proxy_log.h"
 #include "proxy/reaper.h"
 #include "proxy/redact.h"
 #include "proxy/resp.h"
@@ -217,12 +218,7 @@ struct Proxy::Impl {
   Conn wake{Kind::Wake};
   std::thread thread;
   std::atomic<bool> stop_flag{false};
-  std::atomic<bool> reopen_flag{false};
-  std::atomic<int> level_up{0}, level_down{0};  // SIGTTIN / SIGTTOU received
-  std::atomic<int> log_level{0};
-  std::mutex log_mu;
-  int log_fd = 2;
-  std::atomic<int> fatal_log_fd{2};  // log_fd, for a fatal signal's handler (no lock there)
+  ProxyLog logger;
   std::int64_t started_ns = wall_ns();
   std::int64_t turn_ns = wall_ns();  // the time of this loop turn
   std::int64_t last_sweep_ns = 0;
@@ -292,10 +288,8 @@ struct Proxy::Impl {
   static constexpr std::int64_t kHoldNs = 100'000;
   bool can_hold = true;  // epoll_pwait2 is there: the loop can wake within the hold
 
-  // proxy.cpp: setup, logging, signals.
-  void log(LogLevel level, const std::string& msg);
-  int open_log_file() const;
-  void handle_signals();
+  // proxy.cpp: setup; the log (ProxyLog) written through log().
+  void log(LogLevel level, const std::string& msg) { logger.write(level, msg); }
   void init();
   ~Impl();
   void log_start();
