@@ -25,6 +25,7 @@
 #include <QLegendMarker>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStackedLayout>
 #include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -172,15 +173,17 @@ ChartPanel::ChartPanel(QWidget* parent) : QWidget(parent) {
   table_->setMinimumHeight(kTableRows * row + table_->horizontalHeader()->sizeHint().height() +
                            table_->horizontalScrollBar()->sizeHint().height() +
                            2 * table_->frameWidth() + 2);
+  // The table and the line saying it is loading, one at a time in the same place: a stack is as
+  // large as its largest page whichever is on show, so swapping them leaves the splitter, and
+  // the chart above, the size they were (a chart resized is laid out and painted again).
   auto* table_box = new QWidget;
-  auto* tv = new QVBoxLayout(table_box);
-  tv->setContentsMargins(0, 0, 0, 0);
+  table_stack_ = new QStackedLayout(table_box);
+  table_stack_->setContentsMargins(0, 0, 0, 0);
   table_loading_ = new QLabel;
   table_loading_->setObjectName("tableLoading");
   table_loading_->setAlignment(Qt::AlignCenter);
-  table_loading_->hide();
-  tv->addWidget(table_loading_);
-  tv->addWidget(table_);
+  table_stack_->addWidget(table_);
+  table_stack_->addWidget(table_loading_);
   split->addWidget(table_box);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
@@ -255,14 +258,12 @@ void ChartPanel::setRun(const Run& run, bool table_later) {
     return;
   }
   // A hidden view does not lay out its rows: that waits for showTable().
-  table_->hide();
   table_loading_->setText(QString("Loading the table of %L1 points…").arg(points_->rowCount()));
-  table_loading_->show();
+  table_stack_->setCurrentWidget(table_loading_);
 }
 
 void ChartPanel::showTable() {
-  table_loading_->hide();
-  table_->show();
+  table_stack_->setCurrentWidget(table_);
 }
 
 bool ChartPanel::tableLoading() const {

@@ -20,6 +20,7 @@ class QChartView;
 class QComboBox;
 class QLabel;
 class QSplitter;
+class QStackedLayout;
 class QTableView;
 
 namespace perflab::gui {
@@ -137,7 +138,8 @@ class ChartPanel : public QWidget {
   QChartView* view_;
   PointsModel* points_;
   QTableView* table_;
-  QLabel* table_loading_;  // in the table's place while it waits (setRun's table_later)
+  QLabel* table_loading_;        // in the table's place while it waits (setRun's table_later)
+  QStackedLayout* table_stack_;  // the table or table_loading_
 };
 
 }  // namespace perflab::gui

@@ -1,6 +1,8 @@
 // The perflab window with saved runs (no server needed), on the offscreen platform: first-start
 // layout, title, choosing another experiment, history (Delete key, trash, columns, import),
 // compare from History, the presentation view, the parameter form, `perflab RUN.json`.
+#include <functional>
+
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChartView>
@@ -83,6 +85,24 @@ Run sweep_run() {
   run.findings.push_back(collapse);
   return run;
 }
+
+// Calls `painted(size)` with a widget's size at each of its paints, while it lives.
+class PaintSizes : public QObject {
+ public:
+  PaintSizes(QWidget* widget, std::function<void(QSize)> painted)
+      : widget_(widget), painted_(std::move(painted)) {
+    widget_->installEventFilter(this);
+  }
+  ~PaintSizes() override { widget_->removeEventFilter(this); }
+  bool eventFilter(QObject* watched, QEvent* e) override {
+    if (watched == widget_ && e->type() == QEvent::Paint) painted_(widget_->size());
+    return false;
+  }
+
+ private:
+  QWidget* widget_;
+  std::function<void(QSize)> painted_;
+};
 
 }  // namespace
 
@@ -199,10 +219,20 @@ class WindowTest : public QObject {
           panel->tableLoading() && panel->table()->isHidden() && w->teachingPanel()->runLoading();
       loading_text = panel->findChild<QLabel*>("tableLoading")->text();
     });
+    // The chart's first paint is at the size it keeps once the table is on show: the table
+    // taking the loading line's place resizes nothing (a resized chart is laid out and painted
+    // again, its 20,000 error bars too).
+    QSize first_paint;
+    PaintSizes sizes(panel->chartView()->viewport(), [&](QSize at) {
+      if (ticks_at_chart >= 0 && first_paint.isEmpty()) first_paint = at;
+    });
     QSignalSpy shown(w.get(), &MainWindow::runShown);
     w->openRunInBackground(path);
     QVERIFY(shown.wait(120000));  // a bound that proves "does not hang", not a speed
     QVERIFY(ticks_at_chart >= 0);
+    QVERIFY(!first_paint.isEmpty());
+    QApplication::sendPostedEvents();  // the layouts the table's showing asked for
+    QCOMPARE(panel->chartView()->viewport()->size(), first_paint);
     QVERIFY(loading_at_chart);
     QCOMPARE(loading_text, QString("Loading the table of 20,000 points…"));
     QVERIFY(ticks > ticks_at_chart);  // the timer fired between the chart and the rest
