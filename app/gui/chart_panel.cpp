@@ -234,6 +234,11 @@ void ChartPanel::clear() {
 }
 
 void ChartPanel::setRun(const Run& run, bool table_later) {
+  setRun(std::make_shared<const Run>(run), table_later);
+}
+
+void ChartPanel::setRun(std::shared_ptr<const Run> shared, bool table_later) {
+  const Run& run = *shared;
   // The chart on show stays (a live run, the same experiment); another run opens on its
   // experiment's headline chart.
   std::string keep = run.experiment == this->run().experiment ? group() : std::string();
@@ -241,7 +246,6 @@ void ChartPanel::setRun(const Run& run, bool table_later) {
   const std::string identity = run.experiment + "@" + std::to_string(run.started_unix_ms);
   if (identity != run_identity_) first_shown_.clear();
   run_identity_ = identity;
-  auto shared = std::make_shared<const Run>(run);
   {
     QSignalBlocker b(groups_);
     groups_->clear();

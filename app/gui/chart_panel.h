@@ -5,6 +5,7 @@
 // PointsModel: median, p95, min, max, samples; a RelativeModel in the relative view) below a
 // splitter.
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -41,7 +42,8 @@ class ChartPanel : public QWidget {
   // Shows a run; keeps the selected group, the toggles and hidden series when they still apply.
   // With table_later the table waits, a "Loading the table…" line in its place, until
   // showTable(): the chart of a large run is painted first, the table's layout after it.
-  void setRun(const Run& run, bool table_later = false);
+  void setRun(const Run& run, bool table_later = false);  // a copy of `run`
+  void setRun(std::shared_ptr<const Run> run, bool table_later = false);
   void showTable();
   bool tableLoading() const;
   void clear();

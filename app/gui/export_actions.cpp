@@ -34,7 +34,7 @@ QString q(const std::string& s) {
 }  // namespace
 
 ExportActions::ExportActions(QMainWindow* window, QSettings* settings, ChartPanel* chart,
-                             const Run* run)
+                             const std::shared_ptr<const Run>* run)
     : QObject(window), window_(window), settings_(settings), chart_(chart), run_(run) {
   auto action = [this](const QString& text, auto slot, QKeySequence key = {}) {
     auto* a = new QAction(text, this);
@@ -54,15 +54,15 @@ void ExportActions::exportChart(const QString& path, QSize size, bool all_groups
 }
 
 void ExportActions::exportData(const QString& path) {
-  if (run_->groups.empty()) throw std::runtime_error("there are no results to export yet");
+  if ((*run_)->groups.empty()) throw std::runtime_error("there are no results to export yet");
   QString lower = path.toLower();
   std::string text;
   if (lower.endsWith(".gbench.json"))
-    text = run_to_gbench_json(*run_);
+    text = run_to_gbench_json(**run_);
   else if (lower.endsWith(".json"))
-    text = run_to_json(*run_);
+    text = run_to_json(**run_);
   else if (lower.endsWith(".csv"))
-    text = run_to_csv(*run_);
+    text = run_to_csv(**run_);
   else
     throw std::runtime_error("use a .csv, .json or .gbench.json file name");
   write_file_atomically(path.toStdString(), text);
@@ -78,7 +78,7 @@ void ExportActions::exportChartDialog() {
   QString dir = settings_->value("export/dir", QDir::homePath()).toString();
   QString filter;
   QString path = QFileDialog::getSaveFileName(
-      window_, "Export chart", dir + "/" + q(run_->experiment) + "-" + q(chart_->group()),
+      window_, "Export chart", dir + "/" + q((*run_)->experiment) + "-" + q(chart_->group()),
       "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)", &filter);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty())
@@ -116,11 +116,11 @@ void ExportActions::exportChartDialog() {
 }
 
 void ExportActions::exportDataDialog() {
-  if (run_->groups.empty()) return;
+  if ((*run_)->groups.empty()) return;
   QString dir = settings_->value("export/dir", QDir::homePath()).toString();
   QString filter;
   QString path = QFileDialog::getSaveFileName(
-      window_, "Export data", dir + "/" + q(run_->experiment),
+      window_, "Export data", dir + "/" + q((*run_)->experiment),
       "CSV (*.csv);;Perflab run JSON (*.json);;Google Benchmark JSON (*.gbench.json)", &filter);
   if (path.isEmpty()) return;
   if (filter.startsWith("Google") && !path.endsWith(".gbench.json")) {
@@ -139,17 +139,17 @@ void ExportActions::exportDataDialog() {
 }
 
 void ExportActions::exportReportDialog() {
-  if (run_->groups.empty()) return;
+  if ((*run_)->groups.empty()) return;
   QString dir = settings_->value("export/dir", QDir::homePath()).toString();
   QString path = QFileDialog::getSaveFileName(window_, "Export report",
-                                              dir + "/" + q(run_->experiment) + "-report.pdf",
+                                              dir + "/" + q((*run_)->experiment) + "-report.pdf",
                                               "PDF document, with an HTML page beside it (*.pdf)");
   if (path.isEmpty()) return;
   if (!path.endsWith(".pdf", Qt::CaseInsensitive)) path += ".pdf";
   const QString html = path.left(path.size() - 4) + ".html";
   settings_->setValue("export/dir", QFileInfo(path).absolutePath());
   try {
-    write_report(*run_, path, html);
+    write_report(**run_, path, html);
     window_->statusBar()->showMessage("Report written to " + path + " and " + html, 8000);
   } catch (const std::exception& e) {
     QMessageBox::warning(window_, "Export report", e.what());

@@ -112,7 +112,7 @@ void MainWindow::connectUi() {
   connect(tick_, &QTimer::timeout, run_page_, &RunPage::updateStatus);
   connect(refresh_, &QTimer::timeout, this, [this] {
     results_->setRun(current_);
-    teaching_->setRun(&current_);
+    teaching_->setRun(current_);
   });
   connect(run_page_->experimentList(), &QListWidget::currentRowChanged, this,
           &MainWindow::onExperimentChanged);
@@ -139,8 +139,12 @@ void MainWindow::connectUi() {
   connect(history_page_, &HistoryPage::openRequested, this, &MainWindow::openRunInBackground);
   connect(history_page_, &HistoryPage::noteChanged, this,
           [this](const QString& path, const QString& note) {
-            if (!current_path_.isEmpty() && QFileInfo(path) == QFileInfo(current_path_))
-              current_.note = note.toStdString();
+            // A copy with the note: the run on show is shared as it is (current_)
+            if (!current_path_.isEmpty() && QFileInfo(path) == QFileInfo(current_path_)) {
+              auto noted = std::make_shared<Run>(*current_);
+              noted->note = note.toStdString();
+              current_ = std::move(noted);
+            }
           });
   connect(opener_, &RunOpener::fileRead, this, &MainWindow::onRunRead);
   connect(opener_, &RunOpener::superseded, this, &MainWindow::openRunInBackground);
@@ -230,10 +234,10 @@ void MainWindow::onExperimentChanged() {
     saveParams();
   }
   settings_->setValue("run/experiment", q(e.id));
-  if (!running() && !current_.experiment.empty() && current_.experiment != e.id) clearResults();
+  if (!running() && !current_->experiment.empty() && current_->experiment != e.id) clearResults();
   run_page_->setPurpose(q(e.purpose));
   teaching_->setExperiment(q(e.id), q(e.title), q(e.purpose));
-  if (current_.experiment == e.id) teaching_->setRun(&current_);
+  if (current_->experiment == e.id) teaching_->setRun(current_);
   planTargets();
 }
 
@@ -322,10 +326,11 @@ bool MainWindow::startRun(QString* error) {
   }
   saveParams();
   opener_->cancelTurns();  // an opened run's remaining slices are not wanted
-  current_ = Run{};
-  current_.experiment = id.toStdString();
-  current_.title = exp->title();
-  current_.params = params;
+  auto starting = std::make_shared<Run>();
+  starting->experiment = id.toStdString();
+  starting->title = exp->title();
+  starting->params = params;
+  current_ = std::move(starting);
   current_path_.clear();
   results_->setRun(current_);
   teaching_->setRun(nullptr);
@@ -347,9 +352,9 @@ bool MainWindow::runAgain(QString* error) {
     return false;
   };
   if (running()) return fail("A run is already going.");
-  if (current_.experiment.empty()) return fail("No run is on show to run again.");
-  if (!selectExperiment(q(current_.experiment)))
-    return fail(q("This Perflab has no experiment '" + current_.experiment + "'."));
+  if (current_->experiment.empty()) return fail("No run is on show to run again.");
+  if (!selectExperiment(q(current_->experiment)))
+    return fail(q("This Perflab has no experiment '" + current_->experiment + "'."));
   if (const auto refused = showRunParams(); !refused.empty())
     return fail(q("Not run again: " + join(refused, "; ")));
   return startRun(error);
@@ -370,7 +375,7 @@ void MainWindow::onProgress(double fraction, const QString& step) {
 
 void MainWindow::onUpdated(const Run& run) {
   if (!running()) return;
-  current_ = run;
+  current_ = std::make_shared<const Run>(run);
   if (!refresh_->isActive()) refresh_->start();
 }
 
@@ -382,7 +387,7 @@ void MainWindow::setRunControls(bool running) {
 }
 
 void MainWindow::updateAgain() {
-  const bool on_show = !current_.experiment.empty();
+  const bool on_show = !current_->experiment.empty();
   run_page_->againButton()->setVisible(on_show);
   again_action_->setEnabled(on_show && !running());
 }
@@ -406,14 +411,14 @@ void MainWindow::onFinished(const Run& run) {
   refresh_->stop();
   tick_->stop();
   run_page_->stopClock();
-  current_ = run;
+  current_ = std::make_shared<const Run>(run);
   results_->setRun(current_);
-  results_->setGroup(charts::headline_group(current_));  // not the chart that came first
-  teaching_->setRun(&current_);
+  results_->setGroup(charts::headline_group(*current_));  // not the chart that came first
+  teaching_->setRun(current_);
   setRunControls(false);
   QString saved_note;
   try {
-    current_path_ = history_.save(current_);
+    current_path_ = history_.save(*current_);
   } catch (const std::exception& e) {
     saved_note = QString(" It could not be saved: %1").arg(e.what());
   }
@@ -488,10 +493,10 @@ void MainWindow::onRunRead(const QString& path, std::shared_ptr<Run> run, const 
 void MainWindow::showRun(Run run, const QString& path, bool sliced) {
   selectExperiment(q(run.experiment));  // another experiment's run on show is cleared first
   opener_->cancelTurns();
-  current_ = std::move(run);
+  current_ = std::make_shared<const Run>(std::move(run));
   current_path_ = path;
-  if (currentExperiment() != q(current_.experiment))
-    teaching_->setExperiment(q(current_.experiment), q(current_.title), {});
+  if (currentExperiment() != q(current_->experiment))
+    teaching_->setExperiment(q(current_->experiment), q(current_->title), {});
   QWidget* chart_view = results_->chartView();
   chart_view->setUpdatesEnabled(!sliced);  // sliced: the chart's paint gets a turn of its own
   results_->setRun(current_, sliced);
@@ -501,15 +506,15 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
     opener_->showInTurns(
         // whatever came since: the chart view is not frozen
         [chart_view] { chart_view->setUpdatesEnabled(true); },
-        {[this] { teaching_->setRun(&current_); },
+        {[this] { teaching_->setRun(current_); },
          [this] {
            results_->showTable();
            emit runShown();
          }});
   } else {
-    teaching_->setRun(&current_);
+    teaching_->setRun(current_);
   }
-  run_page_->showOpened(current_, path);
+  run_page_->showOpened(*current_, path);
   if (const auto refused = showRunParams(); !refused.empty())
     run_page_->setBanner(
         q("This run's parameters not in the form (the form keeps its own): " + join(refused, "; ")),
@@ -520,8 +525,8 @@ void MainWindow::showRun(Run run, const QString& path, bool sliced) {
 }
 
 std::vector<std::string> MainWindow::showRunParams() {
-  if (currentExperiment() != q(current_.experiment)) return {};  // not an experiment of ours
-  return form_->setValues(with_current_names(form_->specs(), current_.params));
+  if (currentExperiment() != q(current_->experiment)) return {};  // not an experiment of ours
+  return form_->setValues(with_current_names(form_->specs(), current_->params));
 }
 
 void MainWindow::exportChart(const QString& path, QSize size, bool all_groups) {
@@ -579,7 +584,7 @@ void MainWindow::showEvent(QShowEvent* e) {
 
 void MainWindow::clearResults() {
   opener_->cancelTurns();
-  current_ = Run{};
+  current_ = std::make_shared<const Run>();
   current_path_.clear();
   run_page_->clear();
   teaching_->setRun(nullptr);
@@ -593,7 +598,7 @@ void MainWindow::updateTitle() {
     parts << QFileInfo(current_path_).completeBaseName();
   else if (running())
     parts << "running";
-  if (!current_.experiment.empty()) parts << experimentTitle(current_.experiment);
+  if (!current_->experiment.empty()) parts << experimentTitle(current_->experiment);
   parts << "Perflab";
   setWindowTitle(parts.join(" — "));
 }

@@ -58,7 +58,7 @@ class MainWindow : public QMainWindow {
   bool runAgain(QString* error = nullptr);
   void stopRun();
   bool running() const;
-  const Run& currentRun() const { return current_; }
+  const Run& currentRun() const { return *current_; }
   QString currentRunPath() const { return current_path_; }  // its history file, once saved
   QString statusText() const;
   QString bannerText() const;
@@ -155,7 +155,9 @@ class MainWindow : public QMainWindow {
   TargetsForm applied_;
   std::shared_ptr<Targets> targets_;
   RunController* controller_;
-  Run current_;
+  // The run on show, never changed once there (another takes its place): the chart panel and
+  // the side panel share it, a large run is not copied for each.
+  std::shared_ptr<const Run> current_ = std::make_shared<const Run>();
   QString current_path_;
   bool first_layout_ = false;  // no saved window state: size the side panel on the first show
   RunOpener* opener_;          // openRunInBackground's reader, showRun's turns

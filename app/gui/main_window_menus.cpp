@@ -160,7 +160,7 @@ void MainWindow::askRunNote() {
   bool ok = false;
   const QString note = QInputDialog::getMultiLineText(
       this, "Note",
-      "A note of your own on this run (empty removes it):", QString::fromStdString(current_.note),
+      "A note of your own on this run (empty removes it):", QString::fromStdString(current_->note),
       &ok);
   QString error;
   if (ok && !setRunNote(note, &error)) QMessageBox::warning(this, "Note", error);

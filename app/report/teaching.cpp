@@ -193,11 +193,8 @@ void TeachingPanel::setExperiment(const QString& id, const QString& title, const
   render();
 }
 
-void TeachingPanel::setRun(const Run* run) {
-  if (run)
-    run_ = *run;
-  else
-    run_.reset();
+void TeachingPanel::setRun(std::shared_ptr<const Run> run) {
+  run_ = std::move(run);
   loading_ = false;
   render();
 }
@@ -223,8 +220,7 @@ void TeachingPanel::resizeEvent(QResizeEvent* e) {
 
 void TeachingPanel::render() {
   layout_ = layoutForWidth();
-  const QString html =
-      teaching_html(data_, article_, title_, purpose_, run_ ? &*run_ : nullptr, layout_);
+  const QString html = teaching_html(data_, article_, title_, purpose_, run_.get(), layout_);
   setHtml(loading_ ? "<p><i>Loading this run's figures…</i></p>" + html : html);
 }
 

@@ -3,6 +3,7 @@
 // resources/teaching/<experiment>.json), the article's published tables (from the experiment:
 // Experiment::article(), the one place its figures are written) and the findings of the run on
 // screen, each with the article's figure it carries ("article: 0.78; this run: 0.81").
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,7 +52,8 @@ class TeachingPanel : public QTextBrowser {
  public:
   explicit TeachingPanel(QWidget* parent = nullptr);
   void setExperiment(const QString& id, const QString& title, const QString& purpose);
-  void setRun(const Run* run);  // nullptr: no run yet
+  // The run on show, shared with the window (a large run is not copied); null: no run yet.
+  void setRun(std::shared_ptr<const Run> run);
   // A run is going on show and its figures come next (setRun): the prose, and a line saying
   // they are loading in their place.
   void setRunLoading();
@@ -69,7 +71,7 @@ class TeachingPanel : public QTextBrowser {
   QString id_, title_, purpose_;
   std::optional<TeachingData> data_;
   Article article_;  // of the experiment on show (from the registry)
-  std::optional<Run> run_;
+  std::shared_ptr<const Run> run_;
   bool loading_ = false;
 };
 

@@ -251,6 +251,7 @@ class WindowTest : public QObject {
     QVERIFY(!panel->tableLoading());
     QVERIFY(panel->table()->isVisible());
     QCOMPARE(panel->table()->model()->rowCount(), 20000);
+    QCOMPARE(&panel->run(), &w->currentRun());  // shared as it was read, not copied
     QVERIFY(!w->teachingPanel()->runLoading());
     QVERIFY(!w->teachingPanel()->toPlainText().contains("Loading this run"));
     QVERIFY(panel->chartView()->updatesEnabled());  // its paint waited a turn, no longer
@@ -588,7 +589,7 @@ class WindowTest : public QObject {
     panel.resize(320, 700);
     panel.show();
     panel.setExperiment("iolist", "IO lists", "");
-    panel.setRun(&run);
+    panel.setRun(std::make_shared<const Run>(run));
     QVERIFY(!panel.toHtml().contains("this run [interval] (level)</th>") &&
             !panel.toHtml().contains("this run [interval] (level)</span></th>"));
     QVERIFY(panel.toPlainText().contains("this run: "));
