@@ -93,6 +93,26 @@ TEST(RunFile, SaveIsAtomicAndLoadNamesThePath) {
   fs::remove_all(dir);
 }
 
+TEST(RunFile, EverySizeOfFileReadsTheSameRun) {
+  // A file is read in place or into a buffer by where its end falls in its last page: the same
+  // run either way, to the last point's last field; a text cut short is refused either way.
+  const auto dir = temp_dir();
+  const std::string text = run_to_json(sample_run());
+  const std::string expected = run_to_json(run_from_json(text));
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t pages = text.size() / page + 2;  // each size below is longer than text
+  for (const std::size_t size : {pages * page, pages * page - 1, pages * page - 63,
+                                 pages * page - 64, pages * page - 65, pages * page + 1}) {
+    const auto path = dir / ("run-" + std::to_string(size) + ".json");
+    std::ofstream(path, std::ios::binary) << text << std::string(size - text.size(), ' ');
+    ASSERT_EQ(fs::file_size(path), size);
+    EXPECT_EQ(run_to_json(load_run(path)), expected) << size;
+    fs::resize_file(path, text.size() / 2);
+    EXPECT_THROW(load_run(path), RunFormatError) << size;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(RunJson, EveryFieldIsCheckedAndNamed) {
   const auto refusal = refusal_of_changed;
   EXPECT_EQ(refusal([](auto& j) { j["schema_version"] = 4294967297ULL; }),
