@@ -7,7 +7,8 @@
 # Files collected: headers from the compiler's dependency files (ninja -t deps), every absolute
 # path in build.ninja that names a file (link-line libraries, tools such as protoc and moc, the
 # compiler, every CMake file configure read), the CMake package configs of every *_DIR cache
-# entry, and -lNAME libraries resolved like the linker does. Owners come from dpkg's file lists, read once.
+# entry, -lNAME libraries resolved like the linker does, and the linker a -fuse-ld=NAME names.
+# Owners come from dpkg's file lists, read once.
 #
 # usage: check_packages.sh SOURCE_DIR BUILD_DIR [--without PKG]...
 #   --without PKG  pretend PKG is not in deps.sh (proves the check names a missing package)
@@ -68,6 +69,9 @@ optional='^/usr/lib/x86_64-linux-gnu/cmake/GTest/GMockTargets'
         if [ -e "$d/lib$l.a" ]; then echo "$d/lib$l.a"; break; fi
       done
     done
+  # The linker a -fuse-ld=NAME on link lines has the compiler run: ld.NAME on the PATH.
+  { grep -ohE '(^| )-fuse-ld=[a-z]+' "$build/build.ninja" || true; } | sed 's/^ *-fuse-ld=//' |
+    sort -u | while read -r l; do command -v "ld.$l" || true; done
 } | sort -u | grep -vE "$optional" | while read -r f; do
   # Regular files (or links to one) outside this tree; directories are not owned by one package.
   case $f in "$src"/*|"$build"/*) continue ;; esac
