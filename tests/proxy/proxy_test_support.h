@@ -144,6 +144,11 @@ class Raw {
     }
     return out;
   }
+  // Whether anything (bytes or end of stream) is there to read right now.
+  bool readable_now() {
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+  }
   bool closed_by_peer() {
     pollfd p{fd_, POLLIN, 0};
     if (::poll(&p, 1, 5000) <= 0) return false;
