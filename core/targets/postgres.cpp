@@ -167,6 +167,10 @@ std::string_view PgResult::value(int row, int col) const {
   return {PQgetvalue(r_.get(), row, col),
           static_cast<std::size_t>(PQgetlength(r_.get(), row, col))};
 }
+std::string_view PgResult::column_name(int col) const {
+  if (!r_ || col < 0 || col >= columns()) return {};
+  return PQfname(r_.get(), col);
+}
 std::int64_t PgResult::affected() const {
   if (!r_) return 0;
   const char* t = PQcmdTuples(r_.get());

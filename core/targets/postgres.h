@@ -50,7 +50,8 @@ class PgResult {
   int columns() const;
   bool is_null(int row, int col) const;
   std::string_view value(int row, int col) const;  // text (or raw bytes for binary results)
-  std::int64_t affected() const;                   // PQcmdTuples as a number, 0 if none
+  std::string_view column_name(int col) const;
+  std::int64_t affected() const;  // PQcmdTuples as a number, 0 if none
 
  private:
   std::unique_ptr<pg_result, PgResultClear> r_;

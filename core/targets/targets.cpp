@@ -59,11 +59,13 @@ bool recorded(const std::vector<TargetInfo>& used, const std::string& kind,
 
 }  // namespace
 
-PgTarget Targets::postgres(std::stop_token stop) {
+PgTarget Targets::postgres(std::stop_token stop, PgUse use) {
   std::lock_guard lock(mu_);
   if (cfg_.pg_conninfo) {
     const std::string address = redact_conninfo(*cfg_.pg_conninfo);
-    if (!recorded(used_, "postgres", address)) {
+    const bool first = !recorded(used_, "postgres", address);
+    const bool check_schema = use == PgUse::OwnSchema && !pg_schema_checked_;
+    if (first || check_schema) {
       // Checked once, on first use: fails fast (the connect timeout) with the target and the
       // reason, refuses a schema Perflab does not own, and tells the run which version it
       // measured.
@@ -71,11 +73,12 @@ PgTarget Targets::postgres(std::stop_token stop) {
       try {
         PgConnection c(*cfg_.pg_conninfo, cfg_.pg_limits, stop);
         version = c.server_version_string();
-        pg_check_own_schema(c, cfg_.pg_schema);
+        if (check_schema) pg_check_own_schema(c, cfg_.pg_schema);
       } catch (const PgError& e) {
         throw TargetError(TargetField::PgServer, e.what());
       }
-      used_.push_back({"postgres", address, false, version});
+      pg_schema_checked_ = pg_schema_checked_ || check_schema;
+      if (first) used_.push_back({"postgres", address, false, version});
     }
     return {*cfg_.pg_conninfo, cfg_.pg_schema, false, cfg_.pg_limits};
   }
@@ -247,7 +250,8 @@ RedisClusterTarget Targets::redis_cluster(std::stop_token stop) {
 }
 
 void Targets::preflight(const TargetNeeds& needs, std::stop_token stop) {
-  if (needs.postgres && cfg_.pg_conninfo) postgres(stop);
+  if (needs.postgres && cfg_.pg_conninfo)
+    postgres(stop, needs.pg_read_only ? PgUse::ReadOnly : PgUse::OwnSchema);
   if (needs.pg_standbys > 0 && cfg_.pg_conninfo) postgres_standbys(needs.pg_standbys, stop);
   if (needs.redis_nodes > 0 && !cfg_.redis_nodes.empty()) redis(needs.redis_nodes, stop);
   if (needs.redis_cluster && !cfg_.redis_cluster.empty()) redis_cluster(stop);

@@ -77,7 +77,14 @@ struct TargetNeeds {
   bool pg_pooler = false;       // PostgreSQL also through a managed PgBouncer
   int pg_pool_size = 0;         // that PgBouncer's server connections; 0: TargetsConfig's default
   std::size_t pg_standbys = 0;  // hot standbys of the PostgreSQL server (with postgres)
+  // The run only reads the user's own tables (caching on your query): no schema of Perflab's
+  // is made or checked, so a role with only SELECT suffices.
+  bool pg_read_only = false;
 };
+
+// What a run does on the PostgreSQL target: in Perflab's own schema, or only reading the
+// user's tables (TargetNeeds::pg_read_only).
+enum class PgUse { OwnSchema, ReadOnly };
 
 class Targets {
  public:
@@ -85,9 +92,10 @@ class Targets {
   ~Targets();
 
   // The PostgreSQL target: the configured one, or a managed cluster started on first use. A
-  // configured one is checked on first use (connection, version, Perflab's schema: see
-  // pg_check_own_schema); throws TargetError naming the server and the reason.
-  PgTarget postgres(std::stop_token stop = {});
+  // configured one is checked on first use (connection, version, and for PgUse::OwnSchema
+  // Perflab's schema: see pg_check_own_schema); throws TargetError naming the server and the
+  // reason.
+  PgTarget postgres(std::stop_token stop = {}, PgUse use = PgUse::OwnSchema);
   // At least `count` hot standbys of postgres(): the configured ones (all of them; each checked
   // on first use to be in recovery and a copy of the configured primary, or refused with a
   // TargetError that changed nothing), or `count` managed standbys of the managed primary (more
@@ -145,6 +153,7 @@ class Targets {
   std::vector<std::unique_ptr<ManagedRedis>> redis_;
   std::unique_ptr<ManagedRedisCluster> cluster_;
   std::vector<TargetInfo> used_;
+  bool pg_schema_checked_ = false;  // the configured PostgreSQL's (pg_check_own_schema passed)
 };
 
 }  // namespace perflab
