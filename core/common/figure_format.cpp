@@ -43,10 +43,10 @@ std::string format_figure(double v) {
 bool is_count_unit(std::string_view unit) {
   // The things Perflab's figures count, as their groups and findings name them.
   static constexpr std::string_view kCounts[] = {
-      "appends",     "backends", "clients",  "connections", "errors",       "events",
-      "keys",        "nodes",    "requests", "servers",     "slots",        "standbys",
-      "writers",     "readers",  "failures", "writes",      "redirections", "rounds",
-      "repetitions", "runs",     "samples",  "rows",        "records",      "pauses"};
+      "appends",  "backends", "clients",      "connections", "errors",      "events",  "keys",
+      "nodes",    "requests", "servers",      "slots",       "standbys",    "writers", "readers",
+      "failures", "writes",   "redirections", "rounds",      "repetitions", "runs",    "samples",
+      "rows",     "records",  "pauses",       "bytes"};
   return std::find(std::begin(kCounts), std::end(kCounts), unit) != std::end(kCounts);
 }
 
