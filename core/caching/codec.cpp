@@ -53,6 +53,45 @@ Comment from_pb(pb::Comment& m) {
   return c;
 }
 
+void to_pb(const QueryResult& r, pb::QueryResult& m) {
+  m.set_key(r.key);
+  m.mutable_columns()->Reserve(static_cast<int>(r.columns.size()));
+  for (const auto& c : r.columns) m.add_columns(c);
+  m.mutable_rows()->Reserve(static_cast<int>(r.rows.size()));
+  for (const auto& row : r.rows) {
+    pb::QueryRow& out = *m.add_rows();
+    out.mutable_values()->Reserve(static_cast<int>(row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (row[i]) {
+        out.add_values(*row[i]);
+      } else {
+        out.add_values();
+        out.add_nulls(static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+}
+
+QueryResult from_pb(pb::QueryResult& m) {
+  QueryResult r;
+  r.key = std::move(*m.mutable_key());
+  r.columns.reserve(static_cast<std::size_t>(m.columns_size()));
+  for (auto& c : *m.mutable_columns()) r.columns.push_back(std::move(c));
+  r.rows.reserve(static_cast<std::size_t>(m.rows_size()));
+  for (auto& in : *m.mutable_rows()) {
+    if (static_cast<std::size_t>(in.values_size()) != r.columns.size())
+      throw CodecError("a query row's values do not match its columns");
+    auto& row = r.rows.emplace_back();
+    row.reserve(r.columns.size());
+    for (auto& v : *in.mutable_values()) row.emplace_back(std::move(v));
+    for (std::uint32_t i : in.nulls()) {
+      if (i >= row.size()) throw CodecError("a query row's null is past its columns");
+      row[i].reset();
+    }
+  }
+  return r;
+}
+
 template <class Msg>
 void parse_pb(Msg& m, std::string_view bytes) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
@@ -60,11 +99,28 @@ void parse_pb(Msg& m, std::string_view bytes) {
     throw CodecError(std::string("malformed protobuf ") + Msg::descriptor()->name());
 }
 
+// Parses protobuf bytes, inflated first for protobuf+zlib.
+template <class Msg>
+void parse_encoded(Msg& m, Encoding e, std::string_view bytes) {
+  if (e == Encoding::Protobuf) {
+    parse_pb(m, bytes);
+  } else {
+    parse_pb(m, zlib_decompress(bytes));
+  }
+}
+
 template <class Msg>
 std::string serialize(const Msg& m) {
   std::string out;
   if (!m.SerializeToString(&out)) throw CodecError("protobuf serialization failed");
   return out;
+}
+
+// The protobuf bytes of `m`, compressed for protobuf+zlib.
+template <class Msg>
+std::string encoded(const Msg& m, const Codec& c) {
+  std::string bytes = serialize(m);
+  return c.encoding == Encoding::Protobuf ? bytes : zlib_compress(bytes, c.zlib_level);
 }
 
 }  // namespace
@@ -141,8 +197,7 @@ std::string Codec::encode(const Document& d) const {
   if (encoding == Encoding::Json) return forms::json_encode(d);
   pb::Document m;
   to_pb(d, m);
-  std::string bytes = serialize(m);
-  return encoding == Encoding::Protobuf ? bytes : zlib_compress(bytes, zlib_level);
+  return encoded(m, *this);
 }
 
 std::string Codec::encode(const Comment& c) const {
@@ -150,8 +205,7 @@ std::string Codec::encode(const Comment& c) const {
   if (encoding == Encoding::Json) return forms::json_encode(c);
   pb::Comment m;
   to_pb(c, m);
-  std::string bytes = serialize(m);
-  return encoding == Encoding::Protobuf ? bytes : zlib_compress(bytes, zlib_level);
+  return encoded(m, *this);
 }
 
 std::string Codec::encode(const CommentList& l) const {
@@ -161,19 +215,22 @@ std::string Codec::encode(const CommentList& l) const {
   m.set_group_id(l.group_id);
   m.mutable_comments()->Reserve(static_cast<int>(l.comments.size()));
   for (const auto& c : l.comments) to_pb(c, *m.add_comments());
-  std::string bytes = serialize(m);
-  return encoding == Encoding::Protobuf ? bytes : zlib_compress(bytes, zlib_level);
+  return encoded(m, *this);
+}
+
+std::string Codec::encode(const QueryResult& r) const {
+  if (encoding == Encoding::Native) return forms::msgpack_encode(r);
+  if (encoding == Encoding::Json) return forms::json_encode(r);
+  pb::QueryResult m;
+  to_pb(r, m);
+  return encoded(m, *this);
 }
 
 Document Codec::decode_document(std::string_view bytes) const {
   if (encoding == Encoding::Native) return forms::msgpack_decode_document(bytes);
   if (encoding == Encoding::Json) return forms::json_decode_document(bytes);
   pb::Document m;
-  if (encoding == Encoding::Protobuf) {
-    parse_pb(m, bytes);
-  } else {
-    parse_pb(m, zlib_decompress(bytes));
-  }
+  parse_encoded(m, encoding, bytes);
   return from_pb(m);
 }
 
@@ -181,11 +238,7 @@ Comment Codec::decode_comment(std::string_view bytes) const {
   if (encoding == Encoding::Native) return forms::msgpack_decode_comment(bytes);
   if (encoding == Encoding::Json) return forms::json_decode_comment(bytes);
   pb::Comment m;
-  if (encoding == Encoding::Protobuf) {
-    parse_pb(m, bytes);
-  } else {
-    parse_pb(m, zlib_decompress(bytes));
-  }
+  parse_encoded(m, encoding, bytes);
   return from_pb(m);
 }
 
@@ -194,15 +247,19 @@ CommentList Codec::decode_list(std::string_view bytes) const {
   if (encoding == Encoding::Json) return forms::json_decode_list(bytes);
   CommentList l;
   pb::CommentList m;
-  if (encoding == Encoding::Protobuf) {
-    parse_pb(m, bytes);
-  } else {
-    parse_pb(m, zlib_decompress(bytes));
-  }
+  parse_encoded(m, encoding, bytes);
   l.group_id = m.group_id();
   l.comments.reserve(static_cast<std::size_t>(m.comments_size()));
   for (auto& c : *m.mutable_comments()) l.comments.push_back(from_pb(c));
   return l;
+}
+
+QueryResult Codec::decode_result(std::string_view bytes) const {
+  if (encoding == Encoding::Native) return forms::msgpack_decode_result(bytes);
+  if (encoding == Encoding::Json) return forms::json_decode_result(bytes);
+  pb::QueryResult m;
+  parse_encoded(m, encoding, bytes);
+  return from_pb(m);
 }
 
 }  // namespace perflab::caching

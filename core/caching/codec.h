@@ -39,10 +39,12 @@ struct Codec {
   std::string encode(const Document& d) const;
   std::string encode(const Comment& c) const;
   std::string encode(const CommentList& l) const;
+  std::string encode(const QueryResult& r) const;
   // Throw CodecError on malformed input.
   Document decode_document(std::string_view bytes) const;
   Comment decode_comment(std::string_view bytes) const;
   CommentList decode_list(std::string_view bytes) const;
+  QueryResult decode_result(std::string_view bytes) const;
 };
 
 // zlib helpers with the size prefix described above; throw CodecError on failure.

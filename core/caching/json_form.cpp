@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
 
 #include "caching/codec.h"
 #include "caching/codec_forms.h"
@@ -148,6 +150,44 @@ CommentList read_list(od::object o) {
   return l;
 }
 
+// One row: each value a string or null, as many as the columns.
+std::vector<std::optional<std::string>> read_row(od::array a, std::size_t columns) {
+  std::vector<std::optional<std::string>> row;
+  row.reserve(columns);
+  for (auto v : a) {
+    if (v.is_null()) {
+      row.emplace_back();
+    } else {
+      read_string(v.value(), row.emplace_back().emplace());
+    }
+  }
+  if (row.size() != columns) refuse("a row's values do not match its columns");
+  return row;
+}
+
+QueryResult read_result(od::object o) {
+  QueryResult r;
+  unsigned seen = 0;
+  for (auto field : o) {
+    const std::string_view k = field.unescaped_key();
+    od::value v = field.value();
+    if (k == "key") {
+      mark(seen, 0, k), read_string(v, r.key);
+    } else if (k == "columns") {
+      mark(seen, 1, k);
+      for (auto c : v.get_array()) read_string(c.value(), r.columns.emplace_back());
+    } else if (k == "rows") {
+      if (!(seen & 0b10)) refuse("a query result's rows come before its columns");
+      mark(seen, 2, k);
+      for (auto row : v.get_array()) r.rows.push_back(read_row(row.get_array(), r.columns.size()));
+    } else {
+      refuse("unknown field '" + std::string(k) + "' in a query result");
+    }
+  }
+  if (seen != 0b111) refuse("a query result lacks a field");
+  return r;
+}
+
 // Parses `bytes` as one JSON object read by `read`, and nothing after it.
 template <class Read>
 auto parse(std::string_view bytes, Read read) {
@@ -175,6 +215,16 @@ std::string json_encode(const CommentList& l) {
   return json{{"group_id", l.group_id}, {"comments", std::move(arr)}}.dump();
 }
 
+std::string json_encode(const QueryResult& r) {
+  json rows = json::array();
+  for (const auto& row : r.rows) {
+    json values = json::array();
+    for (const auto& v : row) values.push_back(v ? json(*v) : json(nullptr));
+    rows.push_back(std::move(values));
+  }
+  return json{{"key", r.key}, {"columns", r.columns}, {"rows", std::move(rows)}}.dump();
+}
+
 Document json_decode_document(std::string_view bytes) {
   return parse(bytes, read_document);
 }
@@ -183,6 +233,10 @@ Comment json_decode_comment(std::string_view bytes) {
 }
 CommentList json_decode_list(std::string_view bytes) {
   return parse(bytes, read_list);
+}
+
+QueryResult json_decode_result(std::string_view bytes) {
+  return parse(bytes, read_result);
 }
 
 }  // namespace perflab::caching::forms

@@ -86,6 +86,25 @@ CommentList to_list(const msgpack::object& o) {
   return l;
 }
 
+QueryResult to_result(const msgpack::object& o) {
+  const msgpack::object* f = fields(o, 3, "query result");
+  QueryResult r;
+  read(f[0], r.key);
+  if (f[1].type != msgpack::type::ARRAY) refuse("a query result's columns are not an array");
+  r.columns.resize(f[1].via.array.size);
+  for (std::uint32_t i = 0; i < f[1].via.array.size; ++i) read(f[1].via.array.ptr[i], r.columns[i]);
+  if (f[2].type != msgpack::type::ARRAY) refuse("a query result's rows are not an array");
+  r.rows.reserve(f[2].via.array.size);
+  for (std::uint32_t i = 0; i < f[2].via.array.size; ++i) {
+    const msgpack::object* v =
+        fields(f[2].via.array.ptr[i], static_cast<std::uint32_t>(r.columns.size()), "row");
+    auto& row = r.rows.emplace_back(r.columns.size());
+    for (std::size_t c = 0; c < r.columns.size(); ++c)
+      if (v[c].type != msgpack::type::NIL) read(v[c], row[c].emplace());
+  }
+  return r;
+}
+
 template <class Convert>
 auto unpack(std::string_view bytes, Convert convert) {
   // Each element, key, string or binary takes at least one byte of the input.
@@ -146,6 +165,26 @@ std::string msgpack_encode(const CommentList& l) {
   return std::move(b.out);
 }
 
+std::string msgpack_encode(const QueryResult& r) {
+  StringBuffer b;
+  msgpack::packer<StringBuffer> p(b);
+  p.pack_array(3);
+  p.pack(r.key);
+  p.pack(r.columns);
+  p.pack_array(static_cast<std::uint32_t>(r.rows.size()));
+  for (const auto& row : r.rows) {
+    p.pack_array(static_cast<std::uint32_t>(row.size()));
+    for (const auto& v : row) {
+      if (v) {
+        p.pack(*v);
+      } else {
+        p.pack_nil();
+      }
+    }
+  }
+  return std::move(b.out);
+}
+
 Document msgpack_decode_document(std::string_view bytes) {
   return unpack(bytes, to_document);
 }
@@ -154,6 +193,10 @@ Comment msgpack_decode_comment(std::string_view bytes) {
 }
 CommentList msgpack_decode_list(std::string_view bytes) {
   return unpack(bytes, to_list);
+}
+
+QueryResult msgpack_decode_result(std::string_view bytes) {
+  return unpack(bytes, to_result);
 }
 
 }  // namespace perflab::caching::forms

@@ -119,4 +119,17 @@ std::size_t footprint(const CommentList& l) {
   return n;
 }
 
+std::size_t footprint(const QueryResult& r) {
+  std::size_t n = sizeof(QueryResult) + text_bytes(r.key) +
+                  r.columns.capacity() * sizeof(std::string) +
+                  r.rows.capacity() * sizeof(r.rows.front());
+  for (const auto& c : r.columns) n += text_bytes(c);
+  for (const auto& row : r.rows) {
+    n += row.capacity() * sizeof(row.front());
+    for (const auto& v : row)
+      if (v) n += text_bytes(*v);
+  }
+  return n;
+}
+
 }  // namespace perflab::caching

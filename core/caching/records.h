@@ -1,11 +1,13 @@
 #pragma once
 // The caching experiment's records: a "document" (one record with ~60 KB of text) and a
 // "comment" (a small record the size of an average comment); a list is the comments of one
-// group. Generated deterministically from a seed so that runs repeat: std::mt19937_64 (fully
+// group; a query result is the rows a user's own query returned for one key. The first three are
+// generated deterministically from a seed so that runs repeat: std::mt19937_64 (fully
 // specified by the standard) with the project's own mapping to ranges, never the standard
 // distributions (their algorithms differ between standard libraries).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +38,15 @@ struct CommentList {
   std::int64_t group_id = 0;
   std::vector<Comment> comments;  // ordered by id
   bool operator==(const CommentList&) const = default;
+};
+
+// The rows a user's query returned for one key (caching on your query): the column names, and
+// each value in PostgreSQL's text form or null (SQL NULL), row by row.
+struct QueryResult {
+  std::string key;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  bool operator==(const QueryResult&) const = default;
 };
 
 // A deterministic source of values: mt19937_64 plus fixed mappings.
@@ -73,5 +84,6 @@ CommentList generate_comments(std::uint64_t seed, std::int64_t group_id, std::si
 // cache's budget.
 std::size_t footprint(const Document& d);
 std::size_t footprint(const CommentList& l);
+std::size_t footprint(const QueryResult& r);
 
 }  // namespace perflab::caching
