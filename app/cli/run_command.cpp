@@ -142,6 +142,12 @@ RunCommand::RunCommand(CLI::App& cmd) {
                                                       : std::string();
           },
           "NAME=VALUE"));
+  cmd.add_option("--query", query_,
+                 "caching on your query: a SELECT taking the key as $1, run only read-only "
+                 "(sets --param source=query and query=...)");
+  cmd.add_option(
+      "--keys", keys_,
+      "with --query: a file of keys (one per line) or a SELECT of them (--param keys=...)");
   cmd.add_option("--pg", pg_, "an external PostgreSQL (libpq conninfo); default: managed");
   cmd.add_option("--pg-standby", cfg_.pg_standby_conninfos,
                  "a hot standby of --pg (libpq conninfo; repeat for more), checked to be one; "
@@ -179,6 +185,8 @@ int RunCommand::run(const CLI::App&) {
     return fail_program(kExitUsage, "run: give an EXPERIMENT or --like RUN.json");
   }
   if (!plan_.empty()) params["plan"] = plan_;
+  if (!query_.empty()) params["source"] = "query", params["query"] = query_;
+  if (!keys_.empty()) params["keys"] = keys_;
   for (const auto& kv : params_) {
     const auto eq = kv.find('=');
     params[kv.substr(0, eq)] = kv.substr(eq + 1);

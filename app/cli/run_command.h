@@ -39,6 +39,7 @@ class RunCommand {
   std::string like_;
   std::string like_note_;
   std::vector<std::string> params_;
+  std::string query_, keys_;  // --query, --keys: caching on your query
   std::optional<std::string> pg_;
   std::string redis_, redis_cluster_;
   TargetsConfig cfg_;

@@ -69,20 +69,45 @@ class WorkloadGet {
  public:
   WorkloadGet(Tier& tier, const std::string& workload, const Document& doc,
               const CommentList& list);
+  // The query workload: each fetch the next key's rows, the keys in turn.
+  WorkloadGet(Tier& tier, const std::vector<QueryResult>& results);
   // The fetch, the decode and the check; false when the tier no longer holds the record. Throws
   // when the tier returns another record.
   bool get();
   bool fetch();        // false: the tier no longer holds the record
   bool decode();       // of what the last fetch holds; false: nothing to decode
   bool check() const;  // whether the object decoded last is the record asked for
+  // The keys a get takes in turn (1 but for the query workload), and the one the next fetch
+  // takes.
+  std::size_t keys() const;
+  void restart(std::size_t key) { next_ = key % keys(); }
 
  private:
+  enum class Kind { Document, List, Query };
   Tier& tier_;
-  bool document_;
-  const Document& doc_;
-  const CommentList& list_;
+  Kind kind_;
+  const Document* doc_ = nullptr;
+  const CommentList* list_ = nullptr;
+  const std::vector<QueryResult>* results_ = nullptr;
+  std::size_t next_ = 0, fetched_ = 0;  // the query workload: the key to fetch, the one fetched
   std::shared_ptr<const Document> decoded_document_;
   std::shared_ptr<const CommentList> decoded_list_;
+  std::shared_ptr<const QueryResult> decoded_result_;
+};
+
+// What a run's gets read: the generated document and list, or (source=query) the rows of the
+// user's query for each of its keys.
+struct Workloads {
+  const Document* doc = nullptr;
+  const CommentList* list = nullptr;
+  const std::vector<QueryResult>* results = nullptr;  // when set, the only workload: "query"
+
+  std::vector<std::string> names() const;  // {"document", "list"} or {"query"}
+  WorkloadGet get(Tier& tier, const std::string& workload) const;
+  // Bytes the tier stores for the workload's record (query: the mean over its keys).
+  std::size_t bytes(Tier& tier, const std::string& workload) const;
+  // Stores the records; every tier must give back exactly what it was given before it is timed.
+  void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series) const;
 };
 
 // What one (workload, tier, encoding) cell measured.
@@ -113,6 +138,20 @@ struct Cell {
   }
 };
 
+// Whether the run reads the user's query (source=query); throws ParamError when the query or
+// its keys are missing, or given without source=query.
+inline bool check_source(const Params& p) {
+  const bool query = p.get_choice("source") == "query";
+  const bool given = !p.get_string("query").empty() || !p.get_string("keys").empty();
+  if (query && (p.get_string("query").empty() || p.get_string("keys").empty()))
+    throw ParamError(
+        "source=query needs parameter 'query' (a SELECT taking the key as $1) and "
+        "parameter 'keys' (a file of keys, one per line, or a SELECT of them)");
+  if (!query && given)
+    throw ParamError("parameters 'query' and 'keys' are read only with source=query");
+  return query;
+}
+
 // A run's settings, from its (validated) parameters.
 struct CachingPlan {
   std::vector<std::string> tiers;
@@ -130,9 +169,16 @@ struct CachingPlan {
   int latency_rounds = 0;
   Arrivals arrivals = Arrivals::Uniform;
   std::string latency_workload;
+  // Caching on your query (source=query): the query ($1 the key), its keys (a file or a
+  // SELECT), at most this many. The matrix only: no decode bench, latency or cache-aside.
+  bool query_source = false;
+  std::string query, keys;
+  std::size_t query_keys = 0;
 
-  bool aside() const { return aside_reads > 0 && !encodings.empty(); }
-  bool latency() const { return latency_rate > 0 && !tiers.empty() && !encodings.empty(); }
+  bool aside() const { return !query_source && aside_reads > 0 && !encodings.empty(); }
+  bool latency() const {
+    return !query_source && latency_rate > 0 && !tiers.empty() && !encodings.empty();
+  }
 
   // Throws ParamError when the cache-aside documents would not fit in memory.
   static CachingPlan from(const Params& p) {
@@ -163,8 +209,12 @@ struct CachingPlan {
     c.latency_rounds = static_cast<int>(p.get_int("latency_rounds"));
     c.arrivals = parse_arrivals(p.get_choice("arrivals"));
     c.latency_workload = p.get_choice("latency_workload");
-    if (c.aside_reads > 0 && static_cast<double>(c.aside_keys) * static_cast<double>(c.doc_bytes) >
-                                 2.0 * 1024 * 1024 * 1024)
+    c.query_source = check_source(p);
+    c.query = p.get_string("query");
+    c.keys = p.get_string("keys");
+    c.query_keys = static_cast<std::size_t>(p.get_int("query_keys"));
+    if (c.aside() && static_cast<double>(c.aside_keys) * static_cast<double>(c.doc_bytes) >
+                         2.0 * 1024 * 1024 * 1024)
       throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
     return c;
   }
@@ -174,7 +224,8 @@ struct CachingPlan {
 struct CachingServers {
   PgTarget pg;
   RedisTarget redis;
-  std::optional<PgConnection> admin;
+  std::optional<PgConnection> admin;  // the experiment's tables' (not with source=query)
+  std::string user_query;             // source=query: what the postgres tier runs (QueryTier)
   CachingServers() = default;
   CachingServers(const CachingServers&) = delete;
   CachingServers& operator=(const CachingServers&) = delete;
@@ -191,7 +242,7 @@ struct CachingServers {
 std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
                                 const CachingServers& servers, std::size_t local_budget,
                                 std::stop_token stop);
-// Stores the records; every tier must give back exactly what it was given before it is timed.
+// Workloads{&doc, &list}.store_and_check(tier, tier_name, series).
 void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
                      const Document& doc, const CommentList& list);
 
@@ -212,7 +263,7 @@ struct MatrixPace {
 // expected to take and what its gets tell of the machine), asked again once its records are
 // stored and one get of each cell timed, and as its rounds learn the run's pace.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                const Document& doc, const CommentList& list, double from,
+                const Workloads& workloads, double from,
                 const std::function<double(const MatrixPace&)>& end_for);
 
 // The tiers' read latency at a fixed rate, open loop: a percentile spectrum per tier, the
@@ -235,8 +286,18 @@ double aside_load(double mean_over_median);
 void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
                double share);
 
+// Caching on your query (source=query): the query run read-only for its keys (refused before
+// anything is measured when it writes, fails or returns nothing), its rows copied into Perflab's
+// Redis prefix and this process' memory, the tier matrix on them, and the read-only guard's
+// share of a PostgreSQL get (caching/query_run.cpp).
+void run_query(RunContext& ctx, const CachingPlan& plan, bool redis);
+
 // The comparisons of the matrix's cells, each against the article's claim (caching/findings.cpp).
 void findings(RunContext& ctx,
               const std::map<std::tuple<std::string, std::string, std::string>, Cell>& cells);
+// The comparisons of caching on your query: Redis in each encoding and local memory against the
+// query itself, where a Redis get's time goes (caching/findings.cpp).
+void query_findings(RunContext& ctx,
+                    const std::map<std::tuple<std::string, std::string, std::string>, Cell>& cells);
 
 }  // namespace perflab::caching

@@ -184,6 +184,32 @@ class CachingExperiment : public Experiment {
                  .default_value = "document",
                  .choices = {"document", "list"},
                  .help = "what the latency rounds read (in the first of `encodings`)"});
+    v.push_back({.name = "source",
+                 .type = ParamType::OneOf,
+                 .default_value = "generated",
+                 .choices = {"generated", "query"},
+                 .help = "what the gets read: the article's generated document and list, or "
+                         "(query) the rows your own PostgreSQL query returns for each key, run "
+                         "read-only; then only the tier matrix is measured",
+                 .label = "Records"});
+    v.push_back({.name = "query",
+                 .type = ParamType::String,
+                 .default_value = "",
+                 .help = "source=query: your SELECT, the key as $1 (e.g. SELECT * FROM orders "
+                         "WHERE customer_id = $1); run only in read-only transactions",
+                 .label = "Your query"});
+    v.push_back({.name = "keys",
+                 .type = ParamType::String,
+                 .default_value = "",
+                 .help = "source=query: a file with one key per line, or a SELECT whose first "
+                         "column gives the keys (e.g. SELECT id FROM customers LIMIT 100)",
+                 .label = "Its keys"});
+    v.push_back({.name = "query_keys",
+                 .type = ParamType::Int,
+                 .default_value = "100",
+                 .min = 1,
+                 .max = 100000,
+                 .help = "source=query: at most this many keys are read, and their rows copied"});
     v.push_back({.name = "seed",
                  .type = ParamType::Int,
                  .default_value = "42",
@@ -200,6 +226,11 @@ class CachingExperiment : public Experiment {
     auto has_tier = [&](const char* t) {
       return std::find(tiers.begin(), tiers.end(), t) != tiers.end();
     };
+    if (check_source(p)) {  // the query's server, always, only to read
+      TargetNeeds need{true, has_tier("redis") ? 1u : 0u};
+      need.pg_read_only = true;
+      return need;
+    }
     const bool aside = p.get_int("aside_reads") > 0;  // encodings: never an empty subset
     return {has_tier("postgres") || aside, (has_tier("redis") || aside) ? 1u : 0u};
   }
@@ -210,6 +241,7 @@ class CachingExperiment : public Experiment {
 void CachingExperiment::run(RunContext& ctx) {
   const CachingPlan plan = CachingPlan::from(ctx.params());
   const TargetNeeds need = needs(ctx.params());
+  if (plan.query_source) return run_query(ctx, plan, need.redis_nodes > 0);
   ctx.progress(0, "generating records");
   const Document doc = generate_document(plan.seed, 0, plan.doc_bytes);
   const CommentList list = generate_comments(plan.seed, kListGroup, plan.list_size);
@@ -244,7 +276,7 @@ void CachingExperiment::run(RunContext& ctx) {
   const double decode_s =
       matrix_cells > 0 ? 1.2e-3 * plan.reps * 2.0 * static_cast<double>(plan.encodings.size()) : 0;
   double matrix_end = 0, decode_from = 0, aside_s = aside_seconds(plan, MatrixPace{});
-  run_matrix(ctx, plan, servers, doc, list, 0, [&](const MatrixPace& pace) {
+  run_matrix(ctx, plan, servers, Workloads{&doc, &list}, 0, [&](const MatrixPace& pace) {
     const double matrix_s = matrix_cells > 0 ? pace.seconds * 1.03 : 0.0;
     const double decode = decode_s * (1 + (aside_load(pace.mean_over_median) - 1) / 2);
     aside_s = aside_seconds(plan, pace);

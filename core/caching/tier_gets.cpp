@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "caching/caching_run.h"
@@ -50,13 +51,13 @@ class CellGets {
  public:
   // `bytes`: what the tier stores for the record, read when it was stored (a failed server is
   // not asked again when the points are published).
-  CellGets(Tier& tier, const std::string& tier_name, const std::string& workload,
-           const Document& doc, const CommentList& list, std::size_t bytes)
+  CellGets(Tier& tier, const std::string& tier_name, const std::string& workload, WorkloadGet get,
+           std::size_t bytes)
       : tier_(tier),
         tier_name_(tier_name),
         workload_(workload),
         bytes_(bytes),
-        get_(tier, workload, doc, list) {}
+        get_(std::move(get)) {}
 
   const std::string& tier_name() const { return tier_name_; }
   const std::string& workload() const { return workload_; }
@@ -71,25 +72,33 @@ class CellGets {
       ctx.check_stop();
       whole();
     }
-    m_.gets_per_sample = static_cast<int>(calls_per_sample([&] { whole(); }, kSampleNs, kMaxCalls));
+    m_.gets_per_sample = whole_keys(calls_per_sample([&] { whole(); }, kSampleNs, kMaxCalls));
     for (std::size_t k = 0; k < kGetPartCount; ++k) {
       if (k == 1) part(0);  // a decode needs a fetch, a check a decode: the fetch before
-      m_.parts_per_sample[k] =
-          static_cast<int>(calls_per_sample([&, k] { part(k); }, kSampleNs, kMaxCalls));
+      const std::int64_t calls = calls_per_sample([&, k] { part(k); }, kSampleNs, kMaxCalls);
+      m_.parts_per_sample[k] = k == 0 ? whole_keys(calls) : static_cast<int>(calls);
     }
   }
 
   // One round; returns its samples' wall times (the whole get, then each part).
   std::array<double, 1 + kGetPartCount> round(int r) {
     whole();
+    const auto wholes = [&] {
+      get_.restart(0);
+      sample([&] { whole(); }, m_.gets_per_sample, m_.wall_us, m_.cpu_us);
+    };
+    const auto fetches = [&] {
+      get_.restart(0);
+      sample([&] { part(0); }, m_.parts_per_sample[0], m_.part_wall_us[0], m_.part_cpu_us[0]);
+    };
     if (r % 2 == 0) {
-      sample([&] { whole(); }, m_.gets_per_sample, m_.wall_us, m_.cpu_us);
-      sample([&] { part(0); }, m_.parts_per_sample[0], m_.part_wall_us[0], m_.part_cpu_us[0]);
+      wholes(), fetches();
     } else {
-      sample([&] { part(0); }, m_.parts_per_sample[0], m_.part_wall_us[0], m_.part_cpu_us[0]);
-      sample([&] { whole(); }, m_.gets_per_sample, m_.wall_us, m_.cpu_us);
+      fetches(), wholes();
     }
-    part(0);  // what the decodes decode: a fetch of this round
+    // What the decodes decode: a fetch of this round, of the same key in every cell.
+    get_.restart(static_cast<std::size_t>(r) % get_.keys());
+    part(0);
     for (std::size_t k = 1; k < kGetPartCount; ++k)
       sample([&, k] { part(k); }, m_.parts_per_sample[k], m_.part_wall_us[k], m_.part_cpu_us[k]);
     return {m_.wall_us.back(), m_.part_wall_us[0].back(), m_.part_wall_us[1].back(),
@@ -118,6 +127,13 @@ class CellGets {
   }
 
  private:
+  // A sample of whole gets or fetches takes every key of the workload as often (the query's:
+  // each sample from the first key on), so that its samples, and those of every cell, are of
+  // the same keys: `calls` rounded up to a multiple of the keys.
+  int whole_keys(std::int64_t calls) const {
+    const auto keys = static_cast<std::int64_t>(get_.keys());
+    return static_cast<int>((calls + keys - 1) / keys * keys);
+  }
   std::runtime_error lost() const {
     return std::runtime_error("the " + tier_.name() + " tier (" +
                               to_string(tier_.codec().encoding) + ") no longer holds the record");
@@ -157,24 +173,37 @@ std::string cell_label(const std::string& tier_name, const std::string& series) 
   return tier_name + ", " + series;
 }
 
-void add_matrix_groups(RunContext& ctx, const CachingPlan& plan) {
-  for (const char* w : kWorkloads) {
-    const std::string W = w;
-    const std::string what =
-        W == "document" ? "one " + std::to_string(plan.doc_bytes / 1024) + " KB document by key"
-                        : "a list of " + std::to_string(plan.list_size) + " comments";
+// What a workload's charts are of: "one 60 KB document by key", "your query's rows, 40 keys".
+std::string workload_words(const CachingPlan& plan, const Workloads& workloads,
+                           const std::string& w) {
+  if (w == "document")
+    return "one " + std::to_string(plan.doc_bytes / 1024) + " KB document by key";
+  if (w == "list") return "a list of " + std::to_string(plan.list_size) + " comments";
+  const std::size_t keys = workloads.results ? workloads.results->size() : 0;
+  return "your query's rows, " + std::to_string(keys) + (keys == 1 ? " key" : " keys") + " in turn";
+}
+
+void add_matrix_groups(RunContext& ctx, const CachingPlan& plan, const Workloads& workloads) {
+  const std::vector<std::string> names = workloads.names();
+  for (const std::string& W : names) {
+    const std::string what = workload_words(plan, workloads, W);
     Group wall{W + "_wall",
                "Wall time per get: " + what,
                "us/get",
                "",
                false,
                true,
-               "Median wall time of one get returning a ready object (fetch, decode, check); bars "
-               "per tier, one per encoding: native is typed rows in PostgreSQL, MessagePack in "
-               "Redis and the object itself in local memory.",
+               W == "query"
+                   ? "Median wall time of one get returning the query's rows as a ready object "
+                     "(fetch, decode, check), the keys in turn: PostgreSQL runs your query "
+                     "read-only (native); Redis and local memory hold a copy of its rows in each "
+                     "encoding (native: MessagePack in Redis, the object itself locally)."
+                   : "Median wall time of one get returning a ready object (fetch, decode, "
+                     "check); bars per tier, one per encoding: native is typed rows in "
+                     "PostgreSQL, MessagePack in Redis and the object itself in local memory.",
                false,
                false,
-               W == kWorkloads[0]};
+               W == names.front()};
     wall.baseline_series = "native";  // the article's protobuf findings read against it
     ctx.add_group(wall);
     ctx.add_group({W + "_cpu", "Client CPU per get: " + what, "us/get", "", false, true,
@@ -301,71 +330,6 @@ Cell publish_cell(RunContext& ctx, const CellGets& gets, const std::string& seri
 
 }  // namespace
 
-std::unique_ptr<Tier> make_tier(const std::string& name, const Codec& codec,
-                                const CachingServers& servers, std::size_t local_budget,
-                                std::stop_token stop) {
-  if (name == "postgres") return std::make_unique<PostgresTier>(servers.pg, codec, stop);
-  if (name == "redis") return std::make_unique<RedisTier>(servers.redis, codec, stop);
-  return std::make_unique<LocalTier>(local_budget, codec);
-}
-
-void store_and_check(Tier& tier, const std::string& tier_name, const std::string& series,
-                     const Document& doc, const CommentList& list) {
-  tier.put_document(doc);
-  tier.put_list(list);
-  auto d = tier.get_document(doc.key);
-  auto l = tier.get_list(list.group_id);
-  if (!d || !l)
-    throw std::runtime_error(
-        "the " + tier_name + " tier (" + series + ") did not keep the records" +
-        (tier_name == "local" ? " (local_budget_mb is smaller than the list or document)" : ""));
-  if (!(*d == doc) || !(*l == list))
-    throw std::runtime_error("the " + tier_name + " tier (" + series +
-                             ") returned records different from those stored");
-}
-
-const char* to_string(GetPart p) {
-  switch (p) {
-    case GetPart::Fetch:
-      return "fetch";
-    case GetPart::Decode:
-      return "decode";
-    case GetPart::Check:
-      return "check";
-  }
-  return "?";
-}
-
-WorkloadGet::WorkloadGet(Tier& tier, const std::string& workload, const Document& doc,
-                         const CommentList& list)
-    : tier_(tier), document_(workload == "document"), doc_(doc), list_(list) {}
-
-bool WorkloadGet::fetch() {
-  return document_ ? tier_.fetch_document(doc_.key) : tier_.fetch_list(list_.group_id);
-}
-
-bool WorkloadGet::decode() {
-  if (document_) return (decoded_document_ = tier_.decode_document()) != nullptr;
-  return (decoded_list_ = tier_.decode_list()) != nullptr;
-}
-
-bool WorkloadGet::check() const {
-  if (document_)
-    return decoded_document_ && decoded_document_->key == doc_.key &&
-           decoded_document_->body.size() == doc_.body.size();
-  return decoded_list_ && decoded_list_->group_id == list_.group_id &&
-         decoded_list_->comments.size() == list_.comments.size() &&
-         (list_.comments.empty() || decoded_list_->comments.back().id == list_.comments.back().id);
-}
-
-bool WorkloadGet::get() {
-  if (!fetch() || !decode()) return false;
-  if (!check())
-    throw std::runtime_error("the " + tier_.name() + " tier (" + to_string(tier_.codec().encoding) +
-                             ") returned another record than the one asked for");
-  return true;
-}
-
 // How far the whole gets' means stand above their medians, summed over the cells (the rounds'
 // samples so far): about 1 on a quiet machine, more when the gets wait for a core now and then
 // (aside_load).
@@ -390,9 +354,10 @@ constexpr int kLearnFromRounds = 10;
 // stored (a list decoded from JSON can take a hundred times a document's), a store what the
 // last one took.
 void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                const Document& doc, const CommentList& list, double from,
+                const Workloads& workloads, double from,
                 const std::function<double(const MatrixPace&)>& end_for) {
-  add_matrix_groups(ctx, plan);
+  add_matrix_groups(ctx, plan, workloads);
+  const std::vector<std::string> names = workloads.names();
   struct Stored {
     std::string tier_name;
     Encoding enc;
@@ -401,10 +366,15 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
   // Before any is timed: a store, a get, and the findings (CPU work: 0.05 to 0.7 s, 0.6 s in the
   // default plan here).
   constexpr double kStoreS = 0.05, kGetS = 1e-3, kFindingsS = 0.6;
-  constexpr std::size_t kWorkloadCount = std::size(kWorkloads);
+  const std::size_t kWorkloadCount = names.size();
   std::vector<std::pair<std::string, Encoding>> matrix;
-  for (const auto& tier_name : plan.tiers)
+  for (const auto& tier_name : plan.tiers) {
+    if (workloads.results && tier_name == "postgres") {  // the user's query, its own form only
+      matrix.emplace_back(tier_name, Encoding::Native);
+      continue;
+    }
     for (Encoding enc : plan.encodings) matrix.emplace_back(tier_name, enc);
+  }
   const std::size_t n = matrix.size() * kWorkloadCount;  // cells × workloads
   const double window_s = static_cast<double>(plan.window_ns) / 1e9;
   ExpectedProgress progress(from, from);
@@ -430,7 +400,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
   progress.end_at(end_for(quiet_pace()));
 
   std::vector<Stored> stored;
-  std::vector<CellGets> gets;           // each (cell, workload), in kWorkloads' order within a cell
+  std::vector<CellGets> gets;           // each (cell, workload), in names' order within a cell
   gets.reserve(n);                      // never moved: each holds its tier's get
   std::vector<double> get_s(n, kGetS);  // one get of each (cell, workload), timed at its store
   for (const auto& [tier_name, enc] : matrix) {
@@ -442,13 +412,13 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
     Stored s{tier_name, enc,
              make_tier(tier_name, Codec{enc, plan.zlib_level}, servers, plan.local_budget,
                        ctx.stop_token())};
-    store_and_check(*s.tier, tier_name, series, doc, list);
+    workloads.store_and_check(*s.tier, tier_name, series);
     stored.push_back(std::move(s));
     for (std::size_t w = 0; w < kWorkloadCount; ++w) {
       Tier& tier = *stored.back().tier;
-      gets.emplace_back(tier, tier_name, kWorkloads[w], doc, list,
-                        w == 0 ? tier.document_bytes(doc.key) : tier.list_bytes(list.group_id));
-      WorkloadGet get(tier, kWorkloads[w], doc, list);
+      gets.emplace_back(tier, tier_name, names[w], workloads.get(tier, names[w]),
+                        workloads.bytes(tier, names[w]));
+      WorkloadGet get = workloads.get(tier, names[w]);
       const std::int64_t t0 = wall_ns();
       get.get();  // checked when measured
       get_s[k * kWorkloadCount + w] = static_cast<double>(wall_ns() - t0) / 1e9;
@@ -495,7 +465,7 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
         pace.seconds = expected_s() - progress.expected(rounds_part) + rounds_s;
         pace.mean_over_median = mean_over_median(gets);
         for (std::size_t k = 0; k < stored.size(); ++k)
-          if (stored[k].tier_name == "redis")  // the document is the first workload
+          if (stored[k].tier_name == "redis" && names.front() == "document")
             pace.redis_document_s[stored[k].enc] =
                 summarize(gets[k * kWorkloadCount].measurement().wall_us).median / 1e6;
         progress.reshare(within, rounds_s, end_for(pace));
@@ -526,7 +496,11 @@ void run_matrix(RunContext& ctx, const CachingPlan& plan, const CachingServers& 
       cells[{gets[i].workload(), s.tier_name, series}] = publish_cell(ctx, gets[i], series);
     }
     ctx.progress(progress.at(findings_part), "updating the findings");
-    findings(ctx, cells);
+    if (workloads.results) {
+      query_findings(ctx, cells);
+    } else {
+      findings(ctx, cells);
+    }
   };
   publish_after(publish, measure);
 }

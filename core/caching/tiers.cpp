@@ -30,7 +30,24 @@ std::string lit(std::string_view s) {
 const char* kDocCols = "key, title, author, created_at_ms, body";
 const char* kCommentCols = "id, group_id, author, created_at_ms, body, score, approved";
 
+[[noreturn]] void no_results(const Tier& t) {
+  throw std::logic_error("the " + t.name() + " tier holds no query results");
+}
+
 }  // namespace
+
+void Tier::put_result(const QueryResult&) {
+  no_results(*this);
+}
+bool Tier::fetch_result(const std::string&) {
+  no_results(*this);
+}
+std::shared_ptr<const QueryResult> Tier::decode_result() {
+  no_results(*this);
+}
+std::size_t Tier::result_bytes(const std::string&) {
+  no_results(*this);
+}
 
 // ---------------------------------------------------------------- postgres
 
@@ -313,11 +330,22 @@ std::string RedisTier::list_key(std::int64_t group_id) const {
   return base_ + "list:" + std::to_string(group_id);
 }
 
+std::string RedisTier::result_key(const std::string& key) const {
+  return base_ + "query:" + key;
+}
+
 void RedisTier::set(const std::string& key, const std::string& value) {
   written_.insert(key);
   RedisReply r = client_.command({"SET", key, value});
   if (r.type == RedisReply::Type::Error)
     throw RedisError("Redis at " + client_.endpoint().address() + ": SET failed: " + r.str);
+}
+
+bool RedisTier::fetch_into(const std::string& key, std::string& value) {
+  auto v = get(key);
+  if (!v) return false;
+  value = std::move(*v);
+  return true;
 }
 
 std::optional<std::string> RedisTier::get(const std::string& key) {
@@ -336,17 +364,11 @@ void RedisTier::put_list(const CommentList& l) {
 }
 
 bool RedisTier::fetch_document(const std::string& key) {
-  auto v = get(document_key(key));
-  if (!v) return false;
-  document_value_ = std::move(*v);
-  return true;
+  return fetch_into(document_key(key), document_value_);
 }
 
 bool RedisTier::fetch_list(std::int64_t group_id) {
-  auto v = get(list_key(group_id));
-  if (!v) return false;
-  list_value_ = std::move(*v);
-  return true;
+  return fetch_into(list_key(group_id), list_value_);
 }
 
 std::shared_ptr<const Document> RedisTier::decode_document() {
@@ -355,6 +377,23 @@ std::shared_ptr<const Document> RedisTier::decode_document() {
 
 std::shared_ptr<const CommentList> RedisTier::decode_list() {
   return std::make_shared<const CommentList>(codec_.decode_list(list_value_));
+}
+
+void RedisTier::put_result(const QueryResult& r) {
+  set(result_key(r.key), codec_.encode(r));
+}
+
+bool RedisTier::fetch_result(const std::string& key) {
+  return fetch_into(result_key(key), result_value_);
+}
+
+std::shared_ptr<const QueryResult> RedisTier::decode_result() {
+  return std::make_shared<const QueryResult>(codec_.decode_result(result_value_));
+}
+
+std::size_t RedisTier::result_bytes(const std::string& key) {
+  RedisReply r = client_.command({"STRLEN", result_key(key)});
+  return r.type == RedisReply::Type::Integer ? static_cast<std::size_t>(r.integer) : 0;
 }
 
 std::optional<std::string> RedisTier::get_document_bytes(const std::string& key) {
@@ -423,9 +462,39 @@ std::string local_doc_key(const std::string& key) {
 std::string local_list_key(std::int64_t g) {
   return "list:" + std::to_string(g);
 }
+std::string local_result_key(const std::string& key) {
+  return "query:" + key;
+}
 }  // namespace
 
 LocalTier::LocalTier(std::size_t budget_bytes, Codec codec) : Tier(codec), cache_(budget_bytes) {}
+
+template <class T>
+void LocalTier::put_entry(const std::string& key, std::shared_ptr<const T> obj) {
+  if (codec_.encoding == Encoding::Native) {
+    const std::size_t bytes = footprint(*obj);
+    cache_.put(key, Value(std::move(obj)), bytes);
+    return;
+  }
+  auto s = std::make_shared<const std::string>(codec_.encode(*obj));
+  const std::size_t bytes = sizeof(std::string) + s->size();
+  cache_.put(key, Value(std::move(s)), bytes);
+}
+
+bool LocalTier::fetch_entry(const std::string& key, Value& into) {
+  const Value* v = cache_.get(key);
+  if (!v) return false;
+  into = *v;
+  return true;
+}
+
+template <class T, class Decode>
+std::shared_ptr<const T> LocalTier::decode_entry(const Value& entry, Decode decode) const {
+  if (auto* obj = std::get_if<std::shared_ptr<const T>>(&entry)) return *obj;
+  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(&entry))
+    return *s ? std::make_shared<const T>(decode(**s)) : nullptr;
+  return nullptr;
+}
 
 void LocalTier::put_document(const Document& d) {
   put_document(std::make_shared<const Document>(d));
@@ -433,14 +502,7 @@ void LocalTier::put_document(const Document& d) {
 
 void LocalTier::put_document(std::shared_ptr<const Document> d) {
   const std::string key = local_doc_key(d->key);
-  if (codec_.encoding == Encoding::Native) {
-    const std::size_t bytes = footprint(*d);
-    cache_.put(key, Value(std::move(d)), bytes);
-    return;
-  }
-  auto s = std::make_shared<const std::string>(codec_.encode(*d));
-  const std::size_t bytes = sizeof(std::string) + s->size();
-  cache_.put(key, Value(std::move(s)), bytes);
+  put_entry(key, std::move(d));
 }
 
 void LocalTier::put_document_bytes(const std::string& key, std::string bytes) {
@@ -453,44 +515,34 @@ void LocalTier::put_document_bytes(const std::string& key, std::string bytes) {
 }
 
 void LocalTier::put_list(const CommentList& l) {
-  const std::string key = local_list_key(l.group_id);
-  if (codec_.encoding == Encoding::Native) {
-    auto obj = std::make_shared<const CommentList>(l);
-    const std::size_t bytes = footprint(*obj);
-    cache_.put(key, Value(std::move(obj)), bytes);
-    return;
-  }
-  auto s = std::make_shared<const std::string>(codec_.encode(l));
-  const std::size_t bytes = sizeof(std::string) + s->size();
-  cache_.put(key, Value(std::move(s)), bytes);
+  put_entry(local_list_key(l.group_id), std::make_shared<const CommentList>(l));
+}
+
+void LocalTier::put_result(const QueryResult& r) {
+  put_entry(local_result_key(r.key), std::make_shared<const QueryResult>(r));
 }
 
 bool LocalTier::fetch_document(const std::string& key) {
-  const Value* v = cache_.get(local_doc_key(key));
-  if (!v) return false;
-  document_entry_ = *v;
-  return true;
+  return fetch_entry(local_doc_key(key), document_entry_);
 }
-
 bool LocalTier::fetch_list(std::int64_t group_id) {
-  const Value* v = cache_.get(local_list_key(group_id));
-  if (!v) return false;
-  list_entry_ = *v;
-  return true;
+  return fetch_entry(local_list_key(group_id), list_entry_);
+}
+bool LocalTier::fetch_result(const std::string& key) {
+  return fetch_entry(local_result_key(key), result_entry_);
 }
 
 std::shared_ptr<const Document> LocalTier::decode_document() {
-  if (auto* obj = std::get_if<std::shared_ptr<const Document>>(&document_entry_)) return *obj;
-  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(&document_entry_))
-    return *s ? std::make_shared<const Document>(codec_.decode_document(**s)) : nullptr;
-  return nullptr;
+  return decode_entry<Document>(document_entry_,
+                                [this](std::string_view b) { return codec_.decode_document(b); });
 }
-
 std::shared_ptr<const CommentList> LocalTier::decode_list() {
-  if (auto* obj = std::get_if<std::shared_ptr<const CommentList>>(&list_entry_)) return *obj;
-  if (auto* s = std::get_if<std::shared_ptr<const std::string>>(&list_entry_))
-    return *s ? std::make_shared<const CommentList>(codec_.decode_list(**s)) : nullptr;
-  return nullptr;
+  return decode_entry<CommentList>(list_entry_,
+                                   [this](std::string_view b) { return codec_.decode_list(b); });
+}
+std::shared_ptr<const QueryResult> LocalTier::decode_result() {
+  return decode_entry<QueryResult>(result_entry_,
+                                   [this](std::string_view b) { return codec_.decode_result(b); });
 }
 
 std::size_t LocalTier::document_bytes(const std::string& key) {
@@ -498,6 +550,9 @@ std::size_t LocalTier::document_bytes(const std::string& key) {
 }
 std::size_t LocalTier::list_bytes(std::int64_t group_id) {
   return cache_.bytes_of(local_list_key(group_id));
+}
+std::size_t LocalTier::result_bytes(const std::string& key) {
+  return cache_.bytes_of(local_result_key(key));
 }
 
 }  // namespace perflab::caching

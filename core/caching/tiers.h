@@ -8,6 +8,9 @@
 //              Perflab's prefix only, and only the keys a tier wrote are ever deleted.
 //   local    — the instance's memory: an LRU cache with a byte budget holding ready objects
 //              (`native`) or encoded bytes (decoded on every get).
+// Caching on your query (source=query) keeps the rows a user's query returned for each key
+// (QueryResult) in redis and local as above; its postgres tier is QueryTier: the user's query
+// itself, run read-only, never a copy.
 // A get returns a ready object (shared_ptr) or nullptr when the tier does not hold the key. It is
 // two parts, each of which can be timed alone (where a get's time goes): the fetch brings the
 // stored record to the client and holds it as it came, the decode makes the ready object of it.
@@ -52,9 +55,15 @@ class Tier {
   std::shared_ptr<const CommentList> get_list(std::int64_t group_id) {
     return fetch_list(group_id) ? decode_list() : nullptr;
   }
+  // The query workload: the rows of one key (only redis, local and QueryTier hold them; the
+  // others throw std::logic_error).
+  virtual void put_result(const QueryResult& r);
+  virtual bool fetch_result(const std::string& key);
+  virtual std::shared_ptr<const QueryResult> decode_result();
   // Bytes the tier stores for the record (0 when absent).
   virtual std::size_t document_bytes(const std::string& key) = 0;
   virtual std::size_t list_bytes(std::int64_t group_id) = 0;
+  virtual std::size_t result_bytes(const std::string& key);
   // CPU consumed so far by the server process that answers this tier's requests, or nullopt
   // when it cannot be measured (no server, or a server on another machine).
   virtual std::optional<std::int64_t> server_cpu_ns() = 0;
@@ -113,6 +122,10 @@ class RedisTier : public Tier {
   std::shared_ptr<const CommentList> decode_list() override;
   std::size_t document_bytes(const std::string& key) override;
   std::size_t list_bytes(std::int64_t group_id) override;
+  void put_result(const QueryResult& r) override;
+  bool fetch_result(const std::string& key) override;
+  std::shared_ptr<const QueryResult> decode_result() override;
+  std::size_t result_bytes(const std::string& key) override;
   // used_cpu_sys + used_cpu_user from INFO (works for any server we can reach).
   std::optional<std::int64_t> server_cpu_ns() override;
 
@@ -123,20 +136,23 @@ class RedisTier : public Tier {
   std::int64_t remove_own_keys();
   std::string document_key(const std::string& key) const;
   std::string list_key(std::int64_t group_id) const;
+  std::string result_key(const std::string& key) const;
 
  private:
   void set(const std::string& key, const std::string& value);
   std::optional<std::string> get(const std::string& key);
+  bool fetch_into(const std::string& key, std::string& value);  // false: no such key
   RedisClient client_;
-  std::string document_value_, list_value_;  // the last fetches, as they came
-  std::string base_;                         // <prefix>caching:<encoding>:
+  std::string document_value_, list_value_, result_value_;  // the last fetches, as they came
+  std::string base_;                                        // <prefix>caching:<encoding>:
   std::set<std::string> written_;
 };
 
 class LocalTier : public Tier {
  public:
-  using Value = std::variant<std::shared_ptr<const Document>, std::shared_ptr<const CommentList>,
-                             std::shared_ptr<const std::string>>;
+  using Value =
+      std::variant<std::shared_ptr<const Document>, std::shared_ptr<const CommentList>,
+                   std::shared_ptr<const std::string>, std::shared_ptr<const QueryResult>>;
   LocalTier(std::size_t budget_bytes, Codec codec);
 
   std::string name() const override { return "local"; }
@@ -153,14 +169,64 @@ class LocalTier : public Tier {
   std::shared_ptr<const CommentList> decode_list() override;
   std::size_t document_bytes(const std::string& key) override;
   std::size_t list_bytes(std::int64_t group_id) override;
+  void put_result(const QueryResult& r) override;
+  bool fetch_result(const std::string& key) override;
+  std::shared_ptr<const QueryResult> decode_result() override;
+  std::size_t result_bytes(const std::string& key) override;
   std::optional<std::int64_t> server_cpu_ns() override { return 0; }  // no server
 
   LruStats stats() const { return cache_.stats(); }
   LruCache<Value>& cache() { return cache_; }
 
  private:
+  // Stores the object under `key`: itself (native) or its encoding, charged what it occupies.
+  template <class T>
+  void put_entry(const std::string& key, std::shared_ptr<const T> obj);
+  bool fetch_entry(const std::string& key, Value& into);  // the cache's lookup
+  // The ready object an entry holds, or the decode of its bytes.
+  template <class T, class Decode>
+  std::shared_ptr<const T> decode_entry(const Value& entry, Decode decode) const;
   LruCache<Value> cache_;
-  Value document_entry_, list_entry_;  // the last fetches: the entries (shared, never copied)
+  Value document_entry_, list_entry_, result_entry_;  // the last fetches (shared, never copied)
+};
+
+// The datastore of caching on your query: the user's query itself, `$1` the key, each run in a
+// read-only transaction sent in the same flight (BEGIN READ ONLY, the query, ROLLBACK: one
+// round trip), with the target's statement timeout, so that neither the query nor a function it
+// calls can write. It holds no copy: put_result stores nothing, a fetch runs the query, the
+// decode makes the QueryResult of its rows (text form). The documents and lists it cannot hold.
+class QueryTier : public Tier {
+ public:
+  QueryTier(const PgTarget& target, const std::string& query, std::stop_token stop = {});
+
+  std::string name() const override { return "postgres"; }
+  void put_result(const QueryResult&) override {}
+  bool fetch_result(const std::string& key) override;
+  std::shared_ptr<const QueryResult> decode_result() override;
+  // The bytes of the result's values, as text (what the wire carries, about).
+  std::size_t result_bytes(const std::string& key) override;
+  // The read-only guard alone: BEGIN READ ONLY and ROLLBACK in one flight, no query (its share
+  // of a fetch, measured on its own).
+  void guard_only();
+  std::optional<std::int64_t> server_cpu_ns() override;
+
+  void put_document(const Document&) override { refuse(); }
+  void put_list(const CommentList&) override { refuse(); }
+  bool fetch_document(const std::string&) override { refuse(); }
+  bool fetch_list(std::int64_t) override { refuse(); }
+  std::shared_ptr<const Document> decode_document() override { refuse(); }
+  std::shared_ptr<const CommentList> decode_list() override { refuse(); }
+  std::size_t document_bytes(const std::string&) override { refuse(); }
+  std::size_t list_bytes(std::int64_t) override { refuse(); }
+
+ private:
+  [[noreturn]] static void refuse();
+  PgConnection conn_;
+  std::string statement_ = "perflab_user_query";
+  std::string key_;  // of the last fetch
+  PgParams params_;
+  PgResult rows_;  // the last fetch's
+  bool local_server_;
 };
 
 }  // namespace perflab::caching

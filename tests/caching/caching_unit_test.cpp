@@ -10,6 +10,7 @@
 #include "caching/codec.h"
 #include "caching/experiment.h"
 #include "caching/lru.h"
+#include "caching/query_sample.h"
 #include "caching/records.h"
 #include "caching/tiers.h"
 #include "caching/zipf.h"
@@ -483,4 +484,86 @@ TEST(CachingAside, TheSweepSlowsByTheLoadTheGetsShow) {
   EXPECT_LT(aside_load(1.1), aside_load(1.2));
   EXPECT_LE(aside_load(100), 5.0);
   EXPECT_DOUBLE_EQ(aside_load(NAN), 1.0);
+}
+
+namespace {
+
+QueryResult sample_result() {
+  QueryResult r;
+  r.key = "customer-7";
+  r.columns = {"id", "item", "note"};
+  r.rows = {{"1", "item \xc3\xa9", std::nullopt},
+            {"2", "", "a \"quoted\"\nline"},
+            {std::nullopt, std::nullopt, std::nullopt}};
+  return r;
+}
+
+}  // namespace
+
+TEST(CachingCodec, AQueryResultRoundTripsInEveryEncodingWithItsNulls) {
+  QueryResult none = sample_result();
+  none.rows.clear();
+  for (Encoding e : all_encodings()) {
+    SCOPED_TRACE(to_string(e));
+    const Codec c{e, 6};
+    for (const QueryResult& r : {sample_result(), none}) {
+      const QueryResult back = c.decode_result(c.encode(r));
+      EXPECT_EQ(back, r);
+      // A null is not an empty text.
+      if (!r.rows.empty()) {
+        EXPECT_FALSE(back.rows[0][2].has_value());
+        ASSERT_TRUE(back.rows[1][1].has_value());
+        EXPECT_EQ(*back.rows[1][1], "");
+      }
+    }
+  }
+}
+
+TEST(CachingCodec, AQueryResultWhoseRowsDoNotMatchItsColumnsIsRefused) {
+  EXPECT_THROW(
+      Codec{Encoding::Json}.decode_result(R"({"key":"k","columns":["a","b"],"rows":[["1"]]})"),
+      CodecError);
+  EXPECT_THROW(Codec{Encoding::Json}.decode_result(R"({"key":"k","columns":["a"]})"), CodecError);
+  EXPECT_THROW(Codec{Encoding::Native}.decode_result(
+                   Codec{Encoding::Native}.encode(generate_document(1, 0, 100))),
+               CodecError);
+}
+
+TEST(CachingLocalTier, HoldsQueryResultsReadyOrEncoded) {
+  for (Encoding e : {Encoding::Native, Encoding::Protobuf}) {
+    LocalTier t(1 << 20, Codec{e, 6});
+    EXPECT_FALSE(t.fetch_result("customer-7"));
+    t.put_result(sample_result());
+    ASSERT_TRUE(t.fetch_result("customer-7"));
+    EXPECT_EQ(*t.decode_result(), sample_result());
+    EXPECT_GT(t.result_bytes("customer-7"), 0u);
+  }
+}
+
+TEST(CachingWorkloadGet, TheQueryWorkloadTakesItsKeysInTurn) {
+  LocalTier t(1 << 20, Codec{Encoding::Native, 6});
+  std::vector<QueryResult> results(3, sample_result());
+  for (std::size_t i = 0; i < results.size(); ++i) results[i].key = "k" + std::to_string(i);
+  results[2].rows.pop_back();
+  for (const auto& r : results) t.put_result(r);
+  WorkloadGet get(t, results);
+  for (int i = 0; i < 7; ++i) EXPECT_TRUE(get.get()) << i;
+  // A tier that returns another key's rows fails the check.
+  LocalTier wrong(1 << 20, Codec{Encoding::Native, 6});
+  for (const auto& r : results) {
+    QueryResult other = results[0];
+    other.key = r.key;
+    other.rows.push_back(other.rows.front());
+    wrong.put_result(other);
+  }
+  WorkloadGet bad(wrong, results);
+  EXPECT_THROW(bad.get(), std::runtime_error);
+}
+
+TEST(CachingQuerySource, KeysAreSqlOnlyWhenTheyBeginWithAQuery) {
+  for (const char* sql : {"SELECT id FROM t", "  select 1", "WITH a AS (SELECT 1) SELECT * FROM a",
+                          "VALUES (1), (2)", "table customers", "SELECT\nid FROM t"})
+    EXPECT_TRUE(keys_are_sql(sql)) << sql;
+  for (const char* file : {"keys.txt", "/tmp/select.txt", "selection.txt", "./SELECT", "tables"})
+    EXPECT_FALSE(keys_are_sql(file)) << file;
 }

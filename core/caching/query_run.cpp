@@ -1,0 +1,128 @@
+// Caching on your query (source=query, docs/caching.md): the user's query run read-only for its
+// keys, its rows copied into Perflab's Redis prefix and this process' memory in each encoding,
+// the tier matrix on them, and the read-only guard's own share of a PostgreSQL get.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "caching/caching_run.h"
+#include "caching/query_sample.h"
+#include "common/clock.h"
+#include "common/confidence.h"
+#include "common/stats.h"
+
+namespace perflab::caching {
+
+namespace {
+
+constexpr double kMiBd = 1024.0 * 1024.0;
+
+// What the query returned: keys read and left out, rows and bytes per key, and how many keys'
+// rows the local budget holds as ready objects.
+void describe_sample(RunContext& ctx, const CachingPlan& plan, const QuerySample& s) {
+  std::vector<double> rows, bytes;
+  for (const auto& r : s.results) {
+    rows.push_back(static_cast<double>(r.rows.size()));
+    std::size_t b = 0;
+    for (const auto& row : r.rows)
+      for (const auto& v : row)
+        if (v) b += v->size();
+    bytes.push_back(static_cast<double>(b));
+  }
+  const auto figure = [&](const std::string& id, const std::string& what, const std::string& unit,
+                          double value) {
+    ctx.add_finding(figure_finding({"query.sample." + id, "your query", what, unit, ""}, value));
+  };
+  figure("keys",
+         std::string("keys read (") + (s.keys_from_sql ? "by the keys' SELECT" : "from the file") +
+             ") that returned rows",
+         "keys", static_cast<double>(s.results.size()));
+  if (s.keys_without_rows > 0)
+    figure("keys_without_rows", "keys left out: the query returned no row for them", "keys",
+           static_cast<double>(s.keys_without_rows));
+  figure("rows_per_key", "rows per key (median)", "rows", summarize(rows).median);
+  figure("bytes_per_key", "bytes of values per key, as text (median)", "bytes",
+         summarize(bytes).median);
+  const double per_key = static_cast<double>(s.footprint()) / static_cast<double>(s.results.size());
+  figure("local_fit",
+         "keys whose rows fit local_budget_mb (" +
+             std::to_string(plan.local_budget / (1024 * 1024)) +
+             " MB) as ready objects, at the mean " +
+             std::to_string(static_cast<long long>(per_key)) + " bytes each",
+         "keys",
+         static_cast<double>(
+             static_cast<long long>(static_cast<double>(plan.local_budget) / per_key)));
+}
+
+// The read-only guard's share of a PostgreSQL get: BEGIN READ ONLY and ROLLBACK alone and the
+// whole get (guard and query in one flight), taking turns round by round.
+void measure_guard(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
+                   const std::vector<QueryResult>& results) {
+  QueryTier tier(servers.pg, plan.query, ctx.stop_token());
+  WorkloadGet get(tier, results);
+  std::vector<double> guard_us, whole_us;
+  for (int r = 0; r < plan.reps; ++r) {
+    ctx.check_stop();
+    ctx.progress(0.97 + 0.03 * r / plan.reps, "measuring the read-only guard alone");
+    std::int64_t t0 = wall_ns();
+    tier.guard_only();
+    const std::int64_t t1 = wall_ns();
+    get.get();
+    const std::int64_t t2 = wall_ns();
+    guard_us.push_back(static_cast<double>(t1 - t0) / 1e3);
+    whole_us.push_back(static_cast<double>(t2 - t1) / 1e3);
+  }
+  Group g{"query_guard",
+          "The read-only guard alone beside a whole get from PostgreSQL",
+          "us/get",
+          "",
+          false,
+          true,
+          "Every PostgreSQL get sends BEGIN TRANSACTION READ ONLY, your query and ROLLBACK in "
+          "one flight, so that nothing can write. The guard alone (BEGIN and ROLLBACK, no query) "
+          "and the whole get took turns round by round."};
+  g.interleaved = true;
+  ctx.add_group(g);
+  ctx.add_point("query_guard", "guard alone", Point{"postgres", std::nullopt, guard_us, {}, {}});
+  ctx.add_point("query_guard", "whole get", Point{"postgres", std::nullopt, whole_us, {}, {}});
+  if (auto f = share_finding({"query.guard_share", "your query, PostgreSQL (your query)",
+                              "spent in the read-only guard (BEGIN READ ONLY … ROLLBACK, measured "
+                              "alone)",
+                              "one get", std::nullopt, "query_guard"},
+                             guard_us, whole_us))
+    ctx.add_finding(std::move(*f));
+}
+
+}  // namespace
+
+void run_query(RunContext& ctx, const CachingPlan& plan, bool redis) {
+  CachingServers servers;
+  ctx.progress(0, "connecting to PostgreSQL");
+  servers.pg = ctx.targets().postgres(ctx.stop_token(), PgUse::ReadOnly);
+  QuerySample sample;
+  {
+    PgConnection c = servers.pg.connect(ctx.stop_token());
+    ctx.progress(0.01, "running your query read-only for each key");
+    sample = sample_query(c, plan.query, plan.keys, plan.query_keys, [&] { ctx.check_stop(); });
+  }
+  const bool local = std::find(plan.tiers.begin(), plan.tiers.end(), "local") != plan.tiers.end();
+  if (local && sample.footprint() > plan.local_budget)
+    throw QueryRefused("the rows of the " + std::to_string(sample.results.size()) + " keys take " +
+                       std::to_string(sample.footprint() / kMiBd) +
+                       " MB as ready objects, more than local_budget_mb: lower query_keys or "
+                       "raise local_budget_mb");
+  servers.user_query = plan.query;
+  if (redis) {
+    ctx.progress(0.02, "connecting to Redis");
+    servers.redis = ctx.targets().redis(1, ctx.stop_token());
+  }
+  describe_sample(ctx, plan, sample);
+  const bool postgres =
+      std::find(plan.tiers.begin(), plan.tiers.end(), "postgres") != plan.tiers.end();
+  run_matrix(ctx, plan, servers, Workloads{nullptr, nullptr, &sample.results}, 0.02,
+             [&](const MatrixPace&) { return postgres ? 0.97 : 1.0; });
+  if (postgres) measure_guard(ctx, plan, servers, sample.results);
+  ctx.progress(1, "done");
+}
+
+}  // namespace perflab::caching

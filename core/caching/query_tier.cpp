@@ -1,0 +1,61 @@
+// The datastore of caching on your query (QueryTier, caching/tiers.h): the user's query run for
+// one key at a time inside a read-only transaction sent in the same flight, its rows made into a
+// QueryResult.
+#include <stdexcept>
+#include <vector>
+
+#include "caching/query_sample.h"
+#include "caching/tiers.h"
+#include "common/clock.h"
+
+namespace perflab::caching {
+
+namespace {
+
+const PgStatement kBeginReadOnly{"BEGIN TRANSACTION READ ONLY"}, kRollback{"ROLLBACK"};
+
+}  // namespace
+
+QueryTier::QueryTier(const PgTarget& target, const std::string& query, std::stop_token stop)
+    : Tier(Codec{}), conn_(target.connect(std::move(stop))), local_server_(target.managed) {
+  conn_.prepare(statement_, query, 1);
+}
+
+void QueryTier::refuse() {
+  throw std::logic_error("the query tier holds only the query's results");
+}
+
+bool QueryTier::fetch_result(const std::string& key) {
+  key_ = key;
+  params_.clear();
+  params_.add_text(key_.c_str());
+  std::vector<PgResult> out =
+      conn_.pipeline({kBeginReadOnly, PgStatement{nullptr, &statement_, &params_}, kRollback});
+  rows_ = std::move(out[1]);
+  return true;
+}
+
+std::shared_ptr<const QueryResult> QueryTier::decode_result() {
+  return std::make_shared<const QueryResult>(query_result(key_, rows_));
+}
+
+std::size_t QueryTier::result_bytes(const std::string& key) {
+  fetch_result(key);
+  std::size_t n = 0;
+  for (int r = 0; r < rows_.rows(); ++r)
+    for (int c = 0; c < rows_.columns(); ++c) n += rows_.value(r, c).size();
+  return n;
+}
+
+void QueryTier::guard_only() {
+  conn_.pipeline({kBeginReadOnly, kRollback});
+}
+
+std::optional<std::int64_t> QueryTier::server_cpu_ns() {
+  if (!local_server_) return std::nullopt;
+  const std::int64_t ns = other_process_cpu_ns(conn_.backend_pid());
+  if (ns < 0) return std::nullopt;
+  return ns;
+}
+
+}  // namespace perflab::caching
