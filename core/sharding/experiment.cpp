@@ -174,6 +174,13 @@ class ShardingExperiment : public Experiment {
          .min = 100,
          .max = 10000000,
          .help = "keys in the key distribution table"},
+        {.name = "distribution_nodes",
+         .type = ParamType::Int,
+         .default_value = "4",
+         .min = 2,
+         .max = 64,
+         .help = "nodes of the key distribution table; the moved share is from these to one more",
+         .label = "Distribution nodes"},
     };
     specs.push_back({.name = "demonstration",
                      .type = ParamType::OneOf,
@@ -233,7 +240,8 @@ class ShardingExperiment : public Experiment {
     if (p.get_bool("omission")) omission = omission_options(ctx, p);
     const auto start = std::chrono::steady_clock::now();
     if (p.get_bool("distribution"))
-      distribution(ctx, static_cast<int>(p.get_int("distribution_keys")));
+      distribution(ctx, static_cast<int>(p.get_int("distribution_keys")),
+                   static_cast<int>(p.get_int("distribution_nodes")));
     ctx.check_stop();
     // The distribution's share of the run: its seconds against the sweep's, every point of which
     // ends by its time budget; so the time left holds from the sweep's first point on.

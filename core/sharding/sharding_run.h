@@ -103,7 +103,8 @@ void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const 
 // taking turns, then the findings (sharding/sweep.cpp).
 void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const TargetNeeds& need);
 
-// The key distribution tables (sharding/distribution.cpp).
-void distribution(RunContext& ctx, int nkeys);
+// The key distribution tables over the synthetic keys key:000000000000... on `nodes` nodes and
+// one more (sharding/distribution.cpp).
+void distribution(RunContext& ctx, int nkeys, int nodes);
 
 }  // namespace perflab::sharding

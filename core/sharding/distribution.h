@@ -1,0 +1,45 @@
+#pragma once
+// The key distribution, counted: where each scheme (modula, ketama, jump hash, Redis Cluster's
+// hash slots) puts each key on N nodes and on N+1, and how many keys change node between them.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proxy/routing.h"
+
+namespace perflab::sharding {
+
+// The hash slots' owners (index: slot, value: master 0..) of `masters` masters with even ranges,
+// master m from ceil(16384·m/masters) on.
+std::vector<int> even_slot_owners(int masters);
+// The same after a master `masters` joined and took 16384/(masters+1) slots evenly from the
+// others, each from the start of its range, as redis-cli --cluster rebalance does.
+std::vector<int> rebalanced_slot_owners(int masters);
+
+// One scheme's count: keys per node on N nodes, and the keys whose node differs on N+1.
+struct SchemeCount {
+  std::string name{};  // "modula (crc32)", "ketama", "jump", "hash slots (CRC16)"
+  std::vector<std::int64_t> per_node{};
+  std::int64_t moved = 0;
+};
+
+// Counts keys, one at a time, for every scheme on `nodes` nodes and on nodes + 1.
+class DistributionCounter {
+ public:
+  explicit DistributionCounter(int nodes);
+  void add(std::string_view key);
+
+  int nodes() const { return nodes_; }
+  std::int64_t keys() const { return keys_; }
+  const std::vector<SchemeCount>& schemes() const { return schemes_; }
+
+ private:
+  int nodes_;
+  proxy::KetamaRing ring_, ring_next_;
+  std::vector<int> slots_, slots_next_;
+  std::vector<SchemeCount> schemes_;
+  std::int64_t keys_ = 0;
+};
+
+}  // namespace perflab::sharding
