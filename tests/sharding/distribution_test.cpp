@@ -1,14 +1,19 @@
-// The key distribution counted (no server): the slot tables of N and N+1 masters, and the moved
-// shares from N to N+1 nodes per scheme.
+// The key distribution counted (no server): the slot tables of N and N+1 masters, the moved
+// shares from N to N+1 nodes per scheme; and the user's keys read from a file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "common/key_slot.h"
+#include "common/params.h"
 #include "sharding/distribution.h"
+#include "sharding/user_keys.h"
 
 using namespace perflab;
 using namespace perflab::sharding;
@@ -35,6 +40,13 @@ const SchemeCount& scheme(const DistributionCounter& c, const std::string& name)
   for (const auto& s : c.schemes())
     if (s.name == name) return s;
   throw std::runtime_error("no scheme " + name);
+}
+
+std::filesystem::path write_file(const std::string& name, const std::string& text) {
+  const auto path =
+      std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".txt");
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
 }
 
 }  // namespace
@@ -82,4 +94,40 @@ TEST(KeyDistribution, ModulaMovesNOverNPlusOneConsistentSchemesOneOverNPlusOne) 
     // ketama's ring of 160 points per node shares unevenly: the new node's share, within a third.
     EXPECT_NEAR(moved("ketama"), one, one / 3);
   }
+}
+
+TEST(KeyDistribution, AFileGivesItsDistinctKeysUpToTheBound) {
+  const auto path = write_file("keys", "a\r\nb\n\nc\na\nd\n");
+  const KeySample all = read_key_file(path.string(), 100);
+  EXPECT_EQ(all.keys, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_TRUE(all.whole);
+  const KeySample two = read_key_file(path.string(), 2);
+  EXPECT_EQ(two.keys, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(two.whole);
+  std::filesystem::remove(path);
+}
+
+TEST(KeyDistribution, AnEmptyMissingOrFolderFileIsRefused) {
+  const auto refusal = [](const std::string& path) -> std::string {
+    try {
+      read_key_file(path, 100);
+    } catch (const ParamError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  const auto empty = write_file("empty-keys", "\n\r\n");
+  EXPECT_NE(refusal(empty.string()).find("holds no key"), std::string::npos);
+  std::filesystem::remove(empty);
+  EXPECT_NE(refusal("/nonexistent/keys.txt").find("keys_file: cannot read '/nonexistent/keys.txt'"),
+            std::string::npos);
+  EXPECT_NE(refusal(std::filesystem::temp_directory_path().string()).find("it is a folder"),
+            std::string::npos);
+}
+
+TEST(KeyDistribution, TheFingerprintIsTheSetsNotTheOrders) {
+  EXPECT_EQ(key_set_fingerprint({"a", "b", "c"}), key_set_fingerprint({"c", "a", "b"}));
+  EXPECT_NE(key_set_fingerprint({"a", "b", "c"}), key_set_fingerprint({"a", "b", "d"}));
+  EXPECT_NE(key_set_fingerprint({"ab", "c"}), key_set_fingerprint({"a", "bc"}));
+  EXPECT_EQ(key_set_fingerprint({"a"}).size(), 16u);
 }
