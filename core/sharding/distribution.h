@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "proxy/routing.h"
@@ -22,9 +23,12 @@ struct SchemeCount {
   std::string name{};  // "modula (crc32)", "ketama", "jump", "hash slots (CRC16)"
   std::vector<std::int64_t> per_node{};
   std::int64_t moved = 0;
+  // The share of the keys on its fullest node.
+  double max_share(std::int64_t keys) const;
 };
 
-// Counts keys, one at a time, for every scheme on `nodes` nodes and on nodes + 1.
+// Counts keys, one at a time, for every scheme on `nodes` nodes and on nodes + 1; also what a
+// Redis Cluster hash tag does to them (keys per slot, keys per tag).
 class DistributionCounter {
  public:
   explicit DistributionCounter(int nodes);
@@ -33,13 +37,23 @@ class DistributionCounter {
   int nodes() const { return nodes_; }
   std::int64_t keys() const { return keys_; }
   const std::vector<SchemeCount>& schemes() const { return schemes_; }
+  // Keys with a Redis Cluster hash tag ({...}), and the most keys that share one tag.
+  std::int64_t tagged_keys() const { return tagged_; }
+  std::int64_t largest_tag_keys() const;
 
  private:
   int nodes_;
   proxy::KetamaRing ring_, ring_next_;
   std::vector<int> slots_, slots_next_;
   std::vector<SchemeCount> schemes_;
-  std::int64_t keys_ = 0;
+  std::int64_t keys_ = 0, tagged_ = 0;
+  std::unordered_map<std::string, std::int64_t> tags_;
 };
+
+// The sentence a run on the user's keys states, every number from the counter: which scheme
+// spreads `keys` (what they are: "12,345 keys sampled from redis ...") most and least evenly
+// (the fullest node's share against 1/N), how many carry a hash tag and how many keys the largest
+// tag holds in one slot, and the share each scheme moves from N to N+1 nodes.
+std::string distribution_sentence(const DistributionCounter& c, const std::string& keys);
 
 }  // namespace perflab::sharding

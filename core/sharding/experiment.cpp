@@ -173,7 +173,8 @@ class ShardingExperiment : public Experiment {
          .default_value = "100000",
          .min = 100,
          .max = 10000000,
-         .help = "keys in the key distribution table"},
+         .help = "keys in the key distribution table (the user's: at most this many distinct "
+                 "ones)"},
         {.name = "distribution_nodes",
          .type = ParamType::Int,
          .default_value = "4",
@@ -182,6 +183,7 @@ class ShardingExperiment : public Experiment {
          .help = "nodes of the key distribution table; the moved share is from these to one more",
          .label = "Distribution nodes"},
     };
+    for (auto& spec : user_keys_params()) specs.push_back(std::move(spec));
     specs.push_back({.name = "demonstration",
                      .type = ParamType::OneOf,
                      .default_value = "none",
@@ -223,6 +225,9 @@ class ShardingExperiment : public Experiment {
   }
 
   TargetNeeds needs(const Params& p) const override {
+    // The user's keys: no server of Perflab's, and the user's Redis is not a target either (a
+    // target's prefix is claimed, a write): the keys are read over connections of their own.
+    if (uses_user_keys(p)) return {};
     const bool sweep = p.get_bool("sweep");
     bool cluster = reshards(p) || latency_uses_cluster(p);
     for (const auto& token : p.get_subset("variants"))
@@ -235,6 +240,11 @@ class ShardingExperiment : public Experiment {
 
   void run(RunContext& ctx) override {
     const Params& p = ctx.params();  // validated against the specs before the run started
+    check_user_keys(p, ctx.targets().config());
+    if (uses_user_keys(p)) {  // read-only: nothing else runs
+      user_distribution(ctx, p);
+      return;
+    }
     SweepPlan plan = make_plan(p);
     std::optional<OmissionOptions> omission;  // checked before anything is measured
     if (p.get_bool("omission")) omission = omission_options(ctx, p);
@@ -268,6 +278,40 @@ class ShardingExperiment : public Experiment {
   }
 
  private:
+  // Whose keys the key distribution counts, and how the user's are read (read-only).
+  static std::vector<ParamSpec> user_keys_params() {
+    return {{.name = "keys_from",
+             .type = ParamType::OneOf,
+             .default_value = "synthetic",
+             .choices = {"synthetic", "redis", "file"},
+             .help = "the key distribution's keys: synthetic (key:000000000000...), the user's "
+                     "Redis (--redis or --redis-cluster, read with SCAN only) or keys_file; with "
+                     "the user's keys the run only reads them and counts their distribution"},
+            {.name = "keys_match",
+             .type = ParamType::String,
+             .default_value = "*",
+             .help = "keys_from=redis: the SCAN MATCH pattern of the keys sampled (user:*); not "
+                     "--prefix, which names Perflab's own keys"},
+            {.name = "keys_file",
+             .type = ParamType::String,
+             .default_value = "",
+             .help = "keys_from=file: a file of keys, one per line"},
+            {.name = "scan_count",
+             .type = ParamType::Int,
+             .default_value = "1000",
+             .min = 1,
+             .max = 100000,
+             .help = "keys_from=redis: the COUNT of each SCAN call"},
+            {.name = "scan_max_calls",
+             .type = ParamType::Int,
+             .default_value = "10000",
+             .min = 1,
+             .max = 10000000,
+             .help = "keys_from=redis: SCAN calls at most, over every node; the sample ends at "
+                     "them, at distribution_keys keys or when every cursor is back at 0",
+             .label = "SCAN calls at most"}};
+  }
+
   // The coordinated-omission demonstration's (opt-in: about 20 s with its defaults).
   static std::vector<ParamSpec> omission_params() {
     return {{.name = "omission",

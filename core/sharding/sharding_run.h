@@ -107,4 +107,14 @@ void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const Ta
 // one more (sharding/distribution.cpp).
 void distribution(RunContext& ctx, int nkeys, int nodes);
 
+// Whose keys the distribution counts (`keys_from`): synthetic ones, or the user's, read-only.
+bool uses_user_keys(const Params& p);
+// Checks, before anything runs, that the user's keys can be asked for as the parameters say
+// (keys_file given for `file`, a configured Redis for `redis`, nothing else asked of the run);
+// throws ParamError naming the parameter. Nothing for synthetic keys.
+void check_user_keys(const Params& p, const TargetsConfig& cfg);
+// The key distribution tables over the user's keys (SCAN of the configured Redis, or the file),
+// and what was read: how many keys, SCAN calls, whether all of them, a fingerprint of the set.
+void user_distribution(RunContext& ctx, const Params& p);
+
 }  // namespace perflab::sharding

@@ -1,5 +1,5 @@
 // The key distribution counted (no server): the slot tables of N and N+1 masters, the moved
-// shares from N to N+1 nodes per scheme; and the user's keys read from a file.
+// shares from N to N+1 nodes per scheme, the sentence about the user's keys, and the file of keys.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -94,6 +94,34 @@ TEST(KeyDistribution, ModulaMovesNOverNPlusOneConsistentSchemesOneOverNPlusOne) 
     // ketama's ring of 160 points per node shares unevenly: the new node's share, within a third.
     EXPECT_NEAR(moved("ketama"), one, one / 3);
   }
+}
+
+TEST(KeyDistribution, TheSentenceRevealsWhatAHashTagDoesToHashSlotsOnly) {
+  DistributionCounter c(4);
+  for (int i = 0; i < 7000; ++i) c.add("user:" + std::to_string(i));
+  for (int i = 0; i < 3000; ++i) c.add("cart:{basket}:" + std::to_string(i));
+  EXPECT_EQ(c.tagged_keys(), 3000);
+  EXPECT_EQ(c.largest_tag_keys(), 3000);
+  const SchemeCount& slots = scheme(c, "hash slots (CRC16)");
+  const std::string sentence = distribution_sentence(c, "the test's 10,000 keys");
+  SCOPED_TRACE(sentence);
+  // 30% of the keys in one slot: hash slots' fullest node holds at least that.
+  EXPECT_GE(slots.max_share(c.keys()), 0.3);
+  for (const auto& s : c.schemes()) {
+    if (&s != &slots) {
+      EXPECT_LT(s.max_share(c.keys()), 0.3) << s.name;
+    }
+  }
+  char fullest[32];
+  std::snprintf(fullest, sizeof fullest, "%.1f%%", 100.0 * slots.max_share(c.keys()));
+  EXPECT_NE(sentence.find("hash slots (CRC16) spreads them least evenly, " + std::string(fullest)),
+            std::string::npos);
+  EXPECT_NE(sentence.find("3,000 of them (30.0%) carry a hash tag"), std::string::npos);
+  EXPECT_NE(sentence.find("the largest tag alone puts 3,000 keys (30.0%)"), std::string::npos);
+  EXPECT_NE(sentence.find("For the test's 10,000 keys, "), std::string::npos);
+  EXPECT_NE(sentence.find("Going from 4 to 5 nodes would move "), std::string::npos);
+  EXPECT_NE(sentence.find("(ideal 20.0%"), std::string::npos);
+  EXPECT_EQ(sentence.find("basket"), std::string::npos) << "a key's name in the sentence";
 }
 
 TEST(KeyDistribution, AFileGivesItsDistinctKeysUpToTheBound) {

@@ -60,3 +60,58 @@ TEST(ShardingParams, AnOmissionPauseLongerThanHalfItsPeriodFailsBeforeAnyServer)
   EXPECT_TRUE(targets.describe().empty()) << "a server was started";
   EXPECT_TRUE(run.groups.empty());  // nothing measured, not even the key distribution
 }
+
+// The user's keys asked for wrongly: the run fails before anything, with a line saying what to
+// change; nothing measured, no server started or asked.
+TEST(ShardingParams, UserKeysAskedForWronglyFailBeforeAnything) {
+  const auto failure = [](const std::map<std::string, std::string>& params,
+                          const TargetsConfig& cfg) {
+    Targets targets(cfg);
+    const perflab::Run run = execute(*make_sharding_experiment(), targets, params, {}, {});
+    EXPECT_EQ(run.status, RunStatus::Failed);
+    EXPECT_TRUE(targets.describe().empty()) << "a server was started";
+    EXPECT_TRUE(run.groups.empty());
+    EXPECT_TRUE(run.targets.empty());
+    return run.message;
+  };
+  TargetsConfig none, users;
+  users.redis_nodes = {{"127.0.0.1", 1, {}}};  // nothing listens there: never asked
+  const auto says = [](const std::string& message, const std::string& part) {
+    return message.find(part) != std::string::npos ? ::testing::AssertionSuccess()
+                                                   : ::testing::AssertionFailure() << message;
+  };
+  EXPECT_TRUE(says(failure({{"keys_from", "file"}}, none), "keys_file: give the file of keys"));
+  EXPECT_TRUE(says(failure({{"keys_from", "file"}, {"keys_file", "/nonexistent/keys"}}, none),
+                   "keys_file: cannot read '/nonexistent/keys'"));
+  EXPECT_TRUE(says(failure({{"keys_from", "file"}, {"keys_file", "/dev/null"}}, none),
+                   "keys_file: '/dev/null' holds no key"));
+  EXPECT_TRUE(says(failure({{"keys_from", "redis"}}, none), "give it (--redis HOST:PORT"));
+  TargetsConfig both = users;
+  both.redis_cluster = users.redis_nodes;
+  EXPECT_TRUE(says(failure({{"keys_from", "redis"}}, both), "not both"));
+  EXPECT_TRUE(says(failure({{"keys_from", "redis"}, {"omission", "true"}}, users),
+                   "omission: keys_from=redis reads the user's keys"));
+  EXPECT_TRUE(says(failure({{"keys_from", "redis"}, {"demonstration", "resharding"}}, users),
+                   "leave demonstration=none"));
+  EXPECT_TRUE(says(failure({{"keys_from", "redis"}, {"distribution", "false"}}, users),
+                   "leaves nothing to do"));
+  EXPECT_TRUE(says(failure({{"keys_file", "/tmp/keys"}}, none), "read only with keys_from=file"));
+  EXPECT_TRUE(says(failure({{"keys_from", "file"}, {"keys_match", "user:*"}}, none),
+                   "used only with keys_from=redis"));
+  EXPECT_NE(refusal({{"keys_from", "kafka"}}).find("'kafka' is not one of: synthetic, redis, file"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"distribution_nodes", "1"}}).find("distribution_nodes"), std::string::npos);
+}
+
+// A run on the user's keys needs no target: the user's Redis is read over connections of its
+// own, never claimed (a claim writes Perflab's mark).
+TEST(ShardingParams, TheUsersKeysNeedNoTarget) {
+  auto exp = make_sharding_experiment();
+  for (const char* from : {"redis", "file"}) {
+    const TargetNeeds n = exp->needs(resolve_params(*exp, {{"keys_from", from}}));
+    EXPECT_EQ(n.redis_nodes, 0u) << from;
+    EXPECT_FALSE(n.redis_cluster) << from;
+    EXPECT_FALSE(n.postgres) << from;
+  }
+  EXPECT_GT(exp->needs(resolve_params(*exp, {})).redis_nodes, 0u);
+}
