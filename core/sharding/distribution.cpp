@@ -134,7 +134,17 @@ std::int64_t DistributionCounter::largest_tag_keys() const {
   return most;
 }
 
-std::string distribution_sentence(const DistributionCounter& c, const std::string& keys) {
+std::string DistributionCounter::largest_tag() const {
+  const std::pair<const std::string, std::int64_t>* most = nullptr;
+  for (const auto& entry : tags_)
+    if (!most || entry.second > most->second ||
+        (entry.second == most->second && entry.first < most->first))
+      most = &entry;
+  return most ? most->first : std::string();
+}
+
+std::string distribution_sentence(const DistributionCounter& c, const std::string& keys,
+                                  bool name_tag) {
   const auto& schemes = c.schemes();
   const std::int64_t total = c.keys();
   const int n = c.nodes();
@@ -154,7 +164,8 @@ std::string distribution_sentence(const DistributionCounter& c, const std::strin
     out += " " + format_count(c.tagged_keys()) + " of them (" +
            percent(static_cast<double>(c.tagged_keys()) / total) +
            ") carry a hash tag {...}, and Redis Cluster puts all keys of one tag in one slot: " +
-           "the largest tag alone puts " + format_count(c.largest_tag_keys()) + " keys (" +
+           "the largest tag" + (name_tag ? ", {" + c.largest_tag() + "}," : std::string()) +
+           " alone puts " + format_count(c.largest_tag_keys()) + " keys (" +
            percent(static_cast<double>(c.largest_tag_keys()) / total) +
            ") on one node with hash slots, whatever the number of nodes.";
   std::vector<std::string> moved;
@@ -177,6 +188,7 @@ struct DistributionWords {
   std::string spread_keys;  // "keys key:000000000000...", as title_keys for the user's keys
   // The user's keys, for the sentence the run states about them; empty for synthetic keys.
   std::string sentence_keys;
+  bool name_tag = false;  // the sentence names the largest hash tag (key_names=true)
 };
 
 // Node i's point of dist_nodes: its keys, and their share of all in percent.
@@ -250,8 +262,9 @@ void publish(RunContext& ctx, const DistributionCounter& c, const DistributionWo
   ideal.label = nodes + " -> " + next + " nodes";
   ideal.samples = {ideal_moved_pct};
   ctx.add_point("dist_moved", "ideal", std::move(ideal));
-  ctx.add_finding(note_finding(
-      {"dist.user_keys", "", distribution_sentence(c, words.sentence_keys), "", "dist_nodes"}));
+  ctx.add_finding(note_finding({"dist.user_keys", "",
+                                distribution_sentence(c, words.sentence_keys, words.name_tag), "",
+                                "dist_nodes"}));
 }
 
 }  // namespace
@@ -355,7 +368,7 @@ void user_distribution(RunContext& ctx, const Params& p) {
     if (i % 10000 == 0) ctx.check_stop();
     counter.add(sample.keys[i]);
   }
-  publish(ctx, counter, {keys, keys, keys});
+  publish(ctx, counter, {keys, keys, keys, p.get_bool("key_names")});
   // What was read, and how: never the names (the fingerprint tells two key sets apart).
   ctx.add_finding(figure_finding(
       {"keys.sampled", "", from_file ? "distinct keys read" : "distinct keys sampled", "keys", ""},

@@ -40,6 +40,7 @@ class DistributionCounter {
   // Keys with a Redis Cluster hash tag ({...}), and the most keys that share one tag.
   std::int64_t tagged_keys() const { return tagged_; }
   std::int64_t largest_tag_keys() const;
+  std::string largest_tag() const;  // its name (the first in order of name when several tie)
 
  private:
   int nodes_;
@@ -53,7 +54,9 @@ class DistributionCounter {
 // The sentence a run on the user's keys states, every number from the counter: which scheme
 // spreads `keys` (what they are: "12,345 keys sampled from redis ...") most and least evenly
 // (the fullest node's share against 1/N), how many carry a hash tag and how many keys the largest
-// tag holds in one slot, and the share each scheme moves from N to N+1 nodes.
-std::string distribution_sentence(const DistributionCounter& c, const std::string& keys);
+// tag holds in one slot, and the share each scheme moves from N to N+1 nodes. The tag is named
+// only with `name_tag` (key_names=true): otherwise no key's name, nor part of one, is in it.
+std::string distribution_sentence(const DistributionCounter& c, const std::string& keys,
+                                  bool name_tag = false);
 
 }  // namespace perflab::sharding

@@ -280,36 +280,42 @@ class ShardingExperiment : public Experiment {
  private:
   // Whose keys the key distribution counts, and how the user's are read (read-only).
   static std::vector<ParamSpec> user_keys_params() {
-    return {{.name = "keys_from",
-             .type = ParamType::OneOf,
-             .default_value = "synthetic",
-             .choices = {"synthetic", "redis", "file"},
-             .help = "the key distribution's keys: synthetic (key:000000000000...), the user's "
-                     "Redis (--redis or --redis-cluster, read with SCAN only) or keys_file; with "
-                     "the user's keys the run only reads them and counts their distribution"},
-            {.name = "keys_match",
-             .type = ParamType::String,
-             .default_value = "*",
-             .help = "keys_from=redis: the SCAN MATCH pattern of the keys sampled (user:*); not "
-                     "--prefix, which names Perflab's own keys"},
-            {.name = "keys_file",
-             .type = ParamType::String,
-             .default_value = "",
-             .help = "keys_from=file: a file of keys, one per line"},
-            {.name = "scan_count",
-             .type = ParamType::Int,
-             .default_value = "1000",
-             .min = 1,
-             .max = 100000,
-             .help = "keys_from=redis: the COUNT of each SCAN call"},
-            {.name = "scan_max_calls",
-             .type = ParamType::Int,
-             .default_value = "10000",
-             .min = 1,
-             .max = 10000000,
-             .help = "keys_from=redis: SCAN calls at most, over every node; the sample ends at "
-                     "them, at distribution_keys keys or when every cursor is back at 0",
-             .label = "SCAN calls at most"}};
+    return {
+        {.name = "keys_from",
+         .type = ParamType::OneOf,
+         .default_value = "synthetic",
+         .choices = {"synthetic", "redis", "file"},
+         .help = "the key distribution's keys: synthetic (key:000000000000...), the user's "
+                 "Redis (--redis or --redis-cluster, read with SCAN only) or keys_file; with "
+                 "the user's keys the run only reads them and counts their distribution"},
+        {.name = "keys_match",
+         .type = ParamType::String,
+         .default_value = "*",
+         .help = "keys_from=redis: the SCAN MATCH pattern of the keys sampled (user:*); not "
+                 "--prefix, which names Perflab's own keys"},
+        {.name = "key_names",
+         .type = ParamType::Bool,
+         .default_value = "false",
+         .help = "the user's keys: name the largest hash tag in the sentence; false: no key's "
+                 "name, nor part of one, goes into the run file (counts and a fingerprint only)"},
+        {.name = "keys_file",
+         .type = ParamType::String,
+         .default_value = "",
+         .help = "keys_from=file: a file of keys, one per line"},
+        {.name = "scan_count",
+         .type = ParamType::Int,
+         .default_value = "1000",
+         .min = 1,
+         .max = 100000,
+         .help = "keys_from=redis: the COUNT of each SCAN call"},
+        {.name = "scan_max_calls",
+         .type = ParamType::Int,
+         .default_value = "10000",
+         .min = 1,
+         .max = 10000000,
+         .help = "keys_from=redis: SCAN calls at most, over every node; the sample ends at "
+                 "them, at distribution_keys keys or when every cursor is back at 0",
+         .label = "SCAN calls at most"}};
   }
 
   // The coordinated-omission demonstration's (opt-in: about 20 s with its defaults).

@@ -122,6 +122,11 @@ TEST(KeyDistribution, TheSentenceRevealsWhatAHashTagDoesToHashSlotsOnly) {
   EXPECT_NE(sentence.find("Going from 4 to 5 nodes would move "), std::string::npos);
   EXPECT_NE(sentence.find("(ideal 20.0%"), std::string::npos);
   EXPECT_EQ(sentence.find("basket"), std::string::npos) << "a key's name in the sentence";
+  // Asked for (key_names=true), the sentence names the tag.
+  EXPECT_EQ(c.largest_tag(), "basket");
+  EXPECT_NE(distribution_sentence(c, "the test's 10,000 keys", true)
+                .find("the largest tag, {basket}, alone puts 3,000 keys (30.0%)"),
+            std::string::npos);
 }
 
 TEST(KeyDistribution, AFileGivesItsDistinctKeysUpToTheBound) {
