@@ -26,19 +26,19 @@ void Proxy::Impl::close_shared() {
 // The one wording of every "this node cannot answer" error.
 std::string Proxy::Impl::down_reply(std::uint32_t node, const std::string& why) {
   std::string r;
-  append_error(r, "ERR node " + node_names[node] + " unavailable: " + why);
+  append_error(r, "ERR node " + node_addrs.names[node] + " unavailable: " + why);
   return r;
 }
 
 bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
-  const auto& ss = addrs[b.node];
+  const auto& ss = node_addrs.addrs[b.node];
   int fd = ::socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     why = "socket: " + errno_text(errno);
     return false;
   }
   set_nodelay(fd, opts.nodelay);
-  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&ss), addr_lens[b.node]);
+  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&ss), node_addrs.addr_lens[b.node]);
   if (rc != 0 && errno != EINPROGRESS) {
     why = "connect: " + errno_text(errno);
     ::close(fd);
@@ -47,7 +47,7 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
     b.last_fail_ns = turn_ns;
     st.backend_failures.add();
     st.servers[b.node]->err.add();
-    log(LogLevel::Warn, "node " + node_names[b.node] + ": " + why);
+    log(LogLevel::Warn, "node " + node_addrs.names[b.node] + ": " + why);
     return false;
   }
   b.fd = fd;
@@ -76,7 +76,7 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
     }
     st.servers[b.node]->in_queue_bytes.add(b.out.size());
   }
-  if (b.ever_failed) log(LogLevel::Info, "node " + node_names[b.node] + ": reconnecting");
+  if (b.ever_failed) log(LogLevel::Info, "node " + node_addrs.names[b.node] + ": reconnecting");
   return true;
 }
 
@@ -86,7 +86,7 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
 void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
   st.backend_failures.add();
   (eof ? st.servers[b.node]->eof : st.servers[b.node]->err).add();
-  log(LogLevel::Warn, "node " + node_names[b.node] +
+  log(LogLevel::Warn, "node " + node_addrs.names[b.node] +
                           (b.owner ? " (client " + b.owner->peer + ")" : std::string()) + ": " +
                           why);
   if (b.state == Backend::State::Connecting) {
@@ -235,7 +235,7 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
       return !b.dead;
     }
     if (reply.empty() || reply[0] != '+')
-      log(LogLevel::Error, "node " + node_names[b.node] + ": " +
+      log(LogLevel::Error, "node " + node_addrs.names[b.node] + ": " +
                                (part == 0   ? "AUTH"
                                 : part == 1 ? "SELECT"
                                             : "ASKING") +

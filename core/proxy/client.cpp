@@ -42,12 +42,12 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   close_fds(c);
   by_id.erase(c.id);
   st.clients_connected.sub();
-  client_mem.sub(c.mem);
+  memory.held.sub(c.mem);
   c.mem = 0;
-  if (c.resting) std::erase(resting, &c);
-  if (c.hold_until > 0) std::erase(holding, &c);
-  if (c.fanout) std::erase(fanning, &c);
-  give_back_pending = true;
+  if (c.resting) std::erase(rests.resting, &c);
+  if (c.hold_until > 0) std::erase(turn.holding, &c);
+  if (c.fanout) std::erase(rests.fanning, &c);
+  memory.give_back = true;
   auto it = clients.find(&c);
   if (it != clients.end()) {
     graveyard.push_back(std::move(it->second));
@@ -59,12 +59,12 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
 // far more than its bound (its replies were larger than expected) and does not read them.
 void Proxy::Impl::check_pause(Client& c) {
   const std::size_t held = c.pending_out() + c.stored_bytes;
-  if (held > hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
+  if (held > limits.hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
     st.client_limit_closes.add();
     st.client_err.add();
     log(LogLevel::Warn, "client " + c.peer + " disconnected: " + std::to_string(held) +
                             " bytes of replies it does not read (limit " +
-                            std::to_string(hard_limit) + ")");
+                            std::to_string(limits.hard_limit) + ")");
     close_client(c, "output limit");
     return;
   }
@@ -129,7 +129,7 @@ void Proxy::Impl::process_input(Client& c) {
   while (!c.dead && !c.closing && !c.paused && !c.switch_wait && !c.fanout &&
          c.in.end > c.in.start) {
     std::string_view data = c.in.data();
-    ParseResult r = c.parser.parse(data, argv);
+    ParseResult r = c.parser.parse(data, scr.argv);
     if (r.status == ParseStatus::Incomplete) break;
     if (r.status == ParseStatus::Error) {
       st.protocol_errors.add();
@@ -144,8 +144,8 @@ void Proxy::Impl::process_input(Client& c) {
       update_events(c);
       break;
     }
-    const CommandInfo info = classify(argv);
-    if (!argv.empty() && c.authenticated && !c.dedicated && needs_dedicated(info)) {
+    const CommandInfo info = classify(scr.argv);
+    if (!scr.argv.empty() && c.authenticated && !c.dedicated && needs_dedicated(info)) {
       if (!c.pending.empty()) {  // earlier requests still on shared connections: wait
         c.switch_wait = true;
         c.parser.reset();
@@ -153,12 +153,12 @@ void Proxy::Impl::process_input(Client& c) {
       }
       c.dedicated = true;
     }
-    if (!argv.empty()) {
+    if (!scr.argv.empty()) {
       st.requests.add();
-      dispatch(c, argv, data.substr(0, r.consumed), info);
+      dispatch(c, scr.argv, data.substr(0, r.consumed), info);
       if (c.fanout) {  // sent in batches: the command is consumed after the last one
         c.fanout->consumed = r.consumed;
-        c.fanout->argv.swap(argv);
+        c.fanout->argv.swap(scr.argv);
         break;
       }
     }
@@ -232,8 +232,8 @@ void Proxy::Impl::local(Client& c, const std::vector<std::string_view>& av) {
 }
 
 void Proxy::Impl::drain_touched() {
-  auto list = std::move(touched);
-  touched.clear();
+  auto list = std::move(turn.touched);
+  turn.touched.clear();
   for (Client* c : list) {
     c->touched = false;
     if (!c->dead) drain(*c);
@@ -244,7 +244,7 @@ void Proxy::Impl::drain_touched() {
 void Proxy::Impl::check_stalled_clients() {
   std::vector<Client*> over;
   for (auto& [p, c] : clients)
-    if (!c->dead && c->pending_out() + c->stored_bytes > hard_limit) over.push_back(c.get());
+    if (!c->dead && c->pending_out() + c->stored_bytes > limits.hard_limit) over.push_back(c.get());
   for (Client* c : over) check_pause(*c);
 }
 
@@ -254,18 +254,18 @@ void Proxy::Impl::drain(Client& c) {
     Pending p = std::move(c.pending.front());
     c.pending.pop_front();
     c.head_seq++;
-    if (p.batched) batched_reply(c, p, scratch);
+    if (p.batched) batched_reply(c, p, scr.text);
     for (auto& pt : p.parts) c.stored_bytes -= pt.reply.size();
     if (p.single) c.stored_bytes -= p.reply.size();
     if (p.parts.empty() && (!p.single || p.redact == Redact::None)) {
       append_reply(c, p.reply);  // known at once, or a single node's that needs no redaction
     } else {
       if (p.single)
-        scratch.assign(p.reply);
+        scr.text.assign(p.reply);
       else if (!p.batched)
-        merge(p, scratch);
-      redact_reply(p.redact, scratch, secrets);
-      append_reply(c, scratch);
+        merge(p, scr.text);
+      redact_reply(p.redact, scr.text, secrets);
+      append_reply(c, scr.text);
     }
     if (c.dead) return;
     if (p.close_after) {
@@ -288,9 +288,9 @@ void Proxy::Impl::drain(Client& c) {
 }
 
 void Proxy::Impl::merge(const Pending& p, std::string& out) {
-  reply_views.clear();
-  for (const auto& pt : p.parts) reply_views.push_back(pt.reply);
-  merge_replies(p.merge, p.name, reply_views, p.order, out);
+  scr.reply_views.clear();
+  for (const auto& pt : p.parts) scr.reply_views.push_back(pt.reply);
+  merge_replies(p.merge, p.name, scr.reply_views, p.order, out);
 }
 
 }  // namespace perflab::proxy

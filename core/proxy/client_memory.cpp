@@ -49,9 +49,9 @@ void Proxy::Impl::account(Client& c) {
   for (const auto& b : c.backends)
     if (b) m += b->in.touched() + b->out.size() + b->held.size();
   if (m > c.mem)
-    client_mem.add(m - c.mem);
+    memory.held.add(m - c.mem);
   else
-    client_mem.sub(c.mem - m);
+    memory.held.sub(c.mem - m);
   c.mem = m;
 }
 
@@ -60,10 +60,10 @@ void Proxy::Impl::account(Client& c) {
 // Redis does. False when `growing` itself was disconnected.
 bool Proxy::Impl::bound_client_memory(Client* growing, std::size_t extra) {
   const std::size_t bound = opts.max_client_memory;
-  if (bound == 0 || client_mem.get() + extra <= bound) return true;
+  if (bound == 0 || memory.held.get() + extra <= bound) return true;
   for (auto& [p, c] : clients) account(*c);
   bool growing_evicted = false;
-  while (client_mem.get() + extra > bound) {
+  while (memory.held.get() + extra > bound) {
     Client* victim = nullptr;
     std::size_t most = 0;
     for (auto& [p, c] : clients) {
@@ -78,7 +78,7 @@ bool Proxy::Impl::bound_client_memory(Client* growing, std::size_t extra) {
     st.client_err.add();
     log(LogLevel::Warn, "client " + victim->peer + " evicted: it held " + std::to_string(most) +
                             " bytes, the most of " + std::to_string(clients.size()) +
-                            " clients holding " + std::to_string(client_mem.get() + extra) +
+                            " clients holding " + std::to_string(memory.held.get() + extra) +
                             " together (max client memory " + std::to_string(bound) + ")");
     if (victim == growing) {
       extra = 0;
@@ -92,20 +92,20 @@ bool Proxy::Impl::bound_client_memory(Client* growing, std::size_t extra) {
 // A client with no half-read command holds no input buffer: it reads into the spare one, which
 // it keeps only while a command stays incomplete. Ten thousand idle clients then hold nothing.
 void Proxy::Impl::lend_input(Client& c) {
-  if (c.in.cap == 0 && spare_in.cap > 0) std::swap(c.in, spare_in);
+  if (c.in.cap == 0 && memory.spare_in.cap > 0) std::swap(c.in, memory.spare_in);
 }
 
 void Proxy::Impl::return_input(Client& c) {
   if (c.in.cap == 0 || !c.in.empty()) return;
-  if (c.in.cap <= kLentInputMax && spare_in.cap == 0) {
+  if (c.in.cap <= kLentInputMax && memory.spare_in.cap == 0) {
     c.in.high = 0;
-    std::swap(c.in, spare_in);
+    std::swap(c.in, memory.spare_in);
   } else if (c.in.cap >= kFreeOffLoop) {
     InBuf large;
     std::swap(large, c.in);
     free_off_loop(nullptr, std::move(large));
   } else {
-    give_back_pending = give_back_pending || c.in.cap > kLentInputMax;
+    memory.give_back = memory.give_back || c.in.cap > kLentInputMax;
     c.in.release();
   }
   account(c);
@@ -135,9 +135,9 @@ void Proxy::Impl::check_idle_clients() {
 // allocator returns what is free to the system (glibc keeps freed small blocks otherwise: after
 // a storm of connections, tens of megabytes nobody uses).
 void Proxy::Impl::give_back_memory() {
-  if (!give_back_pending) return;
-  give_back_pending = false;
-  if (scratch.capacity() > kLentInputMax) std::string().swap(scratch);
+  if (!memory.give_back) return;
+  memory.give_back = false;
+  if (scr.text.capacity() > kLentInputMax) std::string().swap(scr.text);
   for (auto& b : shared)
     if (b && b->in.empty() && b->in.cap > kLentInputMax) b->in.release();
 #if defined(__SANITIZE_ADDRESS__)
@@ -155,8 +155,8 @@ void Proxy::Impl::clear_graveyard() {
 }
 
 void Proxy::Impl::free_off_loop(std::unique_ptr<Client> c, InBuf buf) {
-  reaper.free(std::move(c), std::move(buf));
-  give_back_pending = true;
+  memory.reaper.free(std::move(c), std::move(buf));
+  memory.give_back = true;
 }
 
 }  // namespace perflab::proxy

@@ -106,11 +106,11 @@ void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av, s
 void Proxy::Impl::keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
                         const std::vector<std::string_view>& av, std::string_view raw) {
   const std::int64_t extra = info.timeout_at != 0 ? blocking_ns(av, info.timeout_at) : 0;
-  if (!command_keys(info.keys, av, keys)) {
+  if (!command_keys(info.keys, av, scr.keys)) {
     single(c, seq, 0, raw, extra);  // a malformed key count: the node says what is wrong
     return;
   }
-  if (keys.empty()) {
+  if (scr.keys.empty()) {
     refuse(c, "ERR '" + command_name(av) +
                   "' without keys cannot be routed by perflab-proxy: it needs a key to pick a "
                   "node");
@@ -121,9 +121,9 @@ void Proxy::Impl::keyed(Client& c, std::uint64_t seq, const CommandInfo& info,
   const auto where = [&](std::string_view k) {
     return slots ? static_cast<std::size_t>(cluster_key_slot(k)) : router.node(k);
   };
-  const std::size_t node = router.node(av[keys[0]]);
-  for (std::size_t i = 1; i < keys.size(); ++i)
-    if (where(av[keys[i]]) != where(av[keys[0]])) {
+  const std::size_t node = router.node(av[scr.keys[0]]);
+  for (std::size_t i = 1; i < scr.keys.size(); ++i)
+    if (where(av[scr.keys[i]]) != where(av[scr.keys[0]])) {
       refuse(c, std::string("CROSSSLOT Keys in request don't hash to the same ") +
                     (slots ? "slot (" : "node (") + command_name(av) +
                     "): give them a common hash tag, e.g. " +
@@ -142,26 +142,26 @@ void Proxy::Impl::split_command(Client& c, std::uint64_t seq, const CommandInfo&
   const auto step = static_cast<std::size_t>(info.keys.step);
   split_into_groups(av, step);
   const auto node_of = [&](std::size_t g) { return group_node(g); };
-  const std::size_t nodes = split.by_node.size();
-  if (split.used == 1) {  // every key on one node (one slot): the reply is already right
-    single(c, seq, node_of(split.last), raw, 0);
+  const std::size_t nodes = scr.split.by_node.size();
+  if (scr.split.used == 1) {  // every key on one node (one slot): the reply is already right
+    single(c, seq, node_of(scr.split.last), raw, 0);
     return;
   }
   Pending p;
   p.merge = info.merge;
   p.name = command_name(av);
-  p.remaining = static_cast<int>(split.used);
+  p.remaining = static_cast<int>(scr.split.used);
   for (std::size_t n = 0; n < nodes; ++n)
-    if (!split.by_node[n].empty()) p.parts.emplace_back();
-  if (info.merge == MergeMode::Values) reply_order(split, step, p.order);
+    if (!scr.split.by_node[n].empty()) p.parts.emplace_back();
+  if (info.merge == MergeMode::Values) reply_order(scr.split, step, p.order);
   c.pending.push_back(std::move(p));
-  st.fragments.add(split.used);
+  st.fragments.add(scr.split.used);
   std::uint32_t part = 0;
   for (std::size_t n = 0; n < nodes; ++n) {
-    if (split.by_node[n].empty()) continue;
-    scratch.clear();
-    append_node_command(scratch, av, split.by_node[n], step);
-    send_part(c, seq, part++, node_of(n), scratch);
+    if (scr.split.by_node[n].empty()) continue;
+    scr.text.clear();
+    append_node_command(scr.text, av, scr.split.by_node[n], step);
+    send_part(c, seq, part++, node_of(n), scr.text);
   }
 }
 
@@ -169,27 +169,27 @@ void Proxy::Impl::split_into_groups(const std::vector<std::string_view>& av, std
   if (router.uses_slots())
     split_by_slot(av, step);
   else
-    split_keys(av, step, router, split);
+    split_keys(av, step, router, scr.split);
 }
 
 // Over a cluster: the keys grouped by slot (a node refuses keys of several slots), groups in
 // the order their first key comes; split_node says where each group goes.
 void Proxy::Impl::split_by_slot(const std::vector<std::string_view>& av, std::size_t step) {
-  for (auto& v : split.by_node) v.clear();
-  split.by_node.clear();
-  split_node.clear();
-  split_group.clear();
+  for (auto& v : scr.split.by_node) v.clear();
+  scr.split.by_node.clear();
+  scr.split_node.clear();
+  scr.split_group.clear();
   for (std::size_t i = 1; i < av.size(); i += step) {
     const int slot = cluster_key_slot(av[i]);
-    auto [it, added] = split_group.try_emplace(slot, split.by_node.size());
+    auto [it, added] = scr.split_group.try_emplace(slot, scr.split.by_node.size());
     if (added) {
-      split.by_node.emplace_back();
-      split_node.push_back(static_cast<std::uint32_t>(router.node(av[i])));
+      scr.split.by_node.emplace_back();
+      scr.split_node.push_back(static_cast<std::uint32_t>(router.node(av[i])));
     }
-    split.by_node[it->second].push_back(static_cast<std::uint32_t>(i));
+    scr.split.by_node[it->second].push_back(static_cast<std::uint32_t>(i));
   }
-  split.used = split.by_node.size();
-  split.last = split.used == 0 ? 0 : split.used - 1;
+  scr.split.used = scr.split.by_node.size();
+  scr.split.last = scr.split.used == 0 ? 0 : scr.split.used - 1;
 }
 
 void Proxy::Impl::single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,

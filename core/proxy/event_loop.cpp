@@ -61,9 +61,9 @@ void Proxy::Impl::loop() {
       break;
     }
     turn_ns = wall_ns();
-    if (n == 0 && resting.empty() && fanning.empty() && holding.empty())
+    if (n == 0 && rests.resting.empty() && rests.fanning.empty() && turn.holding.empty())
       give_back_memory();  // a quiet moment
-    if (!resting.empty() && turn_ns >= streamers_resume_ns) resume_streamers();
+    if (!rests.resting.empty() && turn_ns >= rests.streamers_resume_ns) resume_streamers();
     for (int i = 0; i < n; ++i) {
       Conn* c = static_cast<Conn*>(events[i].data.ptr);
       std::uint32_t ev = events[i].events;
@@ -87,10 +87,10 @@ void Proxy::Impl::loop() {
           const bool hung_up = ev & (EPOLLHUP | EPOLLERR);
           if (!cl.streaming() || (ev & EPOLLOUT) || (cl.resting && hung_up))
             on_client_event(cl, ev);
-          else if (turn_ns < streamers_resume_ns && !hung_up && cl.huge())
+          else if (turn_ns < rests.streamers_resume_ns && !hung_up && cl.huge())
             rest_streamer(cl);  // it streams a huge command while the others rest
           else if (!cl.resting)
-            streamers.emplace_back(&cl, ev);
+            rests.streamers.emplace_back(&cl, ev);
           break;
         }
         case Kind::Backend:
@@ -101,14 +101,15 @@ void Proxy::Impl::loop() {
           break;
       }
     }
-    if (!streamers.empty()) serve_streamers();
-    if (!fanning.empty()) serve_fanouts();
+    if (!rests.streamers.empty()) serve_streamers();
+    if (!rests.fanning.empty()) serve_fanouts();
     if (turn_ns - last_sweep_ns >= 100'000'000) {
       last_sweep_ns = turn_ns;
       check_timeouts();
       check_stalled_clients();
       check_idle_clients();
-      if (fd_refused_unlogged > 0 && turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
+      if (limits.fd_refused_unlogged > 0 && turn_ns - limits.fd_log_ns >= 10'000'000'000)
+        log_fd_refusals();
     }
     end_of_turn();
   }
@@ -118,7 +119,7 @@ void Proxy::Impl::loop() {
   by_id.clear();
   graveyard.clear();
   close_shared();
-  reaper.stop();
+  memory.reaper.stop();
 }
 
 // Clients streaming large commands, after every other event of the turn: what those produced
@@ -131,8 +132,8 @@ void Proxy::Impl::loop() {
 // without end is slowed. One that sent nothing new waits for epoll, not a rest.
 void Proxy::Impl::serve_streamers() {
   flush_dirty();
-  auto list = std::move(streamers);
-  streamers.clear();
+  auto list = std::move(rests.streamers);
+  rests.streamers.clear();
   const std::int64_t start = wall_ns();
   const std::size_t each = std::max<std::size_t>(64 * 1024, kStreamingPerTurn / list.size());
   bool rest = false;
@@ -146,7 +147,8 @@ void Proxy::Impl::serve_streamers() {
   }
   if (!rest) return;
   const std::int64_t end = wall_ns();
-  streamers_resume_ns = std::max(streamers_resume_ns, end + (end - start) * kStreamersRestPerBusy);
+  rests.streamers_resume_ns =
+      std::max(rests.streamers_resume_ns, end + (end - start) * kStreamersRestPerBusy);
   for (auto [c, read_more] : list)
     if (read_more && !c->dead) rest_streamer(*c);
 }
@@ -156,19 +158,19 @@ void Proxy::Impl::rest_streamer(Client& c) {
   if (!c.ever_rested) st.clients_rested.add();
   c.ever_rested = true;
   c.resting = true;
-  resting.push_back(&c);
+  rests.resting.push_back(&c);
   update_events(c);
 }
 
 // The streamers' rest is over: they are read in this turn, as if epoll had reported them.
 void Proxy::Impl::resume_streamers() {
-  auto list = std::move(resting);
-  resting.clear();
+  auto list = std::move(rests.resting);
+  rests.resting.clear();
   for (Client* c : list) {
     if (c->dead) continue;
     c->resting = false;
     update_events(*c);
-    if (c->streaming()) streamers.emplace_back(c, EPOLLIN);
+    if (c->streaming()) rests.streamers.emplace_back(c, EPOLLIN);
   }
 }
 
@@ -183,19 +185,19 @@ bool Proxy::Impl::hold(Client& c) {
   if (!can_hold || c.inflight == 0 || c.closing || c.want_write || c.pending_out() > 16 * 1024)
     return false;
   c.hold_until = turn_ns + kHoldNs;
-  holding.push_back(&c);
+  turn.holding.push_back(&c);
   st.replies_held.add();
   return true;
 }
 
 // Clients whose replies are all in, or whose hold is over, are flushed with the turn's others.
 void Proxy::Impl::release_holds() {
-  std::erase_if(holding, [&](Client* c) {
+  std::erase_if(turn.holding, [&](Client* c) {
     if (c->inflight > 0 && !c->closing && turn_ns < c->hold_until) return false;
     c->hold_until = -1;
     if (!c->dirty) {
       c->dirty = true;
-      dirty.push_back(c);
+      turn.dirty.push_back(c);
     }
     return true;
   });
@@ -204,9 +206,9 @@ void Proxy::Impl::release_holds() {
 // One wait for events: for as long as wait_ms says, or until the first hold ends (to the
 // nanosecond: a hold is a fraction of a millisecond).
 int Proxy::Impl::wait(epoll_event* events, int max) {
-  if (holding.empty()) return ::epoll_wait(ep, events, max, wait_ms());
+  if (turn.holding.empty()) return ::epoll_wait(ep, events, max, wait_ms());
   const std::int64_t left =
-      std::min(holding.front()->hold_until - wall_ns(), std::int64_t{wait_ms()} * 1'000'000);
+      std::min(turn.holding.front()->hold_until - wall_ns(), std::int64_t{wait_ms()} * 1'000'000);
   const std::int64_t ns = std::max<std::int64_t>(0, left);
   const timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
   const int n = ::epoll_pwait2(ep, events, max, &ts, nullptr);
@@ -221,10 +223,10 @@ int Proxy::Impl::wait(epoll_event* events, int max) {
 // millisecond), else until the next sweep of timeouts.
 int Proxy::Impl::wait_ms() const {
   const int sweep = opts.backend_timeout_ms > 0 || opts.client_timeout_ms > 0 ? 100 : 1000;
-  if (resting.empty() && fanning.empty()) return sweep;
+  if (rests.resting.empty() && rests.fanning.empty()) return sweep;
   std::int64_t resume = kForever;
-  if (!resting.empty()) resume = streamers_resume_ns;
-  if (!fanning.empty()) resume = std::min(resume, fanouts_resume_ns);
+  if (!rests.resting.empty()) resume = rests.streamers_resume_ns;
+  if (!rests.fanning.empty()) resume = std::min(resume, rests.fanouts_resume_ns);
   const std::int64_t left = resume - wall_ns();
   return left <= 0 ? 0
                    : static_cast<int>(std::min<std::int64_t>(sweep, (left + 999'999) / 1'000'000));
@@ -232,39 +234,39 @@ int Proxy::Impl::wait_ms() const {
 
 void Proxy::Impl::end_of_turn() {
   flush_dirty();
-  if (opts.max_client_memory > 0 && client_mem.get() > opts.max_client_memory)
+  if (opts.max_client_memory > 0 && memory.held.get() > opts.max_client_memory)
     bound_client_memory(nullptr, 0);  // replies that grew during the turn
   clear_graveyard();
-  std::erase_if(stats_conns, [](const std::unique_ptr<Conn>& s) { return s->dead; });
+  std::erase_if(stats.readers, [](const std::unique_ptr<Conn>& s) { return s->dead; });
 }
 
 void Proxy::Impl::flush_dirty() {
   // Send failures seen during the turn.
-  while (!broken.empty()) {
-    auto list = std::move(broken);
-    broken.clear();
+  while (!turn.broken.empty()) {
+    auto list = std::move(turn.broken);
+    turn.broken.clear();
     for (Backend* b : list)
       if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
   }
   release_holds();
   // Coalesced writes: one send per socket per turn.
-  for (std::size_t i = 0; i < dirty.size(); ++i) {
-    Conn* c = dirty[i];
+  for (std::size_t i = 0; i < turn.dirty.size(); ++i) {
+    Conn* c = turn.dirty[i];
     c->dirty = false;
     if (c->dead || (c->kind == Kind::Client && hold(static_cast<Client&>(*c)))) continue;
     flush(*c);
   }
-  dirty.clear();
-  while (!broken.empty()) {
-    auto list = std::move(broken);
-    broken.clear();
+  turn.dirty.clear();
+  while (!turn.broken.empty()) {
+    auto list = std::move(turn.broken);
+    turn.broken.clear();
     for (Backend* b : list)
       if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
-    for (Conn* c : dirty) {
+    for (Conn* c : turn.dirty) {
       c->dirty = false;
       if (!c->dead) flush(*c);
     }
-    dirty.clear();
+    turn.dirty.clear();
   }
 }
 
@@ -309,7 +311,7 @@ void Proxy::Impl::flush(Conn& c) {
       st.servers[b.node]->in_queue_bytes.sub(c.pending_out());
       c.out.clear();
       c.out_off = 0;
-      broken.push_back(&b);
+      turn.broken.push_back(&b);
     }
     return;
   }
@@ -317,7 +319,7 @@ void Proxy::Impl::flush(Conn& c) {
   c.out_off = 0;
   if (c.out.capacity() > 1024 * 1024) {  // a burst's memory goes
     std::string().swap(c.out);
-    give_back_pending = true;
+    memory.give_back = true;
   }
   if (c.want_write) {
     c.want_write = false;

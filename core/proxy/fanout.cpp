@@ -22,7 +22,7 @@ bool Proxy::Impl::start_fanout(Client& c, std::uint64_t seq, const CommandInfo& 
   c.fanout = std::make_unique<Fanout>();
   c.fanout->info = info;  // argv: process_input hands it the command's
   c.fanout->seq = seq;
-  fanning.push_back(&c);
+  rests.fanning.push_back(&c);
   update_events(c);
   return true;
 }
@@ -31,14 +31,14 @@ bool Proxy::Impl::start_fanout(Client& c, std::uint64_t seq, const CommandInfo& 
 // kStreamersRestPerBusy times as long as that took, as streamers do: a fan-out takes at most an
 // eighth of the loop's time, and the loop sleeps in between, woken at once by other requests.
 void Proxy::Impl::serve_fanouts() {
-  if (turn_ns < fanouts_resume_ns) return;
+  if (turn_ns < rests.fanouts_resume_ns) return;
   flush_dirty();
   const std::int64_t start = wall_ns();
-  auto list = fanning;
+  auto list = rests.fanning;
   for (Client* c : list)
     if (!c->dead && c->fanout) send_batch(*c);
   const std::int64_t end = wall_ns();
-  fanouts_resume_ns = end + (end - start) * kStreamersRestPerBusy;
+  rests.fanouts_resume_ns = end + (end - start) * kStreamersRestPerBusy;
 }
 
 // The next kFanoutBatchKeys keys, split by node into parts of their own. After the last batch
@@ -60,20 +60,20 @@ void Proxy::Impl::send_batch(Client& c) {
     Pending& p = pending_at(c, seq);
     Batched::Batch b;
     b.first_part = static_cast<std::uint32_t>(p.parts.size());
-    b.parts = static_cast<std::uint32_t>(split.used);
-    if (p.merge == MergeMode::Values) reply_order(split, step, b.order);
-    for (std::size_t n = 0; n < split.by_node.size(); ++n)
-      if (!split.by_node[n].empty()) p.parts.emplace_back();
-    p.remaining += static_cast<int>(split.used);
+    b.parts = static_cast<std::uint32_t>(scr.split.used);
+    if (p.merge == MergeMode::Values) reply_order(scr.split, step, b.order);
+    for (std::size_t n = 0; n < scr.split.by_node.size(); ++n)
+      if (!scr.split.by_node[n].empty()) p.parts.emplace_back();
+    p.remaining += static_cast<int>(scr.split.used);
     p.batched->batches.push_back(std::move(b));
   }
-  st.fragments.add(split.used);
+  st.fragments.add(scr.split.used);
   std::uint32_t part = pending_at(c, seq).batched->batches.back().first_part;
-  for (std::size_t n = 0; n < split.by_node.size(); ++n) {
-    if (split.by_node[n].empty()) continue;
-    scratch.clear();
-    append_node_command(scratch, av, split.by_node[n], step);
-    send_part(c, seq, part++, node_of(n), scratch);
+  for (std::size_t n = 0; n < scr.split.by_node.size(); ++n) {
+    if (scr.split.by_node[n].empty()) continue;
+    scr.text.clear();
+    append_node_command(scr.text, av, scr.split.by_node[n], step);
+    send_part(c, seq, part++, node_of(n), scr.text);
     if (c.dead) return;
   }
   if (f.next < f.argv.size()) return;
@@ -81,7 +81,7 @@ void Proxy::Impl::send_batch(Client& c) {
   pending_at(c, seq).remaining--;
   c.in.consume(f.consumed);
   c.fanout.reset();
-  std::erase(fanning, &c);
+  std::erase(rests.fanning, &c);
   update_events(c);
   touch(c);
   process_input(c);
@@ -93,28 +93,28 @@ void Proxy::Impl::merge_batches(Client& c, Pending& p) {
   Batched& bt = *p.batched;
   while (bt.merged < bt.batches.size()) {
     const Batched::Batch& b = bt.batches[bt.merged];
-    reply_views.clear();
+    scr.reply_views.clear();
     for (std::uint32_t i = 0; i < b.parts; ++i) {
       const Part& pt = p.parts[b.first_part + i];
       if (!pt.done) return;
-      reply_views.push_back(pt.reply);
+      scr.reply_views.push_back(pt.reply);
     }
-    merge_replies(p.merge, p.name, reply_views, b.order, scratch);
+    merge_replies(p.merge, p.name, scr.reply_views, b.order, scr.text);
     const std::size_t held = bt.values.size();
     std::int64_t n = 0;
-    const std::size_t eol = scratch.find("\r\n");
-    const bool number = eol != std::string::npos && scratch.size() > 1 &&
-                        parse_int64(std::string_view(scratch).substr(1, eol - 1), n);
+    const std::size_t eol = scr.text.find("\r\n");
+    const bool number = eol != std::string::npos && scr.text.size() > 1 &&
+                        parse_int64(std::string_view(scr.text).substr(1, eol - 1), n);
     if (!bt.error.empty()) {
       // an earlier batch failed: the command's reply is that error
-    } else if (scratch[0] == '-') {
-      bt.error = scratch;
-    } else if (p.merge == MergeMode::Values && scratch[0] == '*' && number) {
-      bt.values.append(scratch, eol + 2);
+    } else if (scr.text[0] == '-') {
+      bt.error = scr.text;
+    } else if (p.merge == MergeMode::Values && scr.text[0] == '*' && number) {
+      bt.values.append(scr.text, eol + 2);
       bt.count += n;
-    } else if (p.merge == MergeMode::SumInt && scratch[0] == ':' && number) {
+    } else if (p.merge == MergeMode::SumInt && scr.text[0] == ':' && number) {
       bt.count += n;
-    } else if (p.merge != MergeMode::AllOk || scratch != "+OK\r\n") {
+    } else if (p.merge != MergeMode::AllOk || scr.text != "+OK\r\n") {
       append_error(bt.error, "ERR unexpected reply from a node to '" + p.name + "'");
     }
     if (!bt.error.empty()) std::string().swap(bt.values);

@@ -86,12 +86,12 @@ int listen_on(const std::string& host, int port, int& bound_port) {
 void Proxy::Impl::set_client_limit() {
   rlimit rl{};
   ::getrlimit(RLIMIT_NOFILE, &rl);
-  fd_limit = rl.rlim_cur == RLIM_INFINITY ? std::uint64_t{1} << 40 : rl.rlim_cur;
+  limits.fd_limit = rl.rlim_cur == RLIM_INFINITY ? std::uint64_t{1} << 40 : rl.rlim_cur;
   const std::uint64_t nodes = opts.nodes.size();
   const std::uint64_t kept = kSpareFds + (opts.shared_backends ? nodes : 0);
   const std::uint64_t per_client = opts.shared_backends ? 1 : 1 + nodes;
-  max_clients = static_cast<std::size_t>(
-      std::max<std::uint64_t>(1, fd_limit > kept ? (fd_limit - kept) / per_client : 0));
+  limits.max_clients = static_cast<std::size_t>(std::max<std::uint64_t>(
+      1, limits.fd_limit > kept ? (limits.fd_limit - kept) / per_client : 0));
 }
 
 bool Proxy::Impl::bind_is_loopback() const {
@@ -106,12 +106,12 @@ bool Proxy::Impl::bind_is_loopback() const {
 }
 
 void Proxy::Impl::log_fd_refusals() {
-  log(LogLevel::Warn, "out of file descriptors (limit " + std::to_string(fd_limit) + ", at most " +
-                          std::to_string(max_clients) + " clients): refused " +
-                          std::to_string(fd_refused_unlogged) +
+  log(LogLevel::Warn, "out of file descriptors (limit " + std::to_string(limits.fd_limit) +
+                          ", at most " + std::to_string(limits.max_clients) +
+                          " clients): refused " + std::to_string(limits.fd_refused_unlogged) +
                           " new clients with -ERR max number of clients reached");
-  fd_refused_unlogged = 0;
-  fd_log_ns = turn_ns;
+  limits.fd_refused_unlogged = 0;
+  limits.fd_log_ns = turn_ns;
 }
 
 // A client beyond max_clients, or one the last descriptor was given up for: told, closed,
@@ -122,8 +122,8 @@ void Proxy::Impl::refuse_client(int fd) {
   (void)w;
   ::close(fd);
   st.clients_refused.add();
-  fd_refused_unlogged++;
-  if (fd_log_ns == 0 || turn_ns - fd_log_ns >= 10'000'000'000) log_fd_refusals();
+  limits.fd_refused_unlogged++;
+  if (limits.fd_log_ns == 0 || turn_ns - limits.fd_log_ns >= 10'000'000'000) log_fd_refusals();
 }
 
 // Out of descriptors all the same (clients on connections of their own take more): the
@@ -131,12 +131,12 @@ void Proxy::Impl::refuse_client(int fd) {
 // listener is thereby drained instead of staying readable (which would turn the loop into a
 // busy one).
 bool Proxy::Impl::refuse_for_lack_of_fds() {
-  if (reserve_fd < 0) return false;
-  ::close(reserve_fd);
-  reserve_fd = -1;
+  if (limits.reserve_fd < 0) return false;
+  ::close(limits.reserve_fd);
+  limits.reserve_fd = -1;
   int fd = ::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd >= 0) refuse_client(fd);
-  reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  limits.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   return fd >= 0;
 }
 
@@ -155,11 +155,12 @@ void Proxy::Impl::accept_clients() {
         log(LogLevel::Warn, "accept: " + errno_text(errno));
       return;
     }
-    if (clients.size() >= max_clients) {
+    if (clients.size() >= limits.max_clients) {
       refuse_client(fd);
       continue;
     }
-    if (opts.requirepass.empty() && opts.protected_mode && !bind_loopback && !is_loopback(ss)) {
+    if (opts.requirepass.empty() && opts.protected_mode && !limits.bind_loopback &&
+        !is_loopback(ss)) {
       static const char msg[] =
           "-DENIED perflab-proxy is in protected mode: no password is set (--requirepass-file) "
           "and this client is not on the loopback interface\r\n";
@@ -193,7 +194,7 @@ void Proxy::Impl::accept_clients() {
 
 void Proxy::Impl::accept_stats() {
   for (int i = 0; i < 16; ++i) {
-    int fd = ::accept4(stats_listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = ::accept4(stats.listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;
     auto s = std::make_unique<Conn>(Kind::Stats);
     s->fd = fd;
@@ -202,7 +203,7 @@ void Proxy::Impl::accept_stats() {
     s->out = stats_json(snapshot(), host, static_cast<std::int64_t>(std::time(nullptr)));
     add_fd(*s, 0);
     Conn& ref = *s;
-    stats_conns.push_back(std::move(s));
+    stats.readers.push_back(std::move(s));
     flush(ref);
   }
 }

@@ -81,9 +81,9 @@ void Proxy::Impl::init() {
     for (const auto& n : opts.nodes) opts.servers.push_back({n.address(), 1});
   router = slot_owner.empty() ? Router(opts.routing, opts.servers)
                               : Router::cluster_slots(std::move(slot_owner), opts.nodes.size());
-  bind_loopback = bind_is_loopback();
-  hard_limit = std::max(2 * opts.max_client_pending_bytes,
-                        opts.max_client_pending_bytes + std::size_t{16} * 1024 * 1024);
+  limits.bind_loopback = bind_is_loopback();
+  limits.hard_limit = std::max(2 * opts.max_client_pending_bytes,
+                               opts.max_client_pending_bytes + std::size_t{16} * 1024 * 1024);
   for (const auto& n : opts.nodes) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -94,36 +94,36 @@ void Proxy::Impl::init() {
       throw std::runtime_error("cannot resolve node " + n.address() + ": " + gai_strerror(rc));
     sockaddr_storage ss{};
     std::memcpy(&ss, res->ai_addr, res->ai_addrlen);
-    addrs.push_back(ss);
-    addr_lens.push_back(res->ai_addrlen);
+    node_addrs.addrs.push_back(ss);
+    node_addrs.addr_lens.push_back(res->ai_addrlen);
     ::freeaddrinfo(res);
-    node_names.push_back(n.address());
+    node_addrs.names.push_back(n.address());
     st.servers.push_back(std::make_unique<ServerCounters>());
   }
   logger.open(opts.log_file, opts.log_level);
 
   listener.fd = listen_on(opts.bind, opts.port, port);
-  if (opts.stats_port >= 0) stats_listener.fd = listen_on(opts.bind, opts.stats_port, stats_port);
+  if (opts.stats_port >= 0) stats.listener.fd = listen_on(opts.bind, opts.stats_port, stats.port);
   ep = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  limits.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   set_client_limit();
   if (ep < 0 || wake_fd < 0) throw std::runtime_error("epoll/eventfd: " + errno_text(errno));
   wake.fd = wake_fd;
   add_fd(listener, EPOLLIN);
   add_fd(wake, EPOLLIN);
-  if (stats_listener.fd >= 0) add_fd(stats_listener, EPOLLIN);
+  if (stats.listener.fd >= 0) add_fd(stats.listener, EPOLLIN);
 }
 
 Proxy::Impl::~Impl() {
-  reaper.stop();
+  memory.reaper.stop();
   close_shared();
   for (auto& [p, c] : clients) close_fds(*c);
-  for (auto& s : stats_conns) close_fd(*s);
+  for (auto& s : stats.readers) close_fd(*s);
   if (listener.fd >= 0) ::close(listener.fd);
-  if (stats_listener.fd >= 0) ::close(stats_listener.fd);
+  if (stats.listener.fd >= 0) ::close(stats.listener.fd);
   if (wake_fd >= 0) ::close(wake_fd);
-  if (reserve_fd >= 0) ::close(reserve_fd);
+  if (limits.reserve_fd >= 0) ::close(limits.reserve_fd);
   if (ep >= 0) ::close(ep);
 }
 
@@ -140,8 +140,8 @@ void Proxy::Impl::log_start() {
                           ", write=" + to_string(opts.write) +
                           ", nodelay=" + (opts.nodelay ? "on" : "off") + ", " + routing);
   log(LogLevel::Info,
-      "file descriptor limit " + std::to_string(fd_limit) + ": at most " +
-          std::to_string(max_clients) + " clients at once (a client takes one, " +
+      "file descriptor limit " + std::to_string(limits.fd_limit) + ": at most " +
+          std::to_string(limits.max_clients) + " clients at once (a client takes one, " +
           (opts.shared_backends ? "plus one per node once on connections of its own; "
                                 : "plus one per node; ") +
           std::to_string(kSpareFds) + " kept spare), more get -ERR max number of clients reached");
@@ -152,7 +152,7 @@ void Proxy::Impl::log_start() {
           ", backend timeout " +
           (opts.backend_timeout_ms > 0 ? std::to_string(opts.backend_timeout_ms) + " ms"
                                        : std::string("none")) +
-          (stats_port >= 0 ? ", statistics on port " + std::to_string(stats_port) : std::string()));
+          (stats.port >= 0 ? ", statistics on port " + std::to_string(stats.port) : std::string()));
   log(LogLevel::Info,
       "all clients together may hold " +
           (opts.max_client_memory > 0
@@ -161,7 +161,7 @@ void Proxy::Impl::log_start() {
           ", client timeout " +
           (opts.client_timeout_ms > 0 ? std::to_string(opts.client_timeout_ms) + " ms"
                                       : std::string("none")));
-  if (opts.requirepass.empty() && opts.protected_mode && !bind_loopback)
+  if (opts.requirepass.empty() && opts.protected_mode && !limits.bind_loopback)
     log(LogLevel::Warn, "no requirepass while listening on " + opts.bind +
                             ": protected mode, only loopback clients are served");
 }
@@ -180,7 +180,7 @@ int Proxy::port() const {
   return impl_->port;
 }
 int Proxy::stats_port() const {
-  return impl_->stats_port;
+  return impl_->stats.port;
 }
 const ProxyOptions& Proxy::options() const {
   return impl_->opts;

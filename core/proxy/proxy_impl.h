@@ -25,35 +25,28 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "proxy/client_limits.h"
+#include "proxy/client_memory_state.h"
+#include "proxy/conn.h"
 #include "proxy/counters.h"
+#include "proxy/dispatch_scratch.h"
 #include "proxy/in_buf.h"
 #include "proxy/merge.h"
+#include "proxy/node_addresses.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_log.h"
 #include "proxy/reaper.h"
 #include "proxy/redact.h"
 #include "proxy/resp.h"
+#include "proxy/rests.h"
 #include "proxy/routing.h"
+#include "proxy/stats_endpoint.h"
+#include "proxy/turn_lists.h"
 
 namespace perflab::proxy {
 
 inline constexpr std::uint64_t kInternal = ~std::uint64_t{0};  // a reply the proxy consumes (AUTH)
 inline constexpr std::int64_t kForever = std::int64_t{1} << 62;
-
-enum class Kind { Listener, StatsListener, Wake, Client, Backend, Stats };
-
-struct Conn {
-  explicit Conn(Kind k) : kind(k) {}
-  Kind kind;
-  int fd = -1;
-  bool dead = false;
-  bool dirty = false;        // has output to flush at the end of the loop turn
-  bool want_write = false;   // the kernel buffer was full: waiting for EPOLLOUT
-  std::uint32_t events = 0;  // registered with epoll
-  std::string out;
-  std::size_t out_off = 0;
-  std::size_t pending_out() const { return out.size() - out_off; }
-};
 
 // One node's part of a split or broadcast command, and its reply once it came.
 struct Part {
@@ -173,7 +166,7 @@ struct Client : Conn {
   // only once it has not read for kStallNs, so one large reply it does read is served.
   std::int64_t out_progress_ns = 0;
   std::int64_t last_io_ns = 0;  // when it last sent or read anything (the client timeout)
-  std::size_t mem = 0;          // what it holds, as last accounted in Impl::client_mem
+  std::size_t mem = 0;          // what it holds, as last accounted in Impl::memory.held
   std::string peer;
   // Streaming a large command: a half-read one of 64 KiB or more. Its reads wait until the
   // turn's other events are served, and share a budget (Impl::serve_streamers).
@@ -182,7 +175,7 @@ struct Client : Conn {
   // between its turns. An ordinary large command (a 100 KB value) is read at once, never rested.
   static constexpr std::size_t kRestFrom = 1024 * 1024;
   bool huge() const { return in.end - in.start >= kRestFrom; }
-  bool resting = false;  // streaming a huge command, not read until Impl::streamers_resume_ns
+  bool resting = false;  // streaming a huge command, not read until Impl::rests.streamers_resume_ns
   bool ever_rested = false;
   std::unique_ptr<Fanout> fanout;  // sending a large fan-out: not read until it is sent
   // Holding replies that are ready while more of its pipeline's are on their way from other
@@ -205,16 +198,10 @@ int listen_on(const std::string& host, int port, int& bound_port);
 struct Proxy::Impl {
   ProxyOptions opts;
   Router router;
-  std::vector<sockaddr_storage> addrs;
-  std::vector<socklen_t> addr_lens;
-  std::vector<std::string> node_names;
   int ep = -1;
   int wake_fd = -1;
-  int reserve_fd = -1;  // a spare descriptor, given up to refuse clients when none is left
   int port = 0;
-  int stats_port = -1;
   Conn listener{Kind::Listener};
-  Conn stats_listener{Kind::StatsListener};
   Conn wake{Kind::Wake};
   std::thread thread;
   std::atomic<bool> stop_flag{false};
@@ -222,49 +209,20 @@ struct Proxy::Impl {
   std::int64_t started_ns = wall_ns();
   std::int64_t turn_ns = wall_ns();  // the time of this loop turn
   std::int64_t last_sweep_ns = 0;
-  std::int64_t fd_log_ns = 0;             // last "out of descriptors" line
-  std::uint64_t fd_refused_unlogged = 0;  // clients refused since
-  std::size_t hard_limit = 0;
-  bool bind_loopback = false;
-  // Clients served at once: what the descriptor limit leaves once the nodes' connections and a
-  // spare (Redis keeps 32 too) are set aside, so that a full house never starves the backends.
-  std::size_t max_clients = 0;
-  std::uint64_t fd_limit = 0;
 
   std::unordered_map<Client*, std::unique_ptr<Client>> clients;
   std::unordered_map<std::uint64_t, Client*> by_id;
   std::uint64_t next_id = 1;
   std::vector<std::unique_ptr<Backend>> shared;  // one per node, when opts.shared_backends
-  std::vector<Client*> touched;
-  std::vector<std::unique_ptr<Conn>> stats_conns;
   std::vector<std::unique_ptr<Client>> graveyard;
-  std::vector<std::pair<Client*, std::uint32_t>> streamers;  // this turn's, with their events
-  // Streamers not read (no EPOLLIN) until streamers_resume_ns: after each of their turns they
-  // rest, so that reading them takes a bounded share of the loop's time (serve_streamers).
-  std::vector<Client*> resting;
-  // Clients with a Fanout: a batch of each per turn, then they rest like the streamers.
-  std::vector<Client*> fanning;
-  std::int64_t fanouts_resume_ns = 0;
-  std::int64_t streamers_resume_ns = 0;
-  std::vector<Conn*> dirty;
-  std::vector<Client*> holding;  // clients holding replies, in the order they began to
-  std::vector<Backend*> broken;  // send failures, handled at the end of the turn
-  std::vector<std::string_view> argv;
-  KeySplit split;                         // scratch: key indices per node (or per slot)
-  std::vector<std::uint32_t> split_node;  // scratch, over a cluster: the node of each group
-  std::unordered_map<int, std::size_t> split_group;  // scratch, over a cluster: slot -> group
-  std::vector<std::uint32_t> keys;                   // scratch: a command's key indices
-  std::vector<std::string_view> reply_views;         // scratch: the parts' replies, for merging
-  std::string scratch;
   std::vector<std::string> secrets;  // never in a reply: opts.password, opts.requirepass
-
-  // Client memory (client_memory.cpp): what all clients hold together, an input buffer lent
-  // to each client while it reads (returned when it has no half-read command left), and
-  // whether memory was freed since the allocator last gave it back.
-  Counter client_mem;
-  InBuf spare_in;
-  bool give_back_pending = false;
-  Reaper reaper;  // frees large buffers off the loop
+  NodeAddresses node_addrs;
+  ClientLimits limits;
+  StatsEndpoint stats;
+  TurnLists turn;
+  Rests rests;
+  DispatchScratch scr;
+  ClientMemoryState memory;  // client_memory.cpp
 
   Counters st;
 
@@ -353,7 +311,7 @@ struct Proxy::Impl {
   void split_into_groups(const std::vector<std::string_view>& av, std::size_t step);
   // The node a group of `split` goes to: the node itself, or over a cluster its slot's owner.
   std::uint32_t group_node(std::size_t group) const {
-    return router.uses_slots() ? split_node[group] : static_cast<std::uint32_t>(group);
+    return router.uses_slots() ? scr.split_node[group] : static_cast<std::uint32_t>(group);
   }
   void single(Client& c, std::uint64_t seq, std::size_t node, std::string_view raw,
               std::int64_t extra_ns);
@@ -395,7 +353,7 @@ struct Proxy::Impl {
       flush(c);  // one send for this reply or command
     } else if (!c.dirty) {
       c.dirty = true;
-      dirty.push_back(&c);
+      turn.dirty.push_back(&c);
     }
   }
 
@@ -434,7 +392,7 @@ struct Proxy::Impl {
   void touch(Client& c) {
     if (!c.touched) {
       c.touched = true;
-      touched.push_back(&c);
+      turn.touched.push_back(&c);
     }
   }
 };

@@ -106,7 +106,7 @@ ProxyStats Proxy::Impl::snapshot() const {
   s.auth_failures = st.auth_failures.get();
   s.refused_commands = st.refused_commands.get();
   s.client_limit_closes = st.client_limit_closes.get();
-  s.client_memory = client_mem.get();
+  s.client_memory = memory.held.get();
   s.clients_evicted = st.clients_evicted.get();
   s.clients_rested = st.clients_rested.get();
   s.replies_held = st.replies_held.get();
@@ -116,7 +116,7 @@ ProxyStats Proxy::Impl::snapshot() const {
   for (std::size_t i = 0; i < st.servers.size(); ++i) {
     const ServerCounters& c = *st.servers[i];
     ServerStats v;
-    v.name = opts.servers.empty() ? node_names[i] : opts.servers[i].name;
+    v.name = opts.servers.empty() ? node_addrs.names[i] : opts.servers[i].name;
     v.server_eof = c.eof.get();
     v.server_err = c.err.get();
     v.server_timedout = c.timedout.get();

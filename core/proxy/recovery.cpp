@@ -26,7 +26,7 @@ void Proxy::Impl::start_recovery(Backend& b) {
   b.recovering = true;
   b.recovering_since_ns = turn_ns;
   b.busy_answers = 0;
-  log(LogLevel::Info, "node " + node_names[b.node] +
+  log(LogLevel::Info, "node " + node_addrs.names[b.node] +
                           ": what timed out may still run there; requests to it wait, unsent, "
                           "until it answers " +
                           (opts.db != 0 ? "SELECT" : "PING") + " with anything but BUSY");
@@ -62,14 +62,14 @@ void Proxy::Impl::on_probe_reply(Backend& b, std::string_view reply) {
     b.probe_due = true;
     if (b.busy_answers++ == 0)
       log(LogLevel::Info,
-          "node " + node_names[b.node] + " answers " + what + ": requests to it stay held");
+          "node " + node_addrs.names[b.node] + " answers " + what + ": requests to it stay held");
     return;
   }
   if (opts.db != 0 && what != "+OK")
-    log(LogLevel::Error, "node " + node_names[b.node] + ": SELECT failed: " + what);
+    log(LogLevel::Error, "node " + node_addrs.names[b.node] + ": SELECT failed: " + what);
   std::size_t held = 0;
   for (const Entry& e : b.fifo) held += e.seq != kInternal;
-  log(LogLevel::Info, "node " + node_names[b.node] + " answers again after " +
+  log(LogLevel::Info, "node " + node_addrs.names[b.node] + " answers again after " +
                           std::to_string((turn_ns - b.recovering_since_ns) / 1000000) +
                           " ms of recovery (" + std::to_string(b.busy_answers) +
                           " BUSY answers): " + std::to_string(held) + " held requests go out");

@@ -17,14 +17,14 @@ bool Proxy::Impl::follow_redirect(Client& c, const Entry& e, std::string_view re
   const auto redirect = parse_cluster_redirect(reply.substr(1, reply.find('\r') - 1));
   if (!redirect) return false;
   const std::string to = redirect->to.address();
-  const auto known = std::find(node_names.begin(), node_names.end(), to);
-  if (known == node_names.end()) {
+  const auto known = std::find(node_addrs.names.begin(), node_addrs.names.end(), to);
+  if (known == node_addrs.names.end()) {
     log(LogLevel::Warn, "slot " + std::to_string(redirect->slot) + " is served by " + to +
                             ", which is not one of the cluster's masters at start: the "
                             "client gets the redirection");
     return false;
   }
-  const auto node = static_cast<std::uint32_t>(known - node_names.begin());
+  const auto node = static_cast<std::uint32_t>(known - node_addrs.names.begin());
   if (!redirect->ask) router.set_slot_owner(redirect->slot, node);
   c.inflight--;
   send_part(c, e.seq, e.part, node, e.bytes, e.extra_ns, e.redirects + 1, redirect->ask);
