@@ -1,5 +1,7 @@
 #pragma once
-// Reading and writing runs: versioned JSON, CSV, and Google Benchmark-compatible JSON.
+// Reading and writing runs: versioned JSON, CSV, and Google Benchmark-compatible JSON. One file
+// each: run_json_writer.cpp, run_read.cpp (with run_fields.h), run_csv_writer.cpp,
+// run_gbench_writer.cpp; atomic_file.cpp writes files atomically.
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>

@@ -1,5 +1,6 @@
 #pragma once
 // Small text helpers shared by every area: one home for each.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,5 +19,8 @@ std::string format_fixed(double v, int decimals);
 // ASCII case conversion.
 std::string to_lower(std::string_view s);
 std::string to_upper(std::string_view s);
+// A time as ISO 8601 in UTC, to the second: 1700000000000 ms since the epoch is
+// "2023-11-14T22:13:20Z".
+std::string iso8601_utc(std::int64_t unix_ms);
 
 }  // namespace perflab
