@@ -1,5 +1,6 @@
 // The axes of a run's chart: ranges, ticks, formats, titles and fonts (chart_axes.h).
 #include "charts/chart_axes.h"
+#include "common/figure_format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -218,8 +219,8 @@ namespace {
 // The parts of a stack are shares of a whole, with no better direction of their own.
 QString y_title(const Group& g, bool log, const ChartOptions& opts) {
   if (!g.y_label.empty()) return axis_title(q(g.y_label), log);
-  if (g.stacked) return axis_title(unit_text(g.unit), log);
-  return axis_title(unit_text(g.unit), log,
+  if (g.stacked) return axis_title(QString::fromStdString(unit_text(g.unit)), log);
+  return axis_title(QString::fromStdString(unit_text(g.unit)), log,
                     g.lower_is_better ? "lower is better" : "higher is better", opts.presentation);
 }
 

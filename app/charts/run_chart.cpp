@@ -23,7 +23,6 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
-#include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSet>
 #include <QValueAxis>
@@ -521,11 +520,6 @@ void dim_hidden_markers(QChart& chart) {
 }
 
 }  // namespace
-
-QString unit_text(const std::string& unit) {
-  static const QRegularExpression micro(QStringLiteral("\\bus\\b"));
-  return QString::fromStdString(unit).replace(micro, QStringLiteral("µs"));
-}
 
 bool listed_in_legend(const QAbstractSeries* s) {
   return !s ||

@@ -98,9 +98,6 @@ Run overlay_runs(const Run& a, const std::string& label_a, const Run& b,
 // "Perflab iolist — builders=iolist,interpolate; events=100 — finished 2026-11-30 02:50 UTC".
 QString run_description(const Run& run);
 
-// A unit as a person reads it: "us/op" -> "µs/op", "us" -> "µs" (run files keep ASCII units).
-QString unit_text(const std::string& unit);
-
 // The category at `index` of a chart's category axis as the run names it (the axis may show it
 // wrapped over lines to fit).
 QString category_text(const QBarCategoryAxis* axis, int index);

@@ -1,4 +1,5 @@
 #include "common/figure_format.h"
+#include <cctype>
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,23 @@ std::string format_figure(double v) {
   else
     std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
+}
+
+std::string unit_text(std::string_view unit) {
+  std::string out;
+  const auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  for (std::size_t i = 0; i < unit.size();) {
+    const bool starts = i == 0 || !word(unit[i - 1]);
+    if (starts && unit.substr(i, 2) == "us" && (i + 2 == unit.size() || !word(unit[i + 2]))) {
+      out += "µs";
+      i += 2;
+    } else {
+      out += unit[i++];
+    }
+  }
+  return out;
 }
 
 bool is_count_unit(std::string_view unit) {

@@ -11,6 +11,9 @@
 
 namespace perflab {
 
+// A unit as a reader reads it: the word "us" as "µs" ("us/get" → "µs/get"), the rest as it is.
+std::string unit_text(std::string_view unit);
+
 // A figure alone: two decimals from 0.1 up ("0.78", "1234.57"), three significant digits below
 // ("0.0078", "0.00781"), exponent notation from 1e7 ("1.23e+07"); "n/a" when not finite.
 std::string format_figure(double v);

@@ -125,3 +125,14 @@ TEST(FigureFormat, NoiseWarnings) {
   EXPECT_FALSE(noise_warning(0.03, &calm));
   EXPECT_EQ(describe_machine(calm), "");
 }
+
+TEST(FigureFormat, UnitTextWritesMicrosecondsAsAReaderReadsThem) {
+  EXPECT_EQ(unit_text("us/get"), "µs/get");
+  EXPECT_EQ(unit_text("us"), "µs");
+  EXPECT_EQ(unit_text("us/op, lower is better"), "µs/op, lower is better");
+  // Only the word: a unit that merely contains the letters stays as it is.
+  EXPECT_EQ(unit_text("bus/s"), "bus/s");
+  EXPECT_EQ(unit_text("users"), "users");
+  EXPECT_EQ(unit_text("ns/statement"), "ns/statement");
+  EXPECT_EQ(unit_text(""), "");
+}

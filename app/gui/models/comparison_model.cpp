@@ -4,7 +4,6 @@
 
 #include <QColor>
 
-#include "charts/run_chart.h"
 #include "common/figure_format.h"
 #include "models/value_text.h"
 
@@ -49,7 +48,7 @@ QString verdict_cell(const ComparisonRow& r) {
 }
 
 QString tooltip(const ComparisonRow& r, int verdict) {
-  QString u = charts::unit_text(r.unit).toHtmlEscaped();
+  QString u = QString::fromStdString(unit_text(r.unit)).toHtmlEscaped();
   QString t = QString("<b>%1</b><br>old median: %2 %3<br>new median: %4 %3<br>new / old: %5 (%6)")
                   .arg(QString::fromStdString(r.name).toHtmlEscaped(),
                        format_value(r.old_value, r.unit), u, format_value(r.new_value, r.unit),
@@ -98,7 +97,7 @@ QVariant ComparisonModel::cell(int source_row, int column, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       if (column == BenchmarkColumn) return QString::fromStdString(r.name);
-      if (column == UnitColumn) return charts::unit_text(r.unit);
+      if (column == UnitColumn) return QString::fromStdString(unit_text(r.unit));
       if (column == RatioColumn) return QString::number(r.ratio, 'f', 3);
       if (column == ChangeColumn) return percent_text(r.percent);
       if (column == IntervalColumn) return interval_text(r);
@@ -107,7 +106,7 @@ QVariant ComparisonModel::cell(int source_row, int column, int role) const {
       return format_value(value(r, column), r.unit);
     case ValueRole:
       if (column == BenchmarkColumn) return QString::fromStdString(r.name);
-      if (column == UnitColumn) return charts::unit_text(r.unit);
+      if (column == UnitColumn) return QString::fromStdString(unit_text(r.unit));
       if (column == VerdictColumn) return verdict_cell(r);
       return value(r, column);
     case Qt::ToolTipRole:

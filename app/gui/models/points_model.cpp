@@ -2,7 +2,6 @@
 
 #include <QColor>
 
-#include "charts/run_chart.h"
 #include "common/figure_format.h"
 #include "models/value_text.h"
 
@@ -104,7 +103,7 @@ QVariant PointsModel::cell(int source_row, int column, int role) const {
     case Qt::DisplayRole:
       if (column == SeriesColumn) return QString::fromStdString(r.series->name);
       if (column == PointColumn) return QString::fromStdString(r.point->label);
-      if (column == UnitColumn) return charts::unit_text(group_info_->unit);
+      if (column == UnitColumn) return QString::fromStdString(unit_text(group_info_->unit));
       if (column == SamplesColumn) return QString::number(st.n);
       if (column == IntervalColumn)
         return QString::fromStdString(format_estimate(r.point->median_ci, group_info_->unit));
@@ -114,7 +113,7 @@ QVariant PointsModel::cell(int source_row, int column, int role) const {
     case ValueRole:
       if (column == SeriesColumn) return QString::fromStdString(r.series->name);
       if (column == PointColumn) return QString::fromStdString(r.point->label);
-      if (column == UnitColumn) return charts::unit_text(group_info_->unit);
+      if (column == UnitColumn) return QString::fromStdString(unit_text(group_info_->unit));
       if (column == SamplesColumn) return QVariant::fromValue(static_cast<qlonglong>(st.n));
       return stat(*r.point, column);
     case Qt::ToolTipRole:

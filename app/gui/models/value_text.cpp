@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cmath>
 
-#include "charts/run_chart.h"
 #include "common/figure_format.h"
 #include "common/report.h"
 
@@ -33,7 +32,7 @@ QString format_value(double v, std::string_view unit) {
 QString point_tooltip(const Group& group, const std::string& series, const Point& point,
                       const MachineNoise* machine) {
   const Stats& s = point.stats;
-  QString u = charts::unit_text(group.unit);
+  QString u = QString::fromStdString(unit_text(group.unit));
   QString t = QString(
                   "<b>%1</b> — %2<br>median: <b>%3 %4</b><br>p95: %5 %4<br>min: %6, max: %7 %4"
                   "<br>mean: %8 ± %9 (stddev)<br>samples: %10")
