@@ -47,7 +47,8 @@ MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
     : QMainWindow(parent),
       opts_(std::move(opts)),
       settings_(open_settings(opts_.settings_file, opts_.read_only_settings)),
-      history_(opts_.history_dir.isEmpty() ? RunHistory::default_dir() : opts_.history_dir) {
+      history_(opts_.history_dir.isEmpty() ? RunHistory::default_dir() : opts_.history_dir,
+               [](const Run& run) { return param_defaults(run.experiment, run.params); }) {
   perflab_init_gui_resources();
   setWindowIcon(QIcon(":/icons/perflab.svg"));
   for (const auto& e : all_experiments())

@@ -333,7 +333,12 @@ class ModelsTest : public QObject {
   void runHistoryNamesThePlanAndWhatChangedFromIt() {
     Run run = test::sample_run();
     run.params = {{"writers", "1,10"}};
-    QCOMPARE(RunHistory::summarize(run, "a.json").params, QString("writers=1,10"));
+    QTemporaryDir dir;
+    const RunHistory h(dir.path(),
+                       [](const Run& r) { return param_defaults(r.experiment, r.params); });
+    QCOMPARE(h.summarize(run, "a.json").params, QString("writers=1,10"));
+    // Without the defaults, every parameter is listed.
+    QCOMPARE(RunHistory(dir.path()).summarize(run, "a.json").params, QString("writers=1,10"));
     const auto exp = make_experiment("iolist");
     const std::vector<Plan> plans = exp->plans();
     const Plan* lecture = find_plan(plans, "lecture");
@@ -342,7 +347,8 @@ class ModelsTest : public QObject {
         Params::resolve(exp->params(),
                         with_plan(exp->plans(), {{"plan", "lecture"}, {"repetitions", "5"}}))
             .values();
-    QCOMPARE(RunHistory::summarize(run, "a.json").params, QString("plan=lecture; repetitions=5"));
+    QCOMPARE(h.summarize(run, "a.json").params, QString("plan=lecture; repetitions=5"));
+    QVERIFY(RunHistory(dir.path()).summarize(run, "a.json").params.contains("events="));
   }
 
   void comparisonModelShowsRatiosAndVerdicts() {

@@ -13,7 +13,6 @@
 
 #include "common/run_io.h"
 #include "common/run_measured.h"
-#include "registry.h"
 
 namespace perflab::gui {
 
@@ -34,30 +33,16 @@ QString targets_text(const Run& run) {
   return t.join("; ");
 }
 
-// The parameters a run changed from its experiment's defaults ("writers=1,10; repetitions=5"),
+// The parameters a run changed from its defaults (ParamDefaults: "writers=1,10; repetitions=5"),
 // or "defaults"; a run on a plan: the plan and what it changed from the plan's values
 // ("plan=lecture; repetitions=5").
-QString key_params(const Run& run) {
-  const auto exp = make_experiment(run.experiment);
-  const std::vector<Plan> plans = exp ? exp->plans() : std::vector<Plan>{};
-  const auto plan_name = run.params.find("plan");
-  const Plan* plan = plan_name == run.params.end() ? nullptr : find_plan(plans, plan_name->second);
+QString key_params(const Run& run, const RunHistory::ParamDefaults& defaults_of) {
+  const std::map<std::string, std::string> defaults =
+      defaults_of ? defaults_of(run) : std::map<std::string, std::string>{};
   QStringList out;
   for (const auto& [k, v] : run.params) {
-    bool is_default = false;
-    if (exp)
-      for (const auto& spec : exp->params())
-        if (spec.name == k) {
-          std::string base = spec.default_value;
-          if (plan)
-            if (auto planned = plan->values.find(k); planned != plan->values.end())
-              base = planned->second;
-          try {
-            is_default = validate_param(spec, base) == v;
-          } catch (const std::exception&) {
-          }
-        }
-    if (!is_default) out << q(k) + "=" + q(v);
+    const auto d = defaults.find(k);
+    if (d == defaults.end() || d->second != v) out << q(k) + "=" + q(v);
   }
   return out.isEmpty() ? QStringLiteral("defaults") : out.join("; ");
 }
@@ -167,7 +152,8 @@ QString safe_base(QString base) {
 
 }  // namespace
 
-RunHistory::RunHistory(QString dir) : dir_(std::move(dir)) {
+RunHistory::RunHistory(QString dir, ParamDefaults defaults)
+    : dir_(std::move(dir)), defaults_(std::move(defaults)) {
   QDir().mkpath(dir_);
 }
 
@@ -181,7 +167,7 @@ QString RunHistory::trashDir() const {
   return QDir(dir_).filePath(".trash");
 }
 
-HistoryEntry RunHistory::summarize(const Run& run, const QString& path) {
+HistoryEntry RunHistory::summarize(const Run& run, const QString& path) const {
   HistoryEntry e;
   e.path = path;
   e.name = QFileInfo(path).completeBaseName();
@@ -195,7 +181,7 @@ HistoryEntry RunHistory::summarize(const Run& run, const QString& path) {
   e.duration_ms = run.ended_unix_ms >= run.started_unix_ms && run.ended_unix_ms > 0
                       ? run.ended_unix_ms - run.started_unix_ms
                       : -1;
-  e.params = key_params(run);
+  e.params = key_params(run, defaults_);
   return e;
 }
 

@@ -8,8 +8,11 @@
 // since are read (and the index is rebuilt when it is missing or unreadable). Saving, importing,
 // renaming and deleting update the index from what they already know. Safe to use from a
 // background thread and the UI thread at once. The page that shows it is HistoryPage.
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <QDateTime>
@@ -31,7 +34,10 @@ struct HistoryEntry {
 
 class RunHistory {
  public:
-  explicit RunHistory(QString dir);
+  // A run's parameters had it changed none (perflab::param_defaults, which the window passes):
+  // the history lists what a run changed from them. None given: every parameter is listed.
+  using ParamDefaults = std::function<std::map<std::string, std::string>(const Run&)>;
+  explicit RunHistory(QString dir, ParamDefaults defaults = {});
   ~RunHistory();
   const QString& dir() const { return dir_; }
   QString trashDir() const;
@@ -63,7 +69,7 @@ class RunHistory {
   QString import_file(const QString& path) const;
 
   // The summary of a run as the history lists it (path and name from `path`).
-  static HistoryEntry summarize(const Run& run, const QString& path);
+  HistoryEntry summarize(const Run& run, const QString& path) const;
 
  private:
   struct Index;
@@ -71,6 +77,7 @@ class RunHistory {
   void remember(const QString& path, const HistoryEntry& e) const;  // into the index
   void forget(const QString& path) const;
   QString dir_;
+  ParamDefaults defaults_;
   mutable std::mutex mu_;  // the index file
 };
 
