@@ -321,11 +321,6 @@ std::string ChartPanel::scaleKey() const {
   return key.empty() || relativeTo().empty() ? key : key + "/relative";
 }
 
-void ChartPanel::setRelativeTo(const std::string& baseline) {
-  const int i = relative_->findData(q(baseline));
-  if (i >= 0) relative_->setCurrentIndex(i);
-}
-
 std::string ChartPanel::relativeTo() const {
   return relative_->currentData().toString().toStdString();
 }

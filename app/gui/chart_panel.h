@@ -64,9 +64,8 @@ class ChartPanel : public QWidget {
   void setOverlayLabels(const std::string& old_label, const std::string& new_label);
   // A remembered choice of scales for the chart "<experiment>/<group>" (from the settings).
   void setScaleChoice(const QString& key, bool log_y, bool log_x);
-  // The relative view: every series as a ratio to `baseline` (empty: none), a choice remembered
-  // for that chart like its scales.
-  void setRelativeTo(const std::string& baseline);
+  // The relative view's baseline (empty: none), a choice remembered for each chart like its
+  // scales.
   std::string relativeTo() const;
   // A remembered choice of baseline for the chart "<experiment>/<group>" (empty: none).
   void setRelativeChoice(const QString& key, const std::string& baseline);
