@@ -57,18 +57,6 @@ class CachingExperiment : public Experiment {
 
   std::vector<ParamSpec> params() const override {
     std::vector<ParamSpec> v;
-    v.push_back({.name = "repetitions",
-                 .type = ParamType::Int,
-                 .default_value = "200",
-                 .min = 1,
-                 .max = 100000,
-                 .help = "timed samples per (tier, encoding, workload)"});
-    v.push_back({.name = "warmup",
-                 .type = ParamType::Int,
-                 .default_value = "20",
-                 .min = 0,
-                 .max = 100000,
-                 .help = "untimed gets before each measurement"});
     v.push_back({.name = "server_cpu_window_ms",
                  .type = ParamType::Int,
                  .default_value = "1000",
@@ -216,7 +204,13 @@ class CachingExperiment : public Experiment {
                  .min = 0,
                  .max = 9007199254740992.0,
                  .help = "seed of the generated records and of the read sequence"});
-    for (auto& spec : statistics_params()) v.push_back(std::move(spec));
+    v = with_runner_params(std::move(v), "",
+                           {.repetitions = "200",
+                            .repetitions_max = 100000,
+                            .repetitions_help = "timed samples per (tier, encoding, workload)",
+                            .warmup = "20",
+                            .warmup_max = 100000,
+                            .warmup_help = "untimed gets before each measurement"});
     v.push_back(plan_param(plans()));
     return v;
   }

@@ -125,18 +125,6 @@ class IoListExperiment final : public Experiment {
          .min = 1,
          .max = 200,
          .help = "concurrent readers, each a run"},
-        {.name = "repetitions",
-         .type = ParamType::Int,
-         .default_value = "10",
-         .min = 1,
-         .max = 1000,
-         .help = "measured repetitions per point (at least 6 for a 95% interval)"},
-        {.name = "warmup",
-         .type = ParamType::Int,
-         .default_value = "1",
-         .min = 0,
-         .max = 100,
-         .help = "unmeasured repetitions before measuring"},
         {.name = "build_sizes",
          .type = ParamType::IntList,
          .default_value = "1,10,100,1000,8191",
@@ -251,7 +239,14 @@ class IoListExperiment final : public Experiment {
          .max = 1e15,
          .help = "seed for the generated events"},
     };
-    for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
+    specs = with_runner_params(
+        std::move(specs), "readers",
+        {.repetitions = "10",
+         .repetitions_max = 1000,
+         .repetitions_help = "measured repetitions per point (at least 6 for a 95% interval)",
+         .warmup = "1",
+         .warmup_max = 100,
+         .warmup_help = "unmeasured repetitions before measuring"});
     specs.push_back(plan_param(plans()));
     return specs;
   }

@@ -21,6 +21,7 @@ RunContext::RunContext(Targets& targets, Params params, RunHooks hooks, std::sto
                        Run& run)
     : targets_(targets),
       params_(std::move(params)),
+      runner_(RunnerSettings::from(params_)),
       hooks_(std::move(hooks)),
       stop_(std::move(stop)),
       run_(run) {}
@@ -33,34 +34,8 @@ void RunContext::progress(double fraction, std::string_view step) {
   if (hooks_.progress) hooks_.progress(fraction, step);
 }
 
-std::vector<ParamSpec> statistics_params() {
-  return {
-      {.name = "threshold",
-       .type = ParamType::Double,
-       .default_value = "2",
-       .min = 0,
-       .max = 50,
-       .help =
-           "practical significance, %: a ratio is called faster or slower only when its whole 95% "
-           "interval lies beyond 1 ± threshold"},
-      {.name = "precision",
-       .type = ParamType::Double,
-       .default_value = "0",
-       .min = 0,
-       .max = 50,
-       .help = "adaptive repetitions, %: keep measuring each point until the 95% intervals of its "
-               "figures are within ± precision (0: off, exactly `repetitions`)"},
-      {.name = "precision_budget_s",
-       .type = ParamType::Double,
-       .default_value = "60",
-       .min = 1,
-       .max = 3600,
-       .help = "time budget per point when measuring to a precision"},
-  };
-}
-
 double RunContext::threshold() const {
-  return params_.values().count("threshold") ? params_.get_double("threshold") / 100.0 : 0.02;
+  return runner_.threshold;
 }
 
 void RunContext::add_comparison(const ComparisonSpec& spec, const Point* subject,

@@ -16,6 +16,7 @@
 #include "common/params.h"
 #include "common/run.h"
 #include "runner/plan.h"
+#include "runner/settings.h"
 #include "targets/targets.h"
 
 namespace perflab {
@@ -40,6 +41,8 @@ class RunContext {
 
   Targets& targets() { return targets_; }
   const Params& params() const { return params_; }
+  // The runner's parameters (runner/settings.h), read once when the run starts.
+  const RunnerSettings& runner() const { return runner_; }
   std::stop_token stop_token() const { return stop_; }
   bool stop_requested() const { return stop_.stop_requested(); }
   // Throws Cancelled when a stop was requested.
@@ -75,6 +78,7 @@ class RunContext {
  private:
   Targets& targets_;
   Params params_;
+  RunnerSettings runner_;
   RunHooks hooks_;
   std::stop_token stop_;
   Run& run_;
@@ -109,11 +113,6 @@ struct Article {
   std::vector<ArticleTable> tables;
   std::vector<std::string> notes;  // remarks that derive a figure from the tables
 };
-
-// The parameters every experiment takes (appended to its own): `threshold` of practical
-// significance in percent (default 2), and the adaptive repetitions' `precision` in percent
-// (0: off, the fixed repetitions) with its time budget per point, `precision_budget_s`.
-std::vector<ParamSpec> statistics_params();
 
 class Experiment {
  public:

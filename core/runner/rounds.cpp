@@ -12,15 +12,14 @@ PointRounds::PointRounds(const RunContext& ctx, int warmup, int repetitions, std
     : warmup_(warmup), repetitions_(repetitions), variants_(variants) {
   if (variants == 0 || repetitions < 1 || warmup < 0)
     throw std::invalid_argument("a point needs a variant and a repetition");
-  const Params& p = ctx.params();
-  if (!p.values().count("precision")) return;
-  precision_ = p.get_double("precision") / 100.0;
+  const RunnerSettings& runner = ctx.runner();
+  precision_ = runner.precision;
   if (!(precision_ > 0)) return;
   PrecisionGoal goal;
   goal.precision = precision_;
   goal.min_rounds = repetitions;
   goal.max_rounds = std::max(repetitions, 1000);
-  goal.budget_seconds = p.get_double("precision_budget_s");
+  goal.budget_seconds = runner.precision_budget_s;
   adaptive_ = std::make_unique<AdaptiveRepetitions>(goal, variants);
 }
 

@@ -146,20 +146,6 @@ class ShardingExperiment : public Experiment {
              "lines of the sweep (twemproxy when nutcracker is installed; cluster: a Redis Cluster "
              "of 3 masters, managed unless configured, with a cluster client; proxy-cluster: "
              "perflab-proxy over it; redis-benchmark --cluster on a managed one)"},
-        {.name = "repetitions",
-         .type = ParamType::Int,
-         .default_value = "3",
-         .min = 1,
-         .max = 100,
-         .help = "measured rounds per point, variants taking turns; the point shows their median",
-         .former_names = {"repeat"}},
-        {.name = "warmup",
-         .type = ParamType::Int,
-         .default_value = "0",
-         .min = 0,
-         .max = 100,
-         .help = "unmeasured rounds per point before measuring (the sweep's brief timing of "
-                 "every depth already warms each variant)"},
         {.name = "point_budget_s",
          .type = ParamType::Double,
          .default_value = "1.5",
@@ -219,7 +205,17 @@ class ShardingExperiment : public Experiment {
                      .label = "Slots to move"});
     for (auto& spec : omission_params()) specs.push_back(std::move(spec));
     for (auto& spec : latency_params()) specs.push_back(std::move(spec));
-    for (auto& spec : statistics_params()) specs.push_back(std::move(spec));
+    specs = with_runner_params(
+        std::move(specs), "variants",
+        {.repetitions = "3",
+         .repetitions_max = 100,
+         .repetitions_help =
+             "measured rounds per point, variants taking turns; the point shows their median",
+         .warmup = "0",
+         .warmup_max = 100,
+         .warmup_help = "unmeasured rounds per point before measuring (the sweep's brief timing of "
+                        "every depth already warms each variant)",
+         .repetitions_former_names = {"repeat"}});
     specs.push_back(plan_param(plans()));
     return specs;
   }

@@ -4,10 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "registry.h"
 #include "runner/plan.h"
+#include "runner/settings.h"
 
 using namespace perflab;
 
@@ -34,6 +39,64 @@ TEST(Registry, RepetitionsAndWarmupMeanTheSameInEveryExperiment) {
     EXPECT_EQ(reps->min, 1.0);    // at least one measured repetition
     EXPECT_EQ(warmup->min, 0.0);  // none unmeasured is allowed
   }
+}
+
+// The runner declares its parameters once (runner/settings.h): every experiment holds each of
+// them exactly once under the runner's name, with its own defaults and ranges where they differ.
+TEST(Registry, EveryExperimentTakesTheRunnersParametersOnce) {
+  const std::map<std::string, std::vector<std::string>> expected{
+      // id: repetitions default, max; warmup default, max
+      {"iolist", {"10", "1000", "1", "100"}},
+      {"sharding", {"3", "100", "0", "100"}},
+      {"caching", {"200", "100000", "20", "100000"}}};
+  for (const auto& exp : all_experiments()) {
+    SCOPED_TRACE(exp->id());
+    const auto specs = exp->params();
+    for (const auto& name : runner_param_names())
+      EXPECT_EQ(std::count_if(specs.begin(), specs.end(),
+                              [&](const ParamSpec& s) { return s.name == name; }),
+                1)
+          << name;
+    const auto it = expected.find(exp->id());
+    if (it == expected.end()) continue;
+    const ParamSpec* reps = find_spec(specs, "repetitions");
+    const ParamSpec* warmup = find_spec(specs, "warmup");
+    ASSERT_TRUE(reps && warmup);
+    EXPECT_EQ(reps->default_value, it->second[0]);
+    EXPECT_EQ(reps->max, std::stod(it->second[1]));
+    EXPECT_EQ(warmup->default_value, it->second[2]);
+    EXPECT_EQ(warmup->max, std::stod(it->second[3]));
+    const RunnerSettings s = RunnerSettings::from(Params::resolve(specs));
+    EXPECT_EQ(s.repetitions, std::stoi(it->second[0]));
+    EXPECT_EQ(s.warmup, std::stoi(it->second[2]));
+    EXPECT_DOUBLE_EQ(s.threshold, 0.02);
+    EXPECT_EQ(s.precision, 0.0);
+    EXPECT_EQ(s.precision_budget_s, 60.0);
+  }
+}
+
+// `repetitions` and `warmup` go after the parameter named (first for ""), the statistics last.
+TEST(Registry, RunnerParametersGoWhereTheExperimentPutsThem) {
+  const std::vector<ParamSpec> own{{.name = "a"}, {.name = "b"}};
+  const RepetitionDefaults d{.repetitions = "3",
+                             .repetitions_max = 10,
+                             .repetitions_help = "r",
+                             .warmup = "0",
+                             .warmup_max = 5,
+                             .warmup_help = "w"};
+  auto names = [](const std::vector<ParamSpec>& specs) {
+    std::vector<std::string> out;
+    for (const auto& s : specs) out.push_back(s.name);
+    return out;
+  };
+  const std::vector<std::string> stats{"threshold", "precision", "precision_budget_s"};
+  auto expect = [&](std::vector<std::string> head) {
+    head.insert(head.end(), stats.begin(), stats.end());
+    return head;
+  };
+  EXPECT_EQ(names(with_runner_params(own, "a", d)), expect({"a", "repetitions", "warmup", "b"}));
+  EXPECT_EQ(names(with_runner_params(own, "", d)), expect({"repetitions", "warmup", "a", "b"}));
+  EXPECT_THROW(with_runner_params(own, "c", d), std::logic_error);
 }
 
 TEST(Registry, EachNameIsOneParameter) {
