@@ -1,6 +1,6 @@
 #pragma once
-// One caching run as its parts share it: the settings read from the parameters, the servers, the
-// cells the tier matrix measured, and the article's figures. Internal to the experiment.
+// One caching run as its parts share it: the servers, the cells the tier matrix measured, and the
+// article's figures (its settings: caching/settings.h). Internal to the experiment.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -16,6 +16,7 @@
 
 #include "caching/codec.h"
 #include "caching/records.h"
+#include "caching/settings.h"
 #include "caching/tiers.h"
 #include "common/open_loop_schedule.h"
 #include "runner/experiment.h"
@@ -24,7 +25,6 @@
 
 namespace perflab::caching {
 
-inline constexpr std::size_t kMiB = 1024 * 1024;
 inline constexpr std::int64_t kListGroup = 1;
 inline constexpr const char* kWorkloads[] = {"document", "list"};
 
@@ -135,88 +135,6 @@ struct Cell {
     std::vector<double> out = cpu_samples;
     for (double& v : out) v += local ? 0 : *server_cpu_us;
     return out;
-  }
-};
-
-// Whether the run reads the user's query (source=query); throws ParamError when the query or
-// its keys are missing, or given without source=query.
-inline bool check_source(const Params& p) {
-  const bool query = p.get_choice("source") == "query";
-  const bool given = !p.get_string("query").empty() || !p.get_string("keys").empty();
-  if (query && (p.get_string("query").empty() || p.get_string("keys").empty()))
-    throw ParamError(
-        "source=query needs parameter 'query' (a SELECT taking the key as $1) and "
-        "parameter 'keys' (a file of keys, one per line, or a SELECT of them)");
-  if (!query && given)
-    throw ParamError("parameters 'query' and 'keys' are read only with source=query");
-  return query;
-}
-
-// A run's settings, from its (validated) parameters.
-struct CachingPlan {
-  std::vector<std::string> tiers;
-  std::vector<Encoding> encodings;
-  int reps = 0, warmup = 0, zlib_level = 0;
-  std::int64_t window_ns = 0;
-  std::size_t local_budget = 0, list_size = 0, doc_bytes = 0, aside_keys = 0;
-  double zipf_s = 0;
-  std::int64_t aside_reads = 0;
-  std::vector<std::int64_t> budgets;  // MB, each once
-  std::uint64_t seed = 0;
-  // The read latency at a fixed rate (0: not measured): requests per second per tier, the
-  // seconds of one round, the rounds, the arrivals and the workload read.
-  double latency_rate = 0, latency_seconds = 0, latency_lag_limit_ms = 0;
-  int latency_rounds = 0;
-  Arrivals arrivals = Arrivals::Uniform;
-  std::string latency_workload;
-  // Caching on your query (source=query): the query ($1 the key), its keys (a file or a
-  // SELECT), at most this many. The matrix only: no decode bench, latency or cache-aside.
-  bool query_source = false;
-  std::string query, keys;
-  std::size_t query_keys = 0;
-
-  bool aside() const { return !query_source && aside_reads > 0 && !encodings.empty(); }
-  bool latency() const {
-    return !query_source && latency_rate > 0 && !tiers.empty() && !encodings.empty();
-  }
-
-  // Throws ParamError when the cache-aside documents would not fit in memory.
-  static CachingPlan from(const Params& p) {
-    CachingPlan c;
-    c.tiers = p.get_subset("tiers");
-    for (const auto& e : p.get_subset("encodings")) {
-      auto enc = encoding_from_string(e);
-      if (!enc) throw ParamError("parameter 'encodings': unknown encoding '" + e + "'");
-      c.encodings.push_back(*enc);
-    }
-    c.reps = static_cast<int>(p.get_int("repetitions"));
-    c.warmup = static_cast<int>(p.get_int("warmup"));
-    c.window_ns = p.get_int("server_cpu_window_ms") * 1'000'000;
-    c.zlib_level = static_cast<int>(p.get_int("zlib_level"));
-    c.local_budget = static_cast<std::size_t>(p.get_int("local_budget_mb")) * kMiB;
-    c.list_size = static_cast<std::size_t>(p.get_int("list_size"));
-    c.doc_bytes = static_cast<std::size_t>(p.get_int("document_kb")) * 1024;
-    c.zipf_s = p.get_double("zipf_s");
-    c.aside_keys = static_cast<std::size_t>(p.get_int("aside_keys"));
-    c.aside_reads = p.get_int("aside_reads");
-    for (std::int64_t b : p.get_int_list("aside_budgets_mb"))
-      if (std::find(c.budgets.begin(), c.budgets.end(), b) == c.budgets.end())
-        c.budgets.push_back(b);
-    c.seed = static_cast<std::uint64_t>(p.get_int("seed"));
-    c.latency_rate = p.get_double("latency_rate");
-    c.latency_seconds = p.get_double("latency_seconds");
-    c.latency_lag_limit_ms = p.get_double("latency_lag_limit_ms");
-    c.latency_rounds = static_cast<int>(p.get_int("latency_rounds"));
-    c.arrivals = parse_arrivals(p.get_choice("arrivals"));
-    c.latency_workload = p.get_choice("latency_workload");
-    c.query_source = check_source(p);
-    c.query = p.get_string("query");
-    c.keys = p.get_string("keys");
-    c.query_keys = static_cast<std::size_t>(p.get_int("query_keys"));
-    if (c.aside() && static_cast<double>(c.aside_keys) * static_cast<double>(c.doc_bytes) >
-                         2.0 * 1024 * 1024 * 1024)
-      throw ParamError("aside_keys x document_kb exceeds 2 GB of documents; lower one of them");
-    return c;
   }
 };
 

@@ -215,19 +215,7 @@ class CachingExperiment : public Experiment {
     return v;
   }
 
-  TargetNeeds needs(const Params& p) const override {
-    const std::vector<std::string> tiers = p.get_subset("tiers");
-    auto has_tier = [&](const char* t) {
-      return std::find(tiers.begin(), tiers.end(), t) != tiers.end();
-    };
-    if (check_source(p)) {  // the query's server, always, only to read
-      TargetNeeds need{true, has_tier("redis") ? 1u : 0u};
-      need.pg_read_only = true;
-      return need;
-    }
-    const bool aside = p.get_int("aside_reads") > 0;  // encodings: never an empty subset
-    return {has_tier("postgres") || aside, (has_tier("redis") || aside) ? 1u : 0u};
-  }
+  TargetNeeds needs(const Params& p) const override { return caching_needs(p); }
 
   void run(RunContext& ctx) override;
 };
