@@ -251,17 +251,7 @@ class IoListExperiment final : public Experiment {
     return specs;
   }
 
-  TargetNeeds needs(const Params& p) const override {
-    const auto benches = p.get_subset("benchmarks");
-    TargetNeeds needs{
-        .postgres = std::any_of(benches.begin(), benches.end(),
-                                [](const std::string& b) { return b != "build"; }),
-        .pg_pooler = std::find(benches.begin(), benches.end(), "pooled") != benches.end(),
-        .pg_pool_size = static_cast<int>(p.get_int("pool_size"))};
-    if (std::find(benches.begin(), benches.end(), "standby") != benches.end())
-      needs.pg_standbys = static_cast<std::size_t>(p.get_int("standbys"));
-    return needs;
-  }
+  TargetNeeds needs(const Params& p) const override { return iolist_needs(p); }
 
   // Each benchmark in its file of its own, in this order; the findings from what they measured.
   void run(RunContext& ctx) override {

@@ -1,7 +1,6 @@
 #pragma once
-// One IO-list run as its benchmarks share it: the settings read from the parameters, the server,
-// the progress of its points and what was measured (which the findings read). Internal to the
-// experiment.
+// One IO-list run as its benchmarks share it: the server, the progress of its points and what was
+// measured (which the findings read); its settings: iolist/settings.h. Internal to the experiment.
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "iolist/event_store.h"
 #include "iolist/pgbench.h"
 #include "iolist/point_progress.h"
+#include "iolist/settings.h"
 #include "runner/experiment.h"
 #include "runner/rounds.h"
 #include "targets/postgres.h"
@@ -36,9 +36,6 @@ inline constexpr const char* kAsyncCommitSkipped =
 std::string writers_label(std::int64_t n, bool readers);
 // The label with its first letter capitalised, as a finding's context: "Single writer".
 std::string label_cap(std::string s);
-
-// A network_rtt_ms choice ("0", "0.2", "1", "5") in nanoseconds.
-std::int64_t rtt_ns(const std::string& ms);
 
 // ", RTT 1 ms" for a relayed point's label; nothing for the direct connection.
 std::string rtt_suffix(const std::string& ms);
@@ -87,39 +84,6 @@ struct AppendSamples {
       if (!wall(ph).empty()) sum += summarize(wall(ph)).median;
     return sum;
   }
-};
-
-// A run's settings, from its (validated) parameters.
-struct IoListSettings {
-  std::vector<std::string> benchmarks;
-  std::vector<Builder> builders;
-  std::vector<std::string> builder_names;  // as given, in the same order
-  std::vector<Transport> transports;
-  bool async_commit = false;  // synchronous_commit=off asked for
-  std::size_t events = 0;
-  int reps = 0, warmup = 0;
-  std::vector<std::int64_t> writers, readers, build_sizes;
-  std::int64_t build_sample_ns = 0;
-  std::vector<std::string> rtts;  // network_rtt_ms
-  std::vector<std::int64_t> rtt_writers;
-  bool relayed = false;  // an RTT above 0 among rtts
-  std::int64_t pgbench_ms = 0;
-  int pgbench_reps = 0;
-  std::vector<std::int64_t> payload_sizes;
-  int payload_reps = 0;
-  std::vector<std::int64_t> pool_clients;  // the pooled appends' client counts
-  int pool_size = 0;                       // PgBouncer's server connections in the pooled appends
-  bool reset = true;
-  std::uint64_t seed = 42;
-  std::int64_t standbys = 0;  // hot standbys of the standby benchmark
-  // The append latency at a fixed rate: appends per second, seconds of a round, rounds, arrivals.
-  double latency_rate = 0, latency_seconds = 0, latency_lag_limit_ms = 0;
-  int latency_rounds = 0;
-  Arrivals arrivals = Arrivals::Poisson;
-
-  static IoListSettings from(const Params& p);
-  bool has(const char* benchmark) const;
-  bool needs_server() const;  // a benchmark other than build
 };
 
 // The pooled appends beside their times (pooled.cpp): the server's backends serving N clients
