@@ -283,33 +283,28 @@ void distribution(RunContext& ctx, int nkeys, int nodes) {
   publish(ctx, counter, {std::to_string(nkeys) + " keys", "keys key:000000000000...", ""});
 }
 
-bool uses_user_keys(const Params& p) {
-  return p.get_choice("keys_from") != "synthetic";
-}
-
-void check_user_keys(const Params& p, const TargetsConfig& cfg) {
-  const std::string& from = p.get_choice("keys_from");
+void check_user_keys(const ShardingSettings& s, const TargetsConfig& cfg) {
+  const std::string& from = s.keys.from;
   const std::string now = " (keys_from is " + from + ")";
-  if (from != "file" && !p.get_string("keys_file").empty())
+  if (from != "file" && !s.keys.file.empty())
     throw ParamError("keys_file: read only with keys_from=file" + now);
-  if (from != "redis" && p.get_string("keys_match") != "*")
+  if (from != "redis" && s.keys.match != "*")
     throw ParamError("keys_match: a SCAN MATCH pattern, used only with keys_from=redis" + now);
   if (from == "synthetic") return;
   const std::string only =
       ": keys_from=" + from + " reads the user's keys and only counts how they spread, so ";
-  if (!p.get_bool("distribution"))
+  if (!s.distribution)
     throw ParamError("distribution" + only + "distribution=false leaves nothing to do");
-  if (p.get_bool("omission")) throw ParamError("omission" + only + "leave omission=false");
-  if (p.get_choice("demonstration") != "none")
+  if (s.omission) throw ParamError("omission" + only + "leave omission=false");
+  if (s.demonstration != "none")
     throw ParamError("demonstration" + only + "leave demonstration=none");
-  if (wants_latency(p)) throw ParamError("latency" + only + "leave latency=none");
+  if (wants_latency(s.latency)) throw ParamError("latency" + only + "leave latency=none");
   if (from == "file") {
-    if (p.get_string("keys_file").empty())
+    if (s.keys.file.empty())
       throw ParamError("keys_file: give the file of keys (one key per line) for keys_from=file");
     return;
   }
-  if (p.get_string("keys_match").empty())
-    throw ParamError("keys_match: empty; '*' matches every key");
+  if (s.keys.match.empty()) throw ParamError("keys_match: empty; '*' matches every key");
   if (cfg.redis_nodes.empty() && cfg.redis_cluster.empty())
     throw ParamError(
         "keys_from=redis samples the keys of your own Redis: give it (--redis HOST:PORT, or "
@@ -318,15 +313,15 @@ void check_user_keys(const Params& p, const TargetsConfig& cfg) {
     throw ParamError("keys_from=redis: give --redis or --redis-cluster, not both");
 }
 
-void user_distribution(RunContext& ctx, const Params& p) {
-  const bool from_file = p.get_choice("keys_from") == "file";
-  const auto max_keys = static_cast<std::size_t>(p.get_int("distribution_keys"));
+void user_distribution(RunContext& ctx, const ShardingSettings& s) {
+  const bool from_file = s.keys.from == "file";
+  const auto max_keys = static_cast<std::size_t>(s.distribution_keys);
   ctx.progress(0.0, "reading the keys");
   KeySample sample;
   std::string source, read;
   ScanBounds bounds;
   if (from_file) {
-    const std::string& path = p.get_string("keys_file");
+    const std::string& path = s.keys.file;
     sample = read_key_file(path, max_keys);
     source = "file '" + path + "'";
   } else {
@@ -342,10 +337,10 @@ void user_distribution(RunContext& ctx, const Params& p) {
       addresses.push_back(n.address());
       ctx.add_target({kind, n.address(), false, ""});
     }
-    bounds.match = p.get_string("keys_match");
-    bounds.count = p.get_int("scan_count");
+    bounds.match = s.keys.match;
+    bounds.count = s.keys.scan_count;
     bounds.max_keys = max_keys;
-    bounds.max_calls = p.get_int("scan_max_calls");
+    bounds.max_calls = s.keys.scan_max_calls;
     source = (kind == "redis" ? "redis " : "the masters of redis cluster ") +
              join(addresses, ", ") +
              (bounds.match == "*" ? "" : " matching '" + bounds.match + "'");
@@ -363,12 +358,12 @@ void user_distribution(RunContext& ctx, const Params& p) {
   const std::string keys = sample.whole ? "all " + format_count(n) + " keys of " + source
                            : from_file  ? "the first " + format_count(n) + " keys of " + source
                                         : format_count(n) + " keys sampled from " + source;
-  DistributionCounter counter(static_cast<int>(p.get_int("distribution_nodes")));
+  DistributionCounter counter(s.distribution_nodes);
   for (std::size_t i = 0; i < sample.keys.size(); ++i) {
     if (i % 10000 == 0) ctx.check_stop();
     counter.add(sample.keys[i]);
   }
-  publish(ctx, counter, {keys, keys, keys, p.get_bool("key_names")});
+  publish(ctx, counter, {keys, keys, keys, s.keys.key_names});
   // What was read, and how: never the names (the fingerprint tells two key sets apart).
   ctx.add_finding(figure_finding(
       {"keys.sampled", "", from_file ? "distinct keys read" : "distinct keys sampled", "keys", ""},

@@ -220,55 +220,43 @@ class ShardingExperiment : public Experiment {
     return specs;
   }
 
-  TargetNeeds needs(const Params& p) const override {
-    // The user's keys: no server of Perflab's, and the user's Redis is not a target either (a
-    // target's prefix is claimed, a write): the keys are read over connections of their own.
-    if (uses_user_keys(p)) return {};
-    const bool sweep = p.get_bool("sweep");
-    bool cluster = reshards(p) || latency_uses_cluster(p);
-    for (const auto& token : p.get_subset("variants"))
-      cluster = cluster || (sweep && uses_cluster(variant(token)));
-    std::size_t nodes =
-        sweep || wants_latency(p) ? static_cast<std::size_t>(p.get_int("nodes")) : 0;
-    if (p.get_bool("omission")) nodes = std::max<std::size_t>(nodes, 1);
-    return {false, nodes, cluster};
+  TargetNeeds needs(const Params& params) const override {
+    return needs(ShardingSettings::read(params));
   }
 
   void run(RunContext& ctx) override {
-    const Params& p = ctx.params();  // validated against the specs before the run started
-    check_user_keys(p, ctx.targets().config());
-    if (uses_user_keys(p)) {  // read-only: nothing else runs
-      user_distribution(ctx, p);
+    // Validated against the specs before the run started; read once, checked as a run is.
+    const ShardingSettings s = ShardingSettings::from(ctx.params());
+    check_user_keys(s, ctx.targets().config());
+    if (s.uses_user_keys()) {  // read-only: nothing else runs
+      user_distribution(ctx, s);
       return;
     }
-    SweepPlan plan = make_plan(p);
+    SweepPlan plan = make_plan(s);
     std::optional<OmissionOptions> omission;  // checked before anything is measured
-    if (p.get_bool("omission")) omission = omission_options(ctx, p);
+    if (s.omission) omission = omission_options(ctx, s);
     const auto start = std::chrono::steady_clock::now();
-    if (p.get_bool("distribution"))
-      distribution(ctx, static_cast<int>(p.get_int("distribution_keys")),
-                   static_cast<int>(p.get_int("distribution_nodes")));
+    if (s.distribution) distribution(ctx, s.distribution_keys, s.distribution_nodes);
     ctx.check_stop();
     // The distribution's share of the run: its seconds against the sweep's, every point of which
     // ends by its time budget; so the time left holds from the sweep's first point on.
     const double distribution_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double sweep_s =
-        p.get_bool("sweep")
-            ? p.get_double("point_budget_s") * (p.get_int("repetitions") + p.get_int("warmup")) *
-                  double(plan.tests.size() * plan.depths.size() * plan.variants.size())
-            : 0;
+        s.sweep ? s.point_budget_s * (s.runner.repetitions + s.runner.warmup) *
+                      double(plan.tests.size() * plan.depths.size() * plan.variants.size())
+                : 0;
     // The open-loop latency groups (opt-in) come before the sweep, their share by their seconds.
-    const double latency_s = wants_latency(p) ? latency_seconds(p) : 0;
+    const double latency_s = wants_latency(s.latency) ? latency_seconds(s.latency) : 0;
     const double measured_s = distribution_s + latency_s + sweep_s;
     if (measured_s > 0) {
       const double latency_from = std::clamp(distribution_s / measured_s, 0.02, 0.9);
       plan.progress_from =
           std::clamp((distribution_s + latency_s) / measured_s, latency_from, 0.95);
-      run_latency(ctx, p, needs(p), latency_from, plan.progress_from);
+      run_latency(ctx, s, needs(s), latency_from, plan.progress_from);
     }
-    if (p.get_bool("sweep")) run_sweep(ctx, p, plan, needs(p));
-    demonstrations(ctx, p);
+    if (s.sweep) run_sweep(ctx, s, plan, needs(s));
+    demonstrations(ctx, s);
     if (omission) omission_demo(ctx, *omission);
     ctx.progress(1.0, "done");
   }
@@ -355,35 +343,41 @@ class ShardingExperiment : public Experiment {
              .help = "rounds of the demonstration (closed loop, open loop, redis-benchmark each)"}};
   }
 
-  static OmissionOptions omission_options(RunContext& ctx, const Params& p) {
+  // The servers a run with these settings uses.
+  static TargetNeeds needs(const ShardingSettings& s) {
+    // The user's keys: no server of Perflab's, and the user's Redis is not a target either (a
+    // target's prefix is claimed, a write): the keys are read over connections of their own.
+    if (s.uses_user_keys()) return {};
+    bool cluster = s.reshards() || latency_uses_cluster(s.latency);
+    for (const auto& token : s.variants)
+      cluster = cluster || (s.sweep && uses_cluster(variant(token)));
+    std::size_t nodes = s.sweep || wants_latency(s.latency) ? static_cast<std::size_t>(s.nodes) : 0;
+    if (s.omission) nodes = std::max<std::size_t>(nodes, 1);
+    return {false, nodes, cluster};
+  }
+
+  // The demonstration's options (their pause checked by ShardingSettings::from).
+  static OmissionOptions omission_options(RunContext& ctx, const ShardingSettings& s) {
     OmissionOptions o;
-    o.rate = p.get_double("omission_rate");
-    o.clients = static_cast<int>(p.get_int("clients"));
-    o.pause = std::chrono::milliseconds(p.get_int("omission_pause_ms"));
-    o.every = std::chrono::milliseconds(std::llround(p.get_double("omission_every_s") * 1000));
-    if (o.pause * 2 > o.every)
-      throw ParamError("omission_pause_ms: a pause of " + std::to_string(o.pause.count()) +
-                       " ms must be at most half of omission_every_s");
-    o.rounds = static_cast<int>(p.get_int("omission_rounds"));
-    o.keyspace = std::max<std::int64_t>(1, p.get_int("keyspace"));
+    o.rate = s.omission_rate;
+    o.clients = s.clients;
+    o.pause = s.omission_pause;
+    o.every = s.omission_every;
+    o.rounds = s.omission_rounds;
+    o.keyspace = std::max<std::int64_t>(1, s.keyspace);
     o.key_prefix = ctx.targets().config().redis_prefix + "omission:";
     return o;
   }
 
-  static bool reshards(const Params& p) {
-    const std::string& d = p.get_choice("demonstration");
-    return d == "resharding" || d == "both";
-  }
-
-  void demonstrations(RunContext& ctx, const Params& p) {
-    const std::string& d = p.get_choice("demonstration");
+  void demonstrations(RunContext& ctx, const ShardingSettings& s) {
+    const std::string& d = s.demonstration;
     DemoOptions o;
-    o.seconds = p.get_double("demo_s");
+    o.seconds = s.demo_s;
     o.key_prefix = ctx.targets().config().redis_prefix + "demo:";
-    if (reshards(p)) {
+    if (s.reshards()) {
       const RedisClusterTarget cluster = ctx.targets().redis_cluster(ctx.stop_token());
       for (const auto& t : ctx.targets().describe()) ctx.add_target(t);
-      reshard_demo(ctx, cluster, o, static_cast<int>(p.get_int("reshard_slots")));
+      reshard_demo(ctx, cluster, o, s.reshard_slots);
     }
     if (d == "failover" || d == "both") failover_demo(ctx, o);
   }

@@ -27,11 +27,6 @@ constexpr double kSpectrumShare = 0.25;
 // Redis direct's closed-loop maximum: the median of this many runs of half a round each.
 constexpr int kClosedLoopRuns = 3;
 
-bool asked(const Params& p, const char* token) {
-  const auto l = p.get_subset("latency");
-  return std::find(l.begin(), l.end(), token) != l.end();
-}
-
 std::string rate_text(double rps) {
   return format_fixed(rps, 0) + " req/s";
 }
@@ -79,7 +74,7 @@ double round_rate(double rps) {
 }
 
 // The variants the groups `latency` asks for measure, each once; Redis Cluster only with one.
-std::vector<Variant> wanted_variants(const Params& p, bool cluster) {
+std::vector<Variant> wanted_variants(const LatencySettings& l, bool cluster) {
   std::vector<Variant> variants;
   auto want = [&](const Path* begin, const Path* end) {
     for (const Path* path = begin; path != end; ++path)
@@ -87,9 +82,9 @@ std::vector<Variant> wanted_variants(const Params& p, bool cluster) {
                        [&](const Variant& v) { return v.token == path->token; }))
         variants.push_back(variant(path->token));
   };
-  if (asked(p, "spectra")) want(std::begin(kSpectrumPaths), std::end(kSpectrumPaths));
-  if (asked(p, "collapse")) want(std::begin(kCollapsePaths), std::end(kCollapsePaths));
-  if (asked(p, "hockey")) want(std::begin(kHockeyPaths), std::end(kHockeyPaths));
+  if (l.asked("spectra")) want(std::begin(kSpectrumPaths), std::end(kSpectrumPaths));
+  if (l.asked("collapse")) want(std::begin(kCollapsePaths), std::end(kCollapsePaths));
+  if (l.asked("hockey")) want(std::begin(kHockeyPaths), std::end(kHockeyPaths));
   if (!cluster) std::erase_if(variants, [](const Variant& v) { return uses_cluster(v); });
   return variants;
 }
@@ -97,19 +92,19 @@ std::vector<Variant> wanted_variants(const Params& p, bool cluster) {
 // The measurements of one run's latency groups.
 class Latency {
  public:
-  Latency(RunContext& ctx, const Params& p, const TargetNeeds& need, double from)
+  Latency(RunContext& ctx, const ShardingSettings& s, const TargetNeeds& need, double from)
       : ctx_(ctx),
-        p_(p),
-        run_(ctx, need, "latency:key:", p.get_int("keyspace"), from, from),
+        l_(s.latency),
+        run_(ctx, need, "latency:key:", s.keyspace, from, from),
         servers_(start_servers(ctx, run_.target, run_.cluster,
-                               wanted_variants(p, run_.cluster.has_value()))),
-        test_(parse_bench_test(p.get_subset("tests").front())),
-        rounds_(static_cast<int>(p.get_int("latency_rounds"))),
-        seconds_(p.get_double("latency_s")) {
+                               wanted_variants(s.latency, run_.cluster.has_value()))),
+        test_(parse_bench_test(s.tests.front())),
+        rounds_(s.latency.rounds),
+        seconds_(s.latency.round_s) {
     base_.password = run_.target.nodes.front().password;
-    base_.clients = static_cast<int>(p.get_int("clients"));
-    base_.keyspace = p.get_int("keyspace");
-    base_.data_size = static_cast<int>(p.get_int("data_size"));
+    base_.clients = s.clients;
+    base_.keyspace = s.keyspace;
+    base_.data_size = s.data_size;
     base_.key_prefix = run_.key_prefix;
     base_.reply_timeout = run_.target.timeout;
   }
@@ -121,7 +116,7 @@ class Latency {
   }
 
   void spectra() {
-    const double asked_rate = p_.get_double("latency_rate");
+    const double asked_rate = l_.rate;
     const double rate = asked_rate > 0 ? asked_rate : round_rate(kSpectrumShare * closed_max());
     const std::string id = "latency_rate";
     Group g = spectrum_group(id, bench_title(test_) + " latency at " + rate_text(rate) +
@@ -142,8 +137,8 @@ class Latency {
   }
 
   void collapse() {
-    const double rate = p_.get_double("collapse_rate");
-    const int depth = static_cast<int>(p_.get_int("collapse_depth"));
+    const double rate = l_.collapse_rate;
+    const int depth = l_.collapse_depth;
     Group g = spectrum_group("latency_collapse", "The collapse as latency: " + bench_title(test_) +
                                                      " through the proxy at " + rate_text(rate) +
                                                      ", -P " + std::to_string(depth));
@@ -290,7 +285,7 @@ class Latency {
   }
 
   RunContext& ctx_;
-  const Params& p_;
+  const LatencySettings& l_;
   RunServers run_;
   ServersUnderTest servers_;
   BenchTest test_;
@@ -460,27 +455,24 @@ std::vector<std::string> latency_tokens() {
   return {"none", "spectra", "collapse", "hockey"};
 }
 
-bool wants_latency(const Params& p) {
-  return asked(p, "spectra") || asked(p, "collapse") || asked(p, "hockey");
+bool wants_latency(const LatencySettings& l) {
+  return l.asked("spectra") || l.asked("collapse") || l.asked("hockey");
 }
 
-bool latency_uses_cluster(const Params& p) {
-  return asked(p, "spectra");
+bool latency_uses_cluster(const LatencySettings& l) {
+  return l.asked("spectra");
 }
 
-double latency_seconds(const Params& p) {
-  const double per_round =
-      p.get_double("latency_s") * static_cast<double>(p.get_int("latency_rounds"));
+double latency_seconds(const LatencySettings& l) {
+  const double per_round = l.round_s * static_cast<double>(l.rounds);
   double paths = 0;
-  if (asked(p, "spectra")) paths += std::size(kSpectrumPaths);
-  if (asked(p, "collapse")) paths += std::size(kCollapsePaths);
-  if (asked(p, "hockey")) paths += std::size(kHockeyPaths) * std::size(kHockeyShares);
+  if (l.asked("spectra")) paths += std::size(kSpectrumPaths);
+  if (l.asked("collapse")) paths += std::size(kCollapsePaths);
+  if (l.asked("hockey")) paths += std::size(kHockeyPaths) * std::size(kHockeyShares);
   // Redis direct's closed-loop maximum, measured once for the hockey stick and the spectra's
   // rate.
-  const bool closed =
-      asked(p, "hockey") || (asked(p, "spectra") && !(p.get_double("latency_rate") > 0));
-  return per_round * paths +
-         (closed ? kClosedLoopRuns * closed_loop_s(p.get_double("latency_s")) : 0.0);
+  const bool closed = l.asked("hockey") || (l.asked("spectra") && !(l.rate > 0));
+  return per_round * paths + (closed ? kClosedLoopRuns * closed_loop_s(l.round_s) : 0.0);
 }
 
 }  // namespace perflab::sharding
@@ -542,14 +534,14 @@ std::vector<ParamSpec> latency_params() {
   };
 }
 
-void run_latency(RunContext& ctx, const Params& p, const TargetNeeds& need, double from,
+void run_latency(RunContext& ctx, const ShardingSettings& s, const TargetNeeds& need, double from,
                  double to) {
-  if (!wants_latency(p)) return;
-  Latency l(ctx, p, need, from);
-  l.progress_range(from, to, latency_seconds(p));
-  if (asked(p, "spectra")) l.spectra();
-  if (asked(p, "collapse")) l.collapse();
-  if (asked(p, "hockey")) l.hockey();
+  if (!wants_latency(s.latency)) return;
+  Latency l(ctx, s, need, from);
+  l.progress_range(from, to, latency_seconds(s.latency));
+  if (s.latency.asked("spectra")) l.spectra();
+  if (s.latency.asked("collapse")) l.collapse();
+  if (s.latency.asked("hockey")) l.hockey();
 }
 
 }  // namespace perflab::sharding

@@ -11,6 +11,7 @@
 #include "proxy/proxy.h"
 #include "runner/experiment.h"
 #include "sharding/loadgen.h"
+#include "sharding/settings.h"
 
 namespace perflab::sharding {
 
@@ -60,7 +61,7 @@ const Variant& variant(const std::string& token);
 std::vector<std::string> test_tokens();
 bool uses_cluster(const Variant& v);
 
-// What a run sweeps, from its (validated) parameters.
+// What a run sweeps, from its settings.
 struct SweepPlan {
   std::vector<BenchTest> tests;
   std::vector<Variant> variants;
@@ -69,7 +70,7 @@ struct SweepPlan {
   double progress_from = 0.05;
 };
 
-SweepPlan make_plan(const Params& p);
+SweepPlan make_plan(const ShardingSettings& s);
 
 // req/s samples per "test|depth|variant", in the order of the repetitions, for the findings.
 using SweepRates = std::map<std::string, std::vector<double>>;
@@ -101,20 +102,19 @@ void sweep_findings(RunContext& ctx, const std::vector<BenchTest>& tests, const 
 
 // The pipeline sweep: its servers started, every (test, depth) point measured with the variants
 // taking turns, then the findings (sharding/sweep.cpp).
-void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const TargetNeeds& need);
+void run_sweep(RunContext& ctx, const ShardingSettings& s, const SweepPlan& plan,
+               const TargetNeeds& need);
 
 // The key distribution tables over the synthetic keys key:000000000000... on `nodes` nodes and
 // one more (sharding/distribution.cpp).
 void distribution(RunContext& ctx, int nkeys, int nodes);
 
-// Whose keys the distribution counts (`keys_from`): synthetic ones, or the user's, read-only.
-bool uses_user_keys(const Params& p);
 // Checks, before anything runs, that the user's keys can be asked for as the parameters say
 // (keys_file given for `file`, a configured Redis for `redis`, nothing else asked of the run);
 // throws ParamError naming the parameter. Nothing for synthetic keys.
-void check_user_keys(const Params& p, const TargetsConfig& cfg);
+void check_user_keys(const ShardingSettings& s, const TargetsConfig& cfg);
 // The key distribution tables over the user's keys (SCAN of the configured Redis, or the file),
 // and what was read: how many keys, SCAN calls, whether all of them, a fingerprint of the set.
-void user_distribution(RunContext& ctx, const Params& p);
+void user_distribution(RunContext& ctx, const ShardingSettings& s);
 
 }  // namespace perflab::sharding

@@ -58,12 +58,11 @@ std::string sweep_group_id(BenchTest t) {
   return "sweep_" + to_lower(to_string(t));
 }
 
-SweepPlan make_plan(const Params& p) {
+SweepPlan make_plan(const ShardingSettings& s) {
   SweepPlan plan;
-  for (const auto& t : p.get_subset("tests")) plan.tests.push_back(parse_bench_test(t));
-  for (const auto& token : p.get_subset("variants")) plan.variants.push_back(variant(token));
-  plan.depths =
-      p.get_choice("preset") == "seed" ? std::vector<std::int64_t>{1, 2} : p.get_int_list("depths");
+  for (const auto& t : s.tests) plan.tests.push_back(parse_bench_test(t));
+  for (const auto& token : s.variants) plan.variants.push_back(variant(token));
+  plan.depths = s.preset == "seed" ? std::vector<std::int64_t>{1, 2} : s.depths;
   std::sort(plan.depths.begin(), plan.depths.end());
   plan.depths.erase(std::unique(plan.depths.begin(), plan.depths.end()), plan.depths.end());
   return plan;
@@ -104,17 +103,16 @@ void add_sweep_groups(RunContext& ctx, const std::vector<BenchTest>& tests, std:
 }
 
 // The load generator's options for every point of the sweep (port, pipeline and host per point).
-BenchOptions base_bench_options(const Params& p, const RedisTarget& target,
+BenchOptions base_bench_options(const ShardingSettings& s, const RedisTarget& target,
                                 const std::string& key_prefix) {
   BenchOptions o;
   o.password = target.nodes.front().password;
-  o.clients = static_cast<int>(p.get_int("clients"));
-  o.requests = p.get_int("requests");
-  o.keyspace = p.get_int("keyspace");
-  o.data_size = static_cast<int>(p.get_int("data_size"));
+  o.clients = s.clients;
+  o.requests = s.requests;
+  o.keyspace = s.keyspace;
+  o.data_size = s.data_size;
   o.key_prefix = key_prefix;
-  o.time_limit =
-      std::chrono::milliseconds(static_cast<std::int64_t>(p.get_double("point_budget_s") * 1000));
+  o.time_limit = std::chrono::milliseconds(static_cast<std::int64_t>(s.point_budget_s * 1000));
   o.reply_timeout = target.timeout;
   return o;
 }
@@ -302,24 +300,23 @@ struct Sweep {
 
 }  // namespace
 
-void run_sweep(RunContext& ctx, const Params& p, const SweepPlan& plan, const TargetNeeds& need) {
-  const RunServers run(ctx, need, "bench:key:", p.get_int("keyspace"), plan.progress_from * 0.6,
+void run_sweep(RunContext& ctx, const ShardingSettings& s, const SweepPlan& plan,
+               const TargetNeeds& need) {
+  const RunServers run(ctx, need, "bench:key:", s.keyspace, plan.progress_from * 0.6,
                        plan.progress_from * 0.8);
   const RedisTarget& target = run.target;
   const ServersUnderTest servers = start_servers(ctx, target, run.cluster, plan.variants);
-  add_sweep_groups(ctx, plan.tests, p.get_int("clients"), target.nodes.size());
+  add_sweep_groups(ctx, plan.tests, s.clients, target.nodes.size());
 
-  Sweep sweep(ctx, servers, base_bench_options(p, target, run.key_prefix),
-              target.nodes.front().host, static_cast<int>(p.get_int("warmup")),
-              static_cast<int>(p.get_int("repetitions")));
+  Sweep sweep(ctx, servers, base_bench_options(s, target, run.key_prefix),
+              target.nodes.front().host, s.runner.warmup, s.runner.repetitions);
   std::vector<std::size_t> variants_per_test;
   for (BenchTest t : plan.tests)
     variants_per_test.push_back(static_cast<std::size_t>(std::count_if(
         servers.variants.begin(), servers.variants.end(), [&](auto& v) { return runs(v, t); })));
   // Warm-up rounds take their turn like measured ones (PointRounds::round counts them).
   sweep.progress.emplace(variants_per_test, plan.depths, sweep.warmup + sweep.repetitions,
-                         p.get_double("point_budget_s"), p.get_int("requests"), plan.progress_from,
-                         Sweep::kFindingsFrom);
+                         s.point_budget_s, s.requests, plan.progress_from, Sweep::kFindingsFrom);
   // redis-benchmark --cluster runs until it has lasted kRedisBenchmarkMinSeconds, 30% past it
   // aimed, after shorter runs that size its -n (about a second, measured at -P 1 and -P 64).
   for (std::size_t ti = 0; ti < plan.tests.size(); ++ti) {
