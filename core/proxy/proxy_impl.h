@@ -1,7 +1,8 @@
 #pragma once
-// The proxy's private state, shared by the files that implement Proxy (proxy, event_loop,
-// listener, client, dispatch, backend, recovery, redirects, proxy_stats): connections, request
-// FIFOs, counters. Internal to perflab_proxy: not part of its API, included by nothing else.
+// The proxy's loop (Proxy::Impl), shared by the files that implement Proxy (proxy, event_loop,
+// listener, client, dispatch, backend, recovery, redirects, proxy_stats): the state of the loop
+// as types of their own (client_conn.h, node_conn.h, pending.h, counters.h, ...) and the
+// functions each file defines. Internal to perflab_proxy: not part of its API.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "proxy/client_conn.h"
 #include "proxy/client_limits.h"
 #include "proxy/client_memory_state.h"
 #include "proxy/conn.h"
@@ -33,6 +35,8 @@
 #include "proxy/in_buf.h"
 #include "proxy/merge.h"
 #include "proxy/node_addresses.h"
+#include "proxy/node_conn.h"
+#include "proxy/pending.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_log.h"
 #include "proxy/reaper.h"
@@ -47,141 +51,6 @@ namespace perflab::proxy {
 
 inline constexpr std::uint64_t kInternal = ~std::uint64_t{0};  // a reply the proxy consumes (AUTH)
 inline constexpr std::int64_t kForever = std::int64_t{1} << 62;
-
-// One node's part of a split or broadcast command, and its reply once it came.
-struct Part {
-  bool done = false;
-  std::string reply;
-};
-
-struct Batched;
-
-// A request's place in its client's FIFO. Most go whole to one node (`single`): their reply
-// needs no parts (no allocation) and is kept in `reply` only when it comes before an earlier
-// request's. Split and broadcast commands have a part per node, merged once all are in.
-struct Pending {
-  MergeMode merge = MergeMode::None;
-  int remaining = 0;
-  bool close_after = false;
-  bool single = false;
-  std::string reply;  // known at once (errors, QUIT), or the single node's, waiting its turn
-  std::string name;   // command name, for merge errors
-  std::vector<Part> parts;
-  ReplyOrder order;                  // MGET: key -> (part, index)
-  Redact redact = Redact::None;      // what the reply may not show (proxy/redact.h)
-  std::unique_ptr<Batched> batched;  // a fan-out sent in batches (fanout.cpp)
-};
-
-// A split command of more than kFanoutBatchKeys keys: its keys go a batch per loop turn, each
-// batch split by node into parts of its own, and the parts' replies are merged batch by batch
-// as they come, so that neither splitting nor merging a million keys holds the loop for long.
-// The Pending's `remaining` counts one more while batches are still to be sent.
-inline constexpr std::size_t kFanoutBatchKeys = 32 * 1024;
-struct Batched {
-  struct Batch {
-    std::uint32_t first_part = 0, parts = 0;
-    ReplyOrder order;  // MGET: the batch's key -> (its part, index)
-  };
-  std::vector<Batch> batches;
-  std::size_t merged = 0;  // batches merged so far, in order
-  std::string values;      // MGET: the values merged so far, in key order
-  std::int64_t count = 0;  // MGET: how many; DEL...: the sum so far
-  std::string error;       // the first error, which wins
-};
-
-// The fan-out a client is sending: its command stays in the client's input (argv views into
-// it), which is neither read into nor consumed until the last batch is sent.
-struct Fanout {
-  std::vector<std::string_view> argv;
-  CommandInfo info;
-  std::uint64_t seq = 0;
-  std::size_t next = 1;      // argv index of the next batch's first key
-  std::size_t consumed = 0;  // the command's length in the input
-};
-
-struct Client;
-
-// A request part waiting for its reply on a backend connection.
-struct Entry {
-  std::uint64_t client;  // Client::id
-  std::uint64_t seq;     // the client's request, or kInternal
-  std::uint32_t part;
-  std::int64_t extra_ns;  // a blocking command's own timeout, on top of the backend timeout
-  // Over a Redis Cluster: the part's command, sent again when the node answers MOVED or ASK,
-  // and how often it was redirected.
-  std::string bytes = {};
-  int redirects = 0;
-};
-
-// kInternal part numbers: 0 AUTH, 1 SELECT, 2 ASKING, 3 the probe of a node after a timeout.
-inline constexpr std::uint32_t kInternalAsking = 2;
-inline constexpr std::uint32_t kInternalProbe = 3;
-
-struct Backend : Conn {
-  Backend(Client* o, std::uint32_t n) : Conn(Kind::Backend), owner(o), node(n) {}
-  enum class State { Down, Connecting, Connected } state = State::Down;
-  Client* owner;  // nullptr: shared by every client
-  std::uint32_t node;
-  InBuf in;
-  ReplyScanner scanner;
-  std::deque<Entry> fifo;
-  std::int64_t progress_ns = 0;  // since when the FIFO's front has waited without a reply byte
-  std::int64_t last_fail_ns = 0;
-  bool connect_failed = false;  // the last connect failed: fail fast until reconnect_interval
-  std::string connect_error;    // why it failed ("connect: Connection refused")
-  bool ever_failed = false;
-  // After a backend timeout the node may still run what timed out (a script: Redis then answers
-  // BUSY to everything else until it ends). The next connection first sends a probe (PING, or
-  // the SELECT it needs); requests wait in `held`, unsent, until the node answers the probe
-  // with anything but BUSY or LOADING (proxy/recovery.cpp).
-  bool recovering = false;  // a request timed out here and no probe was answered since
-  bool probing = false;     // this connection's probe is unanswered: requests are held
-  bool probe_due = false;   // the node said BUSY: the probe goes again at the next sweep
-  std::string held;         // held requests' bytes, in order
-  std::int64_t recovering_since_ns = 0;
-  std::int64_t held_since_ns = 0;  // when the oldest held request came
-  int busy_answers = 0;            // BUSY or LOADING answers to the probe since the timeout
-};
-
-struct Client : Conn {
-  explicit Client(const RespLimits& l) : Conn(Kind::Client), parser(l) {}
-  std::uint64_t id = 0;
-  bool authenticated = true;
-  bool dedicated = false;    // uses backends of its own (after SELECT, blocking commands, admin)
-  bool switch_wait = false;  // waits for its shared requests to finish before switching
-  bool touched = false;      // has new replies to drain at the end of a backend read
-  InBuf in;
-  RequestParser parser;
-  std::vector<std::unique_ptr<Backend>> backends;
-  std::deque<Pending> pending;
-  std::uint64_t head_seq = 0;  // seq of pending.front()
-  std::size_t stored_bytes = 0;
-  std::size_t inflight = 0;  // request parts sent to backends, reply not yet in
-  // Recent reply size: jumps up to a larger reply at once, decays by 1/8 per smaller one. It
-  // starts high, so that a new client has few requests in flight until its replies are known.
-  double reply_estimate = 0;
-  bool paused = false;   // not reading: too much in flight
-  bool closing = false;  // not reading any more: close once the last reply is out
-  // When its output last moved (or was empty): a client past the hard limit is disconnected
-  // only once it has not read for kStallNs, so one large reply it does read is served.
-  std::int64_t out_progress_ns = 0;
-  std::int64_t last_io_ns = 0;  // when it last sent or read anything (the client timeout)
-  std::size_t mem = 0;          // what it holds, as last accounted in Impl::memory.held
-  std::string peer;
-  // Streaming a large command: a half-read one of 64 KiB or more. Its reads wait until the
-  // turn's other events are served, and share a budget (Impl::serve_streamers).
-  bool streaming() const { return in.end - in.start >= 64 * 1024; }
-  // Streaming a huge command: a half-read one of kRestFrom or more, the only kind that rests
-  // between its turns. An ordinary large command (a 100 KB value) is read at once, never rested.
-  static constexpr std::size_t kRestFrom = 1024 * 1024;
-  bool huge() const { return in.end - in.start >= kRestFrom; }
-  bool resting = false;  // streaming a huge command, not read until Impl::rests.streamers_resume_ns
-  bool ever_rested = false;
-  std::unique_ptr<Fanout> fanout;  // sending a large fan-out: not read until it is sent
-  // Holding replies that are ready while more of its pipeline's are on their way from other
-  // nodes, until then at the latest (0: not holding, -1: its hold has just ended; Impl::hold).
-  std::int64_t hold_until = 0;
-};
 
 inline std::string errno_text(int e) {
   return std::strerror(e);
