@@ -206,8 +206,7 @@ void run_aside(RunContext& ctx, const CachingPlan& plan, const CachingServers& s
 
 // Caching on your query (source=query): the query run read-only for its keys (refused before
 // anything is measured when it writes, fails or returns nothing), its rows copied into Perflab's
-// Redis prefix and this process' memory, the tier matrix on them, and the read-only guard's
-// share of a PostgreSQL get (caching/query_run.cpp).
+// Redis prefix and this process' memory, and the tier matrix on them (caching/query_run.cpp).
 void run_query(RunContext& ctx, const CachingPlan& plan, bool redis);
 
 // The comparisons of the matrix's cells, each against the article's claim (caching/findings.cpp).

@@ -1,14 +1,12 @@
 // Caching on your query (source=query, docs/caching.md): the user's query run read-only for its
 // keys, its rows copied into Perflab's Redis prefix and this process' memory in each encoding,
-// the tier matrix on them, and the read-only guard's own share of a PostgreSQL get.
+// and the tier matrix on them.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "caching/caching_run.h"
 #include "caching/query_sample.h"
-#include "common/clock.h"
-#include "common/confidence.h"
 #include "common/stats.h"
 
 namespace perflab::caching {
@@ -54,45 +52,6 @@ void describe_sample(RunContext& ctx, const CachingPlan& plan, const QuerySample
              static_cast<long long>(static_cast<double>(plan.local_budget) / per_key)));
 }
 
-// The read-only guard's share of a PostgreSQL get: BEGIN READ ONLY and ROLLBACK alone and the
-// whole get (guard and query in one flight), taking turns round by round.
-void measure_guard(RunContext& ctx, const CachingPlan& plan, const CachingServers& servers,
-                   const std::vector<QueryResult>& results) {
-  QueryTier tier(servers.pg, plan.query, ctx.stop_token());
-  WorkloadGet get(tier, results);
-  std::vector<double> guard_us, whole_us;
-  for (int r = 0; r < plan.reps; ++r) {
-    ctx.check_stop();
-    ctx.progress(0.97 + 0.03 * r / plan.reps, "measuring the read-only guard alone");
-    std::int64_t t0 = wall_ns();
-    tier.guard_only();
-    const std::int64_t t1 = wall_ns();
-    get.get();
-    const std::int64_t t2 = wall_ns();
-    guard_us.push_back(static_cast<double>(t1 - t0) / 1e3);
-    whole_us.push_back(static_cast<double>(t2 - t1) / 1e3);
-  }
-  Group g{"query_guard",
-          "The read-only guard alone beside a whole get from PostgreSQL",
-          "us/get",
-          "",
-          false,
-          true,
-          "Every PostgreSQL get sends BEGIN TRANSACTION READ ONLY, your query and ROLLBACK in "
-          "one flight, so that nothing can write. The guard alone (BEGIN and ROLLBACK, no query) "
-          "and the whole get took turns round by round."};
-  g.interleaved = true;
-  ctx.add_group(g);
-  ctx.add_point("query_guard", "guard alone", Point{"postgres", std::nullopt, guard_us, {}, {}});
-  ctx.add_point("query_guard", "whole get", Point{"postgres", std::nullopt, whole_us, {}, {}});
-  if (auto f = share_finding({"query.guard_share", "your query, PostgreSQL (your query)",
-                              "spent in the read-only guard (BEGIN READ ONLY … ROLLBACK, measured "
-                              "alone)",
-                              "one get", std::nullopt, "query_guard"},
-                             guard_us, whole_us))
-    ctx.add_finding(std::move(*f));
-}
-
 }  // namespace
 
 void run_query(RunContext& ctx, const CachingPlan& plan, bool redis) {
@@ -117,11 +76,8 @@ void run_query(RunContext& ctx, const CachingPlan& plan, bool redis) {
     servers.redis = ctx.targets().redis(1, ctx.stop_token());
   }
   describe_sample(ctx, plan, sample);
-  const bool postgres =
-      std::find(plan.tiers.begin(), plan.tiers.end(), "postgres") != plan.tiers.end();
   run_matrix(ctx, plan, servers, Workloads{nullptr, nullptr, &sample.results}, 0.02,
-             [&](const MatrixPace&) { return postgres ? 0.97 : 1.0; });
-  if (postgres) measure_guard(ctx, plan, servers, sample.results);
+             [](const MatrixPace&) { return 1.0; });
   ctx.progress(1, "done");
 }
 

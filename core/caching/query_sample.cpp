@@ -82,6 +82,10 @@ std::size_t QuerySample::footprint() const {
   return n;
 }
 
+void set_session_read_only(PgConnection& c) {
+  c.exec("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY");
+}
+
 bool keys_are_sql(const std::string& keys) {
   std::string head = trimmed(keys).substr(0, 7);
   std::transform(head.begin(), head.end(), head.begin(),
@@ -125,7 +129,9 @@ QuerySample sample_query(PgConnection& c, const std::string& query, const std::s
   // Read before the transaction: a file needs no server.
   std::vector<std::string> key_list;
   if (!s.keys_from_sql) key_list = keys_from_file(keys, max_keys);
-  // Everything below in one read-only transaction, rolled back however it ends.
+  // Everything below in one read-only transaction, rolled back however it ends, on a session
+  // whose default is read-only as the measurement's is.
+  set_session_read_only(c);
   PgTransaction tx(c, "BEGIN TRANSACTION READ ONLY");
   if (s.keys_from_sql) key_list = keys_from_sql(c, keys, max_keys);
   s.keys_read = key_list.size();
@@ -146,6 +152,12 @@ QuerySample sample_query(PgConnection& c, const std::string& query, const std::s
       throw QueryRefused(refusal(e) + " (key '" + key + "')");
     }
     if (rows.columns() == 0) throw QueryRefused("the query returns no rows: it is not a SELECT");
+    // The measurement's session relies on its read-only default: a query that turns it off
+    // (set_config) could write in the next transaction.
+    if (c.exec("SHOW default_transaction_read_only").value(0, 0) != "on")
+      throw QueryRefused(
+          "the query changes the session's read-only default (default_transaction_read_only), "
+          "so that a later run of it could write");
     if (rows.rows() == 0) {
       ++s.keys_without_rows;
       continue;

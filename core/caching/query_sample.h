@@ -36,9 +36,13 @@ bool keys_are_sql(const std::string& keys);
 // transaction that is rolled back, with the connection's statement timeout. `check_stop` is
 // called between keys. Throws QueryRefused with the reason: no keys, a keys file that cannot be
 // read, a query that is not one statement, does not take $1, writes, fails, times out, or
-// returns no row for any key.
+// returns no row for any key, or changes the session's read-only default (the session the
+// measurement runs it on relies on that default).
 QuerySample sample_query(PgConnection& c, const std::string& query, const std::string& keys,
                          std::size_t max_keys, const std::function<void()>& check_stop);
+
+// Makes every later transaction of the session read-only (default_transaction_read_only).
+void set_session_read_only(PgConnection& c);
 
 // A result's rows as a QueryResult of `key` (text form; SQL NULL as nullopt).
 QueryResult query_result(const std::string& key, const PgResult& rows);

@@ -1,8 +1,7 @@
 // The datastore of caching on your query (QueryTier, caching/tiers.h): the user's query run for
-// one key at a time inside a read-only transaction sent in the same flight, its rows made into a
+// one key at a time on a session whose transactions are read-only, its rows made into a
 // QueryResult.
 #include <stdexcept>
-#include <vector>
 
 #include "caching/query_sample.h"
 #include "caching/tiers.h"
@@ -10,14 +9,9 @@
 
 namespace perflab::caching {
 
-namespace {
-
-const PgStatement kBeginReadOnly{"BEGIN TRANSACTION READ ONLY"}, kRollback{"ROLLBACK"};
-
-}  // namespace
-
 QueryTier::QueryTier(const PgTarget& target, const std::string& query, std::stop_token stop)
     : Tier(Codec{}), conn_(target.connect(std::move(stop))), local_server_(target.managed) {
+  set_session_read_only(conn_);
   conn_.prepare(statement_, query, 1);
 }
 
@@ -29,9 +23,7 @@ bool QueryTier::fetch_result(const std::string& key) {
   key_ = key;
   params_.clear();
   params_.add_text(key_.c_str());
-  std::vector<PgResult> out =
-      conn_.pipeline({kBeginReadOnly, PgStatement{nullptr, &statement_, &params_}, kRollback});
-  rows_ = std::move(out[1]);
+  rows_ = conn_.exec_prepared(statement_, params_);
   return true;
 }
 
@@ -45,10 +37,6 @@ std::size_t QueryTier::result_bytes(const std::string& key) {
   for (int r = 0; r < rows_.rows(); ++r)
     for (int c = 0; c < rows_.columns(); ++c) n += rows_.value(r, c).size();
   return n;
-}
-
-void QueryTier::guard_only() {
-  conn_.pipeline({kBeginReadOnly, kRollback});
 }
 
 std::optional<std::int64_t> QueryTier::server_cpu_ns() {

@@ -190,11 +190,13 @@ class LocalTier : public Tier {
   Value document_entry_, list_entry_, result_entry_;  // the last fetches (shared, never copied)
 };
 
-// The datastore of caching on your query: the user's query itself, `$1` the key, each run in a
-// read-only transaction sent in the same flight (BEGIN READ ONLY, the query, ROLLBACK: one
-// round trip), with the target's statement timeout, so that neither the query nor a function it
-// calls can write. It holds no copy: put_result stores nothing, a fetch runs the query, the
-// decode makes the QueryResult of its rows (text form). The documents and lists it cannot hold.
+// The datastore of caching on your query: the user's query itself, `$1` the key, on a session
+// whose every transaction is read-only (SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY),
+// with the target's statement timeout: each get is one statement in a read-only transaction of
+// its own, as an application's autocommit query would be. sample_query refused a query that
+// writes or that changes the session's read-only default. It holds no copy: put_result stores
+// nothing, a fetch runs the query, the decode makes the QueryResult of its rows (text form). The
+// documents and lists it cannot hold.
 class QueryTier : public Tier {
  public:
   QueryTier(const PgTarget& target, const std::string& query, std::stop_token stop = {});
@@ -205,9 +207,6 @@ class QueryTier : public Tier {
   std::shared_ptr<const QueryResult> decode_result() override;
   // The bytes of the result's values, as text (what the wire carries, about).
   std::size_t result_bytes(const std::string& key) override;
-  // The read-only guard alone: BEGIN READ ONLY and ROLLBACK in one flight, no query (its share
-  // of a fetch, measured on its own).
-  void guard_only();
   std::optional<std::int64_t> server_cpu_ns() override;
 
   void put_document(const Document&) override { refuse(); }
