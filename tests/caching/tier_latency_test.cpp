@@ -103,7 +103,9 @@ TEST(CachingLatency, EveryTierHasASpectrumItsRecordersAndTheAchievedRate) {
 
 TEST(CachingLatency, ARateNoTierHoldsIsReportedNotValidNotAsFigures) {
   auto exp = make_caching_experiment();
-  auto params = latency_params("20000", "0.01");
+  // Ten times what either tier answers here (an ASan PostgreSQL get of 4 KB takes about 50 µs,
+  // so 20,000 req/s was held now and then on a quiet machine).
+  auto params = latency_params("200000", "0.01");
   params["tiers"] = "postgres,redis";
   const perflab::Run run = execute(*exp, test::shared_targets(), params, {}, std::stop_token{});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
@@ -112,13 +114,13 @@ TEST(CachingLatency, ARateNoTierHoldsIsReportedNotValidNotAsFigures) {
     const Point* rate = run.find_point("latency_rate", "achieved", tier);
     ASSERT_NE(rate, nullptr);
     EXPECT_EQ(rate->extra.at("rounds_not_valid"), 5);
-    for (double a : rate->samples) EXPECT_LT(a, 0.99 * 20000);
+    for (double a : rate->samples) EXPECT_LT(a, 0.99 * 200000);
     EXPECT_EQ(run.find_series("latency_document", tier), nullptr);
     bool said = false;
     for (const auto& f : run.findings)
       if (f.id == "latency_document." + tier + ".not_valid") {
         said = true;
-        EXPECT_NE(f.part.find("5 of 5 rounds at 20000 req/s not valid"), std::string::npos)
+        EXPECT_NE(f.part.find("5 of 5 rounds at 200000 req/s not valid"), std::string::npos)
             << f.part;
         EXPECT_NE(f.text.find("rate not held (completed "), std::string::npos) << f.text;
       }
