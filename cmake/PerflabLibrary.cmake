@@ -1,20 +1,17 @@
 # perflab_library(NAME AREA FOLDER SOURCES S...)   a library of one folder (core/FOLDER)
-# perflab_library(NAME HEADERS H... SOURCES S...)  a library of headers at the top (registry.h)
 #
 # A static library that exposes only its own headers. Its PUBLIC include directory is a folder of
-# the build tree, <build>/include/NAME, holding symbolic links:
-#   - AREA:    FOLDER -> the calling source folder (every header of the area, included as
-#              "FOLDER/x.h");
-#   - HEADERS: H -> each listed header, at the top.
+# the build tree, <build>/include/NAME, holding a symbolic link FOLDER -> the calling source folder
+# (every header of the area, included as "FOLDER/x.h").
 # A target sees the include directories of what it links (CMake propagates PUBLIC ones), and
 # nothing else: an #include "targets/..." in a library that does not link perflab_targets does
 # not compile. That is how the build enforces the layering.
 set(PERFLAB_INCLUDE_ROOT ${PROJECT_BINARY_DIR}/include)
 
 function(perflab_library name)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "AREA" "HEADERS;SOURCES")
-  if((A_AREA AND A_HEADERS) OR (NOT A_AREA AND NOT A_HEADERS))
-    message(FATAL_ERROR "perflab_library(${name}): give either AREA or HEADERS")
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "AREA" "SOURCES")
+  if(NOT A_AREA)
+    message(FATAL_ERROR "perflab_library(${name}): give its AREA (the folder it is)")
   endif()
   add_library(${name} STATIC ${A_SOURCES})
   set(root ${PERFLAB_INCLUDE_ROOT}/${name})
@@ -29,12 +26,6 @@ function(perflab_library name)
       file(REMOVE_RECURSE ${o})
     endif()
   endforeach()
-  if(A_AREA)
-    file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${root}/${A_AREA} SYMBOLIC)
-  else()
-    foreach(h IN LISTS A_HEADERS)
-      file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR}/${h} ${root}/${h} SYMBOLIC)
-    endforeach()
-  endif()
+  file(CREATE_LINK ${CMAKE_CURRENT_SOURCE_DIR} ${root}/${A_AREA} SYMBOLIC)
   target_include_directories(${name} PUBLIC ${root})
 endfunction()

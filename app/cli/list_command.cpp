@@ -5,7 +5,7 @@
 
 #include "cli11/command_line.h"
 #include "common/params.h"
-#include "registry.h"
+#include "registry/registry.h"
 
 namespace perflab {
 

@@ -20,7 +20,7 @@
 #include "common/report.h"
 #include "common/run_io.h"
 #include "common/text.h"
-#include "registry.h"
+#include "registry/registry.h"
 #include "runner/experiment.h"
 #include "runner/time_left.h"
 

@@ -25,7 +25,7 @@
 #include "history_page.h"
 #include "param_form.h"
 #include "presentation_view.h"
-#include "registry.h"
+#include "registry/registry.h"
 #include "report/resources.h"
 #include "report/teaching.h"
 #include "run_controller.h"

@@ -18,7 +18,7 @@
 #include "guides_window.h"
 #include "history_page.h"
 #include "main_window.h"
-#include "registry.h"
+#include "registry/registry.h"
 #include "run_page.h"
 
 namespace perflab::gui {

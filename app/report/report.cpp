@@ -20,7 +20,7 @@
 
 #include "charts/chart_export.h"
 #include "common/run_io.h"
-#include "registry.h"
+#include "registry/registry.h"
 #include "report/pagination.h"
 #include "report/resources.h"
 #include "report/teaching.h"

@@ -9,7 +9,7 @@
 
 #include "common/figure_format.h"
 #include "common/report.h"
-#include "registry.h"
+#include "registry/registry.h"
 
 namespace perflab::gui {
 

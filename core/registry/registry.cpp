@@ -1,5 +1,5 @@
 // The registry: every experiment Perflab has. Each experiment adds one line here.
-#include "registry.h"
+#include "registry/registry.h"
 
 #include "caching/experiment.h"
 #include "iolist/experiment.h"

@@ -43,7 +43,7 @@
 #include "models/points_model.h"
 #include "models/run_history.h"
 #include "param_form.h"
-#include "registry.h"
+#include "registry/registry.h"
 #include "report/teaching.h"
 #include "sample_runs.h"
 #include "targets/managed_postgres.h"

@@ -15,7 +15,7 @@
 #include "models/points_model.h"
 #include "models/run_history.h"
 #include "models/value_text.h"
-#include "registry.h"
+#include "registry/registry.h"
 #include "sample_runs.h"
 #include "waits.h"
 

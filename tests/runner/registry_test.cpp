@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "registry.h"
+#include "registry/registry.h"
 #include "runner/plan.h"
 #include "runner/settings.h"
 
