@@ -21,11 +21,7 @@ void describe_sample(RunContext& ctx, const CachingPlan& plan, const QuerySample
   std::vector<double> rows, bytes;
   for (const auto& r : s.results) {
     rows.push_back(static_cast<double>(r.rows.size()));
-    std::size_t b = 0;
-    for (const auto& row : r.rows)
-      for (const auto& v : row)
-        if (v) b += v->size();
-    bytes.push_back(static_cast<double>(b));
+    bytes.push_back(static_cast<double>(value_bytes(r)));
   }
   const auto figure = [&](const std::string& id, const std::string& what, const std::string& unit,
                           double value) {

@@ -67,15 +67,6 @@ std::string refusal(const PgError& e) {
 
 }  // namespace
 
-std::size_t QuerySample::bytes() const {
-  std::size_t n = 0;
-  for (const auto& r : results)
-    for (const auto& row : r.rows)
-      for (const auto& v : row)
-        if (v) n += v->size();
-  return n;
-}
-
 std::size_t QuerySample::footprint() const {
   std::size_t n = 0;
   for (const auto& r : results) n += caching::footprint(r);

@@ -25,7 +25,6 @@ struct QuerySample {
   std::size_t keys_read = 0;          // from the file or the keys' SELECT
   std::size_t keys_without_rows = 0;  // left out: the query returned no row for them
   bool keys_from_sql = false;
-  std::size_t bytes() const;      // the values' text, all results
   std::size_t footprint() const;  // in this process, all results as ready objects
 };
 

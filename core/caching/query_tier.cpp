@@ -5,7 +5,6 @@
 
 #include "caching/query_sample.h"
 #include "caching/tiers.h"
-#include "common/clock.h"
 
 namespace perflab::caching {
 
@@ -40,10 +39,7 @@ std::size_t QueryTier::result_bytes(const std::string& key) {
 }
 
 std::optional<std::int64_t> QueryTier::server_cpu_ns() {
-  if (!local_server_) return std::nullopt;
-  const std::int64_t ns = other_process_cpu_ns(conn_.backend_pid());
-  if (ns < 0) return std::nullopt;
-  return ns;
+  return backend_cpu_ns(conn_, local_server_);
 }
 
 }  // namespace perflab::caching

@@ -132,4 +132,12 @@ std::size_t footprint(const QueryResult& r) {
   return n;
 }
 
+std::size_t value_bytes(const QueryResult& r) {
+  std::size_t n = 0;
+  for (const auto& row : r.rows)
+    for (const auto& v : row)
+      if (v) n += v->size();
+  return n;
+}
+
 }  // namespace perflab::caching

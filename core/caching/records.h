@@ -85,5 +85,7 @@ CommentList generate_comments(std::uint64_t seed, std::int64_t group_id, std::si
 std::size_t footprint(const Document& d);
 std::size_t footprint(const CommentList& l);
 std::size_t footprint(const QueryResult& r);
+// The bytes of a query result's values, as text (about what the wire carried).
+std::size_t value_bytes(const QueryResult& r);
 
 }  // namespace perflab::caching

@@ -302,11 +302,15 @@ std::size_t PostgresTier::list_bytes(std::int64_t group_id) {
   return r.rows() == 0 || r.is_null(0, 0) ? 0 : static_cast<std::size_t>(be_int(r.value(0, 0)));
 }
 
-std::optional<std::int64_t> PostgresTier::server_cpu_ns() {
-  if (!local_server_) return std::nullopt;
-  const std::int64_t ns = other_process_cpu_ns(conn_.backend_pid());
+std::optional<std::int64_t> backend_cpu_ns(const PgConnection& c, bool local_server) {
+  if (!local_server) return std::nullopt;
+  const std::int64_t ns = other_process_cpu_ns(c.backend_pid());
   if (ns < 0) return std::nullopt;
   return ns;
+}
+
+std::optional<std::int64_t> PostgresTier::server_cpu_ns() {
+  return backend_cpu_ns(conn_, local_server_);
 }
 
 // ---------------------------------------------------------------- redis

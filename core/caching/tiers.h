@@ -73,6 +73,10 @@ class Tier {
   Codec codec_;
 };
 
+// The CPU the PostgreSQL backend of `c` has used so far, when the server is on this machine
+// (/proc); nullopt otherwise.
+std::optional<std::int64_t> backend_cpu_ns(const PgConnection& c, bool local_server);
+
 // The tables live in `schema` (Perflab's own); nothing outside it is ever touched.
 class PostgresTier : public Tier {
  public:
