@@ -11,7 +11,7 @@ namespace perflab::proxy {
 
 void Proxy::Impl::close_backend_fd(Backend& b) {
   if (b.fd < 0) return;
-  close_fd(b);
+  poller.close(b);
   st.servers[b.node]->connections.sub();
 }
 
@@ -58,7 +58,7 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
   b.in.clear();
   b.scanner.reset();
   b.state = rc == 0 ? Backend::State::Connected : Backend::State::Connecting;
-  add_fd(b, b.state == Backend::State::Connecting ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
+  poller.add(b, b.state == Backend::State::Connecting ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
   st.servers[b.node]->connections.add();
   // Set up before any client's request: AUTH, then SELECT (their replies are consumed here).
   if (!opts.password.empty()) {

@@ -26,13 +26,39 @@ bool same_secret(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+// The clients the listener takes this turn, each with its state and its events registered.
+void Proxy::Impl::accept_clients() {
+  std::vector<Accepted> accepted;
+  listener.accept(clients.size(), turn_ns, accepted);
+  for (Accepted& a : accepted) {
+    set_nodelay(a.fd, opts.nodelay);
+    auto c = std::make_unique<Client>(opts.limits);
+    c->fd = a.fd;
+    c->peer = std::move(a.peer);
+    c->backends.resize(opts.nodes.size());
+    c->id = next_id++;
+    c->last_io_ns = turn_ns;
+    c->dedicated = !opts.shared_backends;
+    c->authenticated = opts.requirepass.empty();
+    c->parser.set_unauthenticated(!c->authenticated);
+    c->reply_estimate = static_cast<double>(opts.max_client_pending_bytes) / 16;
+    by_id[c->id] = c.get();
+    poller.add(*c, EPOLLIN);
+    log(LogLevel::Debug, "client " + c->peer + " connected");
+    Client* raw = c.get();
+    clients.emplace(raw, std::move(c));
+    st.clients_accepted.add();
+    st.clients_connected.add();
+  }
+}
+
 void Proxy::Impl::close_fds(Client& c) {
   for (auto& b : c.backends)
     if (b && b->fd >= 0) {
       close_backend_fd(*b);
       b->dead = true;
     }
-  close_fd(c);
+  poller.close(c);
   c.dead = true;
 }
 
@@ -42,15 +68,13 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   close_fds(c);
   by_id.erase(c.id);
   st.clients_connected.sub();
-  memory.held.sub(c.mem);
-  c.mem = 0;
+  memory.closed(c);
   if (c.resting) std::erase(rests.resting, &c);
   if (c.hold_until > 0) std::erase(turn.holding, &c);
   if (c.fanout) std::erase(rests.fanning, &c);
-  memory.give_back = true;
   auto it = clients.find(&c);
   if (it != clients.end()) {
-    graveyard.push_back(std::move(it->second));
+    memory.bury(std::move(it->second));
     clients.erase(it);
   }
 }
@@ -59,12 +83,12 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
 // far more than its bound (its replies were larger than expected) and does not read them.
 void Proxy::Impl::check_pause(Client& c) {
   const std::size_t held = c.pending_out() + c.stored_bytes;
-  if (held > limits.hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
+  if (held > hard_limit && c.pending_out() > 0 && turn_ns - c.out_progress_ns >= kStallNs) {
     st.client_limit_closes.add();
     st.client_err.add();
     log(LogLevel::Warn, "client " + c.peer + " disconnected: " + std::to_string(held) +
                             " bytes of replies it does not read (limit " +
-                            std::to_string(limits.hard_limit) + ")");
+                            std::to_string(hard_limit) + ")");
     close_client(c, "output limit");
     return;
   }
@@ -98,7 +122,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
     }
     return;
   }
-  lend_input(c);
+  memory.lend_input(c);
   // A larger buffer may take a copy of the half-read command first: room for it, under the
   // bound.
   if (c.in.must_grow(16 * 1024) && !bound_client_memory(&c, c.in.end - c.in.start)) return;
@@ -111,7 +135,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
   }
   if (n < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
-      return_input(c);
+      memory.return_input(c);
       return;
     }
     st.client_err.add();
@@ -120,7 +144,7 @@ void Proxy::Impl::on_client_event(Client& c, std::uint32_t ev, std::size_t max_r
   }
   c.in.wrote(static_cast<std::size_t>(n));
   c.last_io_ns = turn_ns;
-  account(c);
+  memory.account(c);
   if (!bound_client_memory(&c, 0)) return;
   process_input(c);
 }
@@ -167,7 +191,7 @@ void Proxy::Impl::process_input(Client& c) {
     check_pause(c);
   }
   if (c.dead) return;
-  return_input(c);
+  memory.return_input(c);
   drain(c);
 }
 
@@ -244,7 +268,7 @@ void Proxy::Impl::drain_touched() {
 void Proxy::Impl::check_stalled_clients() {
   std::vector<Client*> over;
   for (auto& [p, c] : clients)
-    if (!c->dead && c->pending_out() + c->stored_bytes > limits.hard_limit) over.push_back(c.get());
+    if (!c->dead && c->pending_out() + c->stored_bytes > hard_limit) over.push_back(c.get());
   for (Client* c : over) check_pause(*c);
 }
 
@@ -277,7 +301,7 @@ void Proxy::Impl::drain(Client& c) {
     }
   }
   if (c.dead) return;
-  account(c);
+  memory.account(c);
   if (c.switch_wait && c.pending.empty()) {
     c.switch_wait = false;
     c.dedicated = true;

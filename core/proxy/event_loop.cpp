@@ -23,31 +23,7 @@ void Proxy::Impl::update_events(Conn& c) {
     ev |= EPOLLIN;
   }
   if (c.want_write) ev |= EPOLLOUT;
-  if (ev == c.events) return;
-  epoll_event e{};
-  e.events = ev;
-  e.data.ptr = &c;
-  ::epoll_ctl(ep, EPOLL_CTL_MOD, c.fd, &e);
-  c.events = ev;
-}
-
-void Proxy::Impl::add_fd(Conn& c, std::uint32_t ev) {
-  epoll_event e{};
-  e.events = ev;
-  e.data.ptr = &c;
-  if (::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &e) != 0)
-    throw std::runtime_error("epoll_ctl: " + errno_text(errno));
-  c.events = ev;
-}
-
-// Removes a socket from epoll before closing it. close() alone does not: while any other
-// reference to the socket exists (a child forked by another thread holds one until its exec),
-// epoll would keep reporting events carrying the pointer of a freed connection.
-void Proxy::Impl::close_fd(Conn& c) {
-  if (c.fd < 0) return;
-  if (ep >= 0) ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
-  ::close(c.fd);
-  c.fd = -1;
+  poller.set(c, ev);
 }
 
 void Proxy::Impl::loop() {
@@ -76,9 +52,7 @@ void Proxy::Impl::loop() {
           accept_stats();
           break;
         case Kind::Wake: {
-          std::uint64_t v;
-          while (::read(wake_fd, &v, sizeof v) > 0) {
-          }
+          poller.drain_wake();
           logger.carry_out_requests();
           break;
         }
@@ -108,8 +82,7 @@ void Proxy::Impl::loop() {
       check_timeouts();
       check_stalled_clients();
       check_idle_clients();
-      if (limits.fd_refused_unlogged > 0 && turn_ns - limits.fd_log_ns >= 10'000'000'000)
-        log_fd_refusals();
+      listener.log_refusals_due(turn_ns);
     }
     end_of_turn();
   }
@@ -117,9 +90,19 @@ void Proxy::Impl::loop() {
   for (auto& [p, c] : clients) close_fds(*c);
   clients.clear();
   by_id.clear();
-  graveyard.clear();
   close_shared();
-  memory.reaper.stop();
+  memory.stop();
+}
+
+// Called when a loop turn found nothing to do: buffers that only bursts needed go, and the
+// allocator returns what is free to the system (glibc keeps freed small blocks otherwise: after
+// a storm of connections, tens of megabytes nobody uses).
+void Proxy::Impl::give_back_memory() {
+  if (!memory.take_freed()) return;
+  if (scr.text.capacity() > ClientMemory::kLentInputMax) std::string().swap(scr.text);
+  for (auto& b : shared)
+    if (b && b->in.empty() && b->in.cap > ClientMemory::kLentInputMax) b->in.release();
+  ClientMemory::return_to_system();
 }
 
 // Clients streaming large commands, after every other event of the turn: what those produced
@@ -182,7 +165,8 @@ bool Proxy::Impl::hold(Client& c) {
     c.hold_until = 0;
     return false;
   }
-  if (!can_hold || c.inflight == 0 || c.closing || c.want_write || c.pending_out() > 16 * 1024)
+  if (!poller.can_wait_ns() || c.inflight == 0 || c.closing || c.want_write ||
+      c.pending_out() > 16 * 1024)
     return false;
   c.hold_until = turn_ns + kHoldNs;
   turn.holding.push_back(&c);
@@ -206,17 +190,10 @@ void Proxy::Impl::release_holds() {
 // One wait for events: for as long as wait_ms says, or until the first hold ends (to the
 // nanosecond: a hold is a fraction of a millisecond).
 int Proxy::Impl::wait(epoll_event* events, int max) {
-  if (turn.holding.empty()) return ::epoll_wait(ep, events, max, wait_ms());
+  if (turn.holding.empty()) return poller.wait(events, max, wait_ms());
   const std::int64_t left =
       std::min(turn.holding.front()->hold_until - wall_ns(), std::int64_t{wait_ms()} * 1'000'000);
-  const std::int64_t ns = std::max<std::int64_t>(0, left);
-  const timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-  const int n = ::epoll_pwait2(ep, events, max, &ts, nullptr);
-  if (n < 0 && errno == ENOSYS) {  // a kernel before 5.11: no holding
-    can_hold = false;
-    return 0;
-  }
-  return n;
+  return poller.wait_ns(events, max, std::max<std::int64_t>(0, left));
 }
 
 // How long epoll_wait may sleep: until the resting streamers resume (rounded up to the
@@ -234,9 +211,9 @@ int Proxy::Impl::wait_ms() const {
 
 void Proxy::Impl::end_of_turn() {
   flush_dirty();
-  if (opts.max_client_memory > 0 && memory.held.get() > opts.max_client_memory)
+  if (opts.max_client_memory > 0 && memory.held() > opts.max_client_memory)
     bound_client_memory(nullptr, 0);  // replies that grew during the turn
-  clear_graveyard();
+  memory.clear_graveyard();
   std::erase_if(stats.readers, [](const std::unique_ptr<Conn>& s) { return s->dead; });
 }
 
@@ -304,7 +281,7 @@ void Proxy::Impl::flush(Conn& c) {
       st.client_err.add();
       close_client(static_cast<Client&>(c), "send: " + errno_text(errno));
     } else if (c.kind == Kind::Stats) {
-      close_fd(c);
+      poller.close(c);
       c.dead = true;
     } else {
       auto& b = static_cast<Backend&>(c);
@@ -319,18 +296,18 @@ void Proxy::Impl::flush(Conn& c) {
   c.out_off = 0;
   if (c.out.capacity() > 1024 * 1024) {  // a burst's memory goes
     std::string().swap(c.out);
-    memory.give_back = true;
+    memory.freed();
   }
   if (c.want_write) {
     c.want_write = false;
     update_events(c);
   }
   if (c.kind == Kind::Client) {
-    account(static_cast<Client&>(c));
+    memory.account(static_cast<Client&>(c));
     after_output(static_cast<Client&>(c));
   }
   if (c.kind == Kind::Stats) {
-    close_fd(c);
+    poller.close(c);
     c.dead = true;
   }
 }

@@ -1,16 +1,18 @@
-// The proxy's listeners: clients accepted (or refused: out of descriptors, protected mode), the
-// client limit from RLIMIT_NOFILE, and readers of the statistics port.
+// The proxy's listening socket: clients taken or refused, the client limit from RLIMIT_NOFILE.
+#include "proxy/listener.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <ctime>
-
-#include "proxy/proxy_impl.h"
+#include <cstring>
+#include <stdexcept>
 
 namespace perflab::proxy {
 namespace {
@@ -24,6 +26,17 @@ bool is_loopback(const sockaddr_storage& ss) {
     return IN6_IS_ADDR_V4MAPPED(&a) && a.s6_addr[12] == 127;
   }
   return false;
+}
+
+bool is_loopback_address(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || !res) return false;
+  sockaddr_storage ss{};
+  std::memcpy(&ss, res->ai_addr, res->ai_addrlen);
+  ::freeaddrinfo(res);
+  return is_loopback(ss);
 }
 
 std::string peer_name(const sockaddr_storage& ss) {
@@ -56,7 +69,7 @@ int listen_on(const std::string& host, int port, int& bound_port) {
   int fd = ::socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     ::freeaddrinfo(res);
-    throw std::runtime_error("socket: " + errno_text(errno));
+    throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
   }
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -65,13 +78,13 @@ int listen_on(const std::string& host, int port, int& bound_port) {
     ::freeaddrinfo(res);
     ::close(fd);
     throw std::runtime_error("cannot bind " + host + ":" + std::to_string(port) + ": " +
-                             errno_text(e));
+                             std::strerror(e));
   }
   ::freeaddrinfo(res);
   if (::listen(fd, 511) != 0) {
     int e = errno;
     ::close(fd);
-    throw std::runtime_error("listen: " + errno_text(e));
+    throw std::runtime_error(std::string("listen: ") + std::strerror(e));
   }
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
@@ -81,130 +94,99 @@ int listen_on(const std::string& host, int port, int& bound_port) {
   return fd;
 }
 
+Listener::~Listener() {
+  if (conn_.fd >= 0) ::close(conn_.fd);
+  if (reserve_fd_ >= 0) ::close(reserve_fd_);
+}
+
 // max_clients from RLIMIT_NOFILE: with shared backends a client takes one descriptor and the
 // nodes one each; with connections of its own for every client, one plus one per node.
-void Proxy::Impl::set_client_limit() {
+void Listener::open(const ProxyOptions& opts, Poller& poller) {
+  bind_loopback_ = is_loopback_address(opts.bind);
+  protect_ = opts.requirepass.empty() && opts.protected_mode && !bind_loopback_;
+  conn_.fd = listen_on(opts.bind, opts.port, port_);
+  reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   rlimit rl{};
   ::getrlimit(RLIMIT_NOFILE, &rl);
-  limits.fd_limit = rl.rlim_cur == RLIM_INFINITY ? std::uint64_t{1} << 40 : rl.rlim_cur;
+  fd_limit_ = rl.rlim_cur == RLIM_INFINITY ? std::uint64_t{1} << 40 : rl.rlim_cur;
   const std::uint64_t nodes = opts.nodes.size();
   const std::uint64_t kept = kSpareFds + (opts.shared_backends ? nodes : 0);
   const std::uint64_t per_client = opts.shared_backends ? 1 : 1 + nodes;
-  limits.max_clients = static_cast<std::size_t>(std::max<std::uint64_t>(
-      1, limits.fd_limit > kept ? (limits.fd_limit - kept) / per_client : 0));
+  max_clients_ = static_cast<std::size_t>(
+      std::max<std::uint64_t>(1, fd_limit_ > kept ? (fd_limit_ - kept) / per_client : 0));
+  poller.add(conn_, EPOLLIN);
 }
 
-bool Proxy::Impl::bind_is_loopback() const {
-  addrinfo hints{};
-  hints.ai_flags = AI_NUMERICHOST;
-  addrinfo* res = nullptr;
-  if (::getaddrinfo(opts.bind.c_str(), nullptr, &hints, &res) != 0 || !res) return false;
-  sockaddr_storage ss{};
-  std::memcpy(&ss, res->ai_addr, res->ai_addrlen);
-  ::freeaddrinfo(res);
-  return is_loopback(ss);
+void Listener::log_refusals(std::int64_t now_ns) {
+  log_.write(LogLevel::Warn, "out of file descriptors (limit " + std::to_string(fd_limit_) +
+                                 ", at most " + std::to_string(max_clients_) +
+                                 " clients): refused " + std::to_string(fd_refused_unlogged_) +
+                                 " new clients with -ERR max number of clients reached");
+  fd_refused_unlogged_ = 0;
+  fd_log_ns_ = now_ns;
 }
 
-void Proxy::Impl::log_fd_refusals() {
-  log(LogLevel::Warn, "out of file descriptors (limit " + std::to_string(limits.fd_limit) +
-                          ", at most " + std::to_string(limits.max_clients) +
-                          " clients): refused " + std::to_string(limits.fd_refused_unlogged) +
-                          " new clients with -ERR max number of clients reached");
-  limits.fd_refused_unlogged = 0;
-  limits.fd_log_ns = turn_ns;
+void Listener::log_refusals_due(std::int64_t now_ns) {
+  if (fd_refused_unlogged_ > 0 && now_ns - fd_log_ns_ >= 10'000'000'000) log_refusals(now_ns);
 }
 
 // A client beyond max_clients, or one the last descriptor was given up for: told, closed,
 // counted; the log says so at most once per 10 s.
-void Proxy::Impl::refuse_client(int fd) {
+void Listener::refuse(int fd, std::int64_t now_ns) {
   static const char msg[] = "-ERR max number of clients reached\r\n";
   ssize_t w = ::send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL);
   (void)w;
   ::close(fd);
-  st.clients_refused.add();
-  limits.fd_refused_unlogged++;
-  if (limits.fd_log_ns == 0 || turn_ns - limits.fd_log_ns >= 10'000'000'000) log_fd_refusals();
+  st_.clients_refused.add();
+  fd_refused_unlogged_++;
+  if (fd_log_ns_ == 0 || now_ns - fd_log_ns_ >= 10'000'000'000) log_refusals(now_ns);
 }
 
 // Out of descriptors all the same (clients on connections of their own take more): the
 // reserve is given up to accept the waiting client and refuse it, then taken again. The
 // listener is thereby drained instead of staying readable (which would turn the loop into a
 // busy one).
-bool Proxy::Impl::refuse_for_lack_of_fds() {
-  if (limits.reserve_fd < 0) return false;
-  ::close(limits.reserve_fd);
-  limits.reserve_fd = -1;
-  int fd = ::accept4(listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd >= 0) refuse_client(fd);
-  limits.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+bool Listener::refuse_for_lack_of_fds(std::int64_t now_ns) {
+  if (reserve_fd_ < 0) return false;
+  ::close(reserve_fd_);
+  reserve_fd_ = -1;
+  int fd = ::accept4(conn_.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd >= 0) refuse(fd, now_ns);
+  reserve_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   return fd >= 0;
 }
 
-void Proxy::Impl::accept_clients() {
+void Listener::accept(std::size_t served, std::int64_t now_ns, std::vector<Accepted>& out) {
   for (int i = 0; i < 64; ++i) {
     sockaddr_storage ss{};
     socklen_t len = sizeof ss;
-    int fd = ::accept4(listener.fd, reinterpret_cast<sockaddr*>(&ss), &len,
-                       SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd =
+        ::accept4(conn_.fd, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE) {
-        if (refuse_for_lack_of_fds()) continue;
+        if (refuse_for_lack_of_fds(now_ns)) continue;
         return;
       }
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
-        log(LogLevel::Warn, "accept: " + errno_text(errno));
+        log_.write(LogLevel::Warn, std::string("accept: ") + std::strerror(errno));
       return;
     }
-    if (clients.size() >= limits.max_clients) {
-      refuse_client(fd);
+    if (served + out.size() >= max_clients_) {
+      refuse(fd, now_ns);
       continue;
     }
-    if (opts.requirepass.empty() && opts.protected_mode && !limits.bind_loopback &&
-        !is_loopback(ss)) {
+    if (protect_ && !is_loopback(ss)) {
       static const char msg[] =
           "-DENIED perflab-proxy is in protected mode: no password is set (--requirepass-file) "
           "and this client is not on the loopback interface\r\n";
       ssize_t w = ::send(fd, msg, sizeof msg - 1, MSG_NOSIGNAL);
       (void)w;
       ::close(fd);
-      st.clients_refused.add();
-      log(LogLevel::Warn, "protected mode: refused client " + peer_name(ss));
+      st_.clients_refused.add();
+      log_.write(LogLevel::Warn, "protected mode: refused client " + peer_name(ss));
       continue;
     }
-    set_nodelay(fd, opts.nodelay);
-    auto c = std::make_unique<Client>(opts.limits);
-    c->fd = fd;
-    c->peer = peer_name(ss);
-    c->backends.resize(opts.nodes.size());
-    c->id = next_id++;
-    c->last_io_ns = turn_ns;
-    c->dedicated = !opts.shared_backends;
-    c->authenticated = opts.requirepass.empty();
-    c->parser.set_unauthenticated(!c->authenticated);
-    c->reply_estimate = static_cast<double>(opts.max_client_pending_bytes) / 16;
-    by_id[c->id] = c.get();
-    add_fd(*c, EPOLLIN);
-    log(LogLevel::Debug, "client " + c->peer + " connected");
-    Client* raw = c.get();
-    clients.emplace(raw, std::move(c));
-    st.clients_accepted.add();
-    st.clients_connected.add();
-  }
-}
-
-void Proxy::Impl::accept_stats() {
-  for (int i = 0; i < 16; ++i) {
-    int fd = ::accept4(stats.listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
-    auto s = std::make_unique<Conn>(Kind::Stats);
-    s->fd = fd;
-    char host[256] = "";
-    ::gethostname(host, sizeof host - 1);
-    s->out = stats_json(snapshot(), host, static_cast<std::int64_t>(std::time(nullptr)));
-    add_fd(*s, 0);
-    Conn& ref = *s;
-    stats.readers.push_back(std::move(s));
-    flush(ref);
+    out.push_back({fd, peer_name(ss)});
   }
 }
 

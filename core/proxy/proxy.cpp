@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,9 +80,8 @@ void Proxy::Impl::init() {
     for (const auto& n : opts.nodes) opts.servers.push_back({n.address(), 1});
   router = slot_owner.empty() ? Router(opts.routing, opts.servers)
                               : Router::cluster_slots(std::move(slot_owner), opts.nodes.size());
-  limits.bind_loopback = bind_is_loopback();
-  limits.hard_limit = std::max(2 * opts.max_client_pending_bytes,
-                               opts.max_client_pending_bytes + std::size_t{16} * 1024 * 1024);
+  hard_limit = std::max(2 * opts.max_client_pending_bytes,
+                        opts.max_client_pending_bytes + std::size_t{16} * 1024 * 1024);
   for (const auto& n : opts.nodes) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
@@ -102,29 +100,17 @@ void Proxy::Impl::init() {
   }
   logger.open(opts.log_file, opts.log_level);
 
-  listener.fd = listen_on(opts.bind, opts.port, port);
+  listener.open(opts, poller);
   if (opts.stats_port >= 0) stats.listener.fd = listen_on(opts.bind, opts.stats_port, stats.port);
-  ep = ::epoll_create1(EPOLL_CLOEXEC);
-  wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  limits.reserve_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  set_client_limit();
-  if (ep < 0 || wake_fd < 0) throw std::runtime_error("epoll/eventfd: " + errno_text(errno));
-  wake.fd = wake_fd;
-  add_fd(listener, EPOLLIN);
-  add_fd(wake, EPOLLIN);
-  if (stats.listener.fd >= 0) add_fd(stats.listener, EPOLLIN);
+  if (stats.listener.fd >= 0) poller.add(stats.listener, EPOLLIN);
 }
 
 Proxy::Impl::~Impl() {
-  memory.reaper.stop();
+  memory.stop();
   close_shared();
   for (auto& [p, c] : clients) close_fds(*c);
-  for (auto& s : stats.readers) close_fd(*s);
-  if (listener.fd >= 0) ::close(listener.fd);
+  for (auto& s : stats.readers) poller.close(*s);
   if (stats.listener.fd >= 0) ::close(stats.listener.fd);
-  if (wake_fd >= 0) ::close(wake_fd);
-  if (limits.reserve_fd >= 0) ::close(limits.reserve_fd);
-  if (ep >= 0) ::close(ep);
 }
 
 void Proxy::Impl::log_start() {
@@ -134,17 +120,18 @@ void Proxy::Impl::log_start() {
           ? std::string("a Redis Cluster's slot map (CRC16, {tag}; MOVED and ASK followed)")
           : "hash=" + std::string(to_string(r.hash)) +
                 ", distribution=" + to_string(r.distribution) + ", hash tag " + r.tag.describe();
-  log(LogLevel::Info, "listening on " + opts.bind + ":" + std::to_string(port) + ", " +
+  log(LogLevel::Info, "listening on " + opts.bind + ":" + std::to_string(listener.port()) + ", " +
                           std::to_string(opts.nodes.size()) +
                           (router.uses_slots() ? " masters" : " nodes") +
                           ", write=" + to_string(opts.write) +
                           ", nodelay=" + (opts.nodelay ? "on" : "off") + ", " + routing);
   log(LogLevel::Info,
-      "file descriptor limit " + std::to_string(limits.fd_limit) + ": at most " +
-          std::to_string(limits.max_clients) + " clients at once (a client takes one, " +
+      "file descriptor limit " + std::to_string(listener.fd_limit()) + ": at most " +
+          std::to_string(listener.max_clients()) + " clients at once (a client takes one, " +
           (opts.shared_backends ? "plus one per node once on connections of its own; "
                                 : "plus one per node; ") +
-          std::to_string(kSpareFds) + " kept spare), more get -ERR max number of clients reached");
+          std::to_string(Listener::kSpareFds) +
+          " kept spare), more get -ERR max number of clients reached");
   log(LogLevel::Info,
       std::string("clients ") +
           (opts.requirepass.empty() ? "need no password" : "must AUTH (requirepass)") +
@@ -161,7 +148,7 @@ void Proxy::Impl::log_start() {
           ", client timeout " +
           (opts.client_timeout_ms > 0 ? std::to_string(opts.client_timeout_ms) + " ms"
                                       : std::string("none")));
-  if (opts.requirepass.empty() && opts.protected_mode && !limits.bind_loopback)
+  if (opts.requirepass.empty() && opts.protected_mode && !listener.bind_is_loopback())
     log(LogLevel::Warn, "no requirepass while listening on " + opts.bind +
                             ": protected mode, only loopback clients are served");
 }
@@ -177,7 +164,7 @@ Proxy::~Proxy() {
 }
 
 int Proxy::port() const {
-  return impl_->port;
+  return impl_->listener.port();
 }
 int Proxy::stats_port() const {
   return impl_->stats.port;
@@ -195,29 +182,19 @@ void Proxy::start() {
   impl_->thread = std::thread([this] { impl_->loop(); });
 }
 
-namespace {
-void wake_up(int fd) noexcept {
-  std::uint64_t one = 1;
-  if (fd >= 0) {
-    ssize_t r = ::write(fd, &one, sizeof one);
-    (void)r;
-  }
-}
-}  // namespace
-
 void Proxy::request_stop() noexcept {
   impl_->stop_flag.store(true, std::memory_order_relaxed);
-  wake_up(impl_->wake_fd);
+  impl_->poller.wake();
 }
 
 void Proxy::reopen_log() noexcept {
   impl_->logger.request_reopen();
-  wake_up(impl_->wake_fd);
+  impl_->poller.wake();
 }
 
 void Proxy::change_log_level(int delta) noexcept {
   impl_->logger.request_level_change(delta);
-  wake_up(impl_->wake_fd);
+  impl_->poller.wake();
 }
 
 void Proxy::log_fatal_signal(int sig) const noexcept {

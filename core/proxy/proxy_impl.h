@@ -27,16 +27,17 @@
 
 #include "common/clock.h"
 #include "proxy/client_conn.h"
-#include "proxy/client_limits.h"
-#include "proxy/client_memory_state.h"
+#include "proxy/client_memory.h"
 #include "proxy/conn.h"
 #include "proxy/counters.h"
 #include "proxy/dispatch_scratch.h"
 #include "proxy/in_buf.h"
+#include "proxy/listener.h"
 #include "proxy/merge.h"
 #include "proxy/node_addresses.h"
 #include "proxy/node_conn.h"
 #include "proxy/pending.h"
+#include "proxy/poller.h"
 #include "proxy/proxy.h"
 #include "proxy/proxy_log.h"
 #include "proxy/reaper.h"
@@ -61,20 +62,15 @@ inline void set_nodelay(int fd, bool on) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v);
 }
 
-// A listening TCP socket on host:port; throws with the reason (listener.cpp).
-int listen_on(const std::string& host, int port, int& bound_port);
-
 struct Proxy::Impl {
   ProxyOptions opts;
   Router router;
-  int ep = -1;
-  int wake_fd = -1;
-  int port = 0;
-  Conn listener{Kind::Listener};
-  Conn wake{Kind::Wake};
+  Poller poller;
   std::thread thread;
   std::atomic<bool> stop_flag{false};
   ProxyLog logger;
+  Counters st;
+  Listener listener{st, logger};
   std::int64_t started_ns = wall_ns();
   std::int64_t turn_ns = wall_ns();  // the time of this loop turn
   std::int64_t last_sweep_ns = 0;
@@ -83,19 +79,16 @@ struct Proxy::Impl {
   std::unordered_map<std::uint64_t, Client*> by_id;
   std::uint64_t next_id = 1;
   std::vector<std::unique_ptr<Backend>> shared;  // one per node, when opts.shared_backends
-  std::vector<std::unique_ptr<Client>> graveyard;
   std::vector<std::string> secrets;  // never in a reply: opts.password, opts.requirepass
   NodeAddresses node_addrs;
-  ClientLimits limits;
+  // Past this much output waiting, a client that does not read is closed (client.cpp).
+  std::size_t hard_limit = 0;
   StatsEndpoint stats;
   TurnLists turn;
   Rests rests;
   DispatchScratch scr;
-  ClientMemoryState memory;  // client_memory.cpp
+  ClientMemory memory;
 
-  Counters st;
-
-  static constexpr std::uint64_t kSpareFds = 32;
   static constexpr std::int64_t kStallNs = 1'000'000'000;
   // What a client's read event reads at most: a client streaming a large value gets its turn
   // like any other, and a loop turn stays short for everyone else.
@@ -113,7 +106,6 @@ struct Proxy::Impl {
   // nodes are still answering: a pipelined batch spread over four nodes would otherwise go
   // back in two or three sends, each a TCP segment and a wake-up of the client.
   static constexpr std::int64_t kHoldNs = 100'000;
-  bool can_hold = true;  // epoll_pwait2 is there: the loop can wake within the hold
 
   // proxy.cpp: setup; the log (ProxyLog) written through log().
   void log(LogLevel level, const std::string& msg) { logger.write(level, msg); }
@@ -122,8 +114,6 @@ struct Proxy::Impl {
   void log_start();
   // event_loop.cpp: epoll, the loop and its turns, output.
   void update_events(Conn& c);
-  void add_fd(Conn& c, std::uint32_t ev);
-  void close_fd(Conn& c);
   void loop();
   void serve_streamers();
   void rest_streamer(Client& c);
@@ -133,17 +123,11 @@ struct Proxy::Impl {
   bool hold(Client& c);
   void release_holds();
   int wait(epoll_event* events, int max);
+  void give_back_memory();
   void end_of_turn();
   void flush(Conn& c);
-  // listener.cpp: accepting clients (and statistics readers), the client limit.
-  void set_client_limit();
-  bool bind_is_loopback() const;
-  void log_fd_refusals();
-  void refuse_client(int fd);
-  bool refuse_for_lack_of_fds();
-  void accept_clients();
-  void accept_stats();
   // client.cpp: a client's connection, its requests' FIFO, the commands answered here.
+  void accept_clients();
   void close_fds(Client& c);
   void close_client(Client& c, const std::string& why);
   void check_pause(Client& c);
@@ -158,16 +142,9 @@ struct Proxy::Impl {
   void check_stalled_clients();
   void drain(Client& c);
   void merge(const Pending& p, std::string& out);
-  // client_memory.cpp: the bound on all clients' memory, eviction, the client timeout, giving
-  // memory back when idle.
-  void account(Client& c);
+  // client_eviction.cpp: clients closed for what they hold together, or for idling.
   bool bound_client_memory(Client* growing, std::size_t extra);
-  void lend_input(Client& c);
-  void return_input(Client& c);
   void check_idle_clients();
-  void give_back_memory();
-  void clear_graveyard();
-  void free_off_loop(std::unique_ptr<Client> c, InBuf buf);
   // dispatch.cpp: routing a request, splitting it by node, forwarding its parts.
   void dispatch(Client& c, const std::vector<std::string_view>& av, std::string_view raw,
                 const CommandInfo& info);
@@ -213,8 +190,9 @@ struct Proxy::Impl {
   bool busy_too_long(Backend& b);
   // redirects.cpp: a Redis Cluster's MOVED and ASK.
   bool follow_redirect(Client& c, const Entry& e, std::string_view reply);
-  // proxy_stats.cpp: the counters read.
+  // proxy_stats.cpp: the counters read, and readers of the statistics port.
   ProxyStats snapshot() const;
+  void accept_stats();
 
   // The hot path's small steps, defined here so that every file inlines them.
   void queue_output(Conn& c) {

@@ -1,5 +1,10 @@
 // The proxy's counters: read from any thread (a snapshot), and shown as twemproxy's stats JSON and
-// as an INFO-like text.
+// as an INFO-like text; readers of the statistics port.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ctime>
+
 #include <nlohmann/json.hpp>
 
 #include "common/run.h"
@@ -106,7 +111,7 @@ ProxyStats Proxy::Impl::snapshot() const {
   s.auth_failures = st.auth_failures.get();
   s.refused_commands = st.refused_commands.get();
   s.client_limit_closes = st.client_limit_closes.get();
-  s.client_memory = memory.held.get();
+  s.client_memory = memory.held();
   s.clients_evicted = st.clients_evicted.get();
   s.clients_rested = st.clients_rested.get();
   s.replies_held = st.replies_held.get();
@@ -130,6 +135,23 @@ ProxyStats Proxy::Impl::snapshot() const {
     s.servers.push_back(std::move(v));
   }
   return s;
+}
+
+// A reader of the statistics port is sent the counters as JSON, then closed (flush does).
+void Proxy::Impl::accept_stats() {
+  for (int i = 0; i < 16; ++i) {
+    int fd = ::accept4(stats.listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    auto s = std::make_unique<Conn>(Kind::Stats);
+    s->fd = fd;
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    s->out = stats_json(snapshot(), host, static_cast<std::int64_t>(std::time(nullptr)));
+    poller.add(*s, 0);
+    Conn& ref = *s;
+    stats.readers.push_back(std::move(s));
+    flush(ref);
+  }
 }
 
 }  // namespace perflab::proxy
