@@ -143,7 +143,7 @@ void Proxy::Impl::check_timeouts() {
   };
   for (auto& b : shared) check(b.get());
   std::vector<Client*> dedicated;
-  for (auto& [p, c] : clients)
+  for (auto& c : clients.all())
     if (c->dedicated && !c->dead) dedicated.push_back(c.get());
   for (Client* c : dedicated)
     for (auto& b : c->backends)

@@ -36,17 +36,14 @@ void Proxy::Impl::accept_clients() {
     c->fd = a.fd;
     c->peer = std::move(a.peer);
     c->backends.resize(opts.nodes.size());
-    c->id = next_id++;
     c->last_io_ns = turn_ns;
     c->dedicated = !opts.shared_backends;
     c->authenticated = opts.requirepass.empty();
     c->parser.set_unauthenticated(!c->authenticated);
     c->reply_estimate = static_cast<double>(opts.max_client_pending_bytes) / 16;
-    by_id[c->id] = c.get();
-    poller.add(*c, EPOLLIN);
-    log(LogLevel::Debug, "client " + c->peer + " connected");
-    Client* raw = c.get();
-    clients.emplace(raw, std::move(c));
+    Client& added = clients.add(std::move(c));
+    poller.add(added, EPOLLIN);
+    log(LogLevel::Debug, "client " + added.peer + " connected");
     st.clients_accepted.add();
     st.clients_connected.add();
   }
@@ -66,17 +63,12 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   if (c.dead) return;
   log(LogLevel::Debug, "client " + c.peer + " closed: " + why);
   close_fds(c);
-  by_id.erase(c.id);
   st.clients_connected.sub();
   memory.closed(c);
   if (c.resting) std::erase(rests.resting, &c);
   if (c.hold_until > 0) std::erase(turn.holding, &c);
   if (c.fanout) std::erase(rests.fanning, &c);
-  auto it = clients.find(&c);
-  if (it != clients.end()) {
-    memory.bury(std::move(it->second));
-    clients.erase(it);
-  }
+  if (auto owned = clients.remove(c)) memory.bury(std::move(owned));
 }
 
 // Stops reading a client that holds, or will soon hold, too much; disconnects one that holds
@@ -267,7 +259,7 @@ void Proxy::Impl::drain_touched() {
 // Clients past the hard limit: check_pause disconnects those that stopped reading.
 void Proxy::Impl::check_stalled_clients() {
   std::vector<Client*> over;
-  for (auto& [p, c] : clients)
+  for (auto& c : clients.all())
     if (!c->dead && c->pending_out() + c->stored_bytes > hard_limit) over.push_back(c.get());
   for (Client* c : over) check_pause(*c);
 }

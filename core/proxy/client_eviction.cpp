@@ -10,12 +10,12 @@ namespace perflab::proxy {
 bool Proxy::Impl::bound_client_memory(Client* growing, std::size_t extra) {
   const std::size_t bound = opts.max_client_memory;
   if (bound == 0 || memory.held() + extra <= bound) return true;
-  for (auto& [p, c] : clients) memory.account(*c);
+  for (auto& c : clients.all()) memory.account(*c);
   bool growing_evicted = false;
   while (memory.held() + extra > bound) {
     Client* victim = nullptr;
     std::size_t most = 0;
-    for (auto& [p, c] : clients) {
+    for (auto& c : clients.all()) {
       const std::size_t held = c->mem + (c.get() == growing ? extra : 0);
       if (!victim || held > most) {
         victim = c.get();
@@ -45,7 +45,7 @@ void Proxy::Impl::check_idle_clients() {
   if (opts.client_timeout_ms <= 0) return;
   const std::int64_t limit = std::int64_t{opts.client_timeout_ms} * 1'000'000;
   std::vector<Client*> idle;
-  for (auto& [p, c] : clients)
+  for (auto& c : clients.all())
     if (c->pending.empty() && c->pending_out() == 0 && turn_ns - c->last_io_ns >= limit)
       idle.push_back(c.get());
   for (Client* c : idle) {

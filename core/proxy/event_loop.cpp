@@ -87,9 +87,8 @@ void Proxy::Impl::loop() {
     end_of_turn();
   }
   log(LogLevel::Info, "shutting down: closing " + std::to_string(clients.size()) + " clients");
-  for (auto& [p, c] : clients) close_fds(*c);
+  for (auto& c : clients.all()) close_fds(*c);
   clients.clear();
-  by_id.clear();
   close_shared();
   memory.stop();
 }

@@ -108,7 +108,7 @@ void Proxy::Impl::init() {
 Proxy::Impl::~Impl() {
   memory.stop();
   close_shared();
-  for (auto& [p, c] : clients) close_fds(*c);
+  for (auto& c : clients.all()) close_fds(*c);
   for (auto& s : stats.readers) poller.close(*s);
   if (stats.listener.fd >= 0) ::close(stats.listener.fd);
 }

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "proxy/client_conn.h"
 #include "proxy/client_memory.h"
+#include "proxy/client_table.h"
 #include "proxy/conn.h"
 #include "proxy/counters.h"
 #include "proxy/dispatch_scratch.h"
@@ -75,9 +76,7 @@ struct Proxy::Impl {
   std::int64_t turn_ns = wall_ns();  // the time of this loop turn
   std::int64_t last_sweep_ns = 0;
 
-  std::unordered_map<Client*, std::unique_ptr<Client>> clients;
-  std::unordered_map<std::uint64_t, Client*> by_id;
-  std::uint64_t next_id = 1;
+  ClientTable clients;
   std::vector<std::unique_ptr<Backend>> shared;  // one per node, when opts.shared_backends
   std::vector<std::string> secrets;  // never in a reply: opts.password, opts.requirepass
   NodeAddresses node_addrs;
@@ -232,8 +231,7 @@ struct Proxy::Impl {
 
   Client* client_of(const Backend& b, std::uint64_t id) {
     if (b.owner) return b.owner->dead ? nullptr : b.owner;
-    auto it = by_id.find(id);
-    return it == by_id.end() || it->second->dead ? nullptr : it->second;
+    return clients.find(id);
   }
 
   void touch(Client& c) {
