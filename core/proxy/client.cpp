@@ -66,7 +66,7 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   st.clients_connected.sub();
   memory.closed(c);
   if (c.resting) std::erase(rests.resting, &c);
-  if (c.hold_until > 0) std::erase(turn.holding, &c);
+  turn.unhold(c);
   if (c.fanout) std::erase(rests.fanning, &c);
   if (auto owned = clients.remove(c)) memory.bury(std::move(owned));
 }
@@ -248,8 +248,7 @@ void Proxy::Impl::local(Client& c, const std::vector<std::string_view>& av) {
 }
 
 void Proxy::Impl::drain_touched() {
-  auto list = std::move(turn.touched);
-  turn.touched.clear();
+  auto list = turn.take_touched();
   for (Client* c : list) {
     c->touched = false;
     if (!c->dead) drain(*c);

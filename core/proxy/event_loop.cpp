@@ -37,7 +37,7 @@ void Proxy::Impl::loop() {
       break;
     }
     turn_ns = wall_ns();
-    if (n == 0 && rests.resting.empty() && rests.fanning.empty() && turn.holding.empty())
+    if (n == 0 && rests.resting.empty() && rests.fanning.empty() && !turn.anyone_holding())
       give_back_memory();  // a quiet moment
     if (!rests.resting.empty() && turn_ns >= rests.streamers_resume_ns) resume_streamers();
     for (int i = 0; i < n; ++i) {
@@ -167,31 +167,17 @@ bool Proxy::Impl::hold(Client& c) {
   if (!poller.can_wait_ns() || c.inflight == 0 || c.closing || c.want_write ||
       c.pending_out() > 16 * 1024)
     return false;
-  c.hold_until = turn_ns + kHoldNs;
-  turn.holding.push_back(&c);
+  turn.hold(c, turn_ns + kHoldNs);
   st.replies_held.add();
   return true;
-}
-
-// Clients whose replies are all in, or whose hold is over, are flushed with the turn's others.
-void Proxy::Impl::release_holds() {
-  std::erase_if(turn.holding, [&](Client* c) {
-    if (c->inflight > 0 && !c->closing && turn_ns < c->hold_until) return false;
-    c->hold_until = -1;
-    if (!c->dirty) {
-      c->dirty = true;
-      turn.dirty.push_back(c);
-    }
-    return true;
-  });
 }
 
 // One wait for events: for as long as wait_ms says, or until the first hold ends (to the
 // nanosecond: a hold is a fraction of a millisecond).
 int Proxy::Impl::wait(epoll_event* events, int max) {
-  if (turn.holding.empty()) return poller.wait(events, max, wait_ms());
+  if (!turn.anyone_holding()) return poller.wait(events, max, wait_ms());
   const std::int64_t left =
-      std::min(turn.holding.front()->hold_until - wall_ns(), std::int64_t{wait_ms()} * 1'000'000);
+      std::min(turn.first_hold_ends() - wall_ns(), std::int64_t{wait_ms()} * 1'000'000);
   return poller.wait_ns(events, max, std::max<std::int64_t>(0, left));
 }
 
@@ -217,33 +203,24 @@ void Proxy::Impl::end_of_turn() {
 }
 
 void Proxy::Impl::flush_dirty() {
-  // Send failures seen during the turn.
-  while (!turn.broken.empty()) {
-    auto list = std::move(turn.broken);
-    turn.broken.clear();
-    for (Backend* b : list)
-      if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
-  }
-  release_holds();
+  fail_broken();  // send failures seen during the turn
+  turn.release_holds(turn_ns);
   // Coalesced writes: one send per socket per turn.
-  for (std::size_t i = 0; i < turn.dirty.size(); ++i) {
-    Conn* c = turn.dirty[i];
-    c->dirty = false;
-    if (c->dead || (c->kind == Kind::Client && hold(static_cast<Client&>(*c)))) continue;
-    flush(*c);
+  turn.each_dirty([&](Conn& c) {
+    if (!c.dead && !(c.kind == Kind::Client && hold(static_cast<Client&>(c)))) flush(c);
+  });
+  while (turn.any_broken()) {
+    fail_broken();
+    turn.each_dirty([&](Conn& c) {
+      if (!c.dead) flush(c);
+    });
   }
-  turn.dirty.clear();
-  while (!turn.broken.empty()) {
-    auto list = std::move(turn.broken);
-    turn.broken.clear();
-    for (Backend* b : list)
+}
+
+void Proxy::Impl::fail_broken() {
+  while (turn.any_broken())
+    for (Backend* b : turn.take_broken())
       if (!b->dead && (!b->owner || !b->owner->dead)) backend_failed(*b, "send failed", false);
-    for (Conn* c : turn.dirty) {
-      c->dirty = false;
-      if (!c->dead) flush(*c);
-    }
-    turn.dirty.clear();
-  }
 }
 
 void Proxy::Impl::flush(Conn& c) {
@@ -287,7 +264,7 @@ void Proxy::Impl::flush(Conn& c) {
       st.servers[b.node]->in_queue_bytes.sub(c.pending_out());
       c.out.clear();
       c.out_off = 0;
-      turn.broken.push_back(&b);
+      turn.broken(b);
     }
     return;
   }

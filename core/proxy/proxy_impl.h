@@ -119,8 +119,8 @@ struct Proxy::Impl {
   void resume_streamers();
   int wait_ms() const;
   void flush_dirty();
+  void fail_broken();
   bool hold(Client& c);
-  void release_holds();
   int wait(epoll_event* events, int max);
   void give_back_memory();
   void end_of_turn();
@@ -197,9 +197,8 @@ struct Proxy::Impl {
   void queue_output(Conn& c) {
     if (opts.write == WriteStrategy::PerReply && !c.want_write) {
       flush(c);  // one send for this reply or command
-    } else if (!c.dirty) {
-      c.dirty = true;
-      turn.dirty.push_back(&c);
+    } else {
+      turn.mark_dirty(c);
     }
   }
 
@@ -234,12 +233,7 @@ struct Proxy::Impl {
     return clients.find(id);
   }
 
-  void touch(Client& c) {
-    if (!c.touched) {
-      c.touched = true;
-      turn.touched.push_back(&c);
-    }
-  }
+  void touch(Client& c) { turn.touch(c); }
 };
 
 }  // namespace perflab::proxy
