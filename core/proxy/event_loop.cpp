@@ -199,7 +199,7 @@ void Proxy::Impl::end_of_turn() {
   if (opts.max_client_memory > 0 && memory.held() > opts.max_client_memory)
     bound_client_memory(nullptr, 0);  // replies that grew during the turn
   memory.clear_graveyard();
-  std::erase_if(stats.readers, [](const std::unique_ptr<Conn>& s) { return s->dead; });
+  stats.forget_closed();
 }
 
 void Proxy::Impl::flush_dirty() {

@@ -101,16 +101,14 @@ void Proxy::Impl::init() {
   logger.open(opts.log_file, opts.log_level);
 
   listener.open(opts, poller);
-  if (opts.stats_port >= 0) stats.listener.fd = listen_on(opts.bind, opts.stats_port, stats.port);
-  if (stats.listener.fd >= 0) poller.add(stats.listener, EPOLLIN);
+  stats.open(opts.bind, opts.stats_port, poller);
 }
 
 Proxy::Impl::~Impl() {
   memory.stop();
   close_shared();
   for (auto& c : clients.all()) close_fds(*c);
-  for (auto& s : stats.readers) poller.close(*s);
-  if (stats.listener.fd >= 0) ::close(stats.listener.fd);
+  stats.close_readers(poller);
 }
 
 void Proxy::Impl::log_start() {
@@ -139,7 +137,8 @@ void Proxy::Impl::log_start() {
           ", backend timeout " +
           (opts.backend_timeout_ms > 0 ? std::to_string(opts.backend_timeout_ms) + " ms"
                                        : std::string("none")) +
-          (stats.port >= 0 ? ", statistics on port " + std::to_string(stats.port) : std::string()));
+          (stats.port() >= 0 ? ", statistics on port " + std::to_string(stats.port())
+                             : std::string()));
   log(LogLevel::Info,
       "all clients together may hold " +
           (opts.max_client_memory > 0
@@ -167,7 +166,7 @@ int Proxy::port() const {
   return impl_->listener.port();
 }
 int Proxy::stats_port() const {
-  return impl_->stats.port;
+  return impl_->stats.port();
 }
 const ProxyOptions& Proxy::options() const {
   return impl_->opts;

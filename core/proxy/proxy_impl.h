@@ -46,7 +46,7 @@
 #include "proxy/resp.h"
 #include "proxy/rests.h"
 #include "proxy/routing.h"
-#include "proxy/stats_endpoint.h"
+#include "proxy/stats_port.h"
 #include "proxy/turn_lists.h"
 
 namespace perflab::proxy {
@@ -82,7 +82,7 @@ struct Proxy::Impl {
   NodeAddresses node_addrs;
   // Past this much output waiting, a client that does not read is closed (client.cpp).
   std::size_t hard_limit = 0;
-  StatsEndpoint stats;
+  StatsPort stats;
   TurnLists turn;
   Rests rests;
   DispatchScratch scr;

@@ -1,6 +1,5 @@
 // The proxy's counters: read from any thread (a snapshot), and shown as twemproxy's stats JSON and
 // as an INFO-like text; readers of the statistics port.
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -137,21 +136,18 @@ ProxyStats Proxy::Impl::snapshot() const {
   return s;
 }
 
-// A reader of the statistics port is sent the counters as JSON, then closed (flush does).
+// Readers of the statistics port are sent the counters as JSON, then closed (flush does).
 void Proxy::Impl::accept_stats() {
-  for (int i = 0; i < 16; ++i) {
-    int fd = ::accept4(stats.listener.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
-    auto s = std::make_unique<Conn>(Kind::Stats);
-    s->fd = fd;
-    char host[256] = "";
-    ::gethostname(host, sizeof host - 1);
-    s->out = stats_json(snapshot(), host, static_cast<std::int64_t>(std::time(nullptr)));
-    poller.add(*s, 0);
-    Conn& ref = *s;
-    stats.readers.push_back(std::move(s));
-    flush(ref);
-  }
+  std::vector<Conn*> fresh;
+  stats.accept(
+      poller,
+      [&] {
+        char host[256] = "";
+        ::gethostname(host, sizeof host - 1);
+        return stats_json(snapshot(), host, static_cast<std::int64_t>(std::time(nullptr)));
+      },
+      fresh);
+  for (Conn* r : fresh) flush(*r);
 }
 
 }  // namespace perflab::proxy
