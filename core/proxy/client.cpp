@@ -65,9 +65,8 @@ void Proxy::Impl::close_client(Client& c, const std::string& why) {
   close_fds(c);
   st.clients_connected.sub();
   memory.closed(c);
-  if (c.resting) std::erase(rests.resting, &c);
+  if (c.resting || c.fanout) rests.forget(&c);
   turn.unhold(c);
-  if (c.fanout) std::erase(rests.fanning, &c);
   if (auto owned = clients.remove(c)) memory.bury(std::move(owned));
 }
 

@@ -49,7 +49,7 @@ struct Client : Conn {
   // between its turns. An ordinary large command (a 100 KB value) is read at once, never rested.
   static constexpr std::size_t kRestFrom = 1024 * 1024;
   bool huge() const { return in.end - in.start >= kRestFrom; }
-  bool resting = false;  // streaming a huge command, not read until Impl::rests.streamers_resume_ns
+  bool resting = false;  // streaming a huge command, not read until Rests::streamers_resume_ns()
   bool ever_rested = false;
   std::unique_ptr<Fanout> fanout;  // sending a large fan-out: not read until it is sent
   // Holding replies that are ready while more of its pipeline's are on their way from other

@@ -37,9 +37,8 @@ void Proxy::Impl::loop() {
       break;
     }
     turn_ns = wall_ns();
-    if (n == 0 && rests.resting.empty() && rests.fanning.empty() && !turn.anyone_holding())
-      give_back_memory();  // a quiet moment
-    if (!rests.resting.empty() && turn_ns >= rests.streamers_resume_ns) resume_streamers();
+    if (n == 0 && rests.none() && !turn.anyone_holding()) give_back_memory();  // a quiet moment
+    if (rests.any_resting() && turn_ns >= rests.streamers_resume_ns()) resume_streamers();
     for (int i = 0; i < n; ++i) {
       Conn* c = static_cast<Conn*>(events[i].data.ptr);
       std::uint32_t ev = events[i].events;
@@ -61,10 +60,10 @@ void Proxy::Impl::loop() {
           const bool hung_up = ev & (EPOLLHUP | EPOLLERR);
           if (!cl.streaming() || (ev & EPOLLOUT) || (cl.resting && hung_up))
             on_client_event(cl, ev);
-          else if (turn_ns < rests.streamers_resume_ns && !hung_up && cl.huge())
+          else if (turn_ns < rests.streamers_resume_ns() && !hung_up && cl.huge())
             rest_streamer(cl);  // it streams a huge command while the others rest
           else if (!cl.resting)
-            rests.streamers.emplace_back(&cl, ev);
+            rests.stream(&cl, ev);
           break;
         }
         case Kind::Backend:
@@ -75,8 +74,8 @@ void Proxy::Impl::loop() {
           break;
       }
     }
-    if (!rests.streamers.empty()) serve_streamers();
-    if (!rests.fanning.empty()) serve_fanouts();
+    if (rests.any_streaming()) serve_streamers();
+    if (rests.any_fanning()) serve_fanouts();
     if (turn_ns - last_sweep_ns >= 100'000'000) {
       last_sweep_ns = turn_ns;
       check_timeouts();
@@ -114,8 +113,7 @@ void Proxy::Impl::give_back_memory() {
 // without end is slowed. One that sent nothing new waits for epoll, not a rest.
 void Proxy::Impl::serve_streamers() {
   flush_dirty();
-  auto list = std::move(rests.streamers);
-  rests.streamers.clear();
+  auto list = rests.take_streamers();
   const std::int64_t start = wall_ns();
   const std::size_t each = std::max<std::size_t>(64 * 1024, kStreamingPerTurn / list.size());
   bool rest = false;
@@ -129,8 +127,7 @@ void Proxy::Impl::serve_streamers() {
   }
   if (!rest) return;
   const std::int64_t end = wall_ns();
-  rests.streamers_resume_ns =
-      std::max(rests.streamers_resume_ns, end + (end - start) * kStreamersRestPerBusy);
+  rests.rest_streamers_until(end + (end - start) * kStreamersRestPerBusy);
   for (auto [c, read_more] : list)
     if (read_more && !c->dead) rest_streamer(*c);
 }
@@ -140,19 +137,18 @@ void Proxy::Impl::rest_streamer(Client& c) {
   if (!c.ever_rested) st.clients_rested.add();
   c.ever_rested = true;
   c.resting = true;
-  rests.resting.push_back(&c);
+  rests.rest(&c);
   update_events(c);
 }
 
 // The streamers' rest is over: they are read in this turn, as if epoll had reported them.
 void Proxy::Impl::resume_streamers() {
-  auto list = std::move(rests.resting);
-  rests.resting.clear();
+  auto list = rests.take_resting();
   for (Client* c : list) {
     if (c->dead) continue;
     c->resting = false;
     update_events(*c);
-    if (c->streaming()) rests.streamers.emplace_back(c, EPOLLIN);
+    if (c->streaming()) rests.stream(c, EPOLLIN);
   }
 }
 
@@ -185,10 +181,10 @@ int Proxy::Impl::wait(epoll_event* events, int max) {
 // millisecond), else until the next sweep of timeouts.
 int Proxy::Impl::wait_ms() const {
   const int sweep = opts.backend_timeout_ms > 0 || opts.client_timeout_ms > 0 ? 100 : 1000;
-  if (rests.resting.empty() && rests.fanning.empty()) return sweep;
+  if (rests.none()) return sweep;
   std::int64_t resume = kForever;
-  if (!rests.resting.empty()) resume = rests.streamers_resume_ns;
-  if (!rests.fanning.empty()) resume = std::min(resume, rests.fanouts_resume_ns);
+  if (rests.any_resting()) resume = rests.streamers_resume_ns();
+  if (rests.any_fanning()) resume = std::min(resume, rests.fanouts_resume_ns());
   const std::int64_t left = resume - wall_ns();
   return left <= 0 ? 0
                    : static_cast<int>(std::min<std::int64_t>(sweep, (left + 999'999) / 1'000'000));

@@ -22,7 +22,7 @@ bool Proxy::Impl::start_fanout(Client& c, std::uint64_t seq, const CommandInfo& 
   c.fanout = std::make_unique<Fanout>();
   c.fanout->info = info;  // argv: process_input hands it the command's
   c.fanout->seq = seq;
-  rests.fanning.push_back(&c);
+  rests.fan_out(&c);
   update_events(c);
   return true;
 }
@@ -31,14 +31,14 @@ bool Proxy::Impl::start_fanout(Client& c, std::uint64_t seq, const CommandInfo& 
 // kStreamersRestPerBusy times as long as that took, as streamers do: a fan-out takes at most an
 // eighth of the loop's time, and the loop sleeps in between, woken at once by other requests.
 void Proxy::Impl::serve_fanouts() {
-  if (turn_ns < rests.fanouts_resume_ns) return;
+  if (turn_ns < rests.fanouts_resume_ns()) return;
   flush_dirty();
   const std::int64_t start = wall_ns();
-  auto list = rests.fanning;
+  auto list = rests.fanning();
   for (Client* c : list)
     if (!c->dead && c->fanout) send_batch(*c);
   const std::int64_t end = wall_ns();
-  rests.fanouts_resume_ns = end + (end - start) * kStreamersRestPerBusy;
+  rests.rest_fanouts_until(end + (end - start) * kStreamersRestPerBusy);
 }
 
 // The next kFanoutBatchKeys keys, split by node into parts of their own. After the last batch
@@ -81,7 +81,7 @@ void Proxy::Impl::send_batch(Client& c) {
   pending_at(c, seq).remaining--;
   c.in.consume(f.consumed);
   c.fanout.reset();
-  std::erase(rests.fanning, &c);
+  rests.done_fanning(&c);
   update_events(c);
   touch(c);
   process_input(c);
