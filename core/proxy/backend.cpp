@@ -52,11 +52,7 @@ bool Proxy::Impl::connect_backend(Backend& b, std::string& why) {
   }
   b.fd = fd;
   b.dead = false;
-  b.out.clear();
-  b.out_off = 0;
-  b.want_write = false;
-  b.in.clear();
-  b.scanner.reset();
+  b.reset_io();
   b.state = rc == 0 ? Backend::State::Connected : Backend::State::Connecting;
   poller.add(b, b.state == Backend::State::Connecting ? (EPOLLIN | EPOLLOUT) : EPOLLIN);
   st.servers[b.node]->connections.add();
@@ -99,11 +95,7 @@ void Proxy::Impl::backend_failed(Backend& b, const std::string& why, bool eof) {
   b.state = Backend::State::Down;
   b.ever_failed = true;
   st.servers[b.node]->in_queue_bytes.sub(b.pending_out() + b.held.size());
-  b.out.clear();
-  b.out_off = 0;
-  b.want_write = false;
-  b.in.clear();
-  b.scanner.reset();
+  b.reset_io();
   std::string().swap(b.held);  // held requests were never sent: they fail unexecuted
   b.probing = b.probe_due = false;
   std::string reply = down_reply(b.node, why);
@@ -250,7 +242,7 @@ bool Proxy::Impl::on_backend_reply(Backend& b, std::string_view reply) {
   c.inflight--;
   const auto size = static_cast<double>(reply.size());
   c.reply_estimate = std::max(size, c.reply_estimate - (c.reply_estimate - size) / 8);
-  Pending& p = pending_at(c, seq);
+  Pending& p = c.pending_at(seq);
   // Fast path: the oldest request, answered by one node, goes straight out.
   if (seq == c.head_seq && p.single && p.redact == Redact::None) {
     c.pending.pop_front();

@@ -52,6 +52,18 @@ struct Client : Conn {
   bool resting = false;  // streaming a huge command, not read until Rests::streamers_resume_ns()
   bool ever_rested = false;
   std::unique_ptr<Fanout> fanout;  // sending a large fan-out: not read until it is sent
+
+  // The pending request numbered seq (at or after head_seq).
+  Pending& pending_at(std::uint64_t seq) { return pending[seq - head_seq]; }
+  // What it holds now: its input (bytes written into its buffer: a large buffer's untouched
+  // pages cost nothing), its output, the replies it waits to send in order, and its own node
+  // connections' buffers.
+  std::size_t holds() const {
+    std::size_t m = in.touched() + out.size() + stored_bytes;
+    for (const auto& b : backends)
+      if (b) m += b->in.touched() + b->out.size() + b->held.size();
+    return m;
+  }
   // Holding replies that are ready while more of its pipeline's are on their way from other
   // nodes, until then at the latest (0: not holding, -1: its hold has just ended; Impl::hold).
   std::int64_t hold_until = 0;

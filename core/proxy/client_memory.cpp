@@ -39,9 +39,7 @@ void return_large_buffers_when_freed() {
 
 void ClientMemory::account(Client& c) {
   if (c.dead) return;  // closing took it out of the total
-  std::size_t m = c.in.touched() + c.out.size() + c.stored_bytes;
-  for (const auto& b : c.backends)
-    if (b) m += b->in.touched() + b->out.size() + b->held.size();
+  const std::size_t m = c.holds();
   if (m > c.mem)
     held_.add(m - c.mem);
   else

@@ -22,9 +22,7 @@ class ClientMemory {
 
   // What all clients hold together, as last accounted.
   std::size_t held() const { return held_.get(); }
-  // A client's input (bytes written into its buffer: a large buffer's untouched pages cost
-  // nothing), its output, the replies it waits to send in order, and its own backend
-  // connections' buffers, into the total (Client::mem: its share).
+  // What a client holds now (Client::holds) into the total; Client::mem is its share.
   void account(Client& c);
   // A closed client: its share out of the total.
   void closed(Client& c);

@@ -99,7 +99,7 @@ void Proxy::Impl::dispatch(Client& c, const std::vector<std::string_view>& av, s
   // commands and scripts have their replies redacted (proxy/redact.h).
   const Redact redact = redaction_for(av, info.cls == CommandClass::Admin);
   if (redact != Redact::None && seq >= c.head_seq && seq - c.head_seq < c.pending.size())
-    pending_at(c, seq).redact = redact;
+    c.pending_at(seq).redact = redact;
 }
 
 // A command whose keys must all be on one node: forwarded whole to it.
@@ -203,7 +203,7 @@ void Proxy::Impl::single(Client& c, std::uint64_t seq, std::size_t node, std::st
 
 void Proxy::Impl::fail_part(Client& c, std::uint64_t seq, std::uint32_t part,
                             const std::string& reply) {
-  Pending& p = pending_at(c, seq);
+  Pending& p = c.pending_at(seq);
   if (!store_reply(c, p, part, reply)) return;
   st.forward_error.add();
   if (p.batched) merge_batches(c, p);

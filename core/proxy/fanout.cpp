@@ -57,7 +57,7 @@ void Proxy::Impl::send_batch(Client& c) {
   const auto node_of = [&](std::size_t g) { return group_node(g); };
   const std::uint64_t seq = f.seq;
   {
-    Pending& p = pending_at(c, seq);
+    Pending& p = c.pending_at(seq);
     Batched::Batch b;
     b.first_part = static_cast<std::uint32_t>(p.parts.size());
     b.parts = static_cast<std::uint32_t>(scr.split.used);
@@ -68,7 +68,7 @@ void Proxy::Impl::send_batch(Client& c) {
     p.batched->batches.push_back(std::move(b));
   }
   st.fragments.add(scr.split.used);
-  std::uint32_t part = pending_at(c, seq).batched->batches.back().first_part;
+  std::uint32_t part = c.pending_at(seq).batched->batches.back().first_part;
   for (std::size_t n = 0; n < scr.split.by_node.size(); ++n) {
     if (scr.split.by_node[n].empty()) continue;
     scr.text.clear();
@@ -78,7 +78,7 @@ void Proxy::Impl::send_batch(Client& c) {
   }
   if (f.next < f.argv.size()) return;
   // The last batch: the command is sent; the client reads on.
-  pending_at(c, seq).remaining--;
+  c.pending_at(seq).remaining--;
   c.in.consume(f.consumed);
   c.fanout.reset();
   rests.done_fanning(&c);

@@ -53,6 +53,21 @@ struct Backend : Conn {
   std::int64_t recovering_since_ns = 0;
   std::int64_t held_since_ns = 0;  // when the oldest held request came
   int busy_answers = 0;            // BUSY or LOADING answers to the probe since the timeout
+
+  // A part sent, waiting for its reply; the wait for the front's reply counts from now_ns when
+  // nothing was waiting.
+  void push(const Entry& e, std::int64_t now_ns) {
+    if (fifo.empty()) progress_ns = now_ns;
+    fifo.push_back(e);
+  }
+  // Nothing to send and nothing half-read: a new connection's start, or a lost one's end.
+  void reset_io() {
+    out.clear();
+    out_off = 0;
+    want_write = false;
+    in.clear();
+    scanner.reset();
+  }
 };
 
 }  // namespace perflab::proxy

@@ -220,11 +220,8 @@ struct Proxy::Impl {
     return info.dedicated && (info.cls != CommandClass::Admin || opts.allow_admin);
   }
 
-  Pending& pending_at(Client& c, std::uint64_t seq) { return c.pending[seq - c.head_seq]; }
-
   void push_entry(Backend& b, const Entry& e) {
-    if (b.fifo.empty()) b.progress_ns = turn_ns;
-    b.fifo.push_back(e);
+    b.push(e, turn_ns);
     st.servers[b.node]->out_queue.add();
   }
 
