@@ -1,8 +1,8 @@
 #pragma once
-// The proxy's loop (Proxy::Impl), shared by the files that implement Proxy (proxy, event_loop,
-// listener, client, dispatch, backend, recovery, redirects, proxy_stats): the state of the loop
-// as types of their own (client_conn.h, node_conn.h, pending.h, counters.h, ...) and the
-// functions each file defines. Internal to perflab_proxy: not part of its API.
+// The proxy's loop (Proxy::Impl): it wires the types that own the loop's state (Poller,
+// Listener, StatsPort, ClientTable, ClientMemory, TurnLists, Rests, Counters, Router, ProxyLog)
+// and holds the request path, defined a step per file (event_loop, client, dispatch, fanout,
+// backend, recovery, redirects, client_eviction, proxy_stats). Internal to perflab_proxy.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
