@@ -5,7 +5,7 @@
 #include <QSettings>
 #include <QStringList>
 
-#include "targets/postgres.h"
+#include "targets/pg_conninfo.h"
 
 namespace perflab::gui {
 

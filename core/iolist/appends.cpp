@@ -7,6 +7,7 @@
 #include "iolist/iolist_run.h"
 #include "iolist/pgbench.h"
 #include "targets/delay_relay.h"
+#include "targets/pg_conninfo.h"
 
 namespace perflab::iolist {
 

@@ -17,6 +17,7 @@
 #include "runner/experiment.h"
 #include "targets/child_process.h"
 #include "targets/owned_folder.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 
 namespace perflab::iolist {

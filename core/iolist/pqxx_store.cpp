@@ -7,6 +7,7 @@
 
 #include "common/run.h"
 #include "iolist/builders.h"
+#include "targets/pg_conninfo.h"
 #include "targets/socket_watchdog.h"
 
 namespace perflab::iolist {

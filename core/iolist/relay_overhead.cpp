@@ -5,6 +5,7 @@
 
 #include "iolist/iolist_run.h"
 #include "targets/delay_relay.h"
+#include "targets/pg_conninfo.h"
 
 namespace perflab::iolist {
 

@@ -19,6 +19,7 @@
 
 #include "targets/child_process.h"
 #include "targets/owned_folder.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 #include "targets/secret.h"
 #include "targets/server_binary.h"

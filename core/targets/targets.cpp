@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/key_slot.h"
+#include "targets/pg_conninfo.h"
 #include "targets/replication.h"
 #include "targets/side_by_side.h"
 

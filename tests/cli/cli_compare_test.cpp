@@ -4,6 +4,7 @@
 
 #include "cli_fixture.h"
 #include "targets/delay_relay.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 
 namespace {

@@ -27,6 +27,7 @@
 #include "targets/managed_postgres.h"
 #include "targets/managed_redis_cluster.h"
 #include "targets/ownership.h"
+#include "targets/pg_conninfo.h"
 #include "targets/redis.h"
 #include "targets/server_start.h"
 

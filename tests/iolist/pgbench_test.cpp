@@ -16,6 +16,7 @@
 #include "runner/experiment.h"
 #include "servers.h"
 #include "targets/owned_folder.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 #include "targets/server_binary.h"
 

@@ -17,6 +17,7 @@
 #include "targets/managed_postgres.h"
 #include "targets/managed_redis.h"
 #include "targets/owned_folder.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/server_binary.h"

@@ -8,6 +8,7 @@
 #include "common/text.h"
 #include "servers.h"
 #include "targets/managed_postgres.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/server_start.h"

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "targets/owned_folder.h"
+#include "targets/pg_conninfo.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/secret.h"

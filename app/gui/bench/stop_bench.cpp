@@ -49,7 +49,7 @@
 #include "targets/freeze.h"
 #include "targets/managed_postgres.h"
 #include "targets/managed_redis.h"
-#include "targets/postgres.h"
+#include "targets/pg_conninfo.h"
 #include "targets_page.h"
 
 using namespace perflab;
