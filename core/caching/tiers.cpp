@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "targets/ownership.h"
+#include "targets/pg_text.h"
 
 namespace perflab::caching {
 

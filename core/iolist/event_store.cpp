@@ -10,6 +10,7 @@
 #include "common/run.h"
 #include "iolist/builders.h"
 #include "targets/ownership.h"
+#include "targets/pg_text.h"
 
 namespace perflab::iolist {
 

@@ -18,7 +18,7 @@
 #include "targets/child_process.h"
 #include "targets/owned_folder.h"
 #include "targets/pg_conninfo.h"
-#include "targets/postgres.h"
+#include "targets/pg_text.h"
 
 namespace perflab::iolist {
 

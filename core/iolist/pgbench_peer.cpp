@@ -9,6 +9,7 @@
 #include "iolist/iolist_run.h"
 #include "iolist/pgbench.h"
 #include "targets/owned_folder.h"
+#include "targets/pg_text.h"
 #include "targets/server_binary.h"
 
 namespace perflab::iolist {

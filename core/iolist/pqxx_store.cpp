@@ -8,6 +8,7 @@
 #include "common/run.h"
 #include "iolist/builders.h"
 #include "targets/pg_conninfo.h"
+#include "targets/pg_text.h"
 #include "targets/socket_watchdog.h"
 
 namespace perflab::iolist {

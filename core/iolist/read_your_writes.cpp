@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "targets/pg_text.h"
 
 namespace perflab::iolist {
 

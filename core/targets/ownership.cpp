@@ -1,5 +1,7 @@
 #include "targets/ownership.h"
 
+#include "targets/pg_text.h"
+
 namespace perflab {
 
 namespace {

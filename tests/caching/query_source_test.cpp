@@ -14,6 +14,7 @@
 #include "runner/experiment.h"
 #include "servers.h"
 #include "targets/ownership.h"
+#include "targets/pg_text.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/targets.h"

@@ -8,6 +8,7 @@
 
 #include "iolist/event_store.h"
 #include "servers.h"
+#include "targets/pg_text.h"
 #include "targets/postgres.h"
 
 namespace perflab::test {

@@ -6,6 +6,7 @@
 #include "iolist/event_store.h"
 #include "servers.h"
 #include "targets/ownership.h"
+#include "targets/pg_text.h"
 #include "targets/postgres.h"
 
 using namespace perflab;

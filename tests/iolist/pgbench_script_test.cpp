@@ -8,7 +8,7 @@
 #include "iolist/builders.h"
 #include "iolist/events.h"
 #include "iolist/pgbench.h"
-#include "targets/postgres.h"
+#include "targets/pg_text.h"
 
 using namespace perflab;
 using namespace perflab::iolist;

@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 
+#include "targets/pg_text.h"
+
 namespace perflab::test {
 
 Targets& shared_targets() {

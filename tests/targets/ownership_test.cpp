@@ -9,6 +9,7 @@
 
 #include "servers.h"
 #include "targets/ownership.h"
+#include "targets/pg_text.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/server_start.h"

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "servers.h"
+#include "targets/pg_text.h"
 #include "targets/postgres.h"
 
 using namespace perflab;

@@ -17,6 +17,7 @@
 
 #include "targets/owned_folder.h"
 #include "targets/pg_conninfo.h"
+#include "targets/pg_text.h"
 #include "targets/postgres.h"
 #include "targets/redis.h"
 #include "targets/secret.h"
