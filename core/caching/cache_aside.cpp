@@ -13,6 +13,7 @@
 #include "caching/zipf.h"
 #include "common/clock.h"
 #include "runner/expected_progress.h"
+#include "targets/pg_transaction.h"
 
 namespace perflab::caching {
 

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <fstream>
 
+#include "targets/pg_transaction.h"
+
 namespace perflab::caching {
 
 namespace {

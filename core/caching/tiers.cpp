@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "targets/ownership.h"
 #include "targets/pg_text.h"
+#include "targets/pg_transaction.h"
 
 namespace perflab::caching {
 

@@ -11,6 +11,7 @@
 #include "iolist/builders.h"
 #include "targets/ownership.h"
 #include "targets/pg_text.h"
+#include "targets/pg_transaction.h"
 
 namespace perflab::iolist {
 

@@ -1,6 +1,7 @@
 #include "targets/ownership.h"
 
 #include "targets/pg_text.h"
+#include "targets/pg_transaction.h"
 
 namespace perflab {
 

@@ -1,3 +1,5 @@
+// A PostgreSQL connection and its results over libpq, every wait bounded and every stop heard
+// (targets/postgres.h).
 #include "targets/postgres.h"
 
 #include <libpq-fe.h>
@@ -436,23 +438,6 @@ std::string PgConnection::describe() const {
   if (host.find(':') != std::string::npos && host.front() != '/') host = "[" + host + "]";
   return host + ":" + s(PQport(conn_.get())) + "/" + s(PQdb(conn_.get())) +
          " user=" + s(PQuser(conn_.get()));
-}
-
-PgTransaction::PgTransaction(PgConnection& conn, const std::string& begin_sql) : conn_(conn) {
-  conn_.exec(begin_sql);
-}
-
-PgTransaction::~PgTransaction() {
-  if (!open_) return;
-  try {
-    conn_.exec("ROLLBACK");
-  } catch (...) {  // a dead connection has nothing left to roll back
-  }
-}
-
-void PgTransaction::commit() {
-  open_ = false;  // a failed COMMIT ends the transaction too
-  conn_.exec("COMMIT");
 }
 
 }  // namespace perflab

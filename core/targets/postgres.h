@@ -1,5 +1,5 @@
 #pragma once
-// A PostgreSQL connection: a thin RAII wrapper over libpq.
+// A PostgreSQL connection and its results: a thin RAII wrapper over libpq.
 //
 // Why libpq and not libpqxx for the measured path: the statement builders hand over text and
 // parameter pointers that they already own; libpq's PQexecParams takes them as they are, while
@@ -154,21 +154,6 @@ class PgConnection {
   std::string target_;                           // redacted conninfo, for messages
   PgLimits limits_;
   std::stop_token stop_;
-};
-
-// A transaction: BEGIN on construction, COMMIT by commit(); left any other way (an exception,
-// an early return) it is rolled back, so the connection is never left in an aborted transaction.
-class PgTransaction {
- public:
-  explicit PgTransaction(PgConnection& conn, const std::string& begin_sql = "BEGIN");
-  ~PgTransaction();
-  PgTransaction(const PgTransaction&) = delete;
-  PgTransaction& operator=(const PgTransaction&) = delete;
-  void commit();
-
- private:
-  PgConnection& conn_;
-  bool open_ = true;
 };
 
 }  // namespace perflab

@@ -13,6 +13,7 @@
 
 #include "targets/managed_pgbouncer.h"
 #include "targets/managed_postgres.h"
+#include "targets/pg_transaction.h"
 #include "targets/postgres.h"
 #include "targets/targets.h"
 

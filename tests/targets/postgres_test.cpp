@@ -6,6 +6,7 @@
 
 #include "servers.h"
 #include "targets/pg_text.h"
+#include "targets/pg_transaction.h"
 #include "targets/postgres.h"
 
 using namespace perflab;
