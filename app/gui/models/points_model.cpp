@@ -48,9 +48,9 @@ bool numeric(int column) {
 }  // namespace
 
 PointsModel::PointsModel(QObject* parent)
-    : SortedTableModel({"Series", "Point", "Median [CI] (level)", "Unit", "CV", "n", "Median",
-                        "p95", "Min", "Max"},
-                       parent),
+    : SeriesPointsModel({"Series", "Point", "Median [CI] (level)", "Unit", "CV", "n", "Median",
+                         "p95", "Min", "Max"},
+                        parent),
       run_(std::make_shared<const Run>()) {}
 
 void PointsModel::setRun(std::shared_ptr<const Run> run, const std::string& group) {
@@ -97,7 +97,8 @@ int PointsModel::rowOf(const std::string& series, const std::string& label) cons
 }
 
 QVariant PointsModel::cell(int source_row, int column, int role) const {
-  const Row& r = rows_[static_cast<std::size_t>(source_row)];
+  if (QVariant name = name_role(source_row, role); name.isValid()) return name;
+  const Row& r = row(source_row);
   const Stats& st = r.point->stats;
   switch (role) {
     case Qt::DisplayRole:
@@ -124,21 +125,17 @@ QVariant PointsModel::cell(int source_row, int column, int role) const {
       return {};
     case Qt::TextAlignmentRole:
       return numeric(column) ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    case SeriesRole:
-      return QString::fromStdString(r.series->name);
-    case LabelRole:
-      return QString::fromStdString(r.point->label);
     default:
       return {};
   }
 }
 
 bool PointsModel::lessThan(int a, int b, int column) const {
-  const Row& x = rows_[static_cast<std::size_t>(a)];
-  const Row& y = rows_[static_cast<std::size_t>(b)];
+  const Row& x = row(a);
+  const Row& y = row(b);
   switch (column) {
     case SeriesColumn:
-      return natural_less(x.series->name, y.series->name);
+      return series_less(a, b);
     case PointColumn:
       if (x.point->x && y.point->x) return *x.point->x < *y.point->x;
       return natural_less(x.point->label, y.point->label);

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "common/run.h"
-#include "models/sorted_table_model.h"
+#include "models/series_points_model.h"
 
 namespace perflab::gui {
 
-class PointsModel : public SortedTableModel {
+class PointsModel : public SeriesPointsModel<Series, Point> {
   Q_OBJECT
  public:
   // The median with its interval right after the names: what a 1280x800 window must show whole
@@ -32,9 +32,6 @@ class PointsModel : public SortedTableModel {
     MaxColumn,
     ColumnCount
   };
-  // Every cell also answers these: the point's Series::name and Point::label.
-  enum Role { SeriesRole = FirstModelRole, LabelRole };
-
   explicit PointsModel(QObject* parent = nullptr);
 
   // Shows `group` of `run` (no rows when the run has no such group). Keeps the sort.
@@ -51,10 +48,6 @@ class PointsModel : public SortedTableModel {
   int rowOf(const std::string& series, const std::string& label) const;
 
  private:
-  struct Row {
-    const Series* series;
-    const Point* point;
-  };
   void rebuild();
   QVariant cell(int source_row, int column, int role) const override;
   bool lessThan(int a, int b, int column) const override;
@@ -62,7 +55,6 @@ class PointsModel : public SortedTableModel {
   std::shared_ptr<const Run> run_;
   std::string group_;
   const Group* group_info_ = nullptr;
-  std::vector<Row> rows_;  // the run's order: series, then points
   // series + '\n' + label -> source row; built on the first rowOf() after a change, so live
   // snapshots of a large run cost only the row index.
   mutable std::unordered_map<std::string, int> by_name_;

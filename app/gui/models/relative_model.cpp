@@ -9,7 +9,7 @@
 namespace perflab::gui {
 
 RelativeModel::RelativeModel(QObject* parent)
-    : SortedTableModel({"Series", "Point", "Ratio", "Ratio [CI] (level)", "n", "Verdict"}, parent),
+    : SeriesPointsModel({"Series", "Point", "Ratio", "Ratio [CI] (level)", "n", "Verdict"}, parent),
       run_(std::make_shared<const Run>()) {}
 
 void RelativeModel::setView(std::shared_ptr<const Run> run, const std::string& group,
@@ -50,7 +50,8 @@ Verdict RelativeModel::verdict(const Row& r) const {
 }
 
 QVariant RelativeModel::cell(int source_row, int column, int role) const {
-  const Row& r = rows_[static_cast<std::size_t>(source_row)];
+  if (QVariant name = name_role(source_row, role); name.isValid()) return name;
+  const Row& r = row(source_row);
   const Estimate& e = r.point->ratio;
   const bool number = column == RatioColumn || column == SamplesColumn;
   switch (role) {
@@ -77,21 +78,17 @@ QVariant RelativeModel::cell(int source_row, int column, int role) const {
       return QString::fromStdString(relative_sentence(*view_, r.series->name, *r.point));
     case Qt::TextAlignmentRole:
       return number ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    case SeriesRole:
-      return QString::fromStdString(r.series->name);
-    case LabelRole:
-      return QString::fromStdString(r.point->label);
     default:
       return {};
   }
 }
 
 bool RelativeModel::lessThan(int a, int b, int column) const {
-  const Row& x = rows_[static_cast<std::size_t>(a)];
-  const Row& y = rows_[static_cast<std::size_t>(b)];
+  const Row& x = row(a);
+  const Row& y = row(b);
   switch (column) {
     case SeriesColumn:
-      return natural_less(x.series->name, y.series->name);
+      return series_less(a, b);
     case PointColumn:
       return natural_less(x.point->label, y.point->label);
     case SamplesColumn:

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "common/relative.h"
-#include "models/sorted_table_model.h"
+#include "models/series_points_model.h"
 
 namespace perflab::gui {
 
-class RelativeModel : public SortedTableModel {
+class RelativeModel : public SeriesPointsModel<RelativeSeries, RelativePoint> {
   Q_OBJECT
  public:
   enum Column {
@@ -22,9 +22,6 @@ class RelativeModel : public SortedTableModel {
     VerdictColumn,
     ColumnCount
   };
-  // Every cell also answers these: the row's Series::name and Point::label.
-  enum Role { SeriesRole = FirstModelRole, LabelRole };
-
   explicit RelativeModel(QObject* parent = nullptr);
 
   // Shows `group` of `run` relative to `baseline`; no rows when there is no such view (an empty
@@ -36,17 +33,12 @@ class RelativeModel : public SortedTableModel {
   std::string sentence(const std::string& series, const std::string& label) const;
 
  private:
-  struct Row {
-    const RelativeSeries* series;
-    const RelativePoint* point;
-  };
   QVariant cell(int source_row, int column, int role) const override;
   bool lessThan(int a, int b, int column) const override;
   Verdict verdict(const Row& r) const;
 
   std::shared_ptr<const Run> run_;
   std::optional<RelativeView> view_;
-  std::vector<Row> rows_;
 };
 
 }  // namespace perflab::gui
