@@ -367,19 +367,20 @@ void add_bars(QChart& chart, const Group& g, const std::vector<const Series*>& s
   }
 }
 
-// The error bars of a line's points; caps a fixed share of the x axis wide (of its decades on a
-// log axis).
+// The error bars of a line's points (`pts`, drawn at `at_points`); caps a fixed share of the x
+// axis wide (of its decades on a log axis).
 void add_line_error_bars(QChart& chart, QAbstractSeries* line, const Series& s,
                          const std::vector<std::pair<double, const Point*>>& pts,
-                         const ValueAxis& x, const ValueAxis& y, const ChartOptions& opts,
-                         ChartFacts& f) {
+                         const QList<QPointF>& at_points, const ValueAxis& x, const ValueAxis& y,
+                         const ChartOptions& opts, ChartFacts& f) {
   // Drawn coordinates are linear on either scale (a log axis draws log10 of the values).
   auto* axis = static_cast<QValueAxis*>(x.axis);
   const double half = (axis->max() - axis->min()) * 0.006;
   std::vector<ErrorBar> bars;
-  for (const auto& [px, p] : pts)
-    if (const Estimate* e = interval_of(*p)) {
-      const double at = x.at(px);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    if (const Estimate* e = interval_of(*pts[i].second)) {
+      // The point's own drawn x (x.at of its x), not worked out again: a log10 a point.
+      const double at = at_points[static_cast<qsizetype>(i)].x();
       bars.push_back({at - half, at, at + half, y.at(e->lo), y.at(e->hi)});
     }
   add_error_bars(chart, line, s.name, std::move(bars), opts, f);
@@ -494,7 +495,7 @@ void add_lines(QChart& chart, const Group& g, const std::vector<const Series*>& 
     line->attachAxis(x.axis);
     line->attachAxis(y.axis);
     if (opts.hidden_series.count(s->name)) line->setVisible(false);
-    if (opts.error_bars) add_line_error_bars(chart, line, *s, pts, x, y, opts, f);
+    if (opts.error_bars) add_line_error_bars(chart, line, *s, pts, at_points, x, y, opts, f);
     if (dots) add_spectrum_curve(chart, s->name, curve->second, x, y, style.color, opts);
     if (!anchor) anchor = line;
   }

@@ -525,6 +525,43 @@ class ChartsTest : public QObject {
     QVERIFY(error_bar_items(*build_chart(run, "append", none)).isEmpty());
   }
 
+  void aLinesErrorBarsStandAtItsPointsOnALogX() {
+    // On a log x axis a point is drawn at log10 of its x: its I-beam stands there too, the
+    // point's own drawn x, for every point of every line (in x order, the line's order).
+    Run run = test::sample_run();
+    ChartOptions o;
+    o.log_x = true;
+    o.log_y = false;
+    auto chart = build_chart(run, "build", o);
+    QVERIFY(is_log(axis(*chart, Qt::Horizontal)));
+    int checked = 0;
+    for (auto* line : series_of_type<QLineSeries>(*chart)) {
+      const QString name = line->property("perflab_series").toString();
+      std::vector<ErrorBar> bars;
+      for (const auto& b : beams(*chart))
+        if (b.item->series() == name) bars.push_back(b.bar);
+      const QList<QPointF> points = line->points();
+      QCOMPARE(static_cast<qsizetype>(bars.size()), points.size());
+      for (qsizetype i = 0; i < points.size(); ++i) {
+        const ErrorBar& b = bars[static_cast<std::size_t>(i)];
+        QCOMPARE(b.x, points[i].x());
+        QVERIFY(b.x_lo < b.x && b.x < b.x_hi);
+        QVERIFY(b.lo <= points[i].y() && points[i].y() <= b.hi);
+        ++checked;
+      }
+    }
+    QVERIFY(checked > 0);
+    // At log10 of the points' x, as the axis draws them.
+    const Series* first = nullptr;
+    for (const auto& s : run.series)
+      if (s.group == "build" && !s.points.empty() && !first) first = &s;
+    QVERIFY(first && first->points.front().x);
+    auto* line = series_of_type<QLineSeries>(*chart).front();
+    double least_x = *first->points.front().x;
+    for (const auto& p : first->points) least_x = std::min(least_x, *p.x);
+    QCOMPARE(line->points().front().x(), std::log10(least_x));
+  }
+
   void aLargeRunAddsOneErrorBarItemPerSeries() {
     // 20,000 points with intervals in two series: two items and two series, whatever the count
     // (a series per point made a 10,000-point chart take minutes to show).
