@@ -58,7 +58,8 @@ void draw_decimated(QChart& chart, QXYSeries* line, const QValueAxis* x, QList<Q
     line->replace(at);
     line->setProperty("perflab_labels", labels);
   };
-  draw(0, 2000);
+  // Nothing before the chart is laid out: its first layout draws the line for its plot (drawn
+  // for a guessed plot before, the line was stroked twice, the first time with twice the points).
   auto redraw = [&chart, draw] {
     const QRectF area = chart.plotArea();
     draw(area.left(), area.width());

@@ -21,8 +21,8 @@ std::vector<qsizetype> column_extremes(const QList<QPointF>& points, double x0, 
 
 // Gives `line` the column_extremes of `points` (x order, drawn coordinates on the linear axis
 // `x`) at half-pixel columns of the chart's plot area, again whenever the plot area or the axis
-// range changes; "perflab_labels" follows with the labels of the points drawn. Before the chart
-// is laid out, columns of a plot 2,000 pixels wide.
+// range changes; "perflab_labels" follows with the labels of the points drawn. The line is empty
+// until the chart is laid out (a chart's first layout changes its plot area).
 void draw_decimated(QChart& chart, QXYSeries* line, const QValueAxis* x, QList<QPointF> points,
                     QStringList labels);
 

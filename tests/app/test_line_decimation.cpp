@@ -147,7 +147,45 @@ class LineDecimationTest : public QObject {
     const int drawn = static_cast<int>(line_of(*screen.chart)->count());
     QVERIFY2(drawn < 4 * 2 * kChartSize.width(), qPrintable(QString::number(drawn)));
     QCOMPARE(line_of(*screen.chart)->property("perflab_labels").toStringList().size(), drawn);
+    // Drawn when its chart was laid out, over the whole line's extent: its first and last
+    // points, its lowest and highest.
+    const QList<QPointF> all = line_of(*whole.chart)->points(),
+                         few = line_of(*screen.chart)->points();
+    QCOMPARE(few.front(), all.front());
+    QCOMPARE(few.back(), all.back());
+    const auto by_y = [](QPointF a, QPointF b) { return a.y() < b.y(); };
+    QCOMPARE(*std::min_element(few.begin(), few.end(), by_y),
+             *std::min_element(all.begin(), all.end(), by_y));
+    QCOMPARE(*std::max_element(few.begin(), few.end(), by_y),
+             *std::max_element(all.begin(), all.end(), by_y));
     same_picture(whole.image, screen.image);
+  }
+
+  void aLineForTheScreenIsDrawnForItsLaidOutPlot() {
+    // Built for the screen, a long line is drawn once its chart is laid out, for the plot it
+    // is laid out to: the columns of a plot half as wide hold fewer points.
+    const Run run = long_run(40000, [](int i) { return 100 + 40 * std::sin(i * 0.7); });
+    ChartOptions o;
+    o.for_screen = true;
+    o.log_x = false;
+    o.log_y = false;
+    auto chart = build_chart(run, "long", o);
+    QGraphicsScene scene;
+    scene.addItem(chart.get());
+    qsizetype wide = 0;
+    for (const int width : {800, 400}) {
+      chart->setGeometry(QRectF(0, 0, width, 500));
+      chart->layout()->activate();
+      QLineSeries* line = line_of(*chart);
+      const qsizetype drawn = line->count();
+      QVERIFY2(drawn > 0 && drawn <= 4 * 2 * static_cast<qsizetype>(chart->plotArea().width() + 1),
+               qPrintable(QString::number(drawn)));
+      QCOMPARE(line->points().front(), QPointF(1, 100));
+      QCOMPARE(line->property("perflab_labels").toStringList().size(), drawn);
+      if (wide > 0) QVERIFY(drawn < wide);
+      wide = drawn;
+    }
+    scene.removeItem(chart.get());
   }
 
   void aSpikeIsStillDrawn() {
