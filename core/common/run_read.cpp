@@ -100,14 +100,18 @@ void read_host(const V& j, Run& run) {
   run.host.build_type = R::string(*h, f, "build_type", false);
 }
 
+// `n`, the number of elements of array `field`, refused when above `most`, naming the limit.
+std::size_t check_size(std::size_t n, const Path& field, std::size_t most, const char* what) {
+  if (n > most)
+    R::bad(field, std::to_string(n) + " " + what + ", more than " + std::to_string(most) +
+                      " (the most a run file may hold)");
+  return n;
+}
+
 // The number of elements of an array member, refused when above `most`, naming it and the limit.
 std::size_t check_count(const V& obj, const Path& parent, const char* key, std::size_t most,
                         const char* what) {
-  const std::size_t n = R::size(obj, key);
-  if (n > most)
-    R::bad(Path(parent, key), std::to_string(n) + " " + what + ", more than " +
-                                  std::to_string(most) + " (the most a run file may hold)");
-  return n;
+  return check_size(R::size(obj, key), Path(parent, key), most, what);
 }
 
 void read_groups(const V& j, Run& run) {
@@ -156,10 +160,11 @@ Stats read_stored_stats(const V& p, const Path& ff) {
   return st;
 }
 
-// An interval as run_to_json() writes it; value is the figure it belongs to.
-Estimate read_estimate(const V& obj, const Path& parent, double value) {
+// An interval as run_to_json() writes it (`ci`, the member "ci" of the object at `parent`);
+// value is the figure it belongs to.
+Estimate read_estimate(const V& ci, const Path& parent, double value) {
   const Path f(parent, "ci");
-  const V e = R::object(*R::find(obj, parent, "ci", true), f);
+  const V e = R::object(ci, f);
   Estimate est;
   est.value = value;
   est.lo = R::number(e, f, "lo", true);
@@ -178,8 +183,8 @@ Estimate read_estimate(const V& obj, const Path& parent, double value) {
 // checked either way.
 void read_point_summary(const V& p, const Path& ff, Point& pt) {
   std::optional<Estimate> stored;
-  if (R::find(p, ff, "ci", false)) {
-    stored = read_estimate(p, ff, pt.stats.median);
+  if (const auto ci = R::find(p, ff, "ci", false)) {
+    stored = read_estimate(*ci, ff, pt.stats.median);
     if (stored->lo < 0)  // an interval of a measured median: never below zero
       R::bad(Path(Path(ff, "ci"), "lo"), "is negative, which a measured median cannot be");
   }
@@ -215,10 +220,16 @@ Point read_point(const V& pj, const Path& ff) {
   pt.label = R::string(p, ff, "label", true);
   // x is what a sweep varies (a size, a count of clients, a budget): a quantity too.
   if (const auto x = R::find(p, ff, "x", false)) pt.x = R::measured(*x, Path(ff, "x"));
-  pt.samples.reserve(
-      check_count(p, ff, "samples", run_bounds::kMaxPointSamples, "samples in one point"));
-  R::elements(p, ff, "samples",
-              [&](const V& s, const Path& f) { pt.samples.push_back(R::measured(s, f)); });
+  // Found once, then counted against the bound and read (elements() refuses a non-array).
+  if (const auto samples = R::find(p, ff, "samples", false)) {
+    const Path sf(ff, "samples");
+    simdjson::dom::array a;
+    if (!samples->get_array().get(a))
+      pt.samples.reserve(
+          check_size(a.size(), sf, run_bounds::kMaxPointSamples, "samples in one point"));
+    R::elements(*samples, sf,
+                [&](const V& s, const Path& f) { pt.samples.push_back(R::measured(s, f)); });
+  }
   if (const auto extra = R::find(p, ff, "extra", false)) {
     const Path ef(ff, "extra");
     for (const auto& m : R::members(*extra, ef))
@@ -274,8 +285,8 @@ Finding read_finding(const V& fj, const Path& f, double run_threshold) {
   Finding fd;
   fd.id = R::string(fj, f, "id", true);
   fd.value = R::number(fj, f, "value", true);
-  if (R::find(fj, f, "ci", false)) {
-    fd.ci = read_estimate(fj, f, fd.value);
+  if (const auto ci = R::find(fj, f, "ci", false)) {
+    fd.ci = read_estimate(*ci, f, fd.value);
     if (fd.ci->has_interval() && !(fd.ci->lo <= fd.value && fd.value <= fd.ci->hi))
       R::bad(Path(f, "value"), "lies outside its interval");
   }
@@ -312,7 +323,8 @@ Finding read_finding(const V& fj, const Path& f, double run_threshold) {
         const auto end = [&](const char* name) {
           const Path ef(tf, name);
           const V ev = R::object(*R::find(te, tf, name, true), ef);
-          return read_estimate(ev, ef, R::number(ev, ef, "value", true));
+          const double value = R::number(ev, ef, "value", true);
+          return read_estimate(*R::find(ev, ef, "ci", true), ef, value);
         };
         e.low = end("low");
         e.high = end("high");

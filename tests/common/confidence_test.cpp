@@ -80,6 +80,20 @@ TEST(MedianCi, RanksAndExactCoverageFromTheBinomial) {
   EXPECT_THROW(median_ci_ranks(10, 1.0), std::invalid_argument);
 }
 
+TEST(MedianCi, RanksAnswerTheirOwnQuestionWhateverCameBefore) {
+  // The last answer is kept: asked again, another n or another level, each gets its own.
+  const auto n20 = median_ci_ranks(20), n20_80 = median_ci_ranks(20, 0.8);
+  const auto n10 = median_ci_ranks(10);
+  EXPECT_EQ(median_ci_ranks(20).lo_rank, 6u);
+  EXPECT_EQ(median_ci_ranks(20).lo_rank, n20.lo_rank);
+  EXPECT_EQ(median_ci_ranks(20, 0.8).lo_rank, n20_80.lo_rank);
+  EXPECT_GT(n20_80.lo_rank, n20.lo_rank);  // a lower level: a narrower interval
+  EXPECT_EQ(median_ci_ranks(10).lo_rank, n10.lo_rank);
+  EXPECT_DOUBLE_EQ(median_ci_ranks(20).coverage, n20.coverage);
+  EXPECT_EQ(median_ci_ranks(1).lo_rank, 0u);  // too few, whatever was asked before
+  EXPECT_THROW(median_ci_ranks(20, 1.0), std::invalid_argument);  // and still checked
+}
+
 TEST(MedianCi, TooFewSamplesSayHowSureTheyAre) {
   const std::vector<double> five = {3, 1, 5, 2, 4};
   auto e = median_ci(five);

@@ -642,6 +642,16 @@ TEST(RunJson, NewFieldsAreCheckedAndNamed) {
   refused([&](auto& j) { j["findings"][last]["ci"]["method"] = "guess"; },
           "findings[" + std::to_string(last) + "].ci.method");
   refused([&](auto& j) { j["series"][0]["points"][0]["cv"] = -1; }, "series[0].points[0].cv");
+  // A point's samples and interval, each looked up once, are refused by name as before.
+  refused([&](auto& j) { j["series"][0]["points"][0]["samples"] = "5"; },
+          "series[0].points[0].samples");
+  refused([&](auto& j) { j["series"][0]["points"][0]["samples"][1] = -2; },
+          "series[0].points[0].samples[1]");
+  refused([&](auto& j) { j["series"][0]["points"][0]["ci"] = 3; }, "series[0].points[0].ci");
+  refused([&](auto& j) { j["series"][0]["points"][0]["ci"].erase("hi"); },
+          "series[0].points[0].ci.hi");
+  refused([&](auto& j) { j["findings"][last]["ci"] = "narrow"; },
+          "findings[" + std::to_string(last) + "].ci");
   refused([&](auto& j) { j["machine_noise"] = 3; }, "machine_noise");
   refused([&](auto& j) { j["threshold"] = "2%"; }, "threshold");
 }
