@@ -176,47 +176,57 @@ std::string EventStore::statement_text(Builder builder, std::size_t n) const {
   return {};
 }
 
-std::int64_t EventStore::check_expected_version(const std::string& stream_uuid,
-                                                std::int64_t expected_version) {
-  PgParams p;
-  p.add_text(stream_uuid.c_str());
-  if (expected_version == 0) {
+VersionCheck::VersionCheck(const EventStore& store, const std::string& stream_uuid,
+                           std::int64_t expected_version)
+    : store_(store), uuid_(stream_uuid), expected_(expected_version) {
+  params_.add_text(uuid_.c_str());
+  if (expected_ == 0) {
     // A new stream: the unique stream_uuid makes a concurrent creator fail.
-    try {
-      auto r = conn_.exec_params(
-          ("INSERT INTO " + streams_table_ + " (stream_uuid) VALUES ($1) RETURNING stream_id")
-              .c_str(),
-          p);
-      return to_i64(r.value(0, 0));
-    } catch (const PgError& e) {
-      if (e.sqlstate() == "23505")
-        throw WrongExpectedVersion("stream " + stream_uuid +
-                                   " already exists (expected version 0)");
-      throw;
+    step_ = Step::Create;
+    sql_ =
+        "INSERT INTO " + store_.streams_table() + " (stream_uuid) VALUES ($1) RETURNING stream_id";
+  } else {
+    step_ = Step::Lock;
+    sql_ = "SELECT stream_id FROM " + store_.streams_table() + " WHERE stream_uuid = $1 FOR UPDATE";
+  }
+}
+
+void VersionCheck::take(const PgResult& r) {
+  switch (step_) {
+    case Step::Create:
+      stream_id_ = to_i64(r.value(0, 0));
+      step_ = Step::Done;
+      return;
+    case Step::Lock:
+      if (r.rows() == 0)
+        throw WrongExpectedVersion("stream " + uuid_ + " does not exist (expected version " +
+                                   std::to_string(expected_) + ")");
+      stream_id_ = to_i64(r.value(0, 0));
+      sid_ = std::to_string(stream_id_);
+      params_.clear();
+      params_.add_text(sid_.c_str());
+      sql_ = "SELECT coalesce(max(stream_version), 0) FROM " + store_.events_table() +
+             " WHERE stream_id = $1";
+      step_ = Step::Version;
+      return;
+    case Step::Version: {
+      const std::int64_t current = to_i64(r.value(0, 0));
+      if (current != expected_)
+        throw WrongExpectedVersion("stream " + uuid_ + " is at version " + std::to_string(current) +
+                                   ", expected " + std::to_string(expected_));
+      step_ = Step::Done;
+      return;
     }
+    case Step::Done:
+      break;
   }
-  auto r = conn_.exec_params(
-      ("SELECT stream_id FROM " + streams_table_ + " WHERE stream_uuid = $1 FOR UPDATE").c_str(),
-      p);
-  if (r.rows() == 0) {
-    throw WrongExpectedVersion("stream " + stream_uuid + " does not exist (expected version " +
-                               std::to_string(expected_version) + ")");
-  }
-  const std::int64_t stream_id = to_i64(r.value(0, 0));
-  const std::string sid = std::to_string(stream_id);
-  PgParams q;
-  q.add_text(sid.c_str());
-  auto v = conn_.exec_params(
-      ("SELECT coalesce(max(stream_version), 0) FROM " + events_table_ + " WHERE stream_id = $1")
-          .c_str(),
-      q);
-  const std::int64_t current = to_i64(v.value(0, 0));
-  if (current != expected_version) {
-    throw WrongExpectedVersion("stream " + stream_uuid + " is at version " +
-                               std::to_string(current) + ", expected " +
-                               std::to_string(expected_version));
-  }
-  return stream_id;
+  throw std::logic_error("VersionCheck::take after the check was done");
+}
+
+void VersionCheck::fail(const PgError& e) const {
+  if (step_ == Step::Create && e.sqlstate() == "23505")
+    throw WrongExpectedVersion("stream " + uuid_ + " already exists (expected version 0)");
+  throw e;
 }
 
 // One strategy per builder; the switch has a case for every Builder and no default, so a
@@ -377,11 +387,29 @@ class PhaseClock {
   Stopwatch sw_;
 };
 
-std::string begin_sql(const AppendOptions& o) {
+}  // namespace
+
+std::string append_begin_sql(const AppendOptions& o) {
   return o.synchronous_commit ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit = off";
 }
 
-}  // namespace
+void check_append_size(const std::vector<EventData>& events, Builder builder) {
+  if (events.empty()) throw std::invalid_argument("append_to_stream: no events");
+  if (events.size() > kMaxEventsPerStatement && builder != Builder::Copy &&
+      builder != Builder::Unnest)
+    throw std::invalid_argument("append_to_stream: " + std::to_string(events.size()) +
+                                " events need more than 65,535 bind parameters (at most " +
+                                std::to_string(kMaxEventsPerStatement) + " per statement)");
+}
+
+EventStore::BuiltInsert EventStore::build_append_insert(std::int64_t stream_id,
+                                                        std::int64_t first_version,
+                                                        const std::string& created_at,
+                                                        const std::vector<EventData>& events,
+                                                        Builder builder) {
+  const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
+  return build_insert(builder, {stream_id, first_version, first_id, created_at, events});
+}
 
 std::int64_t AppendTiming::total_wall() const {
   std::int64_t sum = 0;
@@ -399,27 +427,28 @@ AppendResult EventStore::append_to_stream(const std::string& stream_uuid,
                                           std::int64_t expected_version,
                                           const std::vector<EventData>& events,
                                           const AppendOptions& options, AppendTiming* timing) {
-  const Builder builder = options.builder;
-  if (events.empty()) throw std::invalid_argument("append_to_stream: no events");
-  if (events.size() > kMaxEventsPerStatement && builder != Builder::Copy &&
-      builder != Builder::Unnest)
-    throw std::invalid_argument("append_to_stream: " + std::to_string(events.size()) +
-                                " events need more than 65,535 bind parameters (at most " +
-                                std::to_string(kMaxEventsPerStatement) + " per statement)");
+  check_append_size(events, options.builder);
   if (options.transport == Transport::Pipeline)
     return append_pipelined(stream_uuid, expected_version, events, options, timing);
   PhaseClock clock(timing);
   AppendResult res;
   res.created_at_us = unix_us_now();
   const std::string created_at = pg_timestamp_text(res.created_at_us);
-  PgTransaction tx(conn_, begin_sql(options));
+  PgTransaction tx(conn_, append_begin_sql(options));
   clock.lap(Phase::Begin);
-  res.stream_id = check_expected_version(stream_uuid, expected_version);
+  VersionCheck check(*this, stream_uuid, expected_version);
+  while (!check.done()) {
+    try {
+      check.take(conn_.exec_params(check.sql(), check.params()));
+    } catch (const PgError& e) {
+      check.fail(e);
+    }
+  }
+  res.stream_id = check.stream_id();
   res.first_version = expected_version + 1;
   clock.lap(Phase::Check);
-  const std::int64_t first_id = ids_.take(static_cast<std::int64_t>(events.size()));
   const BuiltInsert ins =
-      build_insert(builder, {res.stream_id, res.first_version, first_id, created_at, events});
+      build_append_insert(res.stream_id, res.first_version, created_at, events, options.builder);
   clock.lap(Phase::Build);
   send_insert(ins);
   clock.lap(Phase::Insert);

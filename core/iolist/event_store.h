@@ -81,6 +81,47 @@ struct AppendResult {
   std::int64_t created_at_us = 0;  // the batch's created_at, µs since the epoch
 };
 
+class EventStore;
+
+// BEGIN of an append's transaction on the round-trip transport ("BEGIN", or with SET LOCAL
+// synchronous_commit = off), a simple query.
+std::string append_begin_sql(const AppendOptions& options);
+
+// Throws std::invalid_argument when `events` cannot be one append with this builder (none, or
+// more bind parameters than one statement takes).
+void check_append_size(const std::vector<EventData>& events, Builder builder);
+
+// The expected-version check of an append on the round-trip transport, one statement at a time
+// for whichever driver sends them (EventStore's own, waiting for each; the event-driven client
+// pool, many connections at once): the same statements and parameters either way. Done, it has
+// the stream's id (created for version 0). Keeps references to the store and the uuid.
+class VersionCheck {
+ public:
+  VersionCheck(const EventStore& store, const std::string& stream_uuid,
+               std::int64_t expected_version);
+  bool done() const { return step_ == Step::Done; }
+  // The statement to send next (extended protocol, results as text) and its parameters.
+  const char* sql() const { return sql_.c_str(); }
+  const PgParams& params() const { return params_; }
+  // The statement's result: goes on to the next statement or is done; throws
+  // WrongExpectedVersion when the stream is not at the expected version.
+  void take(const PgResult& r);
+  // The statement failed: throws WrongExpectedVersion for a stream that already exists
+  // (expected version 0), else the failure itself.
+  [[noreturn]] void fail(const PgError& e) const;
+  std::int64_t stream_id() const { return stream_id_; }
+
+ private:
+  enum class Step { Create, Lock, Version, Done };
+  const EventStore& store_;
+  const std::string& uuid_;
+  std::int64_t expected_;
+  Step step_;
+  std::string sql_, sid_;
+  PgParams params_;
+  std::int64_t stream_id_ = 0;
+};
+
 // One connection's view of the store. Not thread-safe: one per writer/reader.
 class EventStore {
  public:
@@ -108,17 +149,9 @@ class EventStore {
   // The statement text a builder sends for n events (empty for COPY).
   std::string statement_text(Builder builder, std::size_t n) const;
 
- private:
-  // Inside the append's transaction: the stream's id (created for version 0) after checking
-  // its version; throws WrongExpectedVersion.
-  std::int64_t check_expected_version(const std::string& stream_uuid,
-                                      std::int64_t expected_version);
-  // The rows of one append.
-  struct NewRows {
-    std::int64_t stream_id, first_version, first_event_id;
-    const std::string& created_at;
-    const std::vector<EventData>& events;
-  };
+  const std::string& events_table() const { return events_table_; }
+  const std::string& streams_table() const { return streams_table_; }
+
   // The INSERT of one append as the builder makes it: the statement (text or prepared name) and
   // its parameters, or COPY's payload. Building it is the append's Build phase.
   struct BuiltInsert {
@@ -129,6 +162,21 @@ class EventStore {
     std::vector<std::string> arrays;        // unnest's array literals
     std::string copy_payload;               // copy: the rows in COPY's text format
     PgParams params;
+  };
+  // The INSERT of an append of `events` to stream_id after the check, from first_version on,
+  // with ids taken from the run's allocator: what append_to_stream sends, for a driver that
+  // sends it itself. The prepared builder prepares its statement on this connection the first
+  // time (a round trip of its own).
+  BuiltInsert build_append_insert(std::int64_t stream_id, std::int64_t first_version,
+                                  const std::string& created_at,
+                                  const std::vector<EventData>& events, Builder builder);
+
+ private:
+  // The rows of one append.
+  struct NewRows {
+    std::int64_t stream_id, first_version, first_event_id;
+    const std::string& created_at;
+    const std::vector<EventData>& events;
   };
   BuiltInsert build_insert(Builder builder, const NewRows& rows);
   void build_bound(BuiltInsert& out, const NewRows& rows);  // interpolate, iolist, prepared
