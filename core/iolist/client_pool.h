@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <stop_token>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -24,10 +25,80 @@ struct ClientPoolSample {
   double wall_us = 0, cpu_us = 0;
 };
 
+// T threads released together for each operation, each running body(k) once; the sample is the
+// wall time from release until the last is done and the CPU time the threads used for it. The
+// body must not throw (a pool catches its clients' failures). Joined when it goes.
+class ReleasedThreads {
+ public:
+  using Body = std::function<void(std::size_t thread)>;
+  ReleasedThreads(std::size_t t, Body body);
+  ~ReleasedThreads();
+  ReleasedThreads(const ReleasedThreads&) = delete;
+  ReleasedThreads& operator=(const ReleasedThreads&) = delete;
+  ClientPoolSample run();
+  std::size_t size() const { return threads_.size(); }
+
+ private:
+  void loop(std::size_t k);
+
+  Body body_;
+  std::vector<std::int64_t> cpu_;
+  std::barrier<> start_, done_;
+  std::atomic<bool> quit_{false};
+  std::vector<std::thread> threads_;
+};
+
+// One client's append in a pool's operation: to stream_uuid, expecting its version, these events.
+struct ClientAppend {
+  std::string stream_uuid;
+  std::int64_t expected_version = 0;
+  const std::vector<EventData>* events = nullptr;
+};
+
+// N clients appending at once, however they are driven (a thread each: ClientPool; a few
+// threads driving many connections asynchronously: AsyncPool). What measure_appends measures.
+class AppendDriver {
+ public:
+  virtual ~AppendDriver() = default;
+  virtual std::size_t size() const = 0;
+  // Client w makes appends[w] on the round-trip or pipeline transport `options` say, every client
+  // at once; timings[w] receives its phases (as far as the driver times them). Throws the first
+  // client's failure once every client is done.
+  virtual ClientPoolSample append(const std::vector<ClientAppend>& appends,
+                                  const AppendOptions& options,
+                                  std::vector<AppendTiming>& timings) = 0;
+  // EventStore::reserve_stream_ids on every client's connection.
+  virtual void reserve_stream_ids(std::size_t count) = 0;
+  // CPU time the server's backends of these connections have used so far (schedstat clock),
+  // or -1 when it cannot be read. Meaningful only for a server on this machine.
+  virtual std::int64_t backend_cpu_ns() const = 0;
+  // The server's process ids of these connections (PostgreSQL's backends when connected
+  // directly; through a pooler they are the pooler's own keys, not processes).
+  virtual std::vector<int> backend_pids() const = 0;
+};
+
+// The connections of N clients, each with its event store: client i connected to
+// targets[i % targets.size()] (clients spread over servers: standbys). Connecting is bounded and
+// ends on a stop (PgConnection).
+class ClientConnections {
+ public:
+  ClientConnections(std::size_t n, const std::vector<PgTarget>& targets, EventIdAllocator& ids,
+                    std::stop_token stop);
+  std::size_t size() const { return conns_.size(); }
+  PgConnection& connection(std::size_t i) { return conns_[i]; }
+  EventStore& store(std::size_t i) { return *stores_[i]; }
+  std::int64_t backend_cpu_ns() const;  // as AppendDriver's
+  std::vector<int> backend_pids() const;
+
+ private:
+  std::vector<PgConnection> conns_;
+  std::vector<std::unique_ptr<EventStore>> stores_;
+};
+
 // N worker threads, each with its own connection, released together for one operation; the
 // sample is the wall time from release until the last one is done (Benchfella's µs/op for
 // its concurrent benches), plus the CPU time the workers' threads used.
-class ClientPool {
+class ClientPool : public AppendDriver {
  public:
   using Work = std::function<void(std::size_t worker, EventStore& store)>;
 
@@ -37,7 +108,6 @@ class ClientPool {
   // Worker i connected to targets[i % targets.size()]: clients spread over servers (standbys).
   ClientPool(std::size_t n, const std::vector<PgTarget>& targets, EventIdAllocator& ids,
              std::stop_token stop);
-  ~ClientPool();
   ClientPool(const ClientPool&) = delete;
   ClientPool& operator=(const ClientPool&) = delete;
 
@@ -46,29 +116,25 @@ class ClientPool {
   // Runs `work` on every worker at once; rethrows the first worker's exception.
   Sample run(const Work& work);
 
-  EventStore& store(std::size_t i) { return *stores_[i]; }
-  PgConnection& connection(std::size_t i) { return conns_[i]; }  // worker i's own
-  std::size_t size() const { return conns_.size(); }
+  EventStore& store(std::size_t i) { return clients_.store(i); }
+  PgConnection& connection(std::size_t i) { return clients_.connection(i); }  // worker i's own
+  std::size_t size() const override { return clients_.size(); }
 
-  // CPU time the server's backends of these connections have used so far (schedstat clock),
-  // or -1 when it cannot be read. Meaningful only for a server on this machine.
-  std::int64_t backend_cpu_ns() const;
-  // The server's process ids of these connections (PostgreSQL's backends when connected
-  // directly; through a pooler they are the pooler's own keys, not processes).
-  std::vector<int> backend_pids() const;
+  // Worker w appends with its event store.
+  Sample append(const std::vector<ClientAppend>& appends, const AppendOptions& options,
+                std::vector<AppendTiming>& timings) override;
+  void reserve_stream_ids(std::size_t count) override;
+  std::int64_t backend_cpu_ns() const override;
+  std::vector<int> backend_pids() const override;
 
  private:
-  void loop(std::size_t i);
+  void work(std::size_t i);  // worker i's part of an operation
 
-  std::vector<PgConnection> conns_;
-  std::vector<std::unique_ptr<EventStore>> stores_;
-  std::vector<std::thread> threads_;
-  std::vector<std::int64_t> cpu_;
-  std::barrier<> start_, done_;
+  ClientConnections clients_;
   const Work* work_ = nullptr;
-  std::atomic<bool> quit_{false};
   std::mutex mu_;
   std::exception_ptr error_;
+  ReleasedThreads threads_;  // last: its threads go first
 };
 
 }  // namespace perflab::iolist

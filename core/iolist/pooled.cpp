@@ -228,7 +228,7 @@ void run_pooled(IoListRun& r) {
     std::optional<ClientPool> direct_pool;
     if (direct) direct_pool.emplace(n, r.pg(), r.ids(), ctx.stop_token());
     ClientPool pooled_pool(n, pooled, r.ids(), ctx.stop_token());
-    std::vector<ClientPool*> pools;
+    std::vector<AppendDriver*> pools;
     for (std::size_t v = 0; v < variants.size(); ++v)
       pools.push_back(direct && v % 2 == 0 ? &*direct_pool : &pooled_pool);
     std::vector<std::vector<EventData>> batches;
