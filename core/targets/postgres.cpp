@@ -160,7 +160,7 @@ bool succeeded(pg_result* r) {
 }
 
 // The failure a result reports, with its SQLSTATE.
-PgError result_error(pg_result* r, const std::string& target) {
+PgError result_error(const pg_result* r, const std::string& target) {
   const char* state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
   const char* msg = PQresultErrorMessage(r);
   std::string why = (msg && *msg) ? one_line(msg) : std::string(PQresStatus(PQresultStatus(r)));
@@ -189,6 +189,17 @@ void PgConnection::fail_connection() {
 void PgConnection::request_cancel() {
   if (!conn_) return;
   if (PGcancel* c = PQgetCancel(conn_.get())) send_cancel(c);
+}
+
+PgError PgConnection::error(const pg_result* r) const {
+  if (r) return result_error(r, target_);
+  return PgError("PostgreSQL at " + target_ + ": " +
+                 (conn_ ? one_line(PQerrorMessage(conn_.get())) : std::string("not connected")));
+}
+
+void PgConnection::abandon() {
+  request_cancel();
+  conn_.reset();
 }
 
 void PgConnection::give_up(const IoDeadline& io) {

@@ -139,6 +139,14 @@ class PgConnection {
   std::string describe() const;  // host:port/db user=... (no password)
   const PgLimits& limits() const { return limits_; }
 
+  // For a driver that sends on this connection itself with libpq's asynchronous API (the
+  // IO-list's event-driven client pool): libpq's handle (null once closed); the PgError a result
+  // reports, or (null) the connection's own failure, worded as this connection's others; and
+  // giving up on what is in flight: a cancel request goes out and the connection is closed.
+  pg_conn* native_handle() const { return conn_.get(); }
+  PgError error(const pg_result* r = nullptr) const;
+  void abandon();
+
  private:
   IoDeadline begin() const;
   [[noreturn]] void fail_connection();
