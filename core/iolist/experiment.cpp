@@ -186,6 +186,13 @@ class IoListExperiment final : public Experiment {
          .help = "server connections of the managed PgBouncer in the pooled appends "
                  "(default_pool_size; 20 is PgBouncer's own default): at most this many "
                  "backends serve the clients, the others wait in PgBouncer"},
+        {.name = "pool_driver",
+         .type = ParamType::OneOf,
+         .default_value = "async",
+         .choices = {"async", "threads"},
+         .help = "how the pooled appends drive their clients: async, a thread per core each "
+                 "driving its share of the connections with libpq's asynchronous API (as "
+                 "pgbench -j does); threads, a thread per client"},
         {.name = "reset",
          .type = ParamType::Bool,
          .default_value = "true",

@@ -99,6 +99,7 @@ struct PooledMeasured {
   std::int64_t prepared_appends = 0, prepared_failed = 0, prepared_clients = 0;
   std::string prepared_error;  // the first failure's message
   std::string pooler;          // "PgBouncer 1.18.0, transaction mode, 20 server connections"
+  std::string driver;          // how the clients were driven (pool_driver), in words
   std::vector<std::string> notes;
 };
 

@@ -37,6 +37,7 @@ IoListSettings IoListSettings::from(const Params& p) {
   s.payload_reps = static_cast<int>(p.get_int("payload_repetitions"));
   s.pool_clients = p.get_int_list("pool_clients");
   s.pool_size = static_cast<int>(p.get_int("pool_size"));
+  s.pool_async = p.get_choice("pool_driver") == "async";
   s.reset = p.get_bool("reset");
   s.seed = static_cast<std::uint64_t>(p.get_int("seed"));
   s.standbys = p.get_int("standbys");

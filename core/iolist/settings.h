@@ -36,6 +36,7 @@ struct IoListSettings {
   int payload_reps = 0;
   std::vector<std::int64_t> pool_clients;  // the pooled appends' client counts
   int pool_size = 0;                       // PgBouncer's server connections in the pooled appends
+  bool pool_async = true;  // pool_driver: a few threads drive the clients (else a thread each)
   bool reset = true;
   std::uint64_t seed = 42;
   std::int64_t standbys = 0;  // hot standbys of the standby benchmark

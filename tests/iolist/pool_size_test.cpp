@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "iolist/experiment.h"
+#include "iolist/settings.h"
 #include "runner/experiment.h"
 
 using namespace perflab;
@@ -20,18 +21,27 @@ std::string refusal(const Experiment& exp, const std::string& pool_size) {
   return {};
 }
 
+// The run parameter of that name (the test fails without it).
+ParamSpec spec_named(const Experiment& exp, const std::string& name) {
+  const auto specs = exp.params();
+  const auto it =
+      std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+  if (it == specs.end()) {
+    ADD_FAILURE() << "no parameter " << name;
+    return {};
+  }
+  return *it;
+}
+
 }  // namespace
 
 TEST(IoListPoolSize, IsARunParameterWithPgBouncersDefault) {
   const auto exp = make_iolist_experiment();
-  const auto specs = exp->params();
-  const auto spec = std::find_if(specs.begin(), specs.end(),
-                                 [](const ParamSpec& s) { return s.name == "pool_size"; });
-  ASSERT_NE(spec, specs.end());
-  EXPECT_EQ(spec->type, ParamType::Int);
-  EXPECT_EQ(spec->default_value, "20");
-  EXPECT_NE(spec->help.find("PgBouncer"), std::string::npos) << spec->help;
-  EXPECT_EQ(describe_param(*spec), "int, 1..1000");
+  const ParamSpec spec = spec_named(*exp, "pool_size");
+  EXPECT_EQ(spec.type, ParamType::Int);
+  EXPECT_EQ(spec.default_value, "20");
+  EXPECT_NE(spec.help.find("PgBouncer"), std::string::npos) << spec.help;
+  EXPECT_EQ(describe_param(spec), "int, 1..1000");
 }
 
 TEST(IoListPoolSize, GoesToTheTargetsWithThePooler) {
@@ -56,4 +66,19 @@ TEST(IoListPoolSize, OutOfRangeIsRefusedNamingTheParameter) {
   }
   const std::string why = refusal(*exp, "twenty");
   EXPECT_NE(why.find("parameter 'pool_size'"), std::string::npos) << why;
+}
+
+// How the pooled appends drive their clients: a parameter of its own, event-driven by default,
+// read into the settings.
+TEST(IoListPoolDriver, IsARunParameterDefaultingToTheEventDrivenPool) {
+  const auto exp = make_iolist_experiment();
+  const ParamSpec spec = spec_named(*exp, "pool_driver");
+  EXPECT_EQ(spec.type, ParamType::OneOf);
+  EXPECT_EQ(spec.default_value, "async");
+  EXPECT_EQ(spec.choices, (std::vector<std::string>{"async", "threads"}));
+  using iolist::IoListSettings;
+  EXPECT_TRUE(IoListSettings::from(resolve_params(*exp, {{"benchmarks", "pooled"}})).pool_async);
+  EXPECT_FALSE(IoListSettings::from(
+                   resolve_params(*exp, {{"benchmarks", "pooled"}, {"pool_driver", "threads"}}))
+                   .pool_async);
 }
