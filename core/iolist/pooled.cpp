@@ -3,16 +3,17 @@
 // server's backends and their memory beside the times; the prepared builder through PgBouncer.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "common/figure_format.h"
 #include "common/process_memory.h"
 #include "iolist/async_pool.h"
 #include "iolist/iolist_run.h"
+#include "targets/pg_backends.h"
 
 namespace perflab::iolist {
 
@@ -20,6 +21,9 @@ namespace {
 
 // Client connections kept free besides the pool: Perflab's own admin connections.
 constexpr std::int64_t kSpareConnections = 3;
+// How long the backends of a point's closed connections may take to exit before the next point
+// counts the server's free connections.
+constexpr std::chrono::milliseconds kBackendExitWait{10'000};
 // The prepared builder through PgBouncer: the most clients of the run, each appending this many
 // times. With fewer clients than the pool, each may keep a backend of its own and never fail;
 // with more, a client's PREPARE meets a backend where another client's already is.
@@ -258,8 +262,13 @@ void run_pooled(IoListRun& r) {
     add_server_use_groups(ctx, local);
   }
   PgConnection admin = r.pg().connect(ctx.stop_token());
+  std::vector<int> closed;  // the backends of the last point's direct connections
   for (auto n64 : builders.empty() ? std::vector<std::int64_t>{} : set.pool_clients) {
     const auto n = static_cast<std::size_t>(n64);
+    // A pool's connections, closed, leave their backends exiting for a moment: counted as in
+    // use, 100 of them left the next point of 1,000 clients no room for its direct connections.
+    pg_await_backends_exit(admin, closed, kBackendExitWait, ctx.stop_token());
+    ctx.check_stop();
     const Room room = connection_room(admin, pool_size);
     const bool direct = n64 <= room.free;
     if (!direct)
@@ -312,7 +321,10 @@ void run_pooled(IoListRun& r) {
       measure_appends(r, pools, false, variants, batches, "pooled, " + clients_text(n64), set.reps,
                       set.warmup, samples, precision);
       // After the rounds, every connection has had its backend (PgBouncer's opened on demand).
-      if (direct) m.use[{false, n64}] = server_use(direct_pool->backend_pids(), local);
+      if (direct) {
+        closed = direct_pool->backend_pids();
+        m.use[{false, n64}] = server_use(closed, local);
+      }
       ServerUse through = server_use(bouncer.server_pids(), local);
       if (const std::int64_t b = process_private_bytes(bouncer.pid()); b >= 0)
         through.pooler_mib = double(b) / double(1u << 20);

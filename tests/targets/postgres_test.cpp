@@ -1,10 +1,14 @@
 // PgConnection against a real (managed) PostgreSQL.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <stop_token>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "servers.h"
+#include "targets/pg_backends.h"
 #include "targets/pg_text.h"
 #include "targets/pg_transaction.h"
 #include "targets/postgres.h"
@@ -186,4 +190,32 @@ TEST_F(TargetsPg, TransactionCommitsOrRollsBack) {
   // The connection is usable and only the committed row is there.
   EXPECT_EQ(conn_->exec("SELECT string_agg(v::text, ',') FROM " + t).value(0, 0), "1");
   conn_->exec("DROP TABLE " + t);
+}
+
+// Closed connections' backends exit a moment later: the wait returns once pg_stat_activity
+// lists none of them; a stop ends it early, and an empty list has nothing to wait for.
+TEST_F(TargetsPg, AwaitsTheBackendsOfClosedConnections) {
+  std::vector<int> pids;
+  {
+    std::vector<PgConnection> conns;
+    for (int i = 0; i < 30; ++i) {
+      conns.emplace_back(test::shared_targets().postgres().conninfo);
+      pids.push_back(conns.back().backend_pid());
+    }
+  }
+  EXPECT_TRUE(pg_await_backends_exit(*conn_, pids, std::chrono::seconds(60)));
+  const std::string listed = "SELECT count(*) FROM pg_stat_activity WHERE pid IN (" + [&] {
+    std::string l;
+    for (int p : pids) l += (l.empty() ? "" : ",") + std::to_string(p);
+    return l;
+  }() + ")";
+  EXPECT_EQ(conn_->exec(listed).value(0, 0), "0");
+  // A live backend (this connection's own) never exits: a stop, or the limit, ends the wait.
+  std::stop_source stop;
+  stop.request_stop();
+  EXPECT_FALSE(pg_await_backends_exit(*conn_, {conn_->backend_pid()}, std::chrono::seconds(60),
+                                      stop.get_token()));
+  EXPECT_FALSE(
+      pg_await_backends_exit(*conn_, {conn_->backend_pid()}, std::chrono::milliseconds(50)));
+  EXPECT_TRUE(pg_await_backends_exit(*conn_, {}, std::chrono::milliseconds(0)));
 }
