@@ -50,24 +50,27 @@ TEST_F(Cli, CompareFailsASlowedRunAndPassesTheSameBuild) {
   EXPECT_GT(relay.accepted(), 0u);
 
   // The same build twice: within noise, whatever the machine did between the runs (a tolerance
-  // above its drift; a gate on a shared machine needs one).
-  auto r = cli({"compare", a.string(), b.string(), "--fail-on", "slower:50"});
+  // above its drift; a gate on a shared machine needs one). Two of these concurrent runs under
+  // ASan beside the rest of the suite on 2 cores differed by 2.15x [1.67-2.27] on one benchmark;
+  // through the relay an append takes several times as long (2 ms more per round trip, four
+  // round trips): 150% tells the two apart.
+  auto r = cli({"compare", a.string(), b.string(), "--fail-on", "slower:150"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("gate passed: none of "), std::string::npos) << r.out;
-  // Through the relay: slower beyond 50%, its whole interval; the slowest named first.
-  r = cli({"compare", a.string(), slow.string(), "--fail-on", "slower:50"});
+  // Through the relay: slower beyond 150%, its whole interval; the slowest named first.
+  r = cli({"compare", a.string(), slow.string(), "--fail-on", "slower:150"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("gate failed: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  slower: append/iolist/"), std::string::npos) << r.out;
   // Held to one benchmark by a pattern; the JSON says the same.
-  r = cli({"compare", a.string(), slow.string(), "--fail-on", "slower:50", "--benchmark",
+  r = cli({"compare", a.string(), slow.string(), "--fail-on", "slower:150", "--benchmark",
            "append/iolist/*", "--json"});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["gate"]["passed"].get<bool>());
   ASSERT_FALSE(j["gate"]["failures"].empty());
   EXPECT_EQ(j["gate"]["failures"][0]["name"].get<std::string>().rfind("append/iolist/", 0), 0u);
-  EXPECT_GT(j["gate"]["failures"][0]["slowdown"]["lo"].get<double>(), 1.5);
+  EXPECT_GT(j["gate"]["failures"][0]["slowdown"]["lo"].get<double>(), 2.5);
   for (const auto& f : j["gate"]["failures"])
     EXPECT_EQ(f["name"].get<std::string>().rfind("append/iolist/", 0), 0u) << f;
   // Without a gate: the comparison alone, exit 0 however slow.
