@@ -557,14 +557,14 @@ AppendResult EventStore::append_pipelined(const std::string& stream_uuid,
   return res;
 }
 
-std::vector<RecordedEvent> EventStore::read_stream_forward(const std::string& stream_uuid,
-                                                           std::int64_t start_version, int count) {
-  const std::string start = std::to_string(start_version), limit = std::to_string(count);
-  PgParams p;
-  p.add_text(stream_uuid.c_str());
-  p.add_text(start.c_str());
-  p.add_text(limit.c_str());
-  auto r = conn_.exec_params(read_sql_.c_str(), p);
+StreamRead::StreamRead(const std::string& stream_uuid, std::int64_t start_version, int count)
+    : uuid_(stream_uuid), start_(std::to_string(start_version)), limit_(std::to_string(count)) {
+  params_.add_text(uuid_.c_str());
+  params_.add_text(start_.c_str());
+  params_.add_text(limit_.c_str());
+}
+
+std::vector<RecordedEvent> decode_events(const PgResult& r) {
   std::vector<RecordedEvent> out;
   out.reserve(static_cast<std::size_t>(r.rows()));
   for (int i = 0; i < r.rows(); ++i) {
@@ -580,6 +580,12 @@ std::vector<RecordedEvent> EventStore::read_stream_forward(const std::string& st
     out.push_back(std::move(e));
   }
   return out;
+}
+
+std::vector<RecordedEvent> EventStore::read_stream_forward(const std::string& stream_uuid,
+                                                           std::int64_t start_version, int count) {
+  const StreamRead read(stream_uuid, start_version, count);
+  return decode_events(conn_.exec_params(read_sql(), read.params()));
 }
 
 }  // namespace perflab::iolist

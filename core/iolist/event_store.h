@@ -83,6 +83,24 @@ struct AppendResult {
 
 class EventStore;
 
+// The parameters of a stream read (read_stream_forward's statement, EventStore::read_sql): the
+// stream, the first version and how many, as text; for whichever driver sends it (EventStore's
+// own, waiting; the event-driven client pool, many connections at once).
+class StreamRead {
+ public:
+  StreamRead(const std::string& stream_uuid, std::int64_t start_version, int count);
+  StreamRead(const StreamRead&) = delete;  // the parameters point into it
+  StreamRead& operator=(const StreamRead&) = delete;
+  const PgParams& params() const { return params_; }
+
+ private:
+  std::string uuid_, start_, limit_;
+  PgParams params_;
+};
+
+// The events of a stream read's result, decoded (data and metadata from bytea hex).
+std::vector<RecordedEvent> decode_events(const PgResult& r);
+
 // BEGIN of an append's transaction on the round-trip transport ("BEGIN", or with SET LOCAL
 // synchronous_commit = off), a simple query.
 std::string append_begin_sql(const AppendOptions& options);
@@ -145,6 +163,8 @@ class EventStore {
   // Up to `count` events of the stream from start_version (1-based) on, in version order.
   std::vector<RecordedEvent> read_stream_forward(const std::string& stream_uuid,
                                                  std::int64_t start_version, int count);
+  // Its statement (extended protocol, results as text), with a StreamRead's parameters.
+  const char* read_sql() const { return read_sql_.c_str(); }
 
   // The statement text a builder sends for n events (empty for COPY).
   std::string statement_text(Builder builder, std::size_t n) const;
