@@ -114,7 +114,7 @@ void run_append(IoListRun& r) {
   }
 }
 
-ClientPoolSample append_once(IoListRun& r, AppendDriver& pool, const AppendOptions& o,
+ClientPoolSample append_once(IoListRun& r, ClientDriver& pool, const AppendOptions& o,
                              const std::vector<std::vector<EventData>>& batches,
                              std::vector<AppendTiming>& timings) {
   std::vector<ClientAppend> appends;
@@ -123,30 +123,30 @@ ClientPoolSample append_once(IoListRun& r, AppendDriver& pool, const AppendOptio
   return pool.append(appends, o, timings);
 }
 
-void measure_appends(IoListRun& r, AppendDriver& pool, bool local_server,
+void measure_appends(IoListRun& r, ClientDriver& pool, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision) {
-  AppendDriver* const pools[] = {&pool};
+  ClientDriver* const pools[] = {&pool};
   measure_appends(r, pools, local_server, variants, batches, label, reps, warmup, samples,
                   precision);
 }
 
-void measure_appends(IoListRun& r, std::span<AppendDriver* const> pools, bool local_server,
+void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision) {
   RunContext& ctx = r.ctx;
   PointRounds rounds = variant_rounds(ctx, variants, reps, warmup);
-  const auto pool_of = [&](std::size_t vi) -> AppendDriver& {
+  const auto pool_of = [&](std::size_t vi) -> ClientDriver& {
     return pools.size() == 1 ? *pools[0] : *pools[vi];
   };
   // New streams of the pipeline transport take reserved ids: reserved here, unmeasured (a
   // refill, if rounds go on to a precision, is one round trip in an append).
   const std::size_t appends = static_cast<std::size_t>(warmup + reps) * variants.size();
-  for (AppendDriver* pool : pools) pool->reserve_stream_ids(appends);
+  for (ClientDriver* pool : pools) pool->reserve_stream_ids(appends);
   std::vector<AppendTiming> timings(pool_of(0).size());
   // The server's CPU per append: its backends idle between appends (one pool of its own).
   const bool server_cpu = local_server && pools.size() == 1;

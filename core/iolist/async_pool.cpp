@@ -25,9 +25,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 }  // namespace
 
-// One connection's append: the statement in flight, what it has sent and received so far.
+// One connection's append or read: the statement in flight, what it has sent and received so far.
 struct AsyncPool::Client {
-  enum class Step { Begin, Check, Insert, Copy, Commit, Rollback, Done };
+  enum class Step { Begin, Check, Insert, Copy, Commit, Rollback, Read, Done };
   PgConnection* conn = nullptr;
   EventStore* store = nullptr;
   const ClientAppend* job = nullptr;
@@ -37,8 +37,10 @@ struct AsyncPool::Client {
   std::optional<VersionCheck> check;
   EventStore::BuiltInsert insert;
   std::string created_at;
-  std::size_t copied = 0;  // COPY: the payload's bytes queued so far
-  bool writing = false;    // libpq has output not yet sent (PQflush said 1)
+  std::optional<StreamRead> read;             // a read's parameters
+  std::vector<RecordedEvent>* got = nullptr;  // a read's events
+  std::size_t copied = 0;                     // COPY: the payload's bytes queued so far
+  bool writing = false;                       // libpq has output not yet sent (PQflush said 1)
   // The statement's result: its first error, else its last (as PgConnection keeps).
   std::unique_ptr<pg_result, PgResultClear> result;
   Clock::time_point deadline;       // of the statement in flight
@@ -74,6 +76,7 @@ struct AsyncPool::Client {
   }
 
   void start(const ClientAppend& a, const AppendOptions& o, AppendTiming& t);
+  void start_read(const ClientRead& rd, std::vector<RecordedEvent>& out);
   void on_ready(short revents);
 
  private:
@@ -103,6 +106,16 @@ void AsyncPool::Client::start(const ClientAppend& a, const AppendOptions& o, App
   created_at = pg_timestamp_text(unix_us_now());
   if (!pq()) return broken();
   send_simple(append_begin_sql(o).c_str(), Step::Begin);
+}
+
+void AsyncPool::Client::start_read(const ClientRead& rd, std::vector<RecordedEvent>& out) {
+  got = &out;
+  out.clear();
+  writing = false;
+  result.reset();
+  read.emplace(rd.stream_uuid, rd.start_version, rd.count);
+  if (!pq()) return broken();
+  send_params(store->read_sql(), read->params(), Step::Read);
 }
 
 void AsyncPool::Client::sent(int ok, Step next) {
@@ -235,6 +248,10 @@ void AsyncPool::Client::next_after(PgResult r) {
       lap(Phase::Commit);
       step = Step::Done;
       return;
+    case Step::Read:
+      *got = decode_events(r);
+      step = Step::Done;
+      return;
     case Step::Copy:
     case Step::Rollback:
     case Step::Done:
@@ -263,7 +280,11 @@ std::size_t thread_count(std::size_t n, std::size_t threads) {
 
 AsyncPool::AsyncPool(std::size_t n, const PgTarget& pg, EventIdAllocator& ids, std::stop_token stop,
                      std::size_t threads)
-    : clients_(n, {pg}, ids, stop),
+    : AsyncPool(n, std::vector<PgTarget>{pg}, ids, std::move(stop), threads) {}
+
+AsyncPool::AsyncPool(std::size_t n, const std::vector<PgTarget>& targets, EventIdAllocator& ids,
+                     std::stop_token stop, std::size_t threads)
+    : clients_(n, targets, ids, stop),
       stop_(std::move(stop)),
       state_(n),
       threads_(thread_count(n, threads), [this](std::size_t t) { work(t); }) {
@@ -288,6 +309,22 @@ ClientPoolSample AsyncPool::append(const std::vector<ClientAppend>& appends,
   appends_ = &appends;
   options_ = &options;
   timings_ = &timings;
+  reads_ = nullptr;
+  return operate();
+}
+
+ClientPoolSample AsyncPool::read(const std::vector<ClientRead>& reads,
+                                 std::vector<std::vector<RecordedEvent>>& got) {
+  if (reads.size() != size())
+    throw std::invalid_argument("the event-driven client pool has " + std::to_string(size()) +
+                                " clients, given " + std::to_string(reads.size()) + " reads");
+  got.resize(size());
+  reads_ = &reads;
+  got_ = &got;
+  return operate();
+}
+
+ClientPoolSample AsyncPool::operate() {
   const ClientPoolSample s = threads_.run();
   for (const Client& c : state_)  // the first client's failure, as ClientPool's first worker's
     if (c.error) std::rethrow_exception(c.error);
@@ -317,7 +354,9 @@ void AsyncPool::drive(std::size_t t) {
     mine.push_back(&c);
     c.error = nullptr;
     if (stop_.stop_requested())  // nothing is sent after a stop
-      c.fail(std::make_exception_ptr(PgError("PostgreSQL: stopped before the append")));
+      c.fail(std::make_exception_ptr(PgError("PostgreSQL: stopped before the operation")));
+    else if (reads_)
+      c.start_read((*reads_)[i], (*got_)[i]);
     else
       c.start((*appends_)[i], *options_, (*timings_)[i]);
   }

@@ -77,6 +77,15 @@ ClientPool::Sample ClientPool::append(const std::vector<ClientAppend>& appends,
   });
 }
 
+ClientPool::Sample ClientPool::read(const std::vector<ClientRead>& reads,
+                                    std::vector<std::vector<RecordedEvent>>& got) {
+  got.resize(size());
+  return run([&](std::size_t w, EventStore& store) {
+    const ClientRead& rd = reads.at(w);
+    got[w] = store.read_stream_forward(rd.stream_uuid, rd.start_version, rd.count);
+  });
+}
+
 void ClientPool::reserve_stream_ids(std::size_t count) {
   run([&](std::size_t, EventStore& store) { store.reserve_stream_ids(count); });
 }

@@ -55,18 +55,33 @@ struct ClientAppend {
   const std::vector<EventData>* events = nullptr;
 };
 
-// N clients appending at once, however they are driven (a thread each: ClientPool; a few
-// threads driving many connections asynchronously: AsyncPool). What measure_appends measures.
-class AppendDriver {
+// One client's read in a pool's operation: up to `count` events of the stream from
+// start_version on (EventStore::read_stream_forward).
+struct ClientRead {
+  std::string stream_uuid;
+  std::int64_t start_version = 1;
+  int count = 0;
+};
+
+// N clients appending or reading at once, however they are driven (a thread each: ClientPool; a
+// few threads driving many connections asynchronously: AsyncPool). What measure_appends and the
+// reads measure.
+class ClientDriver {
  public:
-  virtual ~AppendDriver() = default;
+  virtual ~ClientDriver() = default;
   virtual std::size_t size() const = 0;
+  // The OS threads that drive the clients.
+  virtual std::size_t threads() const = 0;
   // Client w makes appends[w] on the round-trip or pipeline transport `options` say, every client
   // at once; timings[w] receives its phases (as far as the driver times them). Throws the first
   // client's failure once every client is done.
   virtual ClientPoolSample append(const std::vector<ClientAppend>& appends,
                                   const AppendOptions& options,
                                   std::vector<AppendTiming>& timings) = 0;
+  // Client r reads reads[r] with EventStore's statement and decoding, every client at once;
+  // got[r] receives its events. Throws the first client's failure once every client is done.
+  virtual ClientPoolSample read(const std::vector<ClientRead>& reads,
+                                std::vector<std::vector<RecordedEvent>>& got) = 0;
   // EventStore::reserve_stream_ids on every client's connection.
   virtual void reserve_stream_ids(std::size_t count) = 0;
   // CPU time the server's backends of these connections have used so far (schedstat clock),
@@ -87,7 +102,7 @@ class ClientConnections {
   std::size_t size() const { return conns_.size(); }
   PgConnection& connection(std::size_t i) { return conns_[i]; }
   EventStore& store(std::size_t i) { return *stores_[i]; }
-  std::int64_t backend_cpu_ns() const;  // as AppendDriver's
+  std::int64_t backend_cpu_ns() const;  // as ClientDriver's
   std::vector<int> backend_pids() const;
 
  private:
@@ -98,7 +113,7 @@ class ClientConnections {
 // N worker threads, each with its own connection, released together for one operation; the
 // sample is the wall time from release until the last one is done (Benchfella's µs/op for
 // its concurrent benches), plus the CPU time the workers' threads used.
-class ClientPool : public AppendDriver {
+class ClientPool : public ClientDriver {
  public:
   using Work = std::function<void(std::size_t worker, EventStore& store)>;
 
@@ -119,10 +134,13 @@ class ClientPool : public AppendDriver {
   EventStore& store(std::size_t i) { return clients_.store(i); }
   PgConnection& connection(std::size_t i) { return clients_.connection(i); }  // worker i's own
   std::size_t size() const override { return clients_.size(); }
+  std::size_t threads() const override { return size(); }
 
-  // Worker w appends with its event store.
+  // Worker w appends, or reads, with its event store.
   Sample append(const std::vector<ClientAppend>& appends, const AppendOptions& options,
                 std::vector<AppendTiming>& timings) override;
+  Sample read(const std::vector<ClientRead>& reads,
+              std::vector<std::vector<RecordedEvent>>& got) override;
   void reserve_stream_ids(std::size_t count) override;
   std::int64_t backend_cpu_ns() const override;
   std::vector<int> backend_pids() const override;

@@ -192,17 +192,17 @@ std::vector<PgTarget> start_standbys(IoListRun& r);
 // it differs); for the benchmarks that append: one append per writer of the pool, and the rounds
 // of one point (every variant once per round, order rotated; its precision into `precision`).
 Group append_group(std::size_t events, bool with_pgbench);
-ClientPoolSample append_once(IoListRun& r, AppendDriver& pool, const AppendOptions& o,
+ClientPoolSample append_once(IoListRun& r, ClientDriver& pool, const AppendOptions& o,
                              const std::vector<std::vector<EventData>>& batches,
                              std::vector<AppendTiming>& timings);
-void measure_appends(IoListRun& r, AppendDriver& pool, bool local_server,
+void measure_appends(IoListRun& r, ClientDriver& pool, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision);
 // The same with a pool per variant (pools[v] for variants[v], all of one size), or one pool for
 // all; the server's CPU is measured only with one pool on a local server.
-void measure_appends(IoListRun& r, std::span<AppendDriver* const> pools, bool local_server,
+void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,

@@ -46,7 +46,7 @@ std::string driver_text(bool async) {
 }
 
 // The clients of a pooled point, driven as pool_driver says.
-std::unique_ptr<AppendDriver> make_clients(IoListRun& r, std::size_t n, const PgTarget& target) {
+std::unique_ptr<ClientDriver> make_clients(IoListRun& r, std::size_t n, const PgTarget& target) {
   if (r.settings.pool_async)
     return std::make_unique<AsyncPool>(n, target, r.ids(), r.ctx.stop_token());
   return std::make_unique<ClientPool>(n, target, r.ids(), r.ctx.stop_token());
@@ -286,10 +286,10 @@ void run_pooled(IoListRun& r) {
     }
     ctx.progress(r.begin_point(PointKind::Pooled, n64),
                  "opening " + std::to_string(direct ? 2 * n : n) + " connections");
-    std::unique_ptr<AppendDriver> direct_pool;
+    std::unique_ptr<ClientDriver> direct_pool;
     if (direct) direct_pool = make_clients(r, n, r.pg());
-    const std::unique_ptr<AppendDriver> pooled_pool = make_clients(r, n, pooled);
-    std::vector<AppendDriver*> pools;
+    const std::unique_ptr<ClientDriver> pooled_pool = make_clients(r, n, pooled);
+    std::vector<ClientDriver*> pools;
     for (std::size_t v = 0; v < variants.size(); ++v)
       pools.push_back(direct && v % 2 == 0 ? direct_pool.get() : pooled_pool.get());
     std::vector<std::vector<EventData>> batches;

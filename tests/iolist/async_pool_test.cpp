@@ -1,9 +1,11 @@
 // The event-driven client pool against real servers (the shared managed PostgreSQL, directly and
 // through its managed PgBouncer): many clients on two threads write what the threaded pool
-// writes, a failing client fails the operation with the server's words, and a stop ends it.
+// writes and read what the event store reads, a failing client fails the operation with the
+// server's words, a stop ends it, and clients spread over their targets.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -205,24 +207,22 @@ TEST(AsyncPool, AServerErrorFailsTheOperationWithTheServersMessage) {
               "0");
 }
 
-// A stop while every client waits for a lock (longer than the stop may take: the lock timeout is
-// 10 s) ends the operation promptly with a failure that says so.
-TEST(AsyncPool, AStopDuringAnOperationEndsItPromptly) {
-  test::EventSchema db("perflab_async_stop");
-  const PgTarget target = target_of(db);
-  std::stop_source stop;
-  AsyncPool pool(20, target, db.ids, stop.get_token(), 2);
+namespace {
+
+// A stop while every client waits for a lock on `table` (longer than the stop may take: the lock
+// timeout is 10 s) ends `operation` promptly with a failure that says so.
+void expect_a_stop_ends(test::EventSchema& db, const char* table, std::stop_source& stop,
+                        const std::function<void()>& operation) {
   PgConnection locker(db.pg.conninfo);
-  locker.exec("BEGIN; LOCK TABLE " + pg_quote_ident(db.name) + ".streams IN ACCESS EXCLUSIVE MODE");
-  const auto batches = batches_for(20, 9);
-  std::vector<AppendTiming> timings(20);
+  locker.exec("BEGIN; LOCK TABLE " + pg_quote_ident(db.name) + "." + table +
+              " IN ACCESS EXCLUSIVE MODE");
   std::jthread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     stop.request_stop();
   });
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    pool.append(appends_to(new_uuids(20, "stop"), batches, 0), {}, timings);
+    operation();
     FAIL() << "the stopped operation did not fail";
   } catch (const PgError& e) {
     EXPECT_NE(std::string(e.what()).find("stopped"), std::string::npos) << e.what();
@@ -233,6 +233,118 @@ TEST(AsyncPool, AStopDuringAnOperationEndsItPromptly) {
   // timeout); how soon a stop ends an operation is a benchmark's figure, not this test's.
   EXPECT_LT(seconds, 120.0);
   locker.exec("ROLLBACK");
+}
+
+}  // namespace
+
+TEST(AsyncPool, AStopDuringAnOperationEndsItPromptly) {
+  test::EventSchema db("perflab_async_stop");
+  std::stop_source stop;
+  AsyncPool pool(20, target_of(db), db.ids, stop.get_token(), 2);
+  const auto batches = batches_for(20, 9);
+  std::vector<AppendTiming> timings(20);
+  expect_a_stop_ends(db, "streams", stop, [&] {
+    pool.append(appends_to(new_uuids(20, "stop"), batches, 0), {}, timings);
+  });
+}
+
+namespace {
+
+// Field by field: RecordedEvent has no operator==.
+using Recorded = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string,
+                            std::optional<std::string>, std::string, std::string, std::int64_t>;
+std::vector<Recorded> fields(const std::vector<RecordedEvent>& events) {
+  std::vector<Recorded> out;
+  for (const RecordedEvent& e : events)
+    out.emplace_back(e.event_id, e.stream_id, e.stream_version, e.event_type, e.correlation_id,
+                     e.data, e.metadata, e.created_at_us);
+  return out;
+}
+
+}  // namespace
+
+// 50 clients on 2 threads read streams whole, from a later version, a few events, an empty
+// stream and one that does not exist: each gets exactly what EventStore's own read returns
+// (every field), as does the threaded pool; again on the same connections, the same.
+TEST(AsyncPool, ReadsReturnExactlyWhatTheEventStoreReads) {
+  test::EventSchema db("perflab_async_read");
+  const PgTarget target = target_of(db);
+  EventStore writer(db.conn, db.name, db.ids);
+  const auto uuids = new_uuids(kClients, "read");
+  for (std::size_t w = 0; w + 1 < kClients; ++w)  // the last stream is never written
+    writer.append_to_stream(uuids[w], 0, make_events(kEvents + w % 3, 70 + w), Builder::IoList);
+  std::vector<ClientRead> reads;
+  for (std::size_t w = 0; w < kClients; ++w)
+    reads.push_back({uuids[w], std::int64_t(1 + w % 4), int(w % 5 == 0 ? 2 : 1000)});
+  AsyncPool async(kClients, target, db.ids, {}, 2);
+  ClientPool threads(kClients, target, db.ids, {});
+  std::vector<std::vector<RecordedEvent>> got, by_threads;
+  for (int round = 0; round < 2; ++round) {
+    const ClientPoolSample s = async.read(reads, got);
+    EXPECT_GT(s.wall_us, 0);
+    EXPECT_GT(s.cpu_us, 0);
+    threads.read(reads, by_threads);
+    ASSERT_EQ(got.size(), kClients);
+    std::size_t events = 0;
+    for (std::size_t w = 0; w < kClients; ++w) {
+      const auto want =
+          writer.read_stream_forward(reads[w].stream_uuid, reads[w].start_version, reads[w].count);
+      EXPECT_EQ(fields(got[w]), fields(want)) << w;
+      EXPECT_EQ(fields(by_threads[w]), fields(want)) << w;
+      events += got[w].size();
+    }
+    EXPECT_GT(events, kClients);  // not all empty: the comparison compares events
+    EXPECT_TRUE(got.back().empty());
+  }
+}
+
+// The same for a read: every reader waits for the events' lock.
+TEST(AsyncPool, AStopDuringAReadEndsIt) {
+  test::EventSchema db("perflab_async_rstop");
+  std::stop_source stop;
+  AsyncPool pool(20, target_of(db), db.ids, stop.get_token(), 2);
+  std::vector<ClientRead> reads;
+  for (const std::string& u : new_uuids(20, "rstop")) reads.push_back({u, 1, 100});
+  std::vector<std::vector<RecordedEvent>> got;
+  expect_a_stop_ends(db, "events", stop, [&] { pool.read(reads, got); });
+}
+
+// A read the server refuses fails the operation with the server's words.
+TEST(AsyncPool, AFailedReadGivesTheServersWords) {
+  test::EventSchema db("perflab_async_rerr");
+  const PgTarget target = target_of(db);
+  AsyncPool pool(4, target, db.ids, {}, 2);
+  db.conn.exec("DROP TABLE " + pg_quote_ident(db.name) + ".events");
+  std::vector<ClientRead> reads;
+  for (const std::string& u : new_uuids(4, "rerr")) reads.push_back({u, 1, 10});
+  std::vector<std::vector<RecordedEvent>> got;
+  try {
+    pool.read(reads, got);
+    FAIL() << "a read of a dropped table did not fail";
+  } catch (const PgError& e) {
+    EXPECT_EQ(e.sqlstate(), "42P01") << e.what();
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+}
+
+// Client i reads from targets[i % 2] (as ClientConnections connects the threaded pool's): two
+// schemas hold the same stream with different events, and each client reads its target's.
+TEST(AsyncPool, ReadersSpreadOverTheirTargets) {
+  test::EventSchema a("perflab_async_ta"), b("perflab_async_tb");
+  const std::string uuid = test::unique_name("spread");
+  EventStore in_a(a.conn, a.name, a.ids), in_b(b.conn, b.name, b.ids);
+  in_a.append_to_stream(uuid, 0, make_events(3, 1), Builder::IoList);
+  in_b.append_to_stream(uuid, 0, make_events(7, 2), Builder::IoList);
+  const std::vector<PgTarget> targets{target_of(a), target_of(b)};
+  AsyncPool pool(9, targets, a.ids, {}, 2);
+  std::vector<ClientRead> reads(9, ClientRead{uuid, 1, 100});
+  std::vector<std::vector<RecordedEvent>> got;
+  pool.read(reads, got);
+  const auto from_a = fields(in_a.read_stream_forward(uuid, 1, 100));
+  const auto from_b = fields(in_b.read_stream_forward(uuid, 1, 100));
+  ASSERT_EQ(from_a.size(), 3u);
+  ASSERT_EQ(from_b.size(), 7u);
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(fields(got[i]), i % 2 == 0 ? from_a : from_b) << i;
 }
 
 // Only the round-trip transport: the pipeline is refused before anything is sent.
