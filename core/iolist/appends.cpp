@@ -64,6 +64,7 @@ void publish_append(RunContext& ctx, const Variant& v, const std::string& label,
   Point p = make_point(label, s.total);
   p.precision = precision;
   if (!s.server_cpu_us.empty()) p.extra["server_cpu"] = summarize(s.server_cpu_us).median;
+  add_client_use(p, s.total, static_cast<std::size_t>(writers), s.client_threads);
   ctx.add_point("append", v.series, std::move(p));
   if (v.options.transport != Transport::RoundTrips || !v.options.synchronous_commit) return;
   publish_breakdown(ctx, v.options.builder, writers, rtt, s);
@@ -94,11 +95,13 @@ void run_append(IoListRun& r) {
       const auto n = static_cast<std::size_t>(n64);
       ctx.progress(r.begin_point(PointKind::Append, n64, rtt),
                    "opening " + std::to_string(n) + " connections" + rtt_suffix(rtt));
-      ClientPool pool(n, target, r.ids(), ctx.stop_token());
+      const WriterDrivers drivers = writer_drivers(r, n, target, variants);
       std::vector<std::vector<EventData>> batches;
       for (std::size_t w = 0; w < n; ++w) batches.push_back(make_events(set.events, set.seed + w));
       const std::string label = writers_label(n64, false) + rtt_suffix(rtt);
       std::vector<AppendSamples> samples(variants.size());
+      for (std::size_t v = 0; v < variants.size(); ++v)
+        samples[v].client_threads = drivers.of_variant[v]->threads();
       std::optional<PointPrecision> precision;
       auto publish = [&] {
         for (std::size_t v = 0; v < variants.size(); ++v) {
@@ -107,8 +110,8 @@ void run_append(IoListRun& r) {
         }
       };
       publish_after(publish, [&] {
-        measure_appends(r, pool, r.pg().managed, variants, batches, "append, " + label, set.reps,
-                        set.warmup, samples, precision);
+        measure_appends(r, drivers.of_variant, r.pg().managed, variants, batches,
+                        "append, " + label, set.reps, set.warmup, samples, precision);
       });
     }
   }
@@ -148,9 +151,20 @@ void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool lo
   const std::size_t appends = static_cast<std::size_t>(warmup + reps) * variants.size();
   for (ClientDriver* pool : pools) pool->reserve_stream_ids(appends);
   std::vector<AppendTiming> timings(pool_of(0).size());
-  // The server's CPU per append: its backends idle between appends (one pool of its own).
-  const bool server_cpu = local_server && pools.size() == 1;
-  std::int64_t server0 = server_cpu ? pools[0]->backend_cpu_ns() : -1;
+  // The server's CPU per append: the backends of every pool idle between appends.
+  std::vector<ClientDriver*> distinct(pools.begin(), pools.end());
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const auto backend_cpu_ns = [&]() -> std::int64_t {
+    std::int64_t sum = 0;
+    for (ClientDriver* d : distinct) {
+      const std::int64_t ns = d->backend_cpu_ns();
+      if (ns < 0) return -1;
+      sum += ns;
+    }
+    return sum;
+  };
+  std::int64_t server0 = local_server ? backend_cpu_ns() : -1;
   while (rounds.next()) {
     std::vector<double> round(variants.size());
     for (std::size_t k = 0; k < variants.size(); ++k) {
@@ -159,7 +173,7 @@ void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool lo
       const ClientPoolSample s =
           append_once(r, pool_of(vi), variants[vi].options, batches, timings);
       // The backends idle between appends: the difference is this append's server CPU.
-      const std::int64_t server1 = server0 >= 0 ? pools[0]->backend_cpu_ns() : -1;
+      const std::int64_t server1 = server0 >= 0 ? backend_cpu_ns() : -1;
       if (!rounds.warmup())
         samples[vi].add(s, timings,
                         server0 >= 0 && server1 >= 0 ? double(server1 - server0) / 1000.0 : -1.0);

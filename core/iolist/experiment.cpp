@@ -190,9 +190,10 @@ class IoListExperiment final : public Experiment {
          .type = ParamType::OneOf,
          .default_value = "async",
          .choices = {"async", "threads"},
-         .help = "how the pooled appends drive their clients: async, a thread per core each "
-                 "driving its share of the connections with libpq's asynchronous API (as "
-                 "pgbench -j does); threads, a thread per client"},
+         .help = "how the appends, reads, pooled appends and standby reads drive their "
+                 "clients: async, a thread per core each driving its share of the connections "
+                 "with libpq's asynchronous API (as pgbench -j does; the pipeline transport's "
+                 "appends keep a thread per writer); threads, a thread per client"},
         {.name = "reset",
          .type = ParamType::Bool,
          .default_value = "true",

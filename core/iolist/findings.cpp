@@ -235,11 +235,36 @@ void point_findings(RunContext& ctx, const IoListSettings& set) {
   }
 }
 
+// The client's share of the machine at the most writers and the most readers (direct), for every
+// series: near 100%, the client could be what sets the time. Its CPU per operation and the
+// threads that drove it are on every point.
+void client_use_findings(RunContext& ctx, const IoListSettings& set, const IoListMeasured& m) {
+  // Every series at the most clients, of the appends ("append") or the reads ("read").
+  const auto at_most = [&](const auto& measured, const std::string& op, bool readers) {
+    const std::vector<std::int64_t>& counts = readers ? set.readers : set.writers;
+    const std::int64_t n = *std::max_element(counts.begin(), counts.end());
+    const std::string label = writers_label(n, readers), id = op + "_" + std::to_string(n);
+    for (const auto& [key, s] : measured) {
+      if (key.second != label) continue;
+      const std::size_t t = s.client_threads;
+      client_cpu_findings(ctx,
+                          {"", id + ".client_share." + key.first,
+                           label_cap(label) + ", " + key.first + ", " + std::to_string(t) +
+                               (t == 1 ? " client thread" : " client threads"),
+                           op, op},
+                          n, s.total);
+    }
+  };
+  if (set.has("append")) at_most(m.appends, "append", false);
+  if (set.has("read")) at_most(m.reads, "read", true);
+}
+
 }  // namespace
 
 void add_findings(RunContext& ctx, const IoListSettings& settings, const IoListMeasured& measured) {
   breakdown_findings(ctx, settings, measured);  // first: the panel leads
   point_findings(ctx, settings);
+  client_use_findings(ctx, settings, measured);
   if (settings.has("pooled")) pooled_findings(ctx, settings, measured);
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -66,6 +67,7 @@ struct AppendSamples {
   std::array<std::vector<double>, kPhases> phase_wall_us, phase_cpu_us;
   std::vector<double> writer_wall_us;  // all phases of one writer's append, mean over writers
   std::vector<double> server_cpu_us;   // the server's backend CPU per append (local server)
+  std::size_t client_threads = 0;      // the OS threads that drove the writers
 
   void add(const ClientPoolSample& s, const std::vector<AppendTiming>& timings, double server_us);
   const std::vector<double>& wall(Phase p) const {
@@ -103,9 +105,16 @@ struct PooledMeasured {
   std::vector<std::string> notes;
 };
 
+// One read point's samples (wall and the readers' CPU) and the threads that drove the readers.
+struct ReadSamples {
+  Samples total;
+  std::size_t client_threads = 0;
+};
+
 // What the run measured, by (series, label), for the findings.
 struct IoListMeasured {
   std::map<std::pair<std::string, std::string>, AppendSamples> appends;
+  std::map<std::pair<std::string, std::string>, ReadSamples> reads;
   // The allocations per append of the client libraries, by (library, builder).
   std::map<std::pair<std::string, std::string>, std::vector<double>> client_allocs;
   PooledMeasured pooled;
@@ -201,12 +210,40 @@ void measure_appends(IoListRun& r, ClientDriver& pool, bool local_server,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision);
 // The same with a pool per variant (pools[v] for variants[v], all of one size), or one pool for
-// all; the server's CPU is measured only with one pool on a local server.
+// all; the server's CPU (on a local server) is the sum over the distinct pools' backends.
 void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
                      int reps, int warmup, std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision);
+
+// client_drivers.cpp: the N clients of a point driven as pool_driver says (client i on
+// targets[i % targets.size()]); an append point's drivers, drivers.of_variant[v] for variants[v]:
+// pool_driver's for the round-trip transport and, with pool_driver=async, a thread per writer for
+// the pipeline transport (the event-driven pool sends no pipeline); the words for a driver.
+std::unique_ptr<ClientDriver> make_clients(IoListRun& r, std::size_t n,
+                                           const std::vector<PgTarget>& targets);
+struct WriterDrivers {
+  std::vector<std::unique_ptr<ClientDriver>> owned;
+  std::vector<ClientDriver*> of_variant;
+};
+WriterDrivers writer_drivers(IoListRun& r, std::size_t n, const PgTarget& target,
+                             const std::vector<Variant>& variants);
+std::string driver_text(bool async);
+// The client's own CPU beside a point of n clients: the machine's cores; the clients' CPU time as
+// a share of the machine's during each operation, cpu / (wall x cores); the point's extras
+// client_cpu_per_op_us, client_machine_share_pct and client_threads; and its findings, the CPU
+// per operation (when spec.cpu_id is not empty) and the share (near 100%, the client, not the
+// server, could set the time).
+double machine_cores();
+std::vector<double> machine_shares(const Samples& total);
+void add_client_use(Point& p, const Samples& total, std::size_t clients, std::size_t threads);
+struct ClientCpuSpec {
+  std::string cpu_id, share_id, context, group;
+  std::string op;  // "append", "read"
+};
+void client_cpu_findings(RunContext& ctx, const ClientCpuSpec& spec, std::int64_t n,
+                         const Samples& total);
 
 // breakdown.cpp: where an append's time goes, a stacked group of the round-trip phases.
 Group breakdown_group(std::size_t events);

@@ -11,7 +11,6 @@
 
 #include "common/figure_format.h"
 #include "common/process_memory.h"
-#include "iolist/async_pool.h"
 #include "iolist/iolist_run.h"
 #include "targets/pg_backends.h"
 
@@ -31,33 +30,6 @@ constexpr int kProbeRounds = 3;
 
 std::string pooled_series(Builder b, bool pooled) {
   return std::string(to_string(b)) + (pooled ? " pooled" : " direct");
-}
-
-// The machine's cores: the client's CPU time is a share of wall time x cores.
-double machine_cores() {
-  return double(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-// How the clients are driven, in words (the group's description and the findings).
-std::string driver_text(bool async) {
-  return async ? "Each client is a connection; a thread per core drives its share of them with "
-                 "libpq's asynchronous API (as pgbench -j does), pool_driver=async."
-               : "Each client is a thread of its own with its connection, pool_driver=threads.";
-}
-
-// The clients of a pooled point, driven as pool_driver says.
-std::unique_ptr<ClientDriver> make_clients(IoListRun& r, std::size_t n, const PgTarget& target) {
-  if (r.settings.pool_async)
-    return std::make_unique<AsyncPool>(n, target, r.ids(), r.ctx.stop_token());
-  return std::make_unique<ClientPool>(n, target, r.ids(), r.ctx.stop_token());
-}
-
-// The clients' CPU time as a share of the machine's during each append: cpu / (wall x cores).
-std::vector<double> machine_shares(const Samples& total) {
-  std::vector<double> out;
-  for (std::size_t i = 0; i < total.wall.size() && i < total.cpu.size(); ++i)
-    if (total.wall[i] > 0) out.push_back(total.cpu[i] / (total.wall[i] * machine_cores()));
-  return out;
 }
 
 std::string pooled_label(std::int64_t clients) {
@@ -221,27 +193,6 @@ void probe_prepared(IoListRun& r, const PgTarget& pooled, std::size_t clients) {
   r.step("prepared builder through PgBouncer");
 }
 
-// The client's own CPU time beside a pooled point: per append, and as a share of the machine
-// during the appends (near 100%, the client, not the server or PgBouncer, could set the time).
-void client_cpu_findings(RunContext& ctx, const std::string& id, Builder b, std::int64_t n,
-                         bool through, const AppendSamples& s) {
-  const std::string how = through ? "pooled" : "direct";
-  const std::string context = "Append, " + clients_text(n) + ", " + to_string(b) +
-                              (through ? ", through PgBouncer" : ", direct");
-  std::vector<double> per_append, machine;
-  for (double c : s.total.cpu) per_append.push_back(c / double(n));
-  for (double w : s.total.wall) machine.push_back(w * machine_cores());
-  if (per_append.empty()) return;
-  ctx.add_finding(figure_finding({id + ".client_cpu." + how + "." + to_string(b), context,
-                                  "the client's CPU time per append", "us", "pooled"},
-                                 summarize(per_append).median));
-  ShareSpec share{
-      id + ".client_share." + how + "." + to_string(b), context, "used by the client",
-      "the machine's CPU time (wall time x " + std::to_string(int(machine_cores())) + " cores)"};
-  share.group = "pooled";
-  if (auto f = share_finding(share, s.total.cpu, machine)) ctx.add_finding(std::move(*f));
-}
-
 }  // namespace
 
 void run_pooled(IoListRun& r) {
@@ -287,8 +238,8 @@ void run_pooled(IoListRun& r) {
     ctx.progress(r.begin_point(PointKind::Pooled, n64),
                  "opening " + std::to_string(direct ? 2 * n : n) + " connections");
     std::unique_ptr<ClientDriver> direct_pool;
-    if (direct) direct_pool = make_clients(r, n, r.pg());
-    const std::unique_ptr<ClientDriver> pooled_pool = make_clients(r, n, pooled);
+    if (direct) direct_pool = make_clients(r, n, {r.pg()});
+    const std::unique_ptr<ClientDriver> pooled_pool = make_clients(r, n, {pooled});
     std::vector<ClientDriver*> pools;
     for (std::size_t v = 0; v < variants.size(); ++v)
       pools.push_back(direct && v % 2 == 0 ? direct_pool.get() : pooled_pool.get());
@@ -306,8 +257,7 @@ void run_pooled(IoListRun& r) {
         Point p = make_point(std::to_string(n64), per_append);
         p.x = double(n64);
         p.precision = precision;
-        p.extra["client_machine_share_pct"] =
-            100.0 * summarize(machine_shares(samples[v].total)).median;
+        add_client_use(p, samples[v].total, n, pools[v]->threads());
         const bool through = pools[v] == pooled_pool.get();
         if (auto it = m.use.find({through, n64}); it != m.use.end()) {
           p.extra["backends"] = double(it->second.backends);
@@ -356,8 +306,16 @@ void pooled_findings(RunContext& ctx, const IoListSettings& set, const IoListMea
           true};
       spec.group = "pooled";
       ctx.add_comparison(spec, through->total.wall, direct->total.wall);
-      for (const bool via : {false, true})
-        client_cpu_findings(ctx, id, b, n, via, via ? *through : *direct);
+      for (const bool via : {false, true}) {
+        const std::string how = via ? "pooled" : "direct";
+        client_cpu_findings(ctx,
+                            {id + ".client_cpu." + how + "." + to_string(b),
+                             id + ".client_share." + how + "." + to_string(b),
+                             "Append, " + clients_text(n) + ", " + to_string(b) +
+                                 (via ? ", through PgBouncer" : ", direct"),
+                             "pooled", "append"},
+                            n, (via ? *through : *direct).total);
+      }
     }
     for (bool through : {false, true}) {
       auto it = pm.use.find({through, n});

@@ -1,7 +1,9 @@
 // The IO-list experiment's reads: 1, 10, 100 concurrent readers each reading a stream forward
-// and decoding its events, builders interleaved round by round (each reads streams it wrote).
+// and decoding its events, builders interleaved round by round (each reads streams it wrote);
+// the readers driven as pool_driver says.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <stdexcept>
 
 #include "iolist/iolist_run.h"
@@ -66,17 +68,21 @@ void run_read(IoListRun& r) {
     const auto n = static_cast<std::size_t>(n64);
     ctx.progress(r.begin_point(PointKind::Read, n64),
                  "opening " + std::to_string(n) + " connections");
-    ClientPool pool(n, r.pg(), r.ids(), ctx.stop_token());
+    const std::unique_ptr<ClientDriver> pool = make_clients(r, n, {r.pg()});
     std::map<Builder, Samples> samples;
     PointRounds rounds = point_rounds(ctx, builders, r.settings.reps, r.settings.warmup);
+    const std::string label = writers_label(n64, true);
     auto publish = [&] {
       for (Builder b : builders)
         if (!samples[b].wall.empty()) {
-          Point p = make_point(writers_label(n64, true), samples[b]);
+          Point p = make_point(label, samples[b]);
           p.precision = rounds.precision();
+          add_client_use(p, samples[b], n, pool->threads());
           ctx.add_point("read", to_string(b), std::move(p));
+          r.measured.reads[{to_string(b), label}] = {samples[b], pool->threads()};
         }
     };
+    std::vector<std::vector<RecordedEvent>> got;
     publish_after(publish, [&] {
       while (rounds.next()) {
         std::vector<double> round(builders.size());
@@ -84,13 +90,14 @@ void run_read(IoListRun& r) {
           ctx.check_stop();
           const std::size_t i = (k + static_cast<std::size_t>(rounds.round())) % builders.size();
           const Builder b = builders[i];
-          const auto& ids_for_b = streams[b];
-          auto s = pool.run([&](std::size_t w, EventStore& store) {
-            auto got = store.read_stream_forward(ids_for_b[w], 1, static_cast<int>(events));
-            if (got.size() != events)
-              throw std::runtime_error("read " + std::to_string(got.size()) + " events, expected " +
+          std::vector<ClientRead> reads;
+          for (std::size_t w = 0; w < n; ++w)
+            reads.push_back({streams[b][w], 1, static_cast<int>(events)});
+          const ClientPoolSample s = pool->read(reads, got);
+          for (const auto& g : got)
+            if (g.size() != events)
+              throw std::runtime_error("read " + std::to_string(g.size()) + " events, expected " +
                                        std::to_string(events));
-          });
           if (!rounds.warmup()) {
             samples[b].wall.push_back(s.wall_us);
             samples[b].cpu.push_back(s.cpu_us);

@@ -1,6 +1,8 @@
 // The IO-list experiment's standby reads: 1, 10, 100 concurrent readers reading streams forward
-// from the primary, and the same readers spread over the hot standbys, round by round.
+// from the primary, and the same readers spread over the hot standbys, round by round; the
+// readers driven as pool_driver says.
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
 #include "iolist/iolist_run.h"
@@ -61,11 +63,11 @@ void run_standby_reads(IoListRun& r) {
     const auto n = static_cast<std::size_t>(n64);
     ctx.progress(r.begin_point(PointKind::StandbyRead, n64),
                  "opening " + std::to_string(2 * n) + " connections");
-    ClientPool on_primary(n, r.pg(), r.ids(), ctx.stop_token());
-    ClientPool on_standbys(n, standbys, r.ids(), ctx.stop_token());
-    ClientPool* pools[] = {&on_primary, &on_standbys};
+    const std::unique_ptr<ClientDriver> on_primary = make_clients(r, n, {r.pg()});
+    const std::unique_ptr<ClientDriver> on_standbys = make_clients(r, n, standbys);
+    ClientDriver* pools[] = {on_primary.get(), on_standbys.get()};
     const std::string names[] = {"primary", spread};
-    Samples samples[2];
+    Samples samples[2], reads[2];  // events/s; the readers' wall (µs) and CPU
     PointRounds rounds(ctx, set.warmup, set.reps, 2);
     rounds.track_ratio(1, 0);
     const std::string label = writers_label(n64, true);
@@ -74,6 +76,7 @@ void run_standby_reads(IoListRun& r) {
       for (int i = 0; i < 2; ++i) {
         Point p = make_point(label, samples[i]);
         p.precision = rounds.precision();
+        add_client_use(p, reads[i], n, pools[i]->threads());
         ctx.add_point("standby_read", names[i], std::move(p));
       }
       ComparisonSpec spec{"standby_read_" + std::to_string(n64) + ".standbys_vs_primary",
@@ -84,20 +87,27 @@ void run_standby_reads(IoListRun& r) {
       spec.group = "standby_read";
       ctx.add_comparison(spec, samples[1].wall, samples[0].wall);
     };
+    std::vector<ClientRead> jobs;
+    for (std::size_t w = 0; w < n; ++w)
+      jobs.push_back({streams[w], 1, static_cast<int>(set.events)});
+    std::vector<std::vector<RecordedEvent>> got;
     publish_after(publish, [&] {
       while (rounds.next()) {
         double round[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {
           ctx.check_stop();
           const int i = (k + rounds.round()) % 2;
-          const auto s = pools[i]->run([&](std::size_t w, EventStore& store) {
-            const auto got = store.read_stream_forward(streams[w], 1, static_cast<int>(set.events));
-            if (got.size() != set.events)
-              throw std::runtime_error("read " + std::to_string(got.size()) + " events of " +
+          const ClientPoolSample s = pools[i]->read(jobs, got);
+          for (const auto& g : got)
+            if (g.size() != set.events)
+              throw std::runtime_error("read " + std::to_string(g.size()) + " events of " +
                                        std::to_string(set.events) + " from " + names[i]);
-          });
           round[i] = double(n * set.events) / (s.wall_us / 1e6);
-          if (!rounds.warmup()) samples[i].wall.push_back(round[i]);
+          if (!rounds.warmup()) {
+            samples[i].wall.push_back(round[i]);
+            reads[i].wall.push_back(s.wall_us);
+            reads[i].cpu.push_back(s.cpu_us);
+          }
         }
         rounds.record(round);
         r.step("standby reads, " + label + ": " + rounds.progress_text());
