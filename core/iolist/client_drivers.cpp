@@ -59,6 +59,11 @@ void add_client_use(Point& p, const Samples& total, std::size_t clients, std::si
   p.extra["client_cpu_per_op_us"] = summarize(per_op).median;
   p.extra["client_machine_share_pct"] = 100.0 * summarize(machine_shares(total)).median;
   p.extra["client_threads"] = double(threads);
+  std::vector<double> waiting;  // the same repetitions as the wall times when every one was read
+  for (std::size_t i = 0; i < total.wait.size() && total.wait.size() == total.wall.size(); ++i)
+    if (total.wall[i] > 0 && threads > 0)
+      waiting.push_back(total.wait[i] / (total.wall[i] * double(threads)));
+  if (!waiting.empty()) p.extra["client_cpu_wait_pct"] = 100.0 * summarize(waiting).median;
 }
 
 void client_cpu_findings(RunContext& ctx, const ClientCpuSpec& spec, std::int64_t n,

@@ -2,9 +2,23 @@
 // operation (iolist/client_pool.h).
 #include "iolist/client_pool.h"
 
+#include <fstream>
+
 #include "common/clock.h"
 
 namespace perflab::iolist {
+
+namespace {
+
+// How long the calling thread has been runnable but waiting for a CPU (ns): the second field of
+// /proc/thread-self/schedstat; -1 when it cannot be read.
+std::int64_t thread_run_delay_ns() {
+  std::ifstream f("/proc/thread-self/schedstat");
+  long long cpu = 0, delay = 0;
+  return f >> cpu >> delay ? delay : -1;
+}
+
+}  // namespace
 
 ClientConnections::ClientConnections(std::size_t n, const std::vector<PgTarget>& targets,
                                      EventIdAllocator& ids, std::stop_token stop) {
@@ -27,6 +41,7 @@ ClientPool::ClientPool(std::size_t n, const std::vector<PgTarget>& targets, Even
 ReleasedThreads::ReleasedThreads(std::size_t t, Body body)
     : body_(std::move(body)),
       cpu_(t, 0),
+      wait_(t, 0),
       start_(static_cast<std::ptrdiff_t>(t + 1)),
       done_(static_cast<std::ptrdiff_t>(t + 1)) {
   for (std::size_t k = 0; k < t; ++k) threads_.emplace_back([this, k] { loop(k); });
@@ -46,6 +61,7 @@ ClientPoolSample ReleasedThreads::run() {
   ClientPoolSample s;
   s.wall_us = static_cast<double>(t1 - t0) / 1000.0;
   for (auto c : cpu_) s.cpu_us += static_cast<double>(c) / 1000.0;
+  for (auto w : wait_) s.wait_us = w < 0 || s.wait_us < 0 ? -1 : s.wait_us + double(w) / 1000.0;
   return s;
 }
 
@@ -53,9 +69,11 @@ void ReleasedThreads::loop(std::size_t k) {
   for (;;) {
     start_.arrive_and_wait();
     if (quit_) return;
-    const std::int64_t c0 = thread_cpu_ns();
+    const std::int64_t c0 = thread_cpu_ns(), w0 = thread_run_delay_ns();
     body_(k);
     cpu_[k] = thread_cpu_ns() - c0;
+    const std::int64_t w1 = thread_run_delay_ns();
+    wait_[k] = w0 >= 0 && w1 >= 0 ? w1 - w0 : -1;
     done_.arrive_and_wait();
   }
 }

@@ -19,10 +19,11 @@
 
 namespace perflab::iolist {
 
-// One operation of a client pool: wall time from release until the last worker is done, and
-// the CPU time the workers' threads used (µs).
+// One operation of a client pool: wall time from release until the last worker is done, the
+// CPU time the workers' threads used, and the time they spent runnable but waiting for a CPU
+// (the scheduler's run delay, /proc/thread-self/schedstat; -1 where it cannot be read) (µs).
 struct ClientPoolSample {
-  double wall_us = 0, cpu_us = 0;
+  double wall_us = 0, cpu_us = 0, wait_us = 0;
 };
 
 // T threads released together for each operation, each running body(k) once; the sample is the
@@ -42,7 +43,7 @@ class ReleasedThreads {
   void loop(std::size_t k);
 
   Body body_;
-  std::vector<std::int64_t> cpu_;
+  std::vector<std::int64_t> cpu_, wait_;
   std::barrier<> start_, done_;
   std::atomic<bool> quit_{false};
   std::vector<std::thread> threads_;

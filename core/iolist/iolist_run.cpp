@@ -52,6 +52,7 @@ void AppendSamples::add(const ClientPoolSample& s, const std::vector<AppendTimin
                         double server_us) {
   total.wall.push_back(s.wall_us);
   total.cpu.push_back(s.cpu_us);
+  if (s.wait_us >= 0) total.wait.push_back(s.wait_us);
   const double n = double(timings.size());
   double all = 0;
   for (std::size_t ph = 0; ph < kPhases; ++ph) {

@@ -46,6 +46,7 @@ std::string format_bytes(std::size_t b);
 
 struct Samples {
   std::vector<double> wall, cpu;
+  std::vector<double> wait;  // the clients' threads waiting for a CPU (µs), where it was read
 };
 
 // A point of the wall samples, with the median CPU as its figure "cpu".
@@ -232,7 +233,9 @@ WriterDrivers writer_drivers(IoListRun& r, std::size_t n, const PgTarget& target
 std::string driver_text(bool async);
 // The client's own CPU beside a point of n clients: the machine's cores; the clients' CPU time as
 // a share of the machine's during each operation, cpu / (wall x cores); the point's extras
-// client_cpu_per_op_us, client_machine_share_pct and client_threads; and its findings, the CPU
+// client_cpu_per_op_us, client_machine_share_pct, client_threads and client_cpu_wait_pct (the
+// share of the threads' time during an operation that they waited for a CPU: high, a loaded
+// machine starves the client although its own share is small); and its findings, the CPU
 // per operation (when spec.cpu_id is not empty) and the share (near 100%, the client, not the
 // server, could set the time).
 double machine_cores();

@@ -101,6 +101,7 @@ void run_read(IoListRun& r) {
           if (!rounds.warmup()) {
             samples[b].wall.push_back(s.wall_us);
             samples[b].cpu.push_back(s.cpu_us);
+            if (s.wait_us >= 0) samples[b].wait.push_back(s.wait_us);
           }
           round[i] = s.wall_us;
         }

@@ -121,6 +121,8 @@ TEST(IoListClientDrivers, AsyncDrivesAppendsAndReadsOnAThreadPerCoreAndWritesThe
         EXPECT_GT(extra(p, "client_cpu_per_op_us"), 0) << p->label;
         EXPECT_GT(extra(p, "client_machine_share_pct"), 0) << p->label;
         EXPECT_LE(extra(p, "client_machine_share_pct"), 100.0 + 1e-9) << p->label;
+        EXPECT_GE(extra(p, "client_cpu_wait_pct"), 0) << p->label;  // -1: missing
+        EXPECT_LE(extra(p, "client_cpu_wait_pct"), 100.0 + 1e-9) << p->label;
       }
       // The server's CPU per append, also with two drivers at one point (async).
       EXPECT_GT(extra(rt, "server_cpu"), 0) << series;
