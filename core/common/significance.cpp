@@ -109,6 +109,10 @@ Verdict judge_ratio(const Estimate& ratio, Better better, double threshold) {
   return a_lower == lower ? Verdict::LeansFaster : Verdict::LeansSlower;
 }
 
+bool settles(Verdict v) {
+  return v == Verdict::Faster || v == Verdict::Slower || v == Verdict::Equivalent;
+}
+
 std::optional<RatioJudgement> judge_series(std::span<const double> a, std::span<const double> b,
                                            Better better, double threshold,
                                            const RatioOptions& opt) {

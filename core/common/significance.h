@@ -80,6 +80,10 @@ const char* to_string(Verdict v);
 // The verdict on a ratio a/b (see the rule at the top). threshold >= 0.
 Verdict judge_ratio(const Estimate& ratio, Better better, double threshold = 0.02);
 
+// Whether a verdict settles the comparison: a difference beyond the band (faster, slower) or an
+// equivalence inside it (cases 2 and 3 above); the others say more rounds could still tell.
+bool settles(Verdict v);
+
 // A ratio with everything said about it: what a finding, a compare row and a teaching panel show.
 struct RatioJudgement {
   Estimate ratio;

@@ -47,8 +47,7 @@ bool finding_settled(const Finding& f) {
   if (f.claim && f.reproduction() == Reproduction::Inconclusive) return false;
   if (f.kind != FindingKind::Comparison) return true;
   const auto v = f.verdict();
-  if (!v) return false;
-  return *v == Verdict::Faster || *v == Verdict::Slower || *v == Verdict::Equivalent;
+  return v && settles(*v);
 }
 
 namespace {

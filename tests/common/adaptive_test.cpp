@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "common/adaptive.h"
@@ -14,19 +15,26 @@ namespace {
 // Feeds rounds of two interleaved variants (a = 0.8 b, each with multiplicative noise `cv`) and
 // a fake clock advancing `seconds_per_round`, until the controller decides.
 // `drift` (log-sd) is a factor shared by both variants of a round: the machine's mood.
-Decision drive(AdaptiveRepetitions& c, double cv, double seconds_per_round, std::uint64_t seed,
-               double drift = 0) {
+// drive_ratio: the same with a = ratio * b.
+Decision drive_ratio(AdaptiveRepetitions& c, double ratio, double cv, double seconds_per_round,
+                     std::uint64_t seed, double drift = 0) {
   std::mt19937_64 g(seed);
   std::normal_distribution<double> noise(0, cv), shared(0, 1);
   double clock = 0;
   Decision d = Decision::Continue;
   while (d == Decision::Continue) {
     const double mood = std::exp(drift * shared(g));
-    const double round[] = {80 * mood * std::exp(noise(g)), 100 * mood * std::exp(noise(g))};
+    const double round[] = {100 * ratio * mood * std::exp(noise(g)),
+                            100 * mood * std::exp(noise(g))};
     clock += seconds_per_round;
     d = c.add_round(round, clock);
   }
   return d;
+}
+
+Decision drive(AdaptiveRepetitions& c, double cv, double seconds_per_round, std::uint64_t seed,
+               double drift = 0) {
+  return drive_ratio(c, 0.8, cv, seconds_per_round, seed, drift);
 }
 
 PrecisionGoal goal(double precision) {
@@ -142,7 +150,7 @@ TEST(Adaptive, RejectsBadUse) {
   g.max_rounds = 3;
   EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);  // below min_rounds
   g = goal(0.02);
-  g.budget_seconds = 0;
+  g.budget_seconds = -1;
   EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);
 
   AdaptiveRepetitions c(goal(0.02), 2);
@@ -151,4 +159,131 @@ TEST(Adaptive, RejectsBadUse) {
   EXPECT_THROW(c.track_median(2), std::invalid_argument);
   EXPECT_THROW(c.add_round(std::vector<double>{1}, 0), std::invalid_argument);
   EXPECT_STREQ(to_string(Decision::TimeBudgetUsed), "time budget used");
+}
+
+namespace {
+// The verdict rule alone at the default threshold (2%), from 6 rounds, 60 s a point.
+PrecisionGoal to_verdicts(int min_rounds = 6) {
+  PrecisionGoal g;
+  g.precision = 0;
+  g.verdict_threshold = 0.02;
+  g.min_rounds = min_rounds;
+  return g;
+}
+
+// The verdict the finding over these samples will state (comparison_finding: ratio_ci with its
+// default options, judged at 2%).
+Verdict stated(const AdaptiveRepetitions& c) {
+  const auto r = ratio_ci(c.samples(0), c.samples(1));
+  return r ? judge_ratio(*r, Better::Lower, 0.02) : Verdict::TooFewSamples;
+}
+}  // namespace
+
+TEST(AdaptiveVerdicts, StopsWhenTheIntervalIsWhollyBeyondTheBand) {
+  AdaptiveRepetitions c(to_verdicts(), 2);
+  c.track_ratio(0, 1);
+  EXPECT_EQ(drive_ratio(c, 0.8, 0.03, 1.0, 11), Decision::VerdictsReached);
+  EXPECT_TRUE(c.settled());
+  EXPECT_FALSE(c.precision_reached());
+  EXPECT_EQ(c.rounds(), 6);  // clear at the first full-level interval
+  EXPECT_EQ(c.ratios(), 1);
+  EXPECT_EQ(c.settled_ratios(), 1);
+  EXPECT_EQ(stated(c), Verdict::Faster);  // what the finding says is the verdict it stopped on
+  EXPECT_EQ(c.estimates()[0].method, CiMethod::PairedBootstrap);
+  EXPECT_LT(c.estimates()[0].hi, 0.98);
+}
+
+TEST(AdaptiveVerdicts, StopsWhenTheIntervalIsWhollyInsideTheBand) {
+  AdaptiveRepetitions c(to_verdicts(), 2);
+  c.track_ratio(0, 1);
+  // Equal variants, 1% noise: the interval narrows into [0.98, 1.02] after some rounds.
+  EXPECT_EQ(drive_ratio(c, 1.0, 0.01, 1.0, 12), Decision::VerdictsReached);
+  EXPECT_EQ(stated(c), Verdict::Equivalent);
+  EXPECT_GE(c.estimates()[0].lo, 0.98);
+  EXPECT_LE(c.estimates()[0].hi, 1.02);
+}
+
+namespace {
+// Rounds of {80, a, 100}, a taking turns at 95 and 109, one second each, until the controller
+// decides: 80/100 = 0.8 is clear at once; a/100 stays [0.95–1.09] however many rounds (its
+// resampled medians are 95, 102 or 109), across the band 1 ± 2% for good.
+Decision drive_straddling(AdaptiveRepetitions& c) {
+  Decision d = Decision::Continue;
+  for (int r = 0; d == Decision::Continue; ++r) {
+    const double round[] = {80, r % 2 == 0 ? 95.0 : 109.0, 100};
+    d = c.add_round(round, r + 1.0);
+  }
+  return d;
+}
+}  // namespace
+
+TEST(AdaptiveVerdicts, GoesOnWhileTheIntervalStraddlesTheBand) {
+  // No verdict can be stated, so only the budget ends the point; with none left (the run's is
+  // spent), after its minimum rounds.
+  for (const auto& [budget, rounds] : {std::pair{40.0, 40}, std::pair{0.0, 6}}) {
+    SCOPED_TRACE(budget);
+    auto g = to_verdicts();
+    g.budget_seconds = budget;
+    AdaptiveRepetitions c(g, 3);
+    c.track_ratio(1, 2);
+    EXPECT_EQ(drive_straddling(c), Decision::TimeBudgetUsed);
+    EXPECT_EQ(c.rounds(), rounds);
+    EXPECT_FALSE(c.settled());
+    EXPECT_EQ(c.settled_ratios(), 0);
+    const auto r = ratio_ci(c.samples(1), c.samples(2));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_FALSE(settles(judge_ratio(*r, Better::Lower, 0.02)));  // the finding's verdict
+    EXPECT_TRUE(r->contains(0.98) && r->contains(1.02)) << r->lo << " " << r->hi;
+  }
+}
+
+TEST(AdaptiveVerdicts, WaitsForEveryRatio) {
+  auto g = to_verdicts();
+  g.budget_seconds = 30;
+  AdaptiveRepetitions c(g, 3);
+  c.track_ratio(0, 2);  // settles at once
+  c.track_ratio(1, 2);  // never
+  EXPECT_EQ(drive_straddling(c), Decision::TimeBudgetUsed);
+  EXPECT_EQ(c.rounds(), 30);
+  EXPECT_EQ(c.ratios(), 2);
+  EXPECT_EQ(c.settled_ratios(), 1);
+}
+
+TEST(AdaptiveVerdicts, NeedsAFullLevelInterval) {
+  // From 3 rounds, a clear difference still waits for the 6th: below it the interval is at most
+  // 87.5%, not the 95% a verdict is stated on.
+  AdaptiveRepetitions c(to_verdicts(3), 2);
+  c.track_ratio(0, 1);
+  EXPECT_EQ(drive_ratio(c, 0.5, 0.01, 1.0, 15), Decision::VerdictsReached);
+  EXPECT_EQ(c.rounds(), 6);
+}
+
+TEST(AdaptiveVerdicts, APointWithoutRatiosEndsAtItsMinimum) {
+  AdaptiveRepetitions c(to_verdicts(4), 2);  // nothing tracked: medians, which have no verdict
+  EXPECT_EQ(drive_ratio(c, 0.9, 0.3, 1.0, 16), Decision::VerdictsReached);
+  EXPECT_EQ(c.rounds(), 4);
+  EXPECT_EQ(c.ratios(), 0);
+}
+
+TEST(AdaptiveVerdicts, WithAPrecisionBothRulesHold) {
+  auto g = to_verdicts();
+  g.precision = 0.005;
+  g.resamples = 300;
+  g.max_rounds = 30;
+  AdaptiveRepetitions c(g, 2);
+  c.track_ratio(0, 1);
+  // The verdict is clear at 6 rounds; ±0.5% with 5% noise is not reached in 30.
+  EXPECT_EQ(drive_ratio(c, 0.5, 0.05, 0.01, 18), Decision::RoundLimit);
+  EXPECT_EQ(c.settled_ratios(), 1);
+  EXPECT_FALSE(c.settled());
+}
+
+TEST(AdaptiveVerdicts, RejectsBadUse) {
+  auto g = to_verdicts();
+  g.verdict_threshold = -0.01;
+  EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);
+  g = to_verdicts();
+  g.budget_seconds = -1;
+  EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);
+  EXPECT_STREQ(to_string(Decision::VerdictsReached), "verdicts reached");
 }
