@@ -23,10 +23,13 @@ enum class RunStatus { Running, Finished, Failed, Cancelled };
 const char* to_string(RunStatus s);
 RunStatus run_status_from_string(const std::string& s);  // throws std::invalid_argument
 
-// How a point's repetitions ended when the run measured to a precision (adaptive repetitions).
+// How a point's repetitions ended when the run measured to a precision or to verdicts (adaptive
+// repetitions).
 struct PointPrecision {
-  int rounds = 0;               // repetitions measured (the samples)
-  bool reached = false;         // every tracked figure's interval within ±precision
+  int rounds = 0;  // repetitions measured (the samples)
+  // Settled: every tracked figure's interval within ±precision (with a precision), every
+  // tracked ratio with a verdict (with `verdicts`).
+  bool reached = false;
   double worst_half_width = 0;  // the widest tracked figure's relative half-width at the end
 };
 

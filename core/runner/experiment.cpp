@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 
+#include "common/clock.h"
 #include "common/latency_spectrum.h"
 #include "common/machine_noise.h"
 #include "targets/targets.h"
@@ -24,7 +25,25 @@ RunContext::RunContext(Targets& targets, Params params, RunHooks hooks, std::sto
       runner_(RunnerSettings::from(params_)),
       hooks_(std::move(hooks)),
       stop_(std::move(stop)),
-      run_(run) {}
+      run_(run),
+      started_ns_(wall_ns()) {
+  if (runner_.adaptive() && runner_.budget_s > 0) budget_ = RunBudget(runner_.budget_s);
+}
+
+void RunContext::expect_points(std::size_t points) {
+  std::lock_guard lock(mu_);
+  budget_.expect_points(points);
+}
+
+std::optional<double> RunContext::take_point_budget() const {
+  const double elapsed = elapsed_s();
+  std::lock_guard lock(mu_);
+  return budget_.take_point(elapsed);
+}
+
+double RunContext::elapsed_s() const {
+  return static_cast<double>(wall_ns() - started_ns_) / 1e9;
+}
 
 void RunContext::check_stop() const {
   if (stop_.stop_requested()) throw Cancelled{};
@@ -162,6 +181,8 @@ Run execute(Experiment& exp, Targets& targets, const std::map<std::string, std::
     if (const Plan* p = find_plan(plans, plan->second))
       for (auto& note : plan_notes(*p, exp.params(), run.params, ctx.snapshot().findings))
         ctx.add_finding(std::move(note));
+  if (ctx.runner().verdicts)
+    ctx.add_finding(verdicts_note(ctx.snapshot().findings, ctx.elapsed_s(), ctx.runner().budget_s));
   run.machine = judge_machine(before, read_machine_snapshot(), {}, &window_start);
   run.ended_unix_ms = unix_ms_now();
   if (hooks.on_update) hooks.on_update(ctx.snapshot());

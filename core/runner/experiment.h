@@ -1,10 +1,12 @@
 #pragma once
 // The experiment contract: one class behind one small interface, listed by the registry
 // (registry.h), and the runner that executes one: RunContext and execute().
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <stop_token>
@@ -16,6 +18,7 @@
 #include "common/params.h"
 #include "common/run.h"
 #include "runner/plan.h"
+#include "runner/run_budget.h"
 #include "runner/settings.h"
 #include "targets/targets.h"
 
@@ -52,6 +55,15 @@ class RunContext {
   // The run's threshold of practical significance (parameter `threshold`, a share: 0.02).
   double threshold() const;
 
+  // The run's wall-time budget (parameter `budget_s`, run_budget.h), counted from when the
+  // context was made: the experiment says how many adaptive points it has still to measure, and
+  // each point takes its share when it starts (PointRounds). Without a budget, or with fixed
+  // repetitions, no share is taken (nullopt). take_point_budget is const as a run's progress is:
+  // it changes the budget's bookkeeping, never what the run measured.
+  void expect_points(std::size_t points);
+  std::optional<double> take_point_budget() const;
+  double elapsed_s() const;
+
   // Mutations of the run, safe against concurrent snapshot().
   void add_group(const Group& g);
   void add_point(const std::string& group, const std::string& series, Point p);
@@ -83,6 +95,8 @@ class RunContext {
   std::stop_token stop_;
   Run& run_;
   mutable std::mutex mu_;
+  mutable RunBudget budget_;  // under mu_
+  std::int64_t started_ns_ = 0;
 };
 
 // Runs `measure`, then `publish`: also when a stop or a failure ends the measuring, so that a

@@ -50,6 +50,23 @@ bool finding_settled(const Finding& f) {
   return v && settles(*v);
 }
 
+Finding verdicts_note(const std::vector<Finding>& findings, double elapsed_s, double budget_s) {
+  std::size_t comparisons = 0;
+  std::vector<std::string> open;
+  for (const auto& f : findings) {
+    if (f.kind != FindingKind::Comparison) continue;
+    ++comparisons;
+    const auto v = f.verdict();
+    if (!v || !settles(*v)) open.push_back(finding_title(f) + " — " + finding_verdict(f));
+  }
+  std::string what = std::to_string(comparisons - open.size()) + " of " +
+                     std::to_string(comparisons) + " comparisons reached a verdict in " +
+                     format_fixed(elapsed_s, 0) + " s";
+  if (budget_s > 0) what += " (budget " + format_fixed(budget_s, 0) + " s)";
+  if (!open.empty()) what += "; no verdict: " + join(open, "; ");
+  return note_finding({.id = "verdicts", .what = what});
+}
+
 namespace {
 
 // "repetitions = 10 (here 3), point_budget_s = 1.5 (here 0.5)": the headline's settling

@@ -58,4 +58,11 @@ std::vector<Finding> plan_notes(const Plan& plan, const std::vector<ParamSpec>& 
 // an equivalence, and its article's claim reproduced or not; shares and figures always.
 bool finding_settled(const Finding& f);
 
+// For a run measured to verdicts (the parameter `verdicts`): a note of how many of its
+// comparisons reached a verdict (faster, slower, equivalent: settles()), in how many seconds of
+// its budget (0: none), and which did not, each with what it reads ("verdicts: 30 of 33
+// comparisons reached a verdict in 231 s (budget 240 s); no verdict: SET at -P 16, ... — no
+// significant difference: ..."). An article's claim is not counted: the rounds do not aim at it.
+Finding verdicts_note(const std::vector<Finding>& findings, double elapsed_s, double budget_s);
+
 }  // namespace perflab

@@ -1,9 +1,12 @@
 #include "runner/rounds.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/figure_format.h"
+#include "common/text.h"
 #include "runner/experiment.h"
 
 namespace perflab {
@@ -13,13 +16,17 @@ PointRounds::PointRounds(const RunContext& ctx, int warmup, int repetitions, std
   if (variants == 0 || repetitions < 1 || warmup < 0)
     throw std::invalid_argument("a point needs a variant and a repetition");
   const RunnerSettings& runner = ctx.runner();
+  if (!runner.adaptive()) return;
   precision_ = runner.precision;
-  if (!(precision_ > 0)) return;
+  verdicts_ = runner.verdicts;
   PrecisionGoal goal;
   goal.precision = precision_;
+  if (verdicts_) goal.verdict_threshold = ctx.threshold();
   goal.min_rounds = repetitions;
   goal.max_rounds = std::max(repetitions, 1000);
-  goal.budget_seconds = runner.precision_budget_s;
+  budget_s_ = std::min(runner.precision_budget_s,
+                       ctx.take_point_budget().value_or(runner.precision_budget_s));
+  goal.budget_seconds = budget_s_;
   adaptive_ = std::make_unique<AdaptiveRepetitions>(goal, variants);
 }
 
@@ -54,7 +61,7 @@ void PointRounds::record(std::span<const double> round) {
 
 std::optional<PointPrecision> PointRounds::precision() const {
   if (!adaptive_) return std::nullopt;
-  return PointPrecision{adaptive_->rounds(), adaptive_->precision_reached(),
+  return PointPrecision{adaptive_->rounds(), adaptive_->settled(),
                         adaptive_->worst_relative_half_width()};
 }
 
@@ -62,9 +69,16 @@ std::string PointRounds::progress_text() const {
   std::string out = "repetition ";
   out += std::to_string(round_);
   if (adaptive_) {
-    out += " (to ±";
-    out += format_percent(precision_);
-    out += ")";
+    std::vector<std::string> goals;
+    if (precision_ > 0) goals.push_back("±" + format_percent(precision_));
+    if (verdicts_) {
+      std::string v = "verdicts";
+      if (adaptive_->ratios() > 0 && adaptive_->rounds() > 0)
+        v += ": " + std::to_string(adaptive_->settled_ratios()) + " of " +
+             std::to_string(adaptive_->ratios()) + " settled";
+      goals.push_back(v);
+    }
+    out += " (to " + join(goals, " and ") + ")";
   } else {
     out += "/";
     out += std::to_string(warmup_ + repetitions_);

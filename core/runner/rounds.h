@@ -3,11 +3,13 @@
 // variant once per round, the order rotated by the experiment), so that a drift of a shared
 // machine hits every variant alike and the samples of round r can be paired across variants.
 //
-// `warmup` unmeasured rounds come first. Then, with the run's parameter `precision` at 0 (off),
-// exactly `repetitions` measured rounds; with `precision` above 0, measured rounds until the
-// tracked figures' 95% intervals are within ± precision (AdaptiveRepetitions, at least
-// `repetitions` rounds) or the time budget per point `precision_budget_s` is used, and every
-// point measured so records how many rounds it took and whether the precision was reached.
+// `warmup` unmeasured rounds come first. Then, with the run's parameters `precision` at 0 and
+// `verdicts` false, exactly `repetitions` measured rounds; otherwise measured rounds until the
+// point is settled (AdaptiveRepetitions, at least `repetitions` rounds): the tracked figures'
+// 95% intervals within ± precision, and with `verdicts` every tracked ratio with a verdict at
+// the run's `threshold`; or until its time budget is used: `precision_budget_s`, or its share
+// of the run's `budget_s` (RunContext::take_point_budget) when that is less. Every point
+// measured so records how many rounds it took and whether it was settled.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,16 +44,20 @@ class PointRounds {
   // The round just measured: one sample per variant, in variant order (warm-ups are dropped).
   void record(std::span<const double> round);
 
-  // For each point published: rounds measured and whether the precision was reached; nullopt
-  // with fixed repetitions.
+  // For each point published: rounds measured and whether the point was settled; nullopt with
+  // fixed repetitions.
   std::optional<PointPrecision> precision() const;
-  // "repetition 3/17", or when measuring to a precision "repetition 18 (to ±2%)".
+  // "repetition 3/17", or when measuring to a precision "repetition 18 (to ±2%)", to verdicts
+  // "repetition 9 (to verdicts: 1 of 3 settled)".
   std::string progress_text() const;
+  // The point's time budget, seconds (adaptive only; 0 with fixed repetitions).
+  double budget_s() const { return budget_s_; }
 
  private:
   int warmup_ = 0, repetitions_ = 0, round_ = 0;
   std::size_t variants_ = 0;
-  double precision_ = 0;
+  double precision_ = 0, budget_s_ = 0;
+  bool verdicts_ = false;
   std::unique_ptr<AdaptiveRepetitions> adaptive_;
   mutable std::int64_t started_ns_ = 0;  // of the first measured round
 };

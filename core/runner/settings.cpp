@@ -25,7 +25,7 @@ std::vector<ParamSpec> repetition_params(const RepetitionDefaults& d) {
   };
 }
 
-std::vector<ParamSpec> statistics_params() {
+std::vector<ParamSpec> statistics_params(const RepetitionDefaults& d) {
   return {
       {.name = "threshold",
        .type = ParamType::Double,
@@ -47,7 +47,20 @@ std::vector<ParamSpec> statistics_params() {
        .default_value = "60",
        .min = 1,
        .max = 3600,
-       .help = "time budget per point when measuring to a precision"},
+       .help = "time budget per point when measuring to a precision or to verdicts"},
+      {.name = "verdicts",
+       .type = ParamType::Bool,
+       .default_value = d.verdicts,
+       .help = "keep measuring each point until every ratio it compares has a verdict: its 95% "
+               "interval wholly beyond 1 ± threshold (faster, slower) or wholly inside it "
+               "(equivalent); at least `repetitions` rounds"},
+      {.name = "budget_s",
+       .type = ParamType::Double,
+       .default_value = d.budget_s,
+       .min = 0,
+       .max = 86400,
+       .help = "the run's wall-time budget, s, when measuring to a precision or to verdicts: a "
+               "point may take what remains divided by the points left (0: none)"},
   };
 }
 
@@ -61,7 +74,7 @@ std::vector<ParamSpec> with_runner_params(std::vector<ParamSpec> own, const std:
   }
   auto reps = repetition_params(d);
   own.insert(at, std::make_move_iterator(reps.begin()), std::make_move_iterator(reps.end()));
-  for (auto& spec : statistics_params()) own.push_back(std::move(spec));
+  for (auto& spec : statistics_params(d)) own.push_back(std::move(spec));
   return own;
 }
 
@@ -80,6 +93,8 @@ RunnerSettings RunnerSettings::from(const Params& p) {
   if (v.count("threshold")) s.threshold = p.get_double("threshold") / 100.0;
   if (v.count("precision")) s.precision = p.get_double("precision") / 100.0;
   if (v.count("precision_budget_s")) s.precision_budget_s = p.get_double("precision_budget_s");
+  if (v.count("verdicts")) s.verdicts = p.get_bool("verdicts");
+  if (v.count("budget_s")) s.budget_s = p.get_double("budget_s");
   return s;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The parameters the runner relies on in every experiment, declared once (repetitions, warmup,
-// threshold, precision, precision_budget_s), and RunnerSettings: their values, read once.
+// threshold, precision, precision_budget_s, verdicts, budget_s), and RunnerSettings: their
+// values, read once.
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct RepetitionDefaults {
   double warmup_max = 0;
   std::string warmup_help;
   std::vector<std::string> repetitions_former_names{};  // sharding's `repeat`
+  // The defaults of `verdicts` and `budget_s`: what a run with no parameters settles, and in
+  // how long.
+  std::string verdicts = "false";
+  std::string budget_s = "0";
 };
 
 // `repetitions` (measured rounds, at least 1) and `warmup` (unmeasured rounds, at least 0), in
@@ -25,9 +30,12 @@ struct RepetitionDefaults {
 std::vector<ParamSpec> repetition_params(const RepetitionDefaults& d);
 
 // The parameters every experiment takes (appended to its own): `threshold` of practical
-// significance in percent (default 2), and the adaptive repetitions' `precision` in percent
-// (0: off, the fixed repetitions) with its time budget per point, `precision_budget_s`.
-std::vector<ParamSpec> statistics_params();
+// significance in percent (default 2), the adaptive repetitions' `precision` in percent (0: off,
+// the fixed repetitions) with its time budget per point, `precision_budget_s`, the verdict rule
+// `verdicts` (measure each point until its compared ratios have verdicts) and the run's
+// wall-time budget `budget_s` its adaptive points share (0: none), the last two with the
+// experiment's defaults.
+std::vector<ParamSpec> statistics_params(const RepetitionDefaults& d = {});
 
 // An experiment's own parameters with the runner's: `repetitions` and `warmup` after the one
 // called `after` (where a form shows them; "": first), the statistics_params() at the end.
@@ -45,6 +53,10 @@ struct RunnerSettings {
   double threshold = 0.02;  // a share: `threshold` / 100
   double precision = 0;     // a share: `precision` / 100; 0: exactly `repetitions`
   double precision_budget_s = 60;
+  bool verdicts = false;  // the verdict rule (adaptive.h) with `threshold`
+  double budget_s = 0;    // the run's wall-time budget; 0: none
+  // Whether points measure adaptively (a precision, or the verdict rule).
+  bool adaptive() const { return precision > 0 || verdicts; }
 
   static RunnerSettings from(const Params& p);
 };

@@ -89,7 +89,8 @@ TEST(Registry, RunnerParametersGoWhereTheExperimentPutsThem) {
     for (const auto& s : specs) out.push_back(s.name);
     return out;
   };
-  const std::vector<std::string> stats{"threshold", "precision", "precision_budget_s"};
+  const std::vector<std::string> stats{"threshold", "precision", "precision_budget_s", "verdicts",
+                                       "budget_s"};
   auto expect = [&](std::vector<std::string> head) {
     head.insert(head.end(), stats.begin(), stats.end());
     return head;

@@ -3,6 +3,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <string>
 #include <thread>
 
 #include "runner/experiment.h"
@@ -12,8 +14,8 @@
 using namespace perflab;
 
 namespace {
-// Two variants measured in rounds; b is 25% slower than a, each sample with noise from a fixed
-// sequence of `spread` (a share). Every round sleeps `round_ms`.
+// Two variants measured in rounds; b is `b`% of a (125: 25% slower), each sample with noise
+// from a fixed sequence of `spread` (a share). Every round sleeps `round_ms`.
 class Rounds : public Experiment {
  public:
   std::string id() const override { return "rounds"; }
@@ -23,7 +25,8 @@ class Rounds : public Experiment {
     std::vector<ParamSpec> v{{"repetitions", ParamType::Int, "5", 1, 1000, {}, ""},
                              {"warmup", ParamType::Int, "1", 0, 100, {}, ""},
                              {"spread", ParamType::Double, "0.01", 0, 1, {}, ""},
-                             {"round_ms", ParamType::Int, "0", 0, 1000, {}, ""}};
+                             {"round_ms", ParamType::Int, "0", 0, 1000, {}, ""},
+                             {"b", ParamType::Double, "125", 1, 1000, {}, ""}};
     for (auto& s : statistics_params()) v.push_back(std::move(s));
     return v;
   }
@@ -41,7 +44,7 @@ class Rounds : public Experiment {
       std::this_thread::sleep_for(sleep);
       const int r = rounds.round();
       const double noise = 1 + spread * std::sin(r * 2.399);  // deterministic, in ±spread
-      const double round[2] = {100 * noise, 125 * (2 - noise)};
+      const double round[2] = {100 * noise, ctx.params().get_double("b") * (2 - noise)};
       if (!rounds.warmup()) a.push_back(round[0]), b.push_back(round[1]);
       rounds.record(round);
       ctx.progress(0.5, rounds.progress_text());
@@ -116,24 +119,82 @@ TEST(PointRounds, StopsWhenThePrecisionIsReached) {
   EXPECT_EQ(samples_of(tight, "a"), static_cast<std::size_t>(q->precision->rounds));
 }
 
-TEST(PointRounds, StopsWhenTheBudgetIsUsed) {
+namespace {
+// A run of a point that cannot settle, ended by a budget: it finishes within a minute (it does
+// not hang), its point unsettled after at least its 6 rounds.
+perflab::Run ended_by_budget(const std::map<std::string, std::string>& params) {
   Rounds e;
   Targets t;
-  // ±40% noise and a 0.1% goal: never reached; 50 ms rounds and a 1 s budget end it.
   const auto t0 = std::chrono::steady_clock::now();
-  const perflab::Run r = execute(e, t,
-                                 {{"repetitions", "6"},
-                                  {"precision", "0.1"},
-                                  {"spread", "0.4"},
-                                  {"round_ms", "50"},
-                                  {"precision_budget_s", "1"}},
-                                 {}, {});
-  const auto took = std::chrono::steady_clock::now() - t0;
+  perflab::Run r = execute(e, t, params, {}, {});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  EXPECT_EQ(r.status, RunStatus::Finished) << r.message;
+  const Point* p = r.find_point("g", "a", "p");
+  EXPECT_TRUE(p && p->precision.has_value());
+  if (p && p->precision) {
+    EXPECT_FALSE(p->precision->reached);
+    EXPECT_GE(p->precision->rounds, 6);
+  }
+  return r;
+}
+
+int rounds_of(const perflab::Run& r) {
+  const Point* p = r.find_point("g", "a", "p");
+  return p && p->precision ? p->precision->rounds : 0;
+}
+}  // namespace
+
+TEST(PointRounds, StopsWhenTheBudgetIsUsed) {
+  // ±40% noise and a 0.1% goal: never reached; 50 ms rounds and a 1 s budget end it.
+  const perflab::Run r = ended_by_budget({{"repetitions", "6"},
+                                          {"precision", "0.1"},
+                                          {"spread", "0.4"},
+                                          {"round_ms", "50"},
+                                          {"precision_budget_s", "1"}});
+  EXPECT_LE(rounds_of(r), 25);  // about 1 s of 50 ms rounds (loose)
+}
+
+TEST(PointRounds, StopsWhenTheComparisonHasAVerdict) {
+  Rounds e;
+  Targets t;
+  std::string last;
+  RunHooks hooks{[&](double, std::string_view s) { last = s; }, {}};
+  // b 25% slower, ±1% noise: the verdict is clear at the first full-level interval, 6 rounds
+  // (from a minimum of 3, warm-up 1 not counted).
+  const perflab::Run r =
+      execute(e, t, {{"repetitions", "3"}, {"verdicts", "true"}, {"spread", "0.01"}}, hooks, {});
   ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
   const Point* p = r.find_point("g", "a", "p");
   ASSERT_TRUE(p->precision.has_value());
-  EXPECT_FALSE(p->precision->reached);
-  EXPECT_GE(p->precision->rounds, 6);
-  EXPECT_LE(p->precision->rounds, 25);        // about 1 s of 50 ms rounds (loose)
-  EXPECT_LT(took, std::chrono::seconds(60));  // does not hang (about 1 s)
+  EXPECT_TRUE(p->precision->reached);
+  EXPECT_EQ(p->precision->rounds, 6);
+  EXPECT_EQ(samples_of(r, "a"), 6u);
+  EXPECT_EQ(last, "repetition 7 (to verdicts: 1 of 1 settled)");
+  const Finding* f = nullptr;
+  for (const auto& x : r.findings)
+    if (x.id == "a_vs_b") f = &x;
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(*f->verdict(), Verdict::Faster);
+  // The run says how many of its comparisons reached a verdict.
+  const Finding& note = r.findings.back();
+  EXPECT_EQ(note.id, "verdicts");
+  EXPECT_EQ(note.text.rfind("1 of 1 comparisons reached a verdict in ", 0), 0u) << note.text;
+  EXPECT_EQ(note.text.find("no verdict"), std::string::npos) << note.text;
+}
+
+TEST(PointRounds, TheRunBudgetEndsAPointThatCannotSettle) {
+  // b 2% slower than a with ±5% noise: the ratio sits on the band's edge and its interval
+  // holds 0.98, so no verdict; the point's own budget (60 s) would go on, the run's 2 s ends it.
+  const perflab::Run r = ended_by_budget({{"repetitions", "6"},
+                                          {"verdicts", "true"},
+                                          {"b", "102"},
+                                          {"spread", "0.05"},
+                                          {"round_ms", "50"},
+                                          {"budget_s", "2"}});
+  EXPECT_LE(rounds_of(r), 45);  // about 2 s of 50 ms rounds (loose)
+  ASSERT_FALSE(r.findings.empty());
+  const Finding& note = r.findings.back();
+  EXPECT_EQ(note.id, "verdicts");
+  EXPECT_EQ(note.text.rfind("0 of 1 comparisons reached a verdict in ", 0), 0u) << note.text;
+  EXPECT_NE(note.text.find("(budget 2 s); no verdict: "), std::string::npos) << note.text;
 }
