@@ -119,10 +119,7 @@ std::string format_run_report(const Run& run, bool verbose) {
                         format_figure(p.stats.max, g.unit).c_str(), p.stats.n,
                         warning && noisy_point(p.cv) ? " !" : "");
           o << buf;
-          if (p.precision)
-            o << "      " << p.precision->rounds << " repetitions; precision "
-              << (p.precision->reached ? "reached" : "not reached") << " (±"
-              << format_percent(p.precision->worst_half_width) << ")\n";
+          if (p.precision) o << "      " << precision_text(*p.precision) << "\n";
           // The machine's share is said once, above; each noisy point gives its own CV.
           if (warning && noisy_point(p.cv))
             warnings.push_back(g.id + "/" + s.name + "/" + p.label + ": " +

@@ -12,7 +12,19 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/figure_format.h"
+
 namespace perflab {
+
+std::string precision_text(const PointPrecision& p) {
+  std::string rule = p.by_precision && p.by_verdicts ? "precision and verdicts"
+                     : p.by_verdicts                 ? "verdicts"
+                                                     : "precision";
+  std::string out = std::to_string(p.rounds) + " repetitions; " + rule +
+                    (p.reached ? " reached" : " not reached");
+  if (p.by_precision) out += " (±" + format_percent(p.worst_half_width) + ")";
+  return out;
+}
 
 const char* to_string(RunStatus s) {
   switch (s) {

@@ -31,7 +31,12 @@ struct PointPrecision {
   // tracked ratio with a verdict (with `verdicts`).
   bool reached = false;
   double worst_half_width = 0;  // the widest tracked figure's relative half-width at the end
+  // The rules in force: a precision, the verdicts, or both (a run file without it: a precision).
+  bool by_precision = true, by_verdicts = false;
 };
+// "12 repetitions; precision reached (±1.8%)", "6 repetitions; verdicts not reached",
+// "9 repetitions; precision and verdicts reached (±1.9%)".
+std::string precision_text(const PointPrecision& p);
 
 struct Point {
   std::string label;            // category ("1 writer") or the x value as text

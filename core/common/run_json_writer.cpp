@@ -162,7 +162,9 @@ std::string run_to_json(const Run& run, int indent) {
       if (p.precision)
         pj["precision"] = {{"rounds", p.precision->rounds},
                            {"reached", p.precision->reached},
-                           {"worst_half_width", p.precision->worst_half_width}};
+                           {"worst_half_width", p.precision->worst_half_width},
+                           {"by_precision", p.precision->by_precision},
+                           {"by_verdicts", p.precision->by_verdicts}};
       pts.push_back(std::move(pj));
     }
     json sj = {{"group", s.group}, {"name", s.name}, {"points", std::move(pts)}};

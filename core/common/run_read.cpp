@@ -202,6 +202,8 @@ void read_point_summary(const V& p, const Path& ff, Point& pt) {
     prec.rounds = static_cast<int>(R::integer(*pr, pf, "rounds", 0, INT32_MAX, true));
     prec.reached = R::boolean(*pr, pf, "reached", false);
     prec.worst_half_width = R::measured(*pr, pf, "worst_half_width", false);
+    prec.by_precision = R::boolean(*pr, pf, "by_precision", true);
+    prec.by_verdicts = R::boolean(*pr, pf, "by_verdicts", false);
     pt.precision = prec;
   }
   if (pt.samples.empty())

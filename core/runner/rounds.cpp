@@ -62,7 +62,7 @@ void PointRounds::record(std::span<const double> round) {
 std::optional<PointPrecision> PointRounds::precision() const {
   if (!adaptive_) return std::nullopt;
   return PointPrecision{adaptive_->rounds(), adaptive_->settled(),
-                        adaptive_->worst_relative_half_width()};
+                        adaptive_->worst_relative_half_width(), precision_ > 0, verdicts_};
 }
 
 std::string PointRounds::progress_text() const {

@@ -71,7 +71,7 @@ Run full_run() {
                {60, 88, 96, 97, 98, 99, 99, 100, 100, 101, 101, 102, 103, 104, 112, 150},
                {},
                {{"cpu", 20.5}, {"allocs", 3}}};
-  spread.precision = PointPrecision{16, true, 0.018};
+  spread.precision = PointPrecision{16, true, 0.018, false, true};
   r.add_point("append", "interpolate", spread);
   r.add_point("append", "iolist", Point{"1 writer", std::nullopt, {80, 90, 85}, {}, {}});
   r.add_point("spectrum", "iolist", Point{"99", 99.0, {120, 130, 125, 140}, {}, {}});
@@ -226,7 +226,7 @@ struct Walk {
   WALK(Estimate, value, lo, hi, level, full_level, method, n)
   WALK(Outliers, fences, low_severe, low_mild, high_mild, high_severe)
   WALK(TukeyFences, low_severe, low_mild, high_mild, high_severe)
-  WALK(PointPrecision, rounds, reached, worst_half_width)
+  WALK(PointPrecision, rounds, reached, worst_half_width, by_precision, by_verdicts)
   WALK(Finding, id, kind, context, group, comparison, part, whole, unit, not_judged_because,
        tool_error, value, ci, threshold, claim, text)
   WALK(ComparedPair, subject, baseline, metric, quantity, better)
@@ -350,7 +350,8 @@ std::set<std::string> written_fields() {
       {"label", "samples", "stats", "extra", "x", "ci", "cv", "outliers", "precision"});
   add("series[].points[].stats", {"n", "min", "median", "mean", "p95", "max", "stddev"});
   add("series[].points[].outliers", {"low_severe", "low_mild", "high_mild", "high_severe"});
-  add("series[].points[].precision", {"rounds", "reached", "worst_half_width"});
+  add("series[].points[].precision",
+      {"rounds", "reached", "worst_half_width", "by_precision", "by_verdicts"});
   add("findings[]", {"id", "kind", "context", "text", "value", "group", "comparison", "threshold",
                      "not_judged_because", "tool_error", "verdict", "part", "whole", "what", "unit",
                      "ci", "claim", "reproduction"});

@@ -103,6 +103,7 @@ TEST(PointRounds, StopsWhenThePrecisionIsReached) {
   ASSERT_TRUE(p->precision.has_value());
   EXPECT_TRUE(p->precision->reached);
   EXPECT_EQ(p->precision->rounds, 6);
+  EXPECT_EQ(precision_text(*p->precision).rfind("6 repetitions; precision reached (±", 0), 0u);
   EXPECT_EQ(samples_of(r, "a"), 6u);
   EXPECT_LE(p->precision->worst_half_width, 0.05);
   EXPECT_LE(r.findings[0].ci->relative_half_width(), 0.05);
@@ -168,6 +169,7 @@ TEST(PointRounds, StopsWhenTheComparisonHasAVerdict) {
   ASSERT_TRUE(p->precision.has_value());
   EXPECT_TRUE(p->precision->reached);
   EXPECT_EQ(p->precision->rounds, 6);
+  EXPECT_EQ(precision_text(*p->precision), "6 repetitions; verdicts reached");
   EXPECT_EQ(samples_of(r, "a"), 6u);
   EXPECT_EQ(last, "repetition 7 (to verdicts: 1 of 1 settled)");
   const Finding* f = nullptr;

@@ -56,10 +56,7 @@ QString point_tooltip(const Group& group, const std::string& series, const Point
                .arg(point.outliers.low_severe + point.outliers.high_severe);
   }
   if (point.precision)
-    t += QString("<br>%1 repetitions; precision %2 (±%3)")
-             .arg(point.precision->rounds)
-             .arg(point.precision->reached ? "reached" : "not reached")
-             .arg(QString::fromStdString(format_percent(point.precision->worst_half_width)));
+    t += "<br>" + QString::fromStdString(precision_text(*point.precision)).toHtmlEscaped();
   for (const auto& [k, v] : point.extra)
     t += QString("<br>%1: %2").arg(QString::fromStdString(k).toHtmlEscaped(), format_value(v, k));
   if (auto w = point_noise_warning(point, machine))
