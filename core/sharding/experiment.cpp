@@ -46,6 +46,10 @@ class ShardingExperiment : public Experiment {
                         // (3 gave "≤75% CI"); a loaded 2-core machine still ends in ~45 s.
                         {"repetitions", "6"},
                         {"point_budget_s", "0.5"},
+                        // Six rounds a point, every variant at every depth: the chart of the
+                        // collapse, in its minute (the default plan measures to verdicts).
+                        {"verdicts", "false"},
+                        {"compared_only", "false"},
                         {"keyspace", "10000"},
                         {"distribution_keys", "20000"}},
              // A sweep point is `repetitions` measurements of up to `requests` requests or
@@ -94,11 +98,16 @@ class ShardingExperiment : public Experiment {
          .help = "sweep: the pipeline depths below; seed: the article's -P 1 and -P 2 only"},
         {.name = "depths",
          .type = ParamType::IntList,
-         .default_value = "1,2,4,8,16,32,64",
+         .default_value = "1,2,16",
          .min = 1,
          .max = 1024,
-         .help = "pipeline depths (-P) of the sweep",
+         .help = "pipeline depths (-P) of the sweep (the findings compare at 1, 2 and 16)",
          .label = "Pipeline depths"},
+        {.name = "compared_only",
+         .type = ParamType::Bool,
+         .default_value = "true",
+         .help = "at a depth where the findings compare variants, measure only those (false: "
+                 "every variant at every depth, for the chart)"},
         {.name = "clients",
          .type = ParamType::Int,
          .default_value = "10",
@@ -138,9 +147,8 @@ class ShardingExperiment : public Experiment {
          .help = "managed Redis nodes behind the proxy (configured nodes: all of them)"},
         {.name = "variants",
          .type = ParamType::SubsetOf,
-         .default_value =
-             "direct,coalesced+nodelay,coalesced,per-reply+nodelay,per-reply,twemproxy,cluster,"
-             "redis-benchmark-cluster,proxy-cluster",
+         .default_value = "direct,coalesced+nodelay,coalesced,per-reply,twemproxy,cluster,"
+                          "redis-benchmark-cluster,proxy-cluster",
          .choices = variant_tokens(),
          .help =
              "lines of the sweep (twemproxy when nutcracker is installed; cluster: a Redis Cluster "
@@ -148,10 +156,11 @@ class ShardingExperiment : public Experiment {
              "perflab-proxy over it; redis-benchmark --cluster on a managed one)"},
         {.name = "point_budget_s",
          .type = ParamType::Double,
-         .default_value = "1.5",
+         .default_value = "0.5",
          .min = 0.2,
          .max = 600,
-         .help = "time budget per point: slow variants stop early and report what completed",
+         .help = "time budget per measurement: slow variants stop early and report what "
+                 "completed",
          .label = "Time budget per point",
          .unit = "s"},
         {.name = "distribution_keys",
@@ -207,15 +216,18 @@ class ShardingExperiment : public Experiment {
     for (auto& spec : latency_params()) specs.push_back(std::move(spec));
     specs = with_runner_params(
         std::move(specs), "variants",
-        {.repetitions = "3",
+        {.repetitions = "6",
          .repetitions_max = 100,
-         .repetitions_help =
-             "measured rounds per point, variants taking turns; the point shows their median",
+         .repetitions_help = "measured rounds per point (at least, measuring to verdicts), "
+                             "variants taking turns; the point shows their median",
          .warmup = "0",
          .warmup_max = 100,
          .warmup_help = "unmeasured rounds per point before measuring (the sweep's brief timing of "
                         "every depth already warms each variant)",
-         .repetitions_former_names = {"repeat"}});
+         .repetitions_former_names = {"repeat"},
+         // Each point measures until its comparisons have verdicts, the run within 4 minutes.
+         .verdicts = "true",
+         .budget_s = "240"});
     specs.push_back(plan_param(plans()));
     return specs;
   }

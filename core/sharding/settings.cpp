@@ -19,6 +19,7 @@ ShardingSettings ShardingSettings::read(const Params& p) {
   s.variants = p.get_subset("variants");
   s.preset = p.get_choice("preset");
   s.depths = p.get_int_list("depths");
+  s.compared_only = p.get_bool("compared_only");
   s.clients = static_cast<int>(p.get_int("clients"));
   s.requests = p.get_int("requests");
   s.keyspace = p.get_int("keyspace");

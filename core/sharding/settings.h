@@ -40,6 +40,8 @@ struct ShardingSettings {
   std::vector<std::string> tests, variants;
   std::string preset;
   std::vector<std::int64_t> depths;
+  // At a depth where the findings compare variants, only those are measured (compared_only).
+  bool compared_only = false;
   // The load of every point (and of the latency groups).
   int clients = 0;
   std::int64_t requests = 0, keyspace = 0;

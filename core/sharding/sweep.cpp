@@ -155,20 +155,24 @@ namespace {
 
 // The sweep's measurements: each (test, depth) point with the variants taking turns.
 struct Sweep {
-  Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int w, int r)
+  Sweep(RunContext& c, const ServersUnderTest& s, BenchOptions b, std::string host, int w, int r,
+        bool compared)
       : ctx(c),
         servers(s),
         base(std::move(b)),
         direct_host(std::move(host)),
         warmup(w),
-        repetitions(r) {}
+        repetitions(r),
+        compared_only(compared) {}
   RunContext& ctx;
   const ServersUnderTest& servers;
   BenchOptions base;
   std::string direct_host;
   int warmup = 0, repetitions = 1;
+  bool compared_only = false;  // at a depth with findings, only the variants they compare
   std::optional<SweepProgress> progress;  // when each measurement begins
   std::size_t test_i = 0, depth_i = 0;    // the point measured: its test's and depth's index
+  std::string rounds_text;  // measuring adaptively: how far the point's rounds have settled
   // The progress when the findings start: after the last measurement of a default run (debug
   // build) they took a tenth of its time while it read 100%.
   static constexpr double kFindingsFrom = 0.97;
@@ -179,11 +183,28 @@ struct Sweep {
   // The variants take turns, `warmup` rounds unmeasured then `repetitions` measured, so that
   // drifts of a busy machine hit them all; then each variant's point is published.
   // With a precision, rounds go on until the ratios the findings state at this depth (or,
-  // at a depth without any, every variant's median) are that precise.
+  // at a depth without any, every variant's median) are that precise; with `verdicts`, until
+  // those ratios have verdicts. With compared_only, a depth where the findings compare
+  // variants measures only those: the others would take its time and settle nothing.
   void measure(BenchTest t, std::int64_t d) {
-    std::vector<Variant> variants;  // those that run this test
+    std::vector<Variant> running;  // those that run this test
     for (const auto& v : servers.variants)
-      if (runs(v, t)) variants.push_back(v);
+      if (runs(v, t)) running.push_back(v);
+    const auto has = [&](const char* token) {
+      return std::any_of(running.begin(), running.end(), [&](auto& v) { return v.token == token; });
+    };
+    std::vector<std::string> compared;
+    for (const SweepRatio& r : sweep_ratios())
+      if (compared_only && r.depth == d && has(r.a) && has(r.b))
+        compared.insert(compared.end(), {r.a, r.b});
+    std::vector<Variant> variants;     // those measured here
+    std::vector<std::size_t> indices;  // each one's index among `running` (the progress's)
+    for (std::size_t i = 0; i < running.size(); ++i)
+      if (compared.empty() ||
+          std::find(compared.begin(), compared.end(), running[i].token) != compared.end()) {
+        variants.push_back(running[i]);
+        indices.push_back(i);
+      }
     const std::size_t n = variants.size();
     std::vector<PointSamples> samples(n);
     PointRounds rounds(ctx, warmup, repetitions, n);
@@ -198,12 +219,14 @@ struct Sweep {
       const bool warmup_round = rounds.warmup();
       std::vector<double> round(n);
       for (std::size_t vi = 0; vi < n; ++vi) {
-        const BenchResult r = once(t, d, variants[vi], vi, rounds.round());
+        const BenchResult r = once(t, d, variants[vi], indices[vi], rounds.round());
         round[vi] = r.rps;
         if (!warmup_round) samples[vi].add(r);
       }
       rounds.record(round);
+      rounds_text = rounds.precision() ? rounds.progress_text() : std::string();
     }
+    rounds_text.clear();
     for (std::size_t vi = 0; vi < n; ++vi) {
       Point pt = samples[vi].finish(d);
       pt.precision = rounds.precision();
@@ -253,7 +276,8 @@ struct Sweep {
   BenchResult once(BenchTest t, std::int64_t d, const Variant& v, std::size_t vi, int round) {
     ctx.check_stop();
     ctx.progress(progress->begin(test_i, depth_i, vi, round),
-                 bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series);
+                 bench_title(t) + ", -P " + std::to_string(d) + ", " + v.series +
+                     (rounds_text.empty() ? "" : " — " + rounds_text));
     const std::int64_t began_ns = wall_ns();
     BenchOptions o = variant_bench_options(base, servers, v, direct_host);
     o.pipeline = static_cast<int>(d);
@@ -309,7 +333,7 @@ void run_sweep(RunContext& ctx, const ShardingSettings& s, const SweepPlan& plan
   add_sweep_groups(ctx, plan.tests, s.clients, target.nodes.size());
 
   Sweep sweep(ctx, servers, base_bench_options(s, target, run.key_prefix),
-              target.nodes.front().host, s.runner.warmup, s.runner.repetitions);
+              target.nodes.front().host, s.runner.warmup, s.runner.repetitions, s.compared_only);
   std::vector<std::size_t> variants_per_test;
   for (BenchTest t : plan.tests)
     variants_per_test.push_back(static_cast<std::size_t>(std::count_if(
@@ -328,6 +352,8 @@ void run_sweep(RunContext& ctx, const ShardingSettings& s, const SweepPlan& plan
       ++vi;
     }
   }
+  // Every (test, depth) is a point of its own: they share what remains of the run's budget.
+  ctx.expect_points(plan.tests.size() * plan.depths.size());
   try {
     sweep.probe(plan.tests, plan.depths, plan.progress_from);
     for (sweep.test_i = 0; sweep.test_i < plan.tests.size(); ++sweep.test_i)

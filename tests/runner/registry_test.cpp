@@ -47,7 +47,7 @@ TEST(Registry, EveryExperimentTakesTheRunnersParametersOnce) {
   const std::map<std::string, std::vector<std::string>> expected{
       // id: repetitions default, max; warmup default, max
       {"iolist", {"10", "1000", "1", "100"}},
-      {"sharding", {"3", "100", "0", "100"}},
+      {"sharding", {"6", "100", "0", "100"}},
       {"caching", {"200", "100000", "20", "100000"}}};
   for (const auto& exp : all_experiments()) {
     SCOPED_TRACE(exp->id());

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <stop_token>
+#include <string>
+#include <vector>
 
 #include "finding_charts.h"
 #include "finding_rules.h"
@@ -103,6 +106,64 @@ TEST(ShardingExperiment, MeasuresToAPrecisionWithinItsBudget) {
   const Finding* collapse = test::find_finding(run, "collapse_p2.set");
   ASSERT_NE(collapse, nullptr);
   EXPECT_TRUE(collapse->ci.has_value());
+}
+
+// The default run's rules on a small sweep: each depth measures only the variants its findings
+// compare, each point until its comparisons have verdicts (at least 6 rounds, where a 95%
+// interval first exists), the points sharing the run's budget; the run says how many settled.
+TEST(ShardingExperiment, MeasuresToVerdictsWithinTheRunsBudget) {
+  auto exp = make_sharding_experiment();
+  std::map<std::string, std::string> p{{"tests", "set"},
+                                       {"depths", "1,2"},
+                                       {"variants", "direct,coalesced+nodelay,coalesced,per-reply"},
+                                       {"clients", "2"},
+                                       {"requests", "500"},
+                                       {"point_budget_s", "0.2"},
+                                       {"nodes", "2"},
+                                       {"distribution_keys", "100"},
+                                       {"budget_s", "30"}};
+  const Params defaults = Params::resolve(exp->params());
+  for (const char* name : {"verdicts", "compared_only"})  // the defaults, not set here
+    EXPECT_TRUE(defaults.get_bool(name)) << name;
+  const auto t0 = std::chrono::steady_clock::now();
+  perflab::Run run = execute(*exp, test::shared_targets(), p, {}, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(180));  // no hang
+  // -P 1: coalesced+nodelay / direct only; -P 2: the collapse and coalesced without nodelay.
+  const auto depths = [&](const char* series) {
+    std::vector<double> x;
+    const Series* s = run.find_series("sweep_set", series);
+    for (const auto& pt : s ? s->points : std::vector<Point>{}) {
+      x.push_back(*pt.x);
+      EXPECT_TRUE(pt.precision.has_value());
+      EXPECT_GE(pt.precision ? pt.precision->rounds : 0, 6);
+    }
+    return x;
+  };
+  EXPECT_EQ(depths("direct redis"), std::vector<double>{1});
+  EXPECT_EQ(depths("coalesced+nodelay"), (std::vector<double>{1, 2}));
+  EXPECT_EQ(depths("per-reply, no nodelay (lazy)"), std::vector<double>{2});
+  EXPECT_EQ(depths("coalesced, no nodelay"), std::vector<double>{2});
+  // The collapse (about a hundredfold) has its verdict, and the point stopped on it.
+  const Finding* collapse = test::find_finding(run, "collapse_p2.set");
+  ASSERT_NE(collapse, nullptr);
+  ASSERT_TRUE(collapse->verdict().has_value());
+  EXPECT_EQ(*collapse->verdict(), Verdict::Slower);
+  // The note counts the comparisons with a verdict, from the findings themselves.
+  const Finding* note = test::find_finding(run, "verdicts");
+  ASSERT_NE(note, nullptr);
+  std::size_t comparisons = 0, settled = 0;
+  for (const auto& f : run.findings)
+    if (f.kind == FindingKind::Comparison) {
+      ++comparisons;
+      const auto v = f.verdict();
+      settled += v && settles(*v) ? 1 : 0;
+    }
+  EXPECT_EQ(comparisons, 3u);
+  EXPECT_EQ(
+      note->text.rfind(std::to_string(settled) + " of 3 comparisons reached a verdict in ", 0), 0u)
+      << note->text;
+  EXPECT_NE(note->text.find("(budget 30 s)"), std::string::npos) << note->text;
 }
 
 TEST(ShardingExperiment, CleansUpOnlyTheKeysItWrote) {

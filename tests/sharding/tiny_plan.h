@@ -14,7 +14,10 @@ inline std::map<std::string, std::string> tiny() {
           {"tests", "set,mset"},
           {"point_budget_s", "0.5"},
           {"distribution_keys", "2000"},
-          {"variants", "direct,coalesced+nodelay,per-reply,twemproxy"}};
+          {"variants", "direct,coalesced+nodelay,per-reply,twemproxy"},
+          // Fixed rounds, every variant at every depth (the default measures to verdicts).
+          {"verdicts", "false"},
+          {"compared_only", "false"}};
 }
 
 // tiny() with these depths, tests and variants.
