@@ -144,6 +144,9 @@ TEST(ShardingExperiment, MeasuresToVerdictsWithinTheRunsBudget) {
   EXPECT_EQ(depths("coalesced+nodelay"), (std::vector<double>{1, 2}));
   EXPECT_EQ(depths("per-reply, no nodelay (lazy)"), std::vector<double>{2});
   EXPECT_EQ(depths("coalesced, no nodelay"), std::vector<double>{2});
+  // Every finding's words hold to its interval, the note's count to the findings.
+  for (const auto& f : run.findings)
+    for (const auto& v : test::finding_rule_violations(f)) ADD_FAILURE() << f.id << ": " << v;
   // The collapse (about a hundredfold) has its verdict, and the point stopped on it.
   const Finding* collapse = test::find_finding(run, "collapse_p2.set");
   ASSERT_NE(collapse, nullptr);
