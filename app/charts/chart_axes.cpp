@@ -14,16 +14,9 @@
 #include <QValueAxis>
 
 #include "common/latency_spectrum.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::charts {
-
-namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 // x of a numeric point: Point::x, else its label read as a number, else its index.
 double x_of(const Point& p, std::size_t index) {

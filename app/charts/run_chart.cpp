@@ -36,14 +36,11 @@
 #include "charts/line_decimation.h"
 #include "charts/spectrum_chart.h"
 #include "common/figure_format.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::charts {
 
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 std::vector<const Series*> series_of(const Run& run, const std::string& group) {
   std::vector<const Series*> out;

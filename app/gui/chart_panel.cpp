@@ -34,6 +34,7 @@
 #include "models/points_model.h"
 #include "models/relative_model.h"
 #include "muted_text.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::gui {
 
@@ -66,9 +67,6 @@ QString legend_html(const QChart* chart, bool links) {
 }
 
 namespace {
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // The key a chart's choices (scales, baseline) are remembered under: "<experiment>/<group>".
 std::string chart_key(const Run& run, const std::string& group) {

@@ -19,14 +19,9 @@
 #include "models/comparison_model.h"
 #include "models/history_model.h"
 #include "models/run_history.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::gui {
-
-namespace {
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-}  // namespace
 
 ComparePage::ComparePage(RunHistory* history, const HistoryModel* runs, QWidget* parent)
     : QWidget(parent), history_(history), runs_(runs) {

@@ -21,17 +21,10 @@
 
 #include "chart_panel.h"
 #include "common/run_io.h"
+#include "qt_text/qt_text.h"
 #include "report/report.h"
 
 namespace perflab::gui {
-
-namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 ExportActions::ExportActions(QMainWindow* window, QSettings* settings, ChartPanel* chart,
                              const std::shared_ptr<const Run>* run)

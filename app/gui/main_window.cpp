@@ -25,6 +25,7 @@
 #include "history_page.h"
 #include "param_form.h"
 #include "presentation_view.h"
+#include "qt_text/qt_text.h"
 #include "registry/registry.h"
 #include "report/resources.h"
 #include "report/teaching.h"
@@ -34,14 +35,6 @@
 #include "window_settings.h"
 
 namespace perflab::gui {
-
-namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 MainWindow::MainWindow(WindowOptions opts, QWidget* parent)
     : QMainWindow(parent),

@@ -21,14 +21,11 @@
 
 #include "common/text.h"
 #include "muted_text.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::gui {
 
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 bool fits_int(const ParamSpec& s) {
   return s.min && s.max && *s.min >= INT_MIN && *s.max <= INT_MAX;

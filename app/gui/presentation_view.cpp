@@ -17,15 +17,12 @@
 
 #include "chart_panel.h"
 #include "muted_text.h"
+#include "qt_text/qt_text.h"
 #include "report/teaching.h"
 
 namespace perflab::gui {
 
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 // Point sizes for the back row of a lecture hall.
 constexpr double kTitlePt = 28, kTextPt = 20, kSmallPt = 16;

@@ -16,16 +16,9 @@
 #include "common/report.h"
 #include "models/value_text.h"
 #include "param_form.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::gui {
-
-namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 RunPage::RunPage(const std::vector<ExperimentInfo>& experiments, QWidget* parent)
     : QSplitter(Qt::Horizontal, parent) {

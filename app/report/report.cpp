@@ -20,6 +20,7 @@
 
 #include "charts/chart_export.h"
 #include "common/run_io.h"
+#include "qt_text/qt_text.h"
 #include "registry/registry.h"
 #include "report/pagination.h"
 #include "report/resources.h"
@@ -28,13 +29,6 @@
 namespace perflab::gui {
 
 namespace {
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-QString esc(const QString& s) {
-  return s.toHtmlEscaped();
-}
 
 QString row(const QString& k, const QString& v) {
   return "<tr><td><b>" + esc(k) + "</b></td><td>" + esc(v) + "</td></tr>";

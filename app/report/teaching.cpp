@@ -9,20 +9,10 @@
 
 #include "common/figure_format.h"
 #include "common/report.h"
+#include "qt_text/qt_text.h"
 #include "registry/registry.h"
 
 namespace perflab::gui {
-
-namespace {
-
-QString esc(const QString& s) {
-  return s.toHtmlEscaped();
-}
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-}  // namespace
 
 std::optional<TeachingData> parse_teaching(const QByteArray& text) {
   using nlohmann::json;

@@ -13,6 +13,7 @@
 
 #include "common/run_io.h"
 #include "common/run_measured.h"
+#include "qt_text/qt_text.h"
 
 namespace perflab::gui {
 
@@ -20,10 +21,6 @@ namespace {
 
 std::filesystem::path fs(const QString& p) {
   return std::filesystem::path(p.toStdString());
-}
-
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
 }
 
 QString targets_text(const Run& run) {
