@@ -20,7 +20,7 @@ namespace perflab::caching {
 namespace {
 
 // A sample lasts at least this long, so that the clocks' own cost stays below 1%.
-constexpr std::int64_t kSampleNs = 100'000;
+constexpr std::int64_t kDecodeSampleNs = 100'000;
 
 struct Decoder {
   Encoding encoding;
@@ -122,7 +122,7 @@ void run_decode(RunContext& ctx, const CachingPlan& plan, const Document& doc,
       AllocScope scope;
       d.decode();
       d.allocs = scope.delta();
-      d.per_sample = calls_per_sample(d.decode, kSampleNs, 1'000'000);
+      d.per_sample = calls_per_sample(d.decode, kDecodeSampleNs, 1'000'000);
     }
     const std::string step = std::string("decoding the ") + workload + " (no server)";
     for (int round = 0; round < plan.reps; ++round) {

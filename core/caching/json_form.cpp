@@ -57,7 +57,7 @@ Reader& reader() {
   return r;
 }
 
-[[noreturn]] void refuse(const std::string& why) {
+[[noreturn]] void refuse_json(const std::string& why) {
   throw CodecError("JSON does not describe the record: " + why);
 }
 
@@ -69,13 +69,13 @@ void read_string(od::value v, std::string& out) {
 std::int32_t read_int32(od::value v, std::string_view field) {
   const std::int64_t x = v.get_int64();
   if (x < std::numeric_limits<std::int32_t>::min() || x > std::numeric_limits<std::int32_t>::max())
-    refuse("'" + std::string(field) + "' is out of range");
+    refuse_json("'" + std::string(field) + "' is out of range");
   return static_cast<std::int32_t>(x);
 }
 
 // Each field once; `seen` has a bit per field of the record, in declaration order.
 void mark(unsigned& seen, unsigned bit, std::string_view field) {
-  if (seen & (1u << bit)) refuse("'" + std::string(field) + "' appears twice");
+  if (seen & (1u << bit)) refuse_json("'" + std::string(field) + "' appears twice");
   seen |= 1u << bit;
 }
 
@@ -96,10 +96,10 @@ Document read_document(od::object o) {
     } else if (k == "body") {
       mark(seen, 4, k), read_string(v, d.body);
     } else {
-      refuse("unknown field '" + std::string(k) + "' in a document");
+      refuse_json("unknown field '" + std::string(k) + "' in a document");
     }
   }
-  if (seen != 0b11111) refuse("a document lacks a field");
+  if (seen != 0b11111) refuse_json("a document lacks a field");
   return d;
 }
 
@@ -124,10 +124,10 @@ Comment read_comment(od::object o) {
     } else if (k == "approved") {
       mark(seen, 6, k), c.approved = v.get_bool();
     } else {
-      refuse("unknown field '" + std::string(k) + "' in a comment");
+      refuse_json("unknown field '" + std::string(k) + "' in a comment");
     }
   }
-  if (seen != 0b1111111) refuse("a comment lacks a field");
+  if (seen != 0b1111111) refuse_json("a comment lacks a field");
   return c;
 }
 
@@ -143,10 +143,10 @@ CommentList read_list(od::object o) {
       mark(seen, 1, k);
       for (auto c : v.get_array()) l.comments.push_back(read_comment(c.get_object()));
     } else {
-      refuse("unknown field '" + std::string(k) + "' in a list");
+      refuse_json("unknown field '" + std::string(k) + "' in a list");
     }
   }
-  if (seen != 0b11) refuse("a list lacks a field");
+  if (seen != 0b11) refuse_json("a list lacks a field");
   return l;
 }
 
@@ -161,7 +161,7 @@ std::vector<std::optional<std::string>> read_row(od::array a, std::size_t column
       read_string(v.value(), row.emplace_back().emplace());
     }
   }
-  if (row.size() != columns) refuse("a row's values do not match its columns");
+  if (row.size() != columns) refuse_json("a row's values do not match its columns");
   return row;
 }
 
@@ -177,14 +177,14 @@ QueryResult read_result(od::object o) {
       mark(seen, 1, k);
       for (auto c : v.get_array()) read_string(c.value(), r.columns.emplace_back());
     } else if (k == "rows") {
-      if (!(seen & 0b10)) refuse("a query result's rows come before its columns");
+      if (!(seen & 0b10)) refuse_json("a query result's rows come before its columns");
       mark(seen, 2, k);
       for (auto row : v.get_array()) r.rows.push_back(read_row(row.get_array(), r.columns.size()));
     } else {
-      refuse("unknown field '" + std::string(k) + "' in a query result");
+      refuse_json("unknown field '" + std::string(k) + "' in a query result");
     }
   }
-  if (seen != 0b111) refuse("a query result lacks a field");
+  if (seen != 0b111) refuse_json("a query result lacks a field");
   return r;
 }
 
@@ -194,7 +194,7 @@ auto parse(std::string_view bytes, Read read) {
   try {
     od::document doc = reader().iterate(bytes);
     auto record = read(doc.get_object());
-    if (doc.current_location().error() == simdjson::SUCCESS) refuse("text follows the record");
+    if (doc.current_location().error() == simdjson::SUCCESS) refuse_json("text follows the record");
     return record;
   } catch (const simdjson::simdjson_error& e) {
     throw CodecError(std::string("malformed JSON or a field of the wrong type: ") + e.what());

@@ -26,18 +26,19 @@ struct StringBuffer {
   void write(const char* data, std::size_t n) { out.append(data, n); }
 };
 
-[[noreturn]] void refuse(const std::string& why) {
+[[noreturn]] void refuse_msgpack(const std::string& why) {
   throw CodecError("MessagePack does not describe the record: " + why);
 }
 
 const msgpack::object* fields(const msgpack::object& o, std::uint32_t n, const char* what) {
   if (o.type != msgpack::type::ARRAY || o.via.array.size != n)
-    refuse(std::string("a ") + what + " is not an array of " + std::to_string(n) + " fields");
+    refuse_msgpack(std::string("a ") + what + " is not an array of " + std::to_string(n) +
+                   " fields");
   return o.via.array.ptr;
 }
 
 void read(const msgpack::object& o, std::string& s) {
-  if (o.type != msgpack::type::STR) refuse("a text field is not a string");
+  if (o.type != msgpack::type::STR) refuse_msgpack("a text field is not a string");
   s.assign(o.via.str.ptr, o.via.str.size);
 }
 
@@ -47,7 +48,7 @@ void read(const msgpack::object& o, Int& v) {
 }
 
 void read(const msgpack::object& o, bool& b) {
-  if (o.type != msgpack::type::BOOLEAN) refuse("a flag is not a boolean");
+  if (o.type != msgpack::type::BOOLEAN) refuse_msgpack("a flag is not a boolean");
   b = o.via.boolean;
 }
 
@@ -79,7 +80,7 @@ CommentList to_list(const msgpack::object& o) {
   const msgpack::object* f = fields(o, 2, "list");
   CommentList l;
   read(f[0], l.group_id);
-  if (f[1].type != msgpack::type::ARRAY) refuse("a list's comments are not an array");
+  if (f[1].type != msgpack::type::ARRAY) refuse_msgpack("a list's comments are not an array");
   l.comments.reserve(f[1].via.array.size);
   for (std::uint32_t i = 0; i < f[1].via.array.size; ++i)
     l.comments.push_back(to_comment(f[1].via.array.ptr[i]));
@@ -90,10 +91,11 @@ QueryResult to_result(const msgpack::object& o) {
   const msgpack::object* f = fields(o, 3, "query result");
   QueryResult r;
   read(f[0], r.key);
-  if (f[1].type != msgpack::type::ARRAY) refuse("a query result's columns are not an array");
+  if (f[1].type != msgpack::type::ARRAY)
+    refuse_msgpack("a query result's columns are not an array");
   r.columns.resize(f[1].via.array.size);
   for (std::uint32_t i = 0; i < f[1].via.array.size; ++i) read(f[1].via.array.ptr[i], r.columns[i]);
-  if (f[2].type != msgpack::type::ARRAY) refuse("a query result's rows are not an array");
+  if (f[2].type != msgpack::type::ARRAY) refuse_msgpack("a query result's rows are not an array");
   r.rows.reserve(f[2].via.array.size);
   for (std::uint32_t i = 0; i < f[2].via.array.size; ++i) {
     const msgpack::object* v =
@@ -114,7 +116,7 @@ auto unpack(std::string_view bytes, Convert convert) {
     std::size_t offset = 0;
     msgpack::object_handle h =
         msgpack::unpack(bytes.data(), n, offset, reference_all, nullptr, limit);
-    if (offset != n) refuse("bytes follow the record");
+    if (offset != n) refuse_msgpack("bytes follow the record");
     return convert(h.get());
   } catch (const msgpack::unpack_error& e) {
     throw CodecError(std::string("malformed MessagePack: ") + e.what());

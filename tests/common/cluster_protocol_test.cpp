@@ -45,7 +45,7 @@ Node range(int first, int last, std::string_view host, int port, std::vector<Nod
   return array(std::move(e));
 }
 
-std::string refusal(const Node& table) {
+std::string slots_refusal(const Node& table) {
   try {
     parse_cluster_slots(table, "10.0.0.9");
   } catch (const std::invalid_argument& e) {
@@ -132,22 +132,23 @@ TEST(ClusterSlots, NodeWithoutAddressIsOnTheAskedHost) {
 }
 
 TEST(ClusterSlots, MalformedTablesAreRefusedSayingWhy) {
-  EXPECT_EQ(refusal(text("ERR no")), "CLUSTER SLOTS did not answer a table");
-  EXPECT_EQ(refusal(integer(3)), "CLUSTER SLOTS did not answer a table");
-  EXPECT_EQ(refusal(array({integer(1)})), "CLUSTER SLOTS entry is malformed");
-  EXPECT_EQ(refusal(array({array({integer(0), integer(5)})})), "CLUSTER SLOTS entry is malformed");
-  EXPECT_EQ(refusal(array({array({text("0"), integer(5), array({text("h"), integer(1)})})})),
+  EXPECT_EQ(slots_refusal(text("ERR no")), "CLUSTER SLOTS did not answer a table");
+  EXPECT_EQ(slots_refusal(integer(3)), "CLUSTER SLOTS did not answer a table");
+  EXPECT_EQ(slots_refusal(array({integer(1)})), "CLUSTER SLOTS entry is malformed");
+  EXPECT_EQ(slots_refusal(array({array({integer(0), integer(5)})})),
             "CLUSTER SLOTS entry is malformed");
-  EXPECT_EQ(refusal(array({range(5, 4, "h", 1)})), "CLUSTER SLOTS has a bad slot range");
-  EXPECT_EQ(refusal(array({range(-1, 4, "h", 1)})), "CLUSTER SLOTS has a bad slot range");
-  EXPECT_EQ(refusal(array({range(0, 16384, "h", 1)})), "CLUSTER SLOTS has a bad slot range");
-  EXPECT_EQ(refusal(array({array({integer(0), integer(5), text("h:1")})})),
+  EXPECT_EQ(slots_refusal(array({array({text("0"), integer(5), array({text("h"), integer(1)})})})),
+            "CLUSTER SLOTS entry is malformed");
+  EXPECT_EQ(slots_refusal(array({range(5, 4, "h", 1)})), "CLUSTER SLOTS has a bad slot range");
+  EXPECT_EQ(slots_refusal(array({range(-1, 4, "h", 1)})), "CLUSTER SLOTS has a bad slot range");
+  EXPECT_EQ(slots_refusal(array({range(0, 16384, "h", 1)})), "CLUSTER SLOTS has a bad slot range");
+  EXPECT_EQ(slots_refusal(array({array({integer(0), integer(5), text("h:1")})})),
             "CLUSTER SLOTS lists a node without port");
-  EXPECT_EQ(refusal(array({array({integer(0), integer(5), array({text("h")})})})),
+  EXPECT_EQ(slots_refusal(array({array({integer(0), integer(5), array({text("h")})})})),
             "CLUSTER SLOTS lists a node without port");
-  EXPECT_EQ(refusal(array({array({integer(0), integer(5), array({text("h"), text("1")})})})),
+  EXPECT_EQ(slots_refusal(array({array({integer(0), integer(5), array({text("h"), text("1")})})})),
             "CLUSTER SLOTS lists a node without port");
-  EXPECT_EQ(refusal(array({range(0, 5, "h", 1, {text("replica")})})),
+  EXPECT_EQ(slots_refusal(array({range(0, 5, "h", 1, {text("replica")})})),
             "CLUSTER SLOTS lists a node without port");
 }
 

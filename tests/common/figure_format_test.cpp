@@ -7,7 +7,8 @@
 using namespace perflab;
 
 namespace {
-Estimate interval(double value, double lo, double hi, CiMethod m = CiMethod::PairedBootstrap) {
+Estimate figure_interval(double value, double lo, double hi,
+                         CiMethod m = CiMethod::PairedBootstrap) {
   Estimate e;
   e.value = value, e.lo = lo, e.hi = hi, e.level = 0.95, e.full_level = true, e.method = m;
   return e;
@@ -25,31 +26,32 @@ TEST(FigureFormat, Figures) {
 }
 
 TEST(FigureFormat, EstimatesWithTheirIntervalsAndTheirRealLevel) {
-  EXPECT_EQ(format_estimate(interval(1.0213, 0.9712, 1.0634)), "1.02 [0.97–1.06] (95% CI)");
-  EXPECT_EQ(format_estimate(interval(0.00781, 0.00712, 0.00853)),
+  EXPECT_EQ(format_estimate(figure_interval(1.0213, 0.9712, 1.0634)), "1.02 [0.97–1.06] (95% CI)");
+  EXPECT_EQ(format_estimate(figure_interval(0.00781, 0.00712, 0.00853)),
             "0.0078 [0.0071–0.0085] (95% CI)");
-  EXPECT_EQ(format_estimate(interval(0.7812, 0.7751, 0.7893)), "0.781 [0.775–0.789] (95% CI)");
-  EXPECT_EQ(format_estimate(interval(12345, 12001, 12702)), "12345 [12001–12702] (95% CI)");
+  EXPECT_EQ(format_estimate(figure_interval(0.7812, 0.7751, 0.7893)),
+            "0.781 [0.775–0.789] (95% CI)");
+  EXPECT_EQ(format_estimate(figure_interval(12345, 12001, 12702)), "12345 [12001–12702] (95% CI)");
   // A huge value: its ends in the same notation, also an end below 1e7.
-  EXPECT_EQ(format_estimate(interval(1.75e7, 5567554, 2.55e7)),
+  EXPECT_EQ(format_estimate(figure_interval(1.75e7, 5567554, 2.55e7)),
             "1.75e+07 [5.57e+06–2.55e+07] (95% CI)");
-  EXPECT_EQ(format_estimate(interval(0.5, 0.5, 0.5)), "0.500 [0.500–0.500] (95% CI)");
+  EXPECT_EQ(format_estimate(figure_interval(0.5, 0.5, 0.5)), "0.500 [0.500–0.500] (95% CI)");
 
   // The level as it is, with the samples it came from: never "95%" beside a lower one.
-  auto few = interval(3, 1, 5, CiMethod::OrderStatistic);
+  auto few = figure_interval(3, 1, 5, CiMethod::OrderStatistic);
   few.full_level = false, few.level = 0.9375, few.n = 5;
   EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (93.8% CI, n = 5)");
   few.method = CiMethod::Bootstrap;
   EXPECT_EQ(format_estimate(few), "3.00 [1.00–5.00] (≤93.8% CI, n = 5)");
-  auto three = interval(3, 1, 5, CiMethod::OrderStatistic);
+  auto three = figure_interval(3, 1, 5, CiMethod::OrderStatistic);
   three.full_level = false, three.level = 0.75, three.n = 3;
   EXPECT_EQ(format_level(three), "75% CI, n = 3");
-  auto twenty = interval(3, 1, 5, CiMethod::OrderStatistic);
+  auto twenty = figure_interval(3, 1, 5, CiMethod::OrderStatistic);
   twenty.level = 0.9586, twenty.n = 20;
   EXPECT_EQ(format_level(twenty), "95.9% CI, n = 20");
   // A wide interval keeps the two decimals ratios are written with.
-  EXPECT_EQ(format_estimate(interval(1.2, 0.78, 1.45)), "1.20 [0.78–1.45] (95% CI)");
-  EXPECT_EQ(format_estimate(interval(25.3, 11.2, 40.7)), "25 [11–41] (95% CI)");
+  EXPECT_EQ(format_estimate(figure_interval(1.2, 0.78, 1.45)), "1.20 [0.78–1.45] (95% CI)");
+  EXPECT_EQ(format_estimate(figure_interval(25.3, 11.2, 40.7)), "25 [11–41] (95% CI)");
 
   Estimate alone;
   alone.value = alone.lo = alone.hi = 0.78;
@@ -76,12 +78,12 @@ TEST(FigureFormat, CountsAreWholeNumbers) {
   alone.value = alone.lo = alone.hi = 20;
   EXPECT_EQ(format_estimate(alone, "backends"), "20 (no interval)");
   EXPECT_EQ(format_estimate(alone, "ms"), "20.00 (no interval)");
-  auto whole = interval(20, 18, 21, CiMethod::OrderStatistic);
+  auto whole = figure_interval(20, 18, 21, CiMethod::OrderStatistic);
   whole.n = 10;
   EXPECT_EQ(format_estimate(whole, "backends"), "20 [18–21] (95% CI, n = 10)");
   // Ends that are not whole (a bootstrap's): the figure as any other.
-  EXPECT_EQ(format_estimate(interval(20, 18.5, 21.25), "backends"),
-            format_estimate(interval(20, 18.5, 21.25)));
+  EXPECT_EQ(format_estimate(figure_interval(20, 18.5, 21.25), "backends"),
+            format_estimate(figure_interval(20, 18.5, 21.25)));
 }
 
 TEST(FigureFormat, PercentAndPValues) {

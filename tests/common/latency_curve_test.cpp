@@ -23,7 +23,7 @@ Group ms_spectrum() {
 }
 
 // Rounds of a log-normal body around 0.3 ms, each with one far value of its own: 57 ms, 64 ms …
-std::vector<LatencyRecorder> rounds_of(int n, std::uint64_t seed) {
+std::vector<LatencyRecorder> rounds_with_far_values(int n, std::uint64_t seed) {
   std::vector<LatencyRecorder> rounds(static_cast<std::size_t>(n));
   std::mt19937_64 rng(seed);
   std::lognormal_distribution<double> body(std::log(300e3), 0.5);
@@ -38,7 +38,7 @@ std::vector<LatencyRecorder> rounds_of(int n, std::uint64_t seed) {
 }  // namespace
 
 TEST(LatencyCurve, StepsClimbTowardOneHundredPercentAndEndAtTheLargestValue) {
-  const auto rounds = rounds_of(1, 3);
+  const auto rounds = rounds_with_far_values(1, 3);
   const LatencyRecorder& r = rounds.front();
   const auto steps = percentile_steps(r);
   ASSERT_GT(steps.size(), 20u);
@@ -74,7 +74,7 @@ TEST(LatencyCurve, KnowsTheUnitsOfTime) {
 
 TEST(LatencyCurve, ASpectrumSeriesCurveIsItsPooledRoundsInTheGroupsUnit) {
   perflab::Run run;
-  const auto rounds = rounds_of(5, 7);
+  const auto rounds = rounds_with_far_values(5, 7);
   ASSERT_TRUE(add_latency_spectrum(run, ms_spectrum(), "direct", rounds, 1e6));
   const Series* s = run.find_series("spectrum", "direct");
   ASSERT_NE(s, nullptr);

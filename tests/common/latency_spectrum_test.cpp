@@ -20,7 +20,7 @@ Group spectrum_group() {
   return g;
 }
 
-std::vector<LatencyRecorder> rounds_of(int n, std::uint64_t seed) {
+std::vector<LatencyRecorder> exponential_rounds(int n, std::uint64_t seed) {
   std::vector<LatencyRecorder> rounds(static_cast<std::size_t>(n));
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> e(1.0 / 300e3);
@@ -46,7 +46,7 @@ TEST(LatencySpectrum, EachNineTakesTheSameWidthOnItsAxis) {
 
 TEST(LatencySpectrum, PointsAreEachRoundsPercentileInTheGroupsUnit) {
   perflab::Run run;
-  const auto rounds = rounds_of(5, 1);
+  const auto rounds = exponential_rounds(5, 1);
   ASSERT_TRUE(add_latency_spectrum(run, spectrum_group(), "direct", rounds, 1e6));
   const Series* s = run.find_series("spectrum", "direct");
   ASSERT_NE(s, nullptr);
@@ -75,7 +75,8 @@ TEST(LatencySpectrum, NoValuesAddNothingAndAWrongGroupIsRefused) {
   EXPECT_TRUE(run.series.empty());
   Group plain = spectrum_group();
   plain.percentile_x = false;
-  EXPECT_THROW(add_latency_spectrum(run, plain, "x", rounds_of(1, 2), 1e6), std::invalid_argument);
+  EXPECT_THROW(add_latency_spectrum(run, plain, "x", exponential_rounds(1, 2), 1e6),
+               std::invalid_argument);
 }
 
 TEST(LatencySpectrum, RecordersAndMarkersSurviveARunFile) {
@@ -83,7 +84,7 @@ TEST(LatencySpectrum, RecordersAndMarkersSurviveARunFile) {
   run.experiment = "sharding";
   Group g = spectrum_group();
   g.markers.push_back({"direct", 99, "the tail"});
-  ASSERT_TRUE(add_latency_spectrum(run, g, "direct", rounds_of(3, 3), 1e6));
+  ASSERT_TRUE(add_latency_spectrum(run, g, "direct", exponential_rounds(3, 3), 1e6));
   const perflab::Run back = run_from_json(run_to_json(run));
   ASSERT_NE(back.group("spectrum"), nullptr);
   EXPECT_TRUE(back.group("spectrum")->percentile_x);
@@ -93,13 +94,13 @@ TEST(LatencySpectrum, RecordersAndMarkersSurviveARunFile) {
   EXPECT_EQ(back.group("spectrum")->markers[0].series, "direct");
   const Series* s = back.find_series("spectrum", "direct");
   ASSERT_NE(s, nullptr);
-  EXPECT_EQ(series_latency(*s), rounds_of(3, 3));
+  EXPECT_EQ(series_latency(*s), exponential_rounds(3, 3));
 }
 
 TEST(LatencySpectrum, ADamagedRecorderInARunFileIsRefusedByName) {
   perflab::Run run;
   run.experiment = "sharding";
-  ASSERT_TRUE(add_latency_spectrum(run, spectrum_group(), "direct", rounds_of(2, 4), 1e6));
+  ASSERT_TRUE(add_latency_spectrum(run, spectrum_group(), "direct", exponential_rounds(2, 4), 1e6));
   std::string text = run_to_json(run);
   const std::string good = run.series[0].latency[1];
   text.replace(text.find(good), good.size(), "bm90IHpsaWI=");

@@ -10,7 +10,7 @@
 using namespace perflab;
 
 namespace {
-Estimate interval(double value, double lo, double hi) {
+Estimate bootstrap_interval(double value, double lo, double hi) {
   Estimate e;
   e.value = value, e.lo = lo, e.hi = hi, e.level = 0.95, e.full_level = true;
   e.method = CiMethod::Bootstrap;
@@ -37,54 +37,66 @@ Pairs interleaved(std::size_t n, double ratio, double drift, double own, std::ui
 
 TEST(Verdict, IntervalAgainstOneAndTheBand) {
   // The rule in significance.h, case by case, threshold 2%.
-  EXPECT_EQ(judge_ratio(interval(1.02, 0.97, 1.06), Better::Lower), Verdict::NoDifference);
-  EXPECT_EQ(judge_ratio(interval(0.93, 0.90, 0.97), Better::Lower), Verdict::Faster);
-  EXPECT_EQ(judge_ratio(interval(0.93, 0.90, 0.97), Better::Higher), Verdict::Slower);
-  EXPECT_EQ(judge_ratio(interval(1.06, 1.03, 1.10), Better::Lower), Verdict::Slower);
-  EXPECT_EQ(judge_ratio(interval(1.06, 1.03, 1.10), Better::Higher), Verdict::Faster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.02, 0.97, 1.06), Better::Lower),
+            Verdict::NoDifference);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.93, 0.90, 0.97), Better::Lower), Verdict::Faster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.93, 0.90, 0.97), Better::Higher), Verdict::Slower);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.06, 1.03, 1.10), Better::Lower), Verdict::Slower);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.06, 1.03, 1.10), Better::Higher), Verdict::Faster);
   // Wholly inside [0.98, 1.02]: equivalent within the threshold, whether or not it holds 1.
-  EXPECT_EQ(judge_ratio(interval(0.99, 0.985, 0.995), Better::Lower), Verdict::Equivalent);
-  EXPECT_EQ(judge_ratio(interval(1.0, 0.99, 1.01), Better::Higher), Verdict::Equivalent);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.99, 0.985, 0.995), Better::Lower),
+            Verdict::Equivalent);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.0, 0.99, 1.01), Better::Higher), Verdict::Equivalent);
   // Holds 1 and reaches beyond the band: no significant difference.
-  EXPECT_EQ(judge_ratio(interval(1.19, 1.00, 1.29), Better::Lower), Verdict::NoDifference);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.19, 1.00, 1.29), Better::Lower),
+            Verdict::NoDifference);
   // Excludes 1, not wholly beyond the band: leans, not shown beyond the threshold.
-  EXPECT_EQ(judge_ratio(interval(0.98, 0.97, 0.99), Better::Lower), Verdict::LeansFaster);
-  EXPECT_EQ(judge_ratio(interval(0.945, 0.90, 0.99), Better::Lower), Verdict::LeansFaster);
-  EXPECT_EQ(judge_ratio(interval(1.01, 1.005, 1.03), Better::Higher), Verdict::LeansFaster);
-  EXPECT_EQ(judge_ratio(interval(1.19, 1.001, 1.29), Better::Lower), Verdict::LeansSlower);
-  EXPECT_EQ(judge_ratio(interval(1.32, 1.02, 1.43), Better::Higher), Verdict::LeansFaster);
-  EXPECT_EQ(judge_ratio(interval(0.87, 0.62, 0.999), Better::Higher), Verdict::LeansSlower);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.98, 0.97, 0.99), Better::Lower), Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.945, 0.90, 0.99), Better::Lower),
+            Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.01, 1.005, 1.03), Better::Higher),
+            Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.19, 1.001, 1.29), Better::Lower),
+            Verdict::LeansSlower);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(1.32, 1.02, 1.43), Better::Higher),
+            Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.87, 0.62, 0.999), Better::Higher),
+            Verdict::LeansSlower);
   // Without a threshold, excluding 1 is enough.
-  EXPECT_EQ(judge_ratio(interval(0.98, 0.97, 0.99), Better::Lower, 0.0), Verdict::Faster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.98, 0.97, 0.99), Better::Lower, 0.0), Verdict::Faster);
   // A wider threshold: the same interval no longer clears it.
-  EXPECT_EQ(judge_ratio(interval(0.93, 0.90, 0.97), Better::Lower, 0.05), Verdict::LeansFaster);
-  EXPECT_EQ(judge_ratio(interval(0.97, 0.96, 0.99), Better::Lower, 0.05), Verdict::Equivalent);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.93, 0.90, 0.97), Better::Lower, 0.05),
+            Verdict::LeansFaster);
+  EXPECT_EQ(judge_ratio(bootstrap_interval(0.97, 0.96, 0.99), Better::Lower, 0.05),
+            Verdict::Equivalent);
   // No interval, no verdict.
   Estimate alone;
   alone.value = alone.lo = alone.hi = 0.5;
   EXPECT_EQ(judge_ratio(alone, Better::Lower), Verdict::TooFewSamples);
-  EXPECT_THROW(judge_ratio(interval(1, 0.9, 1.1), Better::Lower, -0.01), std::invalid_argument);
+  EXPECT_THROW(judge_ratio(bootstrap_interval(1, 0.9, 1.1), Better::Lower, -0.01),
+               std::invalid_argument);
   EXPECT_STREQ(to_string(Verdict::NoDifference), "no significant difference");
 }
 
 TEST(Claim, ReproducedOnlyInsideNotReproducedOnlyOutside) {
   const Claim value = claim_value(0.78, 0.08);  // [0.70, 0.86]
-  EXPECT_EQ(judge_claim(value, interval(0.80, 0.74, 0.86)), Reproduction::Reproduced);
-  EXPECT_EQ(judge_claim(value, interval(1.02, 0.97, 1.06)), Reproduction::NotReproduced);
+  EXPECT_EQ(judge_claim(value, bootstrap_interval(0.80, 0.74, 0.86)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_claim(value, bootstrap_interval(1.02, 0.97, 1.06)), Reproduction::NotReproduced);
   // Holds 0.78 but reaches beyond the band: a wide interval reproduces nothing.
-  EXPECT_EQ(judge_claim(value, interval(1.2, 0.78, 1.45)), Reproduction::Inconclusive);
+  EXPECT_EQ(judge_claim(value, bootstrap_interval(1.2, 0.78, 1.45)), Reproduction::Inconclusive);
   EXPECT_EQ(judge_claim(value, Estimate{}), Reproduction::NotJudged);
   // "Reads did not change" (±5%): 1.08 [0.46–1.36] is too wide to say so.
   const Claim same = claim_no_change(1.0, 0.05);
-  EXPECT_EQ(judge_claim(same, interval(1.08, 0.46, 1.36)), Reproduction::Inconclusive);
-  EXPECT_EQ(judge_claim(same, interval(1.0, 0.97, 1.03)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_claim(same, bootstrap_interval(1.08, 0.46, 1.36)), Reproduction::Inconclusive);
+  EXPECT_EQ(judge_claim(same, bootstrap_interval(1.0, 0.97, 1.03)), Reproduction::Reproduced);
   // A collapse of about two orders of magnitude: 86× is it, though the article measured 133×.
   const Claim collapse = claim_below(1.0 / 133, 1.0 / 30);
-  EXPECT_EQ(judge_claim(collapse, interval(1.0 / 86, 1.0 / 95, 1.0 / 80)),
+  EXPECT_EQ(judge_claim(collapse, bootstrap_interval(1.0 / 86, 1.0 / 95, 1.0 / 80)),
             Reproduction::Reproduced);
-  EXPECT_EQ(judge_claim(collapse, interval(0.5, 0.4, 0.6)), Reproduction::NotReproduced);
+  EXPECT_EQ(judge_claim(collapse, bootstrap_interval(0.5, 0.4, 0.6)), Reproduction::NotReproduced);
   const Claim above = claim_above(100, 30);
-  EXPECT_EQ(judge_claim(above, interval(160000, 120000, 200000)), Reproduction::Reproduced);
+  EXPECT_EQ(judge_claim(above, bootstrap_interval(160000, 120000, 200000)),
+            Reproduction::Reproduced);
   EXPECT_EQ(above.yardstick(), "≥ 30");
   EXPECT_EQ(value.yardstick(), "0.78 ± 0.08");
   EXPECT_EQ(same.yardstick(), "1 ± 5%");
@@ -92,7 +104,7 @@ TEST(Claim, ReproducedOnlyInsideNotReproducedOnlyOutside) {
 }
 
 TEST(Claim, RepetitionsToSettleShrinkTheIntervalPastTheNearestEdge) {
-  Estimate e = interval(0.80, 0.70, 0.90);  // half-width 0.10
+  Estimate e = bootstrap_interval(0.80, 0.70, 0.90);  // half-width 0.10
   e.n = 10;
   // The band [0.70, 0.86]: the nearest edge is 0.06 away, so the half-width must shrink by
   // 0.06/0.10: n * (0.10/0.06)^2 = 27.8 -> 28.
