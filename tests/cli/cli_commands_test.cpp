@@ -125,7 +125,7 @@ TEST_F(Cli, ImpossibleValuesAreRefusedByEveryCommandNamingFileAndField) {
 TEST_F(Cli, ListShowsTheRealBounds) {
   auto r = cli({"list"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("--param point_budget_s=1.5  (double, 0.2..600)"), std::string::npos)
+  EXPECT_NE(r.out.find("--param point_budget_s=0.5  (double, 0.2..600)"), std::string::npos)
       << r.out;
   // The iolist sweeps beyond the default plan are listed with their defaults.
   EXPECT_NE(r.out.find("--param rtt_writers=1  "), std::string::npos) << r.out;
