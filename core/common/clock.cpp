@@ -1,8 +1,10 @@
 #include "common/clock.h"
 
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -26,6 +28,26 @@ std::int64_t thread_cpu_ns() {
 }
 std::int64_t process_cpu_ns() {
   return read_clock(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+ThreadRunDelay::ThreadRunDelay()
+    : fd_(::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC)) {}
+
+ThreadRunDelay::~ThreadRunDelay() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::int64_t ThreadRunDelay::ns() const {
+  if (fd_ < 0) return -1;
+  char buf[96];
+  const ssize_t n = ::pread(fd_, buf, sizeof buf, 0);
+  if (n <= 0) return -1;
+  const char* const end = buf + n;
+  long long cpu = 0, delay = 0;
+  auto r = std::from_chars(buf, end, cpu);
+  if (r.ec != std::errc() || r.ptr == end) return -1;
+  r = std::from_chars(r.ptr + 1, end, delay);
+  return r.ec == std::errc() ? static_cast<std::int64_t>(delay) : -1;
 }
 
 namespace {

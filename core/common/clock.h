@@ -16,6 +16,22 @@ std::int64_t process_cpu_ns();
 // -1 if it cannot be read (process gone, or not ours to read).
 std::int64_t other_process_cpu_ns(int pid);
 
+// The run delay of the thread that made it: how long it has been runnable but waiting for a CPU
+// (the second field of /proc/thread-self/schedstat), in nanoseconds; -1 where it cannot be read.
+// Read through a descriptor the thread opened once: a pread, ~0.7 µs here, where opening and
+// parsing the file each time took ~6 µs. Only the thread that made it may read it.
+class ThreadRunDelay {
+ public:
+  ThreadRunDelay();
+  ~ThreadRunDelay();
+  ThreadRunDelay(const ThreadRunDelay&) = delete;
+  ThreadRunDelay& operator=(const ThreadRunDelay&) = delete;
+  std::int64_t ns() const;
+
+ private:
+  int fd_ = -1;
+};
+
 // A stopwatch over both wall and thread-CPU time.
 class Stopwatch {
  public:

@@ -2,23 +2,9 @@
 // operation (iolist/client_pool.h).
 #include "iolist/client_pool.h"
 
-#include <fstream>
-
 #include "common/clock.h"
 
 namespace perflab::iolist {
-
-namespace {
-
-// How long the calling thread has been runnable but waiting for a CPU (ns): the second field of
-// /proc/thread-self/schedstat; -1 when it cannot be read.
-std::int64_t thread_run_delay_ns() {
-  std::ifstream f("/proc/thread-self/schedstat");
-  long long cpu = 0, delay = 0;
-  return f >> cpu >> delay ? delay : -1;
-}
-
-}  // namespace
 
 ClientConnections::ClientConnections(std::size_t n, const std::vector<PgTarget>& targets,
                                      EventIdAllocator& ids, std::stop_token stop) {
@@ -66,13 +52,16 @@ ClientPoolSample ReleasedThreads::run() {
 }
 
 void ReleasedThreads::loop(std::size_t k) {
+  const ThreadRunDelay delay;  // a pread each read: little within the operation's wall time
   for (;;) {
     start_.arrive_and_wait();
     if (quit_) return;
-    const std::int64_t c0 = thread_cpu_ns(), w0 = thread_run_delay_ns();
+    // Read after the release: between operations a thread spins in the barrier, and its wait
+    // for a CPU there is not the operation's.
+    const std::int64_t c0 = thread_cpu_ns(), w0 = delay.ns();
     body_(k);
     cpu_[k] = thread_cpu_ns() - c0;
-    const std::int64_t w1 = thread_run_delay_ns();
+    const std::int64_t w1 = delay.ns();
     wait_[k] = w0 >= 0 && w1 >= 0 ? w1 - w0 : -1;
     done_.arrive_and_wait();
   }

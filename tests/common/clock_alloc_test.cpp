@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -81,4 +82,31 @@ TEST(Clocks, ThreadCpuStandsStillWhileWaiting) {
 TEST(Clocks, OtherProcessCpu) {
   EXPECT_GE(other_process_cpu_ns(getpid()), 0);
   EXPECT_EQ(other_process_cpu_ns(0x7ffffff0), -1);
+}
+
+// Two threads spinning on one CPU take turns: each waits while the other runs, and the run delay
+// counts that wait (it is the thread's own, read through its own descriptor).
+TEST(Clocks, RunDelayCountsTheWaitForACpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(sched_getcpu(), &one);
+  const auto spin = [&](std::int64_t& delay) {
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    const ThreadRunDelay d;
+    const std::int64_t d0 = d.ns();
+    ASSERT_GE(d0, 0);
+    const auto start = thread_cpu_ns();
+    const auto deadline = wall_ns() + 10'000'000'000;  // a broken clock fails, never hangs
+    volatile double y = 0;
+    while (thread_cpu_ns() - start < 100'000'000 && wall_ns() < deadline) y = y + 1;
+    delay = d.ns() - d0;
+  };
+  std::int64_t a = -1, b = -1;
+  std::thread first([&] { spin(a); }), second([&] { spin(b); });
+  first.join();
+  second.join();
+  // Each spun 100 ms of CPU on a CPU they shared: together they waited at least ~100 ms.
+  EXPECT_GE(a, 0);
+  EXPECT_GE(b, 0);
+  EXPECT_GT(a + b, 50'000'000);
 }
