@@ -48,11 +48,15 @@ std::string variant_series(const AppendOptions& o) {
   return name;
 }
 
+void Samples::add(const ClientPoolSample& s) {
+  wall.push_back(s.wall_us);
+  cpu.push_back(s.cpu_us);
+  if (s.wait_us >= 0) wait.push_back(s.wait_us);
+}
+
 void AppendSamples::add(const ClientPoolSample& s, const std::vector<AppendTiming>& timings,
                         double server_us) {
-  total.wall.push_back(s.wall_us);
-  total.cpu.push_back(s.cpu_us);
-  if (s.wait_us >= 0) total.wait.push_back(s.wait_us);
+  total.add(s);
   const double n = double(timings.size());
   double all = 0;
   for (std::size_t ph = 0; ph < kPhases; ++ph) {

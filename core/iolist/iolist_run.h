@@ -47,6 +47,7 @@ std::string format_bytes(std::size_t b);
 struct Samples {
   std::vector<double> wall, cpu;
   std::vector<double> wait;  // the clients' threads waiting for a CPU (µs), where it was read
+  void add(const ClientPoolSample& s);  // one operation of a client pool
 };
 
 // A point of the wall samples, with the median CPU as its figure "cpu".

@@ -98,11 +98,7 @@ void run_read(IoListRun& r) {
             if (g.size() != events)
               throw std::runtime_error("read " + std::to_string(g.size()) + " events, expected " +
                                        std::to_string(events));
-          if (!rounds.warmup()) {
-            samples[b].wall.push_back(s.wall_us);
-            samples[b].cpu.push_back(s.cpu_us);
-            if (s.wait_us >= 0) samples[b].wait.push_back(s.wait_us);
-          }
+          if (!rounds.warmup()) samples[b].add(s);
           round[i] = s.wall_us;
         }
         rounds.record(round);

@@ -105,9 +105,7 @@ void run_standby_reads(IoListRun& r) {
           round[i] = double(n * set.events) / (s.wall_us / 1e6);
           if (!rounds.warmup()) {
             samples[i].wall.push_back(round[i]);
-            reads[i].wall.push_back(s.wall_us);
-            reads[i].cpu.push_back(s.cpu_us);
-            if (s.wait_us >= 0) reads[i].wait.push_back(s.wait_us);
+            reads[i].add(s);
           }
         }
         rounds.record(round);
