@@ -9,6 +9,12 @@
 # target's µs per request and req/s, and the paired ratios perflab-proxy / redis-server and
 # perflab-proxy / twemproxy (and an other build / build/release's): median [min–max] over the
 # rounds (5 rounds: the median's 93.75% interval), with redis-benchmark's p50 and p99 latency.
+# Where the time goes: each target's kernel time per request (its threads' stime, pooled over the
+# rounds: clock ticks, so a few percent at -P 16's short runs) and context switches per request;
+# for perflab-proxy, its kernel time alone over redis-server's whole CPU per request (a floor:
+# no work in user space could bring the ratio below it). With `perf` usable, one more round per
+# test and depth counts each target's system calls per request (not part of the CPU figures:
+# counting slows what it counts).
 # Usage: scripts/bench_proxy_cpu.sh [ROUNDS] [OTHER_PROXY_BINARY...]
 #   default 5 rounds. An other perflab-proxy binary (e.g. a release build of an earlier commit)
 #   is measured beside build/release's, named by its path, so that a regression shows.
@@ -104,6 +110,14 @@ TARGETS=${#NAMES[@]}
 cpu_ns() {  # the process's threads' time on a CPU, ns
   cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'
 }
+sys_ticks() {  # the process's threads' kernel time (stime), clock ticks
+  for f in /proc/"$1"/task/*/stat; do sed 's/^.*) //' "$f" 2>/dev/null; done |
+    awk '{s += $13} END {printf "%.0f\n", s}'
+}
+switches() {  # the process's threads' context switches, voluntary and not
+  cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches:/ {s += $2} END {print s + 0}'
+}
+TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
 echo "nodes on ports ${NODES[*]}; -c $C -n $N -r 100000; $ROUNDS rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 R=$W/results
 : >"$R"
@@ -114,17 +128,46 @@ for r in $(seq "$ROUNDS"); do
         i=$(((k + r) % TARGETS))
         pid=${TARGET_PIDS[$i]}
         before=$(cpu_ns "$pid")
+        sys_before=$(sys_ticks "$pid")
+        sw_before=$(switches "$pid")
         read -r rate p50 p99 < <(redis-benchmark -p "${PORTS[$i]}" -t "$t" -n "$N" -P "$P" -c "$C" \
           -r 100000 --csv 2>/dev/null | tr -d '"' | awk -F, 'NR == 2 {print $2, $5, $7}')
         after=$(cpu_ns "$pid")
+        sys=$(($(sys_ticks "$pid") - sys_before))
+        sw=$(($(switches "$pid") - sw_before))
         per=$([ "$t" = mset ] && echo 10 || echo 1)
         us=$(awk -v d=$((after - before)) -v n="$N" -v k="$per" 'BEGIN {printf "%.3f", d / 1000 / n / k}')
-        echo "$r $t $P $i $us $rate $p50 $p99" >>"$R"
+        echo "$r $t $P $i $us $rate $p50 $p99 $sys $sw $((after - before))" >>"$R"
         echo "round $r ${t^^} -P $P ${NAMES[$i]}: $us µs CPU per request ($rate req/s, p50 $p50 ms, p99 $p99 ms)"
       done
     done
   done
 done
+
+# One more round under `perf stat`, when perf can count system calls here: each target's calls
+# per request (SET at -P 1: redis-server's read and write, a proxy's two for the client and a
+# node's two shared by the requests that went to that node in one loop turn).
+S=$W/syscalls
+: >"$S"
+if command -v perf >/dev/null && perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2>&1; then
+  for t in $TESTS; do
+    for P in $PIPELINES; do
+      for i in $(seq 0 $((TARGETS - 1))); do
+        perf stat -x, -o "$W/perf.$i" -e raw_syscalls:sys_enter -p "${TARGET_PIDS[$i]}" &
+        counter=$!
+        sleep 0.2
+        redis-benchmark -p "${PORTS[$i]}" -t "$t" -n "$N" -P "$P" -c "$C" -r 100000 -q >/dev/null 2>&1
+        kill -INT "$counter"
+        wait "$counter" || true
+        per=$([ "$t" = mset ] && echo 10 || echo 1)
+        awk -F, -v t="$t" -v P="$P" -v i="$i" -v n="$N" -v k="$per" \
+          '/raw_syscalls:sys_enter/ {printf "%s %s %s %.3f\n", t, P, i, $1 / n / k}' "$W/perf.$i" >>"$S"
+      done
+    done
+  done
+else
+  echo "(perf cannot count system calls here: no calls per request)"
+fi
 
 median() {  # numbers on stdin -> "median [min–max]"
   sort -g | awk '{v[NR] = $1} END {
@@ -150,6 +193,21 @@ for t in $TESTS; do
         done
       fi
       echo "$line"
+      # Where it goes: kernel time and context switches, pooled over the rounds; system calls.
+      where=$(awk -v t="$t" -v P="$P" -v i="$i" -v n="$N" -v tick="$TICK_NS" \
+        -v k="$([ "$t" = mset ] && echo 10 || echo 1)" '
+        $2 == t && $3 == P && $4 == i {sys += $9; sw += $10; cpu += $11; rounds++}
+        END {printf "kernel %.3g µs per request (%.0f%% of its CPU; %d ticks), %.3g context switches per request",
+          sys * tick / 1000 / (n * k * rounds), 100 * sys * tick / cpu, sys, sw / (n * k * rounds)}' "$R")
+      calls=$(awk -v t="$t" -v P="$P" -v i="$i" '$1 == t && $2 == P && $3 == i {print $4}' "$S")
+      [ -n "$calls" ] && where+=", $calls system calls per request (one round under perf)"
+      echo "    $where"
+      if [ "$i" -ge 2 ]; then
+        floor=$(awk -v t="$t" -v P="$P" -v i="$i" -v tick="$TICK_NS" '
+          $2 == t && $3 == P && $4 == i {sys += $9} $2 == t && $3 == P && $4 == 0 {base += $11}
+          END {if (base > 0) printf "%.3g", sys * tick / base}' "$R")
+        echo "    its kernel time alone / redis-server's whole CPU per request: $floor (pooled over the rounds)"
+      fi
     done
   done
 done
