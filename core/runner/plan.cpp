@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/figure_format.h"
 #include "common/text.h"
 
 namespace perflab {
@@ -57,7 +58,13 @@ Finding verdicts_note(const std::vector<Finding>& findings, double elapsed_s, do
     if (f.kind != FindingKind::Comparison) continue;
     ++comparisons;
     const auto v = f.verdict();
-    if (!v || !settles(*v)) open.push_back(finding_title(f) + " — " + finding_verdict(f));
+    if (v && settles(*v)) continue;
+    // Its title, ratio and interval: the note names no winner and no level (what a note is about
+    // carries no direction; the finding states its level); the interval shows how far it could go.
+    std::string ratio = finding_title(f) + " " + format_figure(f.value);
+    if (f.ci && f.ci->has_interval())
+      ratio += " [" + format_figure(f.ci->lo) + "–" + format_figure(f.ci->hi) + "]";
+    open.push_back(std::move(ratio));
   }
   std::string what = std::to_string(comparisons - open.size()) + " of " +
                      std::to_string(comparisons) + " comparisons reached a verdict in " +

@@ -60,9 +60,10 @@ bool finding_settled(const Finding& f);
 
 // For a run measured to verdicts (the parameter `verdicts`): a note of how many of its
 // comparisons reached a verdict (faster, slower, equivalent: settles()), in how many seconds of
-// its budget (0: none), and which did not, each with what it reads ("verdicts: 30 of 33
-// comparisons reached a verdict in 231 s (budget 240 s); no verdict: SET at -P 16, ... — no
-// significant difference: ..."). An article's claim is not counted: the rounds do not aim at it.
+// its budget (0: none), and which did not, each with its interval ("verdicts: 30 of 33
+// comparisons reached a verdict in 231 s (budget 240 s); no verdict: SET at -P 16, requests/s:
+// ... / twemproxy 1.04 [0.97–1.12]"). An article's claim is not counted: the rounds do not aim
+// at it.
 Finding verdicts_note(const std::vector<Finding>& findings, double elapsed_s, double budget_s);
 
 }  // namespace perflab

@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "finding_rules.h"
 #include "runner/experiment.h"
 #include "runner/rounds.h"
 #include "targets/targets.h"
@@ -199,4 +200,7 @@ TEST(PointRounds, TheRunBudgetEndsAPointThatCannotSettle) {
   EXPECT_EQ(note.id, "verdicts");
   EXPECT_EQ(note.text.rfind("0 of 1 comparisons reached a verdict in ", 0), 0u) << note.text;
   EXPECT_NE(note.text.find("(budget 2 s); no verdict: "), std::string::npos) << note.text;
+  EXPECT_NE(note.text.find(" / b "), std::string::npos) << note.text;  // the ratio, its interval
+  EXPECT_NE(note.text.find("–"), std::string::npos) << note.text;
+  for (const auto& v : test::finding_rule_violations(note)) ADD_FAILURE() << v;
 }
