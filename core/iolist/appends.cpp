@@ -40,18 +40,18 @@ Group append_group(std::size_t events, bool with_pgbench) {
 
 namespace {
 
-// The rounds of one append point over variants: the precision watches iolist / interpolate
-// when both are among them, else every variant's median.
+// The rounds of one append point over variants, tracking the ratios its findings state.
 PointRounds variant_rounds(const RunContext& ctx, const std::vector<Variant>& variants, int reps,
-                           int warmup) {
+                           int warmup, const ComparedSeries& compared) {
   PointRounds rounds(ctx, warmup, reps, variants.size());
-  const auto at = [&](const char* series) {
+  const auto at = [&](const std::string& series) {
     std::size_t i = 0;
     while (i < variants.size() && variants[i].series != series) ++i;
     return i;
   };
-  if (at("iolist") < variants.size() && at("interpolate") < variants.size())
-    rounds.track_ratio(at("iolist"), at("interpolate"));
+  for (const auto& [subject, baseline] : compared)
+    if (at(subject) < variants.size() && at(baseline) < variants.size())
+      rounds.track_ratio(at(subject), at(baseline));
   return rounds;
 }
 
@@ -68,6 +68,15 @@ void publish_append(RunContext& ctx, const Variant& v, const std::string& label,
   ctx.add_point("append", v.series, std::move(p));
   if (v.options.transport != Transport::RoundTrips || !v.options.synchronous_commit) return;
   publish_breakdown(ctx, v.options.builder, writers, rtt, s);
+}
+
+// What the findings compare at an append point (findings.cpp): iolist / interpolate (the
+// article's), and for iolist pipelined / four round trips and synchronous_commit off / on.
+ComparedSeries append_comparisons() {
+  const std::string iolist = variant_series({Builder::IoList});
+  return {{iolist, variant_series({Builder::Interpolate})},
+          {variant_series({Builder::IoList, Transport::Pipeline}), iolist},
+          {variant_series({Builder::IoList, Transport::RoundTrips, false}), iolist}};
 }
 
 }  // namespace
@@ -111,7 +120,8 @@ void run_append(IoListRun& r) {
       };
       publish_after(publish, [&] {
         measure_appends(r, drivers.of_variant, r.pg().managed, variants, batches,
-                        "append, " + label, set.reps, set.warmup, samples, precision);
+                        "append, " + label, set.reps, set.warmup, append_comparisons(), samples,
+                        precision);
       });
     }
   }
@@ -129,20 +139,22 @@ ClientPoolSample append_once(IoListRun& r, ClientDriver& pool, const AppendOptio
 void measure_appends(IoListRun& r, ClientDriver& pool, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
-                     int reps, int warmup, std::vector<AppendSamples>& samples,
+                     int reps, int warmup, const ComparedSeries& compared,
+                     std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision) {
   ClientDriver* const pools[] = {&pool};
-  measure_appends(r, pools, local_server, variants, batches, label, reps, warmup, samples,
+  measure_appends(r, pools, local_server, variants, batches, label, reps, warmup, compared, samples,
                   precision);
 }
 
 void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
-                     int reps, int warmup, std::vector<AppendSamples>& samples,
+                     int reps, int warmup, const ComparedSeries& compared,
+                     std::vector<AppendSamples>& samples,
                      std::optional<PointPrecision>& precision) {
   RunContext& ctx = r.ctx;
-  PointRounds rounds = variant_rounds(ctx, variants, reps, warmup);
+  PointRounds rounds = variant_rounds(ctx, variants, reps, warmup, compared);
   const auto pool_of = [&](std::size_t vi) -> ClientDriver& {
     return pools.size() == 1 ? *pools[0] : *pools[vi];
   };

@@ -40,7 +40,10 @@ class IoListExperiment final : public Experiment {
                     {"build_sizes", "1,10,100,1000"},
                     {"build_sample_ms", "10"},
                     {"repetitions", "30"},
-                    {"warmup", "3"}},
+                    {"warmup", "3"},
+                    // 30 rounds a point, every point: its minute (the default plan measures
+                    // to verdicts within its budget).
+                    {"verdicts", "false"}},
          // The build's samples are `repetitions` of `build_sample_ms` each; an append point
          // is `repetitions` rounds; allocations are counted once (they do not vary).
          .headlines = {{"build_100.time.iolist_vs_interpolate", {"repetitions", "build_sample_ms"}},
@@ -251,10 +254,15 @@ class IoListExperiment final : public Experiment {
         std::move(specs), "readers",
         {.repetitions = "10",
          .repetitions_max = 1000,
-         .repetitions_help = "measured repetitions per point (at least 6 for a 95% interval)",
+         .repetitions_help = "measured repetitions per point (at least, measuring to verdicts; "
+                             "6 at least for a 95% interval)",
          .warmup = "1",
          .warmup_max = 100,
-         .warmup_help = "unmeasured repetitions before measuring"});
+         .warmup_help = "unmeasured repetitions before measuring",
+         // Each point measures until its comparisons have verdicts, the run within 2 minutes
+         // (its points share the budget; each takes at least `repetitions` rounds).
+         .verdicts = "true",
+         .budget_s = "120"});
     specs.push_back(plan_param(plans()));
     return specs;
   }

@@ -93,6 +93,25 @@ IoListRun::IoListRun(RunContext& context)
     }
   uuid_state_ = s.seed ^ 0x9e3779b97f4a7c15ULL;
   plan_points(s, variants_.size(), progress_);
+  // The points measured in rounds (PointRounds) share the run's budget, if any.
+  std::size_t rounded = 0;
+  for (const auto& p : progress_.planned()) switch (p.kind) {
+      case PointKind::Relay:
+      case PointKind::Append:
+      case PointKind::Read:
+      case PointKind::Payload:
+      case PointKind::Client:
+      case PointKind::StandbyRead:
+      case PointKind::StandbyLag:
+        ++rounded;
+        break;
+      case PointKind::Pooled:
+        rounded += p.n > 0 ? 1 : 0;  // not the prepared probe
+        break;
+      default:
+        break;
+    }
+  ctx.expect_points(rounded);
 }
 
 void IoListRun::connect() {

@@ -199,6 +199,11 @@ std::optional<PgbenchPeer> pgbench_peer(IoListRun& r);
 std::string standbys_series(std::size_t n);
 std::vector<PgTarget> start_standbys(IoListRun& r);
 
+// Ratios of two series of a point that its findings state, (subject, baseline): measuring to
+// verdicts, the point's rounds go on until each has one (a series not among the point's
+// variants is skipped). None: rounds to the run's precision, else exactly `repetitions`.
+using ComparedSeries = std::vector<std::pair<std::string, std::string>>;
+
 // appends.cpp: the append chart (with pgbench, its description says what that series is and how
 // it differs); for the benchmarks that append: one append per writer of the pool, and the rounds
 // of one point (every variant once per round, order rotated; its precision into `precision`).
@@ -209,15 +214,15 @@ ClientPoolSample append_once(IoListRun& r, ClientDriver& pool, const AppendOptio
 void measure_appends(IoListRun& r, ClientDriver& pool, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
-                     int reps, int warmup, std::vector<AppendSamples>& samples,
-                     std::optional<PointPrecision>& precision);
+                     int reps, int warmup, const ComparedSeries& compared,
+                     std::vector<AppendSamples>& samples, std::optional<PointPrecision>& precision);
 // The same with a pool per variant (pools[v] for variants[v], all of one size), or one pool for
 // all; the server's CPU (on a local server) is the sum over the distinct pools' backends.
 void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool local_server,
                      const std::vector<Variant>& variants,
                      const std::vector<std::vector<EventData>>& batches, const std::string& label,
-                     int reps, int warmup, std::vector<AppendSamples>& samples,
-                     std::optional<PointPrecision>& precision);
+                     int reps, int warmup, const ComparedSeries& compared,
+                     std::vector<AppendSamples>& samples, std::optional<PointPrecision>& precision);
 
 // client_drivers.cpp: the N clients of a point driven as pool_driver says (client i on
 // targets[i % targets.size()]); an append point's drivers, drivers.of_variant[v] for variants[v]:

@@ -72,7 +72,7 @@ void run_payload(IoListRun& r) {
     publish_after(publish, [&] {
       measure_appends(r, pool, false, variants, batch,
                       "payload " + format_bytes(bytes) + " per event", r.settings.payload_reps, 1,
-                      samples, precision);
+                      {}, samples, precision);
     });
   }
 }

@@ -268,8 +268,11 @@ void run_pooled(IoListRun& r) {
       }
     };
     publish_after(publish, [&] {
+      ComparedSeries compared;  // through PgBouncer / direct, per builder (the findings')
+      for (Builder b : builders)
+        compared.emplace_back(pooled_series(b, true), pooled_series(b, false));
       measure_appends(r, pools, false, variants, batches, "pooled, " + clients_text(n64), set.reps,
-                      set.warmup, samples, precision);
+                      set.warmup, compared, samples, precision);
       // After the rounds, every connection has had its backend (PgBouncer's opened on demand).
       if (direct) {
         closed = direct_pool->backend_pids();

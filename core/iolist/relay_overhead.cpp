@@ -31,6 +31,7 @@ void run_relay_overhead(IoListRun& r) {
   std::vector<AppendTiming> timings(1);
   AppendSamples a, b;  // direct, relayed
   PointRounds rounds(ctx, warmup, reps, 2);
+  rounds.track_ratio(1, 0);  // relay.overhead: through the relay / straight to the server
   auto publish = [&] {
     for (const auto& [s, name] : {std::pair{&a, "direct"}, std::pair{&b, "relay at 0 ms"}}) {
       if (s->total.wall.empty()) continue;

@@ -70,7 +70,8 @@ std::map<std::string, std::string> small_iolist() {
           {"build_sample_ms", "2"},
           {"transports", "round_trips"},  // one set per builder, direct
           {"network_rtt_ms", "0"},
-          {"synchronous_commit", "on"}};
+          {"synchronous_commit", "on"},
+          {"verdicts", "false"}};  // fixed rounds
 }
 
 QAbstractAxis* axis(QChart* chart, Qt::Orientation o) {

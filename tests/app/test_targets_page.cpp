@@ -74,8 +74,9 @@ void show_run_tab(MainWindow& w) {
 
 // The standby benchmark as small as it measures: one reader, one writer, one standby.
 std::map<std::string, std::string> small_standby_run() {
-  return {{"benchmarks", "standby"}, {"builders", "iolist"}, {"events", "5"}, {"readers", "1"},
-          {"writers", "1"},          {"repetitions", "2"},   {"warmup", "0"}, {"standbys", "1"}};
+  return {{"benchmarks", "standby"}, {"builders", "iolist"}, {"events", "5"},
+          {"readers", "1"},          {"writers", "1"},       {"repetitions", "2"},
+          {"warmup", "0"},           {"standbys", "1"},      {"verdicts", "false"}};
 }
 
 }  // namespace

@@ -196,9 +196,10 @@ TEST_F(Cli, CtrlCDuringAFrozenServerReturnsAndKeepsTheRun) {
   ManagedPostgres frozen;  // of this test's own: the shared one is never frozen
   const auto out = dir_ / "frozen.json";
   const pid_t pid =
-      spawn({"run", "iolist", "--pg", frozen.conninfo(), "--param", "benchmarks=append", "--param",
-             "writers=1", "--param", "repetitions=1000", "--param", "warmup=0", "--param",
-             "events=10", "--param", "network_rtt_ms=0", "--out", out.string()});
+      spawn({"run",     "iolist",    "--pg",    frozen.conninfo(),  "--param", "benchmarks=append",
+             "--param", "writers=1", "--param", "repetitions=1000", "--param", "warmup=0",
+             "--param", "events=10", "--param", "network_rtt_ms=0", "--param", "verdicts=false",
+             "--out",   out.string()});
   ASSERT_TRUE(wait_for_stderr("repetition 3/"));
   test::Freeze freeze(frozen.pid());
   std::this_thread::sleep_for(std::chrono::milliseconds(500));

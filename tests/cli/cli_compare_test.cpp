@@ -18,6 +18,7 @@ std::vector<std::string> appends(const std::string& conninfo, const fs::path& ou
           "--param",  "repetitions=9",
           "--param",  "warmup=1",
           "--param",  "events=10",
+          "--param",  "verdicts=false",
           "--out",    out.string(),
           "--quiet"};
 }

@@ -168,6 +168,7 @@ class Cli : public ::testing::Test {
             "--param",  "events=10",
             "--param",  "build_sizes=1,10",
             "--param",  "build_sample_ms=1",
+            "--param",  "verdicts=false",  // fixed rounds
             "--out",    out};
   }
 

@@ -80,6 +80,7 @@ Driven run_with(const std::string& driver) {
                      {"events", std::to_string(kEvents)},
                      {"repetitions", "2"},
                      {"warmup", "0"},
+                     {"verdicts", "false"},
                      {"pool_driver", driver}},
                     {}, {});
     PgConnection c = targets.postgres().connect();

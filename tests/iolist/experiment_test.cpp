@@ -29,7 +29,8 @@ const std::map<std::string, std::string> kSmall = {{"writers", "1,3"},
                                                    {"pgbench_ms", "50"},
                                                    {"pgbench_repetitions", "2"},
                                                    {"payload_bytes", "256,4096"},
-                                                   {"payload_repetitions", "2"}};
+                                                   {"payload_repetitions", "2"},
+                                                   {"verdicts", "false"}};  // fixed rounds
 }  // namespace
 
 TEST(IoListExperiment, SmallRunProducesEveryGroupSeriesAndFinding) {
@@ -200,7 +201,7 @@ TEST(IoListExperiment, MeasuresToAPrecisionOrUntilTheBudgetEnds) {
       {"benchmarks", "append"}, {"builders", "interpolate,iolist"},
       {"writers", "1"},         {"events", "10"},
       {"repetitions", "6"},     {"warmup", "0"},
-      {"precision", "50"}};
+      {"precision", "50"},      {"verdicts", "false"}};
   // A loose goal: reached soon after the minimum of rounds (on a busy machine a round or two
   // more may be needed).
   perflab::Run run = execute(*exp, targets, p, {}, {});
@@ -246,7 +247,8 @@ TEST(IoListExperiment, WritersThroughTheRelayAreTheirOwnParameter) {
                               {"network_rtt_ms", "0,1"},
                               {"repetitions", "2"},
                               {"warmup", "0"},
-                              {"events", "10"}},
+                              {"events", "10"},
+                              {"verdicts", "false"}},
                              {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   EXPECT_NE(run.find_point("append", "iolist", "single writer"), nullptr);
@@ -344,7 +346,8 @@ namespace {
 const std::map<std::string, std::string> kCommit = {
     {"benchmarks", "append"}, {"builders", "iolist"},  {"transports", "round_trips"},
     {"writers", "1"},         {"repetitions", "3"},    {"warmup", "0"},
-    {"events", "10"},         {"network_rtt_ms", "0"}, {"synchronous_commit", "on,off"}};
+    {"events", "10"},         {"network_rtt_ms", "0"}, {"synchronous_commit", "on,off"},
+    {"verdicts", "false"}};
 }  // namespace
 
 // On a server Perflab manages (its own, started here: durable, so COMMIT waits for a real WAL
@@ -366,6 +369,48 @@ TEST(IoListExperiment, SynchronousCommitOffOnAManagedServer) {
   EXPECT_NE(share->text.find("durability"), std::string::npos) << share->text;
   EXPECT_EQ(share->kind, FindingKind::Share);
   for (const auto& v : test::finding_rule_violations(*share)) ADD_FAILURE() << v;
+}
+
+// By default each point measures until the ratios its findings state have verdicts: at an append
+// point iolist / interpolate, iolist pipelined / four round trips and synchronous_commit off / on
+// (three, on a managed server), within the run's budget; the run ends with its verdicts note.
+TEST(IoListExperiment, ByDefaultAnAppendPointMeasuresToTheVerdictsOfItsFindings) {
+  auto exp = make_iolist_experiment();
+  Targets targets;  // managed: synchronous_commit off is measured
+  std::string last;
+  RunHooks hooks;
+  hooks.progress = [&](double, std::string_view step) {
+    if (step.find("to verdicts: ") != std::string_view::npos) last = step;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  perflab::Run run = execute(*exp, targets,
+                             {{"benchmarks", "append"},
+                              {"builders", "interpolate,iolist"},
+                              {"transports", "round_trips,pipeline"},
+                              {"synchronous_commit", "on,off"},
+                              {"writers", "1"},
+                              {"network_rtt_ms", "0"},
+                              {"events", "10"},
+                              {"repetitions", "6"},
+                              {"warmup", "0"},
+                              {"budget_s", "15"}},
+                             hooks, {});
+  ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::minutes(5));  // no hang
+  EXPECT_EQ(run.params.at("verdicts"), "true");                               // the default
+  EXPECT_NE(last.find(" of 3 settled"), std::string::npos) << last;
+  for (const char* series :
+       {"interpolate", "iolist", "iolist pipelined", "iolist, synchronous_commit off"}) {
+    const Point* p = run.find_point("append", series, "single writer");
+    ASSERT_NE(p, nullptr) << series;
+    ASSERT_TRUE(p->precision.has_value()) << series;
+    EXPECT_TRUE(p->precision->by_verdicts);
+    EXPECT_GE(p->precision->rounds, 6);
+    EXPECT_EQ(p->samples.size(), static_cast<std::size_t>(p->precision->rounds));
+  }
+  const Finding* note = test::find_finding(run, "verdicts");
+  ASSERT_NE(note, nullptr);
+  EXPECT_NE(note->text.find("comparisons reached a verdict"), std::string::npos) << note->text;
 }
 
 // On a server Perflab does not manage, synchronous_commit is never sent: the variant is skipped

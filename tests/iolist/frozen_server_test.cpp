@@ -55,7 +55,7 @@ class FrozenPostgres : public ::testing::Test {
       {"benchmarks", "append"}, {"builders", "interpolate,iolist"},
       {"writers", "2"},         {"repetitions", "1000"},
       {"warmup", "0"},          {"events", "10"},
-      {"network_rtt_ms", "0"}};
+      {"network_rtt_ms", "0"},  {"verdicts", "false"}};
 
   std::unique_ptr<Experiment> experiment_ = make_iolist_experiment();
   std::unique_ptr<ManagedPostgres> pg_;

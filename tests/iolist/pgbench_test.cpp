@@ -50,7 +50,8 @@ TEST(PgbenchPeer, RunsTheSameAppendAndItsRowsLand) {
                                                      {"pgbench_ms", "100"},
                                                      {"pgbench_repetitions", "3"},
                                                      {"transports", "round_trips"},
-                                                     {"network_rtt_ms", "0"}};
+                                                     {"network_rtt_ms", "0"},
+                                                     {"verdicts", "false"}};
   perflab::Run run = execute(*exp, targets, params, {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   std::int64_t pgbench_tx = 0;

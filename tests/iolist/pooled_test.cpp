@@ -62,7 +62,8 @@ TEST(IoListPooled, PgBouncerServesAThousandClientsAndEveryStreamReadsBackEqual) 
                                 {"events", std::to_string(events)},
                                 {"repetitions", "2"},
                                 {"warmup", "0"},
-                                {"seed", "7"}},
+                                {"seed", "7"},
+                                {"verdicts", "false"}},
                                {}, {});
     ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
     ASSERT_NE(targets.managed_pgbouncer(), nullptr);
@@ -152,7 +153,8 @@ TEST(IoListPooled, AnExternalServerKeepsItsSettingsAndOnlyPerflabsSchemaIsWritte
                               {"pool_clients", "10,100"},
                               {"events", "5"},
                               {"repetitions", "2"},
-                              {"warmup", "0"}},
+                              {"warmup", "0"},
+                              {"verdicts", "false"}},
                              {}, {});
   ASSERT_EQ(run.status, RunStatus::Finished) << run.message;
   EXPECT_EQ(owner.exec("SHOW max_connections").value(0, 0), "60");

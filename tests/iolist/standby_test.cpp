@@ -49,8 +49,8 @@ std::string server_state(PgConnection& c, const std::string& own_schema) {
 }
 
 const std::map<std::string, std::string> kStandbyRun = {
-    {"benchmarks", "standby"}, {"readers", "1,4"}, {"writers", "1,4"},
-    {"repetitions", "6"},      {"warmup", "0"},    {"events", "20"}};
+    {"benchmarks", "standby"}, {"readers", "1,4"}, {"writers", "1,4"},   {"repetitions", "6"},
+    {"warmup", "0"},           {"events", "20"},   {"verdicts", "false"}};
 
 }  // namespace
 
