@@ -59,6 +59,17 @@ void PointRounds::record(std::span<const double> round) {
   adaptive_->add_round(round, static_cast<double>(wall_ns() - started_ns_) / 1e9);
 }
 
+double PointRounds::done() const {
+  const double all = warmup_ + repetitions_;
+  if (!adaptive_) return std::min(1.0, round_ / all);
+  const int measured = adaptive_->rounds();
+  if (measured == 0) return 0;  // warming up
+  const double elapsed = static_cast<double>(wall_ns() - started_ns_) / 1e9;
+  const double at_least = elapsed / measured * repetitions_;
+  const double may_take = std::max(budget_s_, at_least);
+  return may_take > 0 ? std::min(1.0, elapsed / may_take) : 1.0;
+}
+
 std::optional<PointPrecision> PointRounds::precision() const {
   if (!adaptive_) return std::nullopt;
   return PointPrecision{adaptive_->rounds(), adaptive_->settled(),

@@ -52,6 +52,10 @@ class PointRounds {
   std::string progress_text() const;
   // The point's time budget, seconds (adaptive only; 0 with fixed repetitions).
   double budget_s() const { return budget_s_; }
+  // How far the point is, 0..1: with fixed repetitions its rounds over all it will take;
+  // measuring adaptively, its time over what it may take (its budget, or its minimum rounds
+  // when they take longer); it may end sooner, settled.
+  double done() const;
 
  private:
   int warmup_ = 0, repetitions_ = 0, round_ = 0;

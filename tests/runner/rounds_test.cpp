@@ -48,7 +48,7 @@ class Rounds : public Experiment {
       const double round[2] = {100 * noise, ctx.params().get_double("b") * (2 - noise)};
       if (!rounds.warmup()) a.push_back(round[0]), b.push_back(round[1]);
       rounds.record(round);
-      ctx.progress(0.5, rounds.progress_text());
+      ctx.progress(rounds.done(), rounds.progress_text());
     }
     for (auto [name, samples] : {std::pair{"a", &a}, std::pair{"b", &b}}) {
       Point p{"p", std::nullopt, *samples, {}, {}};
@@ -72,13 +72,15 @@ TEST(PointRounds, FixedRepetitionsWithoutAPrecision) {
   Rounds e;
   Targets t;
   std::string last;
-  RunHooks hooks{[&](double, std::string_view s) { last = s; }, {}};
+  double last_done = 0;
+  RunHooks hooks{[&](double f, std::string_view s) { last = s, last_done = f; }, {}};
   const perflab::Run r = execute(e, t, {{"repetitions", "7"}, {"warmup", "2"}}, hooks, {});
   ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
   EXPECT_EQ(samples_of(r, "a"), 7u);  // warm-ups dropped
   EXPECT_EQ(samples_of(r, "b"), 7u);
   EXPECT_FALSE(r.find_point("g", "a", "p")->precision.has_value());
   EXPECT_EQ(last, "repetition 9/9");
+  EXPECT_EQ(last_done, 1.0);  // 9 of 9 rounds
   // The finding: paired, judged at the run's threshold (parameter, in percent).
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].ci->method, CiMethod::PairedBootstrap);
@@ -203,4 +205,33 @@ TEST(PointRounds, TheRunBudgetEndsAPointThatCannotSettle) {
   EXPECT_NE(note.text.find(" / b "), std::string::npos) << note.text;  // the ratio, its interval
   EXPECT_NE(note.text.find("–"), std::string::npos) << note.text;
   for (const auto& v : test::finding_rule_violations(note)) ADD_FAILURE() << v;
+}
+
+// Measuring to verdicts, a point's progress follows its time budget, not its minimum rounds:
+// past them it goes on, so `done` after the sixth round is a small part of the point, and the
+// last round is near its end.
+TEST(PointRounds, AnAdaptivePointIsDoneInProportionToItsBudget) {
+  Rounds e;
+  Targets t;
+  std::vector<std::pair<std::string, double>> seen;
+  RunHooks hooks{[&](double f, std::string_view s) { seen.emplace_back(s, f); }, {}};
+  const perflab::Run r = execute(e, t,
+                                 {{"repetitions", "6"},
+                                  {"warmup", "0"},
+                                  {"verdicts", "true"},
+                                  {"b", "102"},
+                                  {"spread", "0.05"},
+                                  {"round_ms", "50"},
+                                  {"budget_s", "2"}},
+                                 hooks, {});
+  ASSERT_EQ(r.status, RunStatus::Finished) << r.message;
+  std::vector<std::pair<std::string, double>> rounds;  // the point's own steps
+  for (const auto& step : seen)
+    if (step.first.rfind("repetition ", 0) == 0) rounds.push_back(step);
+  ASSERT_GT(rounds.size(), 8u);  // 2 s of 50 ms rounds: some 30 (loose)
+  for (std::size_t i = 1; i < rounds.size(); ++i)
+    EXPECT_GE(rounds[i].second, rounds[i - 1].second) << rounds[i].first;
+  EXPECT_EQ(rounds[5].first.rfind("repetition 6 (to verdicts", 0), 0u) << rounds[5].first;
+  EXPECT_LT(rounds[5].second, 0.6);  // 6 rounds of 50 ms, of a 2 s budget
+  EXPECT_GT(rounds.back().second, 0.5);
 }
