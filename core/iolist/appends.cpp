@@ -194,7 +194,7 @@ void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool lo
     }
     rounds.record(round);
     precision = rounds.precision();
-    r.step(label + ": " + rounds.progress_text());
+    r.step(rounds, label + ": " + rounds.progress_text());
   }
 }
 

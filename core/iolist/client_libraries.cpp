@@ -90,7 +90,7 @@ void run_client(IoListRun& r) {
         x.allocs.push_back(allocs);
       }
       rounds.record(round);
-      r.step("client libraries: " + rounds.progress_text());
+      r.step(rounds, "client libraries: " + rounds.progress_text());
     }
   });
 }

@@ -83,6 +83,29 @@ const AppendSamples* IoListMeasured::find(const std::string& series,
   return it == appends.end() || it->second.total.wall.empty() ? nullptr : &it->second;
 }
 
+namespace {
+
+// Whether a planned point is measured in rounds (PointRounds): not the build, pgbench, the
+// streams written for the readers, PgBouncer's prepared probe or the latency rounds.
+bool measured_in_rounds(const PointProgress::Planned& p) {
+  switch (p.kind) {
+    case PointKind::Relay:
+    case PointKind::Append:
+    case PointKind::Read:
+    case PointKind::Payload:
+    case PointKind::Client:
+    case PointKind::StandbyRead:
+    case PointKind::StandbyLag:
+      return true;
+    case PointKind::Pooled:
+      return p.n > 0;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 IoListRun::IoListRun(RunContext& context)
     : ctx(context), settings(IoListSettings::from(context.params())) {
   const IoListSettings& s = settings;
@@ -94,24 +117,32 @@ IoListRun::IoListRun(RunContext& context)
   uuid_state_ = s.seed ^ 0x9e3779b97f4a7c15ULL;
   plan_points(s, variants_.size(), progress_);
   // The points measured in rounds (PointRounds) share the run's budget, if any.
-  std::size_t rounded = 0;
-  for (const auto& p : progress_.planned()) switch (p.kind) {
-      case PointKind::Relay:
-      case PointKind::Append:
-      case PointKind::Read:
-      case PointKind::Payload:
-      case PointKind::Client:
-      case PointKind::StandbyRead:
-      case PointKind::StandbyLag:
-        ++rounded;
-        break;
-      case PointKind::Pooled:
-        rounded += p.n > 0 ? 1 : 0;  // not the prepared probe
-        break;
-      default:
-        break;
+  const auto& planned = progress_.planned();
+  ctx.expect_points(
+      static_cast<std::size_t>(std::count_if(planned.begin(), planned.end(), measured_in_rounds)));
+  began_s_ = static_cast<double>(wall_ns()) / 1e9;
+  for (const auto& p : planned) min_forecast_s_.push_back(p.forecast_s);
+  foretell_shares(0, 0);
+}
+
+// Measuring adaptively within a budget, the points from `from` on, the run `at_s` seconds old,
+// are foretold as RunBudget will share it, in the run's order: a point measured in rounds takes
+// what remains when it begins over the points left, or its minimum rounds when they take longer.
+void IoListRun::foretell_shares(std::size_t from, double at_s) {
+  const RunnerSettings& runner = ctx.runner();
+  if (!runner.adaptive() || !(runner.budget_s > 0)) return;
+  const auto& planned = progress_.planned();
+  std::size_t left = static_cast<std::size_t>(std::count_if(
+      planned.begin() + static_cast<std::ptrdiff_t>(from), planned.end(), measured_in_rounds));
+  for (std::size_t i = from; i < planned.size(); ++i) {
+    double takes = min_forecast_s_[i];
+    if (measured_in_rounds(planned[i])) {
+      const double share = std::max(0.0, runner.budget_s - at_s) / static_cast<double>(left--);
+      takes = std::max(takes, std::min(share, runner.precision_budget_s));
+      progress_.foretell(i, takes);
     }
-  ctx.expect_points(rounded);
+    at_s += takes;
+  }
 }
 
 void IoListRun::connect() {
@@ -148,11 +179,19 @@ void IoListRun::connect() {
 }
 
 double IoListRun::begin_point(PointKind kind, std::int64_t n, const std::string& tag) {
-  return progress_.begin(kind, n, tag, static_cast<double>(wall_ns()) / 1e9);
+  const double now_s = static_cast<double>(wall_ns()) / 1e9;
+  const double f = progress_.begin(kind, n, tag, now_s);
+  // The points after it, from how much of the budget is left now.
+  if (const auto i = progress_.current()) foretell_shares(*i + 1, now_s - began_s_);
+  return f;
 }
 
 void IoListRun::step(const std::string& what) {
   ctx.progress(progress_.step(), what);
+}
+
+void IoListRun::step(const PointRounds& rounds, const std::string& what) {
+  ctx.progress(progress_.reach(rounds.done()), what);
 }
 
 // The forecasts: seconds on this 2-core machine's release build with nothing else running

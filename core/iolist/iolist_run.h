@@ -154,6 +154,8 @@ class IoListRun {
   double begin_point(PointKind kind, std::int64_t n = 0, const std::string& tag = {});
   double fraction() const { return progress_.fraction(); }
   void step(const std::string& what);
+  // One more round of the current point, as far as `rounds` says it is (PointRounds::done).
+  void step(const PointRounds& rounds, const std::string& what);
 
  private:
   PgTarget pg_;
@@ -165,6 +167,12 @@ class IoListRun {
   int server_port_ = 0;
   std::uint64_t uuid_state_ = 0;
   PointProgress progress_;
+  // Measuring adaptively within a budget: each point's forecast at its minimum rounds, and
+  // when the run began (s of wall_ns), to foretell the points not begun as the budget will
+  // share it (foretell_shares).
+  std::vector<double> min_forecast_s_;
+  double began_s_ = 0;
+  void foretell_shares(std::size_t from, double at_s);
 };
 
 // The points a run of these settings measures, in its order, each with its steps and the

@@ -40,6 +40,17 @@ double PointProgress::step() {
   return fraction_;
 }
 
+double PointProgress::reach(double within) {
+  if (!current_) return fraction_;
+  fraction_ = std::max(fraction_, progress_.at(*current_, std::clamp(within, 0.0, 1.0)));
+  return fraction_;
+}
+
+void PointProgress::foretell(std::size_t i, double forecast_s) {
+  parts_.at(i).forecast_s = forecast_s;
+  progress_.expect(i, forecast_s);
+}
+
 void PointProgress::revise() {
   double took_all = 0, forecast_all = 0;
   std::vector<std::pair<double, double>> by_kind(static_cast<std::size_t>(PointKind::Latency) + 1);

@@ -45,11 +45,17 @@ class PointProgress {
   // current one changes nothing.
   double begin(PointKind kind, std::int64_t n, const std::string& tag, double now_s);
   double step();  // one more step of the current point; the fraction done
+  // The current point is `within` (0..1) done (a point measured to verdicts ends by its time
+  // budget: it knows how far it is better than its steps do); the fraction done.
+  double reach(double within);
+  // The i-th point is now foretold to take `forecast_s` (before it begins).
+  void foretell(std::size_t i, double forecast_s);
   double fraction() const { return fraction_; }
   // What the i-th point is expected to take now: its forecast times how long the points of its
   // kind took against their forecasts, or, before any of its kind, all points measured.
   double expected(std::size_t i) const { return progress_.expected(i); }
   const std::vector<Planned>& planned() const { return parts_; }
+  std::optional<std::size_t> current() const { return current_; }  // the point begun last
 
  private:
   void revise();  // the points not begun, from those that ended

@@ -102,7 +102,7 @@ void run_read(IoListRun& r) {
           round[i] = s.wall_us;
         }
         rounds.record(round);
-        r.step("read, " + writers_label(n64, true) + ": " + rounds.progress_text());
+        r.step(rounds, "read, " + writers_label(n64, true) + ": " + rounds.progress_text());
       }
     });
   }

@@ -53,7 +53,7 @@ void run_relay_overhead(IoListRun& r) {
         round[std::size_t(i)] = s.wall_us;
       }
       rounds.record(round);
-      r.step("relay overhead: " + rounds.progress_text());
+      r.step(rounds, "relay overhead: " + rounds.progress_text());
     }
   });
 }

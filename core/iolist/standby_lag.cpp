@@ -249,7 +249,7 @@ void run_standby_lag(IoListRun& r) {
           samples[v].append_us.push_back(mean);
         }
         rounds.record(round);
-        r.step("read-your-writes lag, " + label + ": " + rounds.progress_text());
+        r.step(rounds, "read-your-writes lag, " + label + ": " + rounds.progress_text());
       }
     });
   }

@@ -109,7 +109,7 @@ void run_standby_reads(IoListRun& r) {
           }
         }
         rounds.record(round);
-        r.step("standby reads, " + label + ": " + rounds.progress_text());
+        r.step(rounds, "standby reads, " + label + ": " + rounds.progress_text());
       }
     });
   }

@@ -107,6 +107,21 @@ TEST(PointProgress, PointsBeginInTheirOrderAndSkippedOnesCountAsDone) {
   EXPECT_DOUBLE_EQ(p.step(), 0.8125);
 }
 
+// A point measured to verdicts is foretold its share of the run's budget, and reaches as far
+// as its time says (PointRounds::done), never back.
+TEST(PointProgress, APointForetoldAnewReachesWhereItsTimeSays) {
+  PointProgress p;
+  p.add(PointKind::Append, 1, "0", 10, 1.0);
+  p.add(PointKind::Append, 10, "0", 10, 1.0);
+  p.foretell(0, 9.0);  // now 9 s of 10
+  EXPECT_DOUBLE_EQ(p.planned()[0].forecast_s, 9.0);
+  EXPECT_DOUBLE_EQ(p.begin(PointKind::Append, 1, "0", 0), 0);
+  EXPECT_NEAR(p.reach(0.5), 0.45, 1e-9);
+  EXPECT_NEAR(p.reach(0.2), 0.45, 1e-9);  // never back
+  EXPECT_NEAR(p.begin(PointKind::Append, 10, "0", 9), 0.9, 1e-9);
+  EXPECT_NEAR(p.reach(1.0), 1.0, 1e-9);
+}
+
 TEST(PointProgress, ForecastsAreScaledByWhatTheirKindTookElseByAll) {
   PointProgress p;
   p.add(PointKind::Build, 1, "", 1, 1);
