@@ -99,6 +99,64 @@ class TargetsPageTest : public QObject {
     standby_ = std::make_unique<ManagedPostgresStandby>(*primary_, opts);
   }
 
+  void targetsFormBuildsConnectionSettings() {
+    TargetsForm f;
+    QVERIFY(!to_config(f).pg_conninfo);  // managed by default
+    QVERIFY(to_config(f).redis_nodes.empty());
+    f.pg_managed = false;
+    f.pg_host = "db.example";
+    f.pg_port = 5433;
+    f.pg_user = "o'neil";
+    f.pg_password = "p w";
+    f.pg_sslmode = "require";
+    std::string c = pg_conninfo(f);
+    QVERIFY(c.find("host='db.example' port=5433") != std::string::npos);
+    QVERIFY(c.find("user='o\\'neil'") != std::string::npos);
+    QVERIFY(c.find("password='p w'") != std::string::npos);
+    QVERIFY(c.find("sslmode='require'") != std::string::npos);
+    QCOMPARE(*to_config(f).pg_conninfo, c);
+    f.pg_conninfo = "postgresql://u@h:1/d";
+    QCOMPARE(pg_conninfo(f), std::string("postgresql://u@h:1/d"));  // raw conninfo wins
+    // A connect_timeout Perflab would not bound is refused beside its field, for the server
+    // and for each standby.
+    auto refused_field = [&](TargetField field, const char* says) {
+      try {
+        to_config(f);
+      } catch (const TargetsFormError& e) {
+        return e.field() == field && std::string(e.what()).find(says) != std::string::npos;
+      }
+      return false;
+    };
+    f.pg_conninfo = "host=h connect_timeout=600";
+    QVERIFY(refused_field(TargetField::PgServer, "connect_timeout=600"));
+    f.pg_conninfo = "host=h connect_timeout=60";
+    f.pg_standbys = "host=s1 connect_timeout=5\nhost=s2 connect_timeout=0";
+    QVERIFY(refused_field(TargetField::PgStandby, "standby 2: connect_timeout=0"));
+    f.pg_standbys = "host=s1 connect_timeout=5";
+    QCOMPARE(to_config(f).pg_standby_conninfos.size(), std::size_t(1));
+    f.pg_standbys.clear();
+    f.pg_conninfo = "postgresql://u@h:1/d";
+    f.redis_managed = false;
+    f.redis_password = "pw";
+    f.redis_nodes = "10.0.0.1:7001,10.0.0.2:7002";
+    auto nodes = redis_endpoints(f);
+    QCOMPARE(nodes.size(), std::size_t(2));
+    QCOMPARE(nodes[1].port, 7002);
+    QCOMPARE(nodes[1].password, std::string("pw"));
+    // An external Redis Cluster: its seeds, with the password; empty: a managed cluster.
+    QVERIFY(to_config(f).redis_cluster.empty());
+    f.redis_cluster = "10.0.0.1:7000, 10.0.0.2:7001";
+    const auto seeds = to_config(f).redis_cluster;
+    QCOMPARE(seeds.size(), std::size_t(2));
+    QCOMPARE(seeds[1].port, 7001);
+    QCOMPARE(seeds[1].password, std::string("pw"));
+    f.redis_cluster = "10.0.0.1:x";
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, to_config(f));
+    f.redis_cluster.clear();
+    f.redis_nodes = "a:1,,b:2";  // an empty entry
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, to_config(f));
+  }
+
   void standbysFormBuildsTheirConninfos() {
     TargetsForm f;
     f.pg_managed = false;
