@@ -1,5 +1,5 @@
-// app/charts: the chart built for each kind of group, log axes, values ≤ 0, and the exports
-// decoded back (PNG pixels, SVG document, PDF file).
+// app/charts: the chart built for each kind of group, log axes, values ≤ 0, error bars, wrapped
+// labels, overlays and the presentation's fonts (the exports: test_chart_exports.cpp).
 #include <cmath>
 
 #include <QBarCategoryAxis>
@@ -29,86 +29,13 @@
 #include "charts/run_chart.h"
 #include "common/figure_format.h"
 
+#include "chart_probes.h"
 #include "sample_runs.h"
 #include "waits.h"
 
 using namespace perflab;
 using namespace perflab::charts;
-
-namespace {
-
-template <class T>
-QList<T*> series_of_type(QChart& chart) {
-  QList<T*> out;
-  for (auto* s : chart.series())
-    if (auto* t = qobject_cast<T*>(s)) out << t;
-  return out;
-}
-
-// The I-beams of a chart, each with the item that draws it.
-struct Beam {
-  ErrorBars* item;
-  ErrorBar bar;
-};
-QList<Beam> beams(QChart& chart) {
-  QList<Beam> out;
-  for (auto* e : error_bar_items(chart))
-    for (const auto& b : e->bars()) out << Beam{e, b};
-  return out;
-}
-
-// Legend entries (error bars have none).
-int visible_markers(QChart& chart) {
-  return static_cast<int>(chart.legend()->markers().size());
-}
-
-bool is_log(QAbstractAxis* a) {
-  return a && a->property("perflab_log").toBool();
-}
-
-QAbstractAxis* axis(QChart& chart, Qt::Orientation o) {
-  auto axes = chart.axes(o);
-  return axes.isEmpty() ? nullptr : axes.front();
-}
-
-// Pixels close to `c` (each channel within 40).
-int pixels_like(const QImage& img, QColor c) {
-  int n = 0;
-  for (int y = 0; y < img.height(); ++y)
-    for (int x = 0; x < img.width(); ++x) {
-      QColor p = img.pixelColor(x, y);
-      if (std::abs(p.red() - c.red()) < 40 && std::abs(p.green() - c.green()) < 40 &&
-          std::abs(p.blue() - c.blue()) < 40)
-        ++n;
-    }
-  return n;
-}
-
-QColor first_bar_colour(const Run& run, const ChartOptions& o) {
-  auto chart = build_chart(run, "append", o);
-  return series_of_type<QBarSeries>(*chart).front()->barSets().front()->color();
-}
-
-// Text in a PDF as Qt writes its strings (UTF-16BE), or as plain bytes.
-bool pdf_has_text(const QByteArray& pdf, const QString& text) {
-  QByteArray utf16;
-  for (QChar ch : text) {
-    utf16.append(char(ch.unicode() >> 8));
-    utf16.append(char(ch.unicode() & 0xff));
-  }
-  return pdf.contains(utf16) || pdf.contains(text.toLatin1());
-}
-
-int pdf_pages(const QByteArray& pdf) {
-  int n = 0, at = 0;
-  while ((at = pdf.indexOf("/Type /Page", at)) >= 0) {
-    at += 11;
-    if (at < pdf.size() && pdf[at] != 's') ++n;
-  }
-  return n;
-}
-
-}  // namespace
+using namespace perflab::test;
 
 class ChartsTest : public QObject {
   Q_OBJECT
@@ -597,40 +524,6 @@ class ChartsTest : public QObject {
     for (auto* line : series_of_type<QLineSeries>(*chart)) QVERIFY(!line->pointsVisible());
   }
 
-  void errorBarsAreInTheExports() {
-    // Decoded PNG and SVG: the error bars' colour appears where the bars alone have none of it.
-    Run run = test::sample_run();
-    ChartOptions off;
-    off.error_bars = false;
-    for (bool log : {false, true}) {
-      ChartOptions on;
-      on.log_y = off.log_y = log;
-      QBuffer with, without;
-      with.open(QIODevice::WriteOnly);
-      without.open(QIODevice::WriteOnly);
-      write_png(run, {{"append"}, on, {900, 500}}, with);
-      write_png(run, {{"append"}, off, {900, 500}}, without);
-      QImage a, b;
-      QVERIFY(a.loadFromData(with.data(), "PNG") && b.loadFromData(without.data(), "PNG"));
-      const int extra = pixels_like(a, error_bar_color()) - pixels_like(b, error_bar_color());
-      QVERIFY2(extra > 40, qPrintable(QString("log %1: %2 more pixels").arg(log).arg(extra)));
-    }
-    off.log_y = false;
-    auto svg_pixels = [&](const ChartOptions& o) {
-      QBuffer buf;
-      buf.open(QIODevice::WriteOnly);
-      write_svg(run, {{"build"}, o, {800, 500}}, buf);
-      QSvgRenderer svg(buf.data());
-      QImage img(800, 500, QImage::Format_ARGB32);
-      img.fill(Qt::white);
-      QPainter p(&img);
-      svg.render(&p);
-      p.end();
-      return pixels_like(img, error_bar_color());
-    };
-    QVERIFY(svg_pixels({}) > svg_pixels(off) + 40);
-  }
-
   void categoryLabelsWrapWhenTheyDoNotFit() {
     // A label wider than its category would be dropped by Qt: wrapped over lines (or turned)
     // when narrow, level on one line when there is room, decided on every resize; the
@@ -656,27 +549,6 @@ class ChartsTest : public QObject {
     scene.removeItem(chart.get());
   }
 
-  void exportsWrapTheLegendInsteadOfCuttingNames() {
-    // A narrow export with long series names: every name whole (Qt's legend cut them to "…").
-    Run run = test::sample_run();
-    for (auto& s : run.series)
-      if (s.group == "append") s.name += ", written per reply without TCP_NODELAY";
-    QBuffer svg;
-    svg.open(QIODevice::WriteOnly);
-    write_svg(run, {{"append"}, {}, {500, 400}}, svg);
-    const QString text = QString::fromUtf8(svg.data());
-    QVERIFY(text.contains("iolist, written per reply without TCP_NODELAY"));
-    QVERIFY(text.contains("interpolate, written per reply without TCP_NODELAY"));
-    QVERIFY(!text.contains(QChar(0x2026)));  // no name cut short
-    // The PNG still decodes, at its size.
-    QBuffer png;
-    png.open(QIODevice::WriteOnly);
-    write_png(run, {{"append"}, {}, {500, 400}}, png);
-    QImage img;
-    QVERIFY(img.loadFromData(png.data(), "PNG"));
-    QCOMPARE(img.size(), QSize(500, 400));
-  }
-
   void overlayNamesBothRuns() {
     Run a = test::sample_run(1.0), b = test::sample_run(0.5);
     Run o = overlay_runs(a, "old", b, "new");
@@ -698,115 +570,6 @@ class ChartsTest : public QObject {
     QVERIFY(big->titleFont().pointSizeF() > normal->titleFont().pointSizeF() * 1.4);
     QVERIFY(axis(*big, Qt::Vertical)->labelsFont().pointSizeF() >
             axis(*normal, Qt::Vertical)->labelsFont().pointSizeF() * 1.4);
-  }
-
-  void pngRendersBarsAndLines() {
-    Run run = test::sample_run();
-    QImage img = render_image(run, {{"append"}, {}, {900, 500}});
-    QCOMPARE(img.size(), QSize(900, 500));
-    QColor bar = first_bar_colour(run, {});
-    QVERIFY2(pixels_like(img, bar) > 2000, "the bars are drawn");
-    ChartOptions log;
-    log.log_y = true;
-    QImage limg = render_image(run, {{"append"}, log, {900, 500}});
-    QVERIFY2(pixels_like(limg, bar) > 100, "the points are drawn on a log axis");
-    // All groups: a grid of two columns.
-    QImage grid = render_image(run, {{}, {}, {400, 300}});
-    QCOMPARE(grid.size(), QSize(800, 300));
-    // Encoded and decoded.
-    QBuffer buf;
-    buf.open(QIODevice::WriteOnly);
-    write_png(run, {{"build"}, {}, {640, 480}}, buf);
-    QImage back;
-    QVERIFY(back.loadFromData(buf.data(), "PNG"));
-    QCOMPARE(back.size(), QSize(640, 480));
-    QSet<QRgb> colours;
-    for (int y = 0; y < back.height(); y += 4)
-      for (int x = 0; x < back.width(); x += 4) colours.insert(back.pixel(x, y));
-    QVERIFY2(colours.size() > 20, "not blank");
-  }
-
-  void svgCarriesTheRunDescription() {
-    Run run = test::sample_run();
-    run.params["note"] = "a<b & c";
-    QBuffer buf;
-    buf.open(QIODevice::WriteOnly);
-    write_svg(run, {{"append"}, {}, {800, 500}}, buf);
-    QSvgRenderer svg(buf.data());
-    QVERIFY(svg.isValid());
-    QCOMPARE(svg.viewBoxF(), QRectF(0, 0, 800, 500));
-    QString text = QString::fromUtf8(buf.data());
-    QVERIFY(text.contains("<desc>"));
-    QVERIFY(text.contains("note=a&lt;b &amp; c"));
-    QVERIFY(text.contains("events=100"));
-    QVERIFY(text.contains("Perflab iolist"));
-    QVERIFY(text.contains("Append 100 events"));  // the title, as text
-    QVERIFY(text.contains("10 writers"));         // a category label
-    // The rendered SVG shows the bars.
-    QImage img(800, 500, QImage::Format_ARGB32);
-    img.fill(Qt::white);
-    QPainter p(&img);
-    svg.render(&p);
-    p.end();
-    QVERIFY(pixels_like(img, first_bar_colour(run, {})) > 2000);
-  }
-
-  void pdfHasTitleCreatorAndOnePagePerChart() {
-    Run run = test::sample_run();
-    QBuffer buf;
-    buf.open(QIODevice::WriteOnly);
-    write_pdf(run, {{}, {}, {800, 500}}, buf);
-    QByteArray pdf = buf.data();
-    QVERIFY(pdf.startsWith("%PDF-"));
-    QVERIFY(pdf_has_text(pdf, "Perflab iolist"));
-    QVERIFY(pdf_has_text(pdf, "events=100"));
-    QVERIFY(pdf_has_text(pdf, "Perflab"));
-    QCOMPARE(pdf_pages(pdf), 2);
-  }
-
-  void exportFilesAtomically() {
-    QTemporaryDir dir;
-    Run run = test::sample_run();
-    QString png = dir.filePath("c.png"), svg = dir.filePath("c.svg"), pdf = dir.filePath("c.pdf");
-    export_charts(run, {{"append"}, {}, {600, 400}}, format_from_path(png), png);
-    export_charts(run, {{"append"}, {}, {600, 400}}, format_from_path(svg), svg);
-    export_charts(run, {{"append"}, {}, {600, 400}}, format_from_path(pdf), pdf);
-    QCOMPARE(QImage(png).size(), QSize(600, 400));
-    QVERIFY(QSvgRenderer(svg).isValid());
-    QFile f(pdf);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QVERIFY(f.read(5) == "%PDF-");
-    f.close();
-    // A bad request leaves the existing file as it was, and no temporary behind.
-    QByteArray before;
-    {
-      QFile pf(png);
-      QVERIFY(pf.open(QIODevice::ReadOnly));
-      before = pf.readAll();
-    }
-    QVERIFY_THROWS_EXCEPTION(
-        ChartError, export_charts(run, {{"nope"}, {}, {600, 400}}, ExportFormat::Png, png));
-    QVERIFY_THROWS_EXCEPTION(
-        ChartError, export_charts(run, {{"append"}, {}, {10, 400}}, ExportFormat::Png, png));
-    {
-      QFile pf(png);
-      QVERIFY(pf.open(QIODevice::ReadOnly));
-      QCOMPARE(pf.readAll(), before);
-    }
-    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 3);
-    QVERIFY_THROWS_EXCEPTION(ChartError,
-                             export_charts(run, {{"append"}, {}, {600, 400}}, ExportFormat::Png,
-                                           dir.filePath("missing/dir/c.png")));
-    QVERIFY_THROWS_EXCEPTION(ChartError, format_from_path("chart.jpg"));
-    QCOMPARE(format_from_path("A.PDF"), ExportFormat::Pdf);
-  }
-
-  void descriptionNamesExperimentAndParameters() {
-    Run run = test::sample_run();
-    QString d = run_description(run);
-    QVERIFY(d.startsWith("Perflab iolist"));
-    QVERIFY(d.contains("builders=iolist,interpolate"));
-    QVERIFY(d.contains("finished"));
   }
 };
 
