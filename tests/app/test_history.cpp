@@ -23,21 +23,8 @@
 using namespace perflab;
 using namespace perflab::gui;
 
-class HistoryTest : public QObject {
+class HistoryTest : public QObject, test::SavedRunsWindows {
   Q_OBJECT
-  QTemporaryDir dir_;
-  int window_count_ = 0;
-
-  // A fresh window: its own history folder and settings, as on a first start.
-  std::unique_ptr<MainWindow> freshWindow(QSize size = {1280, 800}) {
-    return test::fresh_window(dir_.path(), ++window_count_, size);
-  }
-
-  QString saveRun(MainWindow& w, const Run& run) {
-    const QString path = w.history().save(run);
-    w.historyPage()->refresh();
-    return path;
-  }
 
  private slots:
   void initTestCase() { QVERIFY(dir_.isValid()); }
