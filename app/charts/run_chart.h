@@ -25,6 +25,7 @@
 #include <QString>
 
 #include "charts/error_bars.h"
+#include "charts/legend_toggles.h"  // the legend's toggles, for views of a chart
 #include "common/run.h"
 
 namespace perflab::charts {
@@ -67,10 +68,6 @@ class ChartError : public std::runtime_error {
 // Name of the marker series that shows values ≤ 0 on a log axis.
 QString nonpositive_series_name();
 
-// Whether a series of a chart has a legend entry of its own: not a spectrum's curve (shown and
-// hidden with its series) nor the relative view's reference line.
-bool listed_in_legend(const QAbstractSeries* s);
-
 // Facts about a built chart, for tests and the GUI.
 struct ChartFacts {
   int clamped_points = 0;  // values ≤ 0 drawn at the floor on a log axis
@@ -101,11 +98,5 @@ QString run_description(const Run& run);
 // The category at `index` of a chart's category axis as the run names it (the axis may show it
 // wrapped over lines to fit).
 QString category_text(const QBarCategoryAxis* axis, int index);
-
-// Clicking a legend marker hides/shows its series (the marker stays, dimmed). For views.
-void enable_legend_toggles(QChart* chart);
-
-// Series::name values hidden in a chart (by legend clicks or ChartOptions::hidden_series).
-std::set<std::string> hidden_series(const QChart* chart);
 
 }  // namespace perflab::charts
