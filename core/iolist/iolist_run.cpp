@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/clock.h"
+#include "runner/run_budget.h"
 #include "targets/ownership.h"
 #include "targets/pg_text.h"
 #include "targets/targets.h"
@@ -120,25 +121,26 @@ IoListRun::IoListRun(RunContext& context)
   const auto& planned = progress_.planned();
   ctx.expect_points(
       static_cast<std::size_t>(std::count_if(planned.begin(), planned.end(), measured_in_rounds)));
-  began_s_ = static_cast<double>(wall_ns()) / 1e9;
   for (const auto& p : planned) min_forecast_s_.push_back(p.forecast_s);
-  foretell_shares(0, 0);
+  foretell_shares(0);
 }
 
-// Measuring adaptively within a budget, the points from `from` on, the run `at_s` seconds old,
-// are foretold as RunBudget will share it, in the run's order: a point measured in rounds takes
-// what remains when it begins over the points left, or its minimum rounds when they take longer.
-void IoListRun::foretell_shares(std::size_t from, double at_s) {
+// Measuring adaptively within a budget, the points from `from` on are foretold as the run's
+// budget will share them, in the run's order, from what is left of it now: a RunBudget as the
+// run's own, each point taking its share when the forecasts say it begins (or its minimum rounds,
+// when they take longer).
+void IoListRun::foretell_shares(std::size_t from) {
   const RunnerSettings& runner = ctx.runner();
   if (!runner.adaptive() || !(runner.budget_s > 0)) return;
   const auto& planned = progress_.planned();
-  std::size_t left = static_cast<std::size_t>(std::count_if(
-      planned.begin() + static_cast<std::ptrdiff_t>(from), planned.end(), measured_in_rounds));
+  RunBudget budget(runner.budget_s);
+  budget.expect_points(static_cast<std::size_t>(std::count_if(
+      planned.begin() + static_cast<std::ptrdiff_t>(from), planned.end(), measured_in_rounds)));
+  double at_s = ctx.elapsed_s();
   for (std::size_t i = from; i < planned.size(); ++i) {
     double takes = min_forecast_s_[i];
     if (measured_in_rounds(planned[i])) {
-      const double share = std::max(0.0, runner.budget_s - at_s) / static_cast<double>(left--);
-      takes = std::max(takes, std::min(share, runner.precision_budget_s));
+      takes = std::max(takes, std::min(*budget.take_point(at_s), runner.precision_budget_s));
       progress_.foretell(i, takes);
     }
     at_s += takes;
@@ -179,10 +181,9 @@ void IoListRun::connect() {
 }
 
 double IoListRun::begin_point(PointKind kind, std::int64_t n, const std::string& tag) {
-  const double now_s = static_cast<double>(wall_ns()) / 1e9;
-  const double f = progress_.begin(kind, n, tag, now_s);
+  const double f = progress_.begin(kind, n, tag, static_cast<double>(wall_ns()) / 1e9);
   // The points after it, from how much of the budget is left now.
-  if (const auto i = progress_.current()) foretell_shares(*i + 1, now_s - began_s_);
+  if (const auto i = progress_.current()) foretell_shares(*i + 1);
   return f;
 }
 

@@ -167,12 +167,10 @@ class IoListRun {
   int server_port_ = 0;
   std::uint64_t uuid_state_ = 0;
   PointProgress progress_;
-  // Measuring adaptively within a budget: each point's forecast at its minimum rounds, and
-  // when the run began (s of wall_ns), to foretell the points not begun as the budget will
-  // share it (foretell_shares).
+  // Measuring adaptively within a budget: each point's forecast at its minimum rounds, to
+  // foretell the points not begun as the run's budget will share it (foretell_shares).
   std::vector<double> min_forecast_s_;
-  double began_s_ = 0;
-  void foretell_shares(std::size_t from, double at_s);
+  void foretell_shares(std::size_t from);
 };
 
 // The points a run of these settings measures, in its order, each with its steps and the
