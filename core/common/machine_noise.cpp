@@ -67,21 +67,31 @@ std::optional<CpuTimes> parse_proc_stat(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<CpuTimes> read_cpu_times() {
+  return parse_proc_stat(slurp("/proc/stat"));
+}
+
 MachineSnapshot read_machine_snapshot() {
   MachineSnapshot s;
   s.load = parse_loadavg(slurp("/proc/loadavg"));
-  s.cpu = parse_proc_stat(slurp("/proc/stat"));
+  s.cpu = read_cpu_times();
   s.cores = static_cast<int>(std::thread::hardware_concurrency());
   return s;
 }
 
-std::optional<double> busy_share(const MachineSnapshot& from, const MachineSnapshot& to) {
-  if (!from.cpu || !to.cpu || to.cpu->total() <= from.cpu->total()) return std::nullopt;
+std::optional<IdleTicks> idle_ticks(const CpuTimes& from, const CpuTimes& to) {
   const auto idle = [](const CpuTimes& c) { return c.idle + c.iowait; };
-  if (idle(*to.cpu) < idle(*from.cpu)) return std::nullopt;
-  const double total = static_cast<double>(to.cpu->total() - from.cpu->total());
-  const double idle_ticks = static_cast<double>(idle(*to.cpu) - idle(*from.cpu));
-  return std::clamp(1 - idle_ticks / total, 0.0, 1.0);
+  if (to.total() < from.total() || idle(to) < idle(from)) return std::nullopt;
+  IdleTicks t{idle(to) - idle(from), to.total() - from.total()};
+  if (t.idle > t.all) return std::nullopt;
+  return t;
+}
+
+std::optional<double> busy_share(const MachineSnapshot& from, const MachineSnapshot& to) {
+  if (!from.cpu || !to.cpu) return std::nullopt;
+  const auto t = idle_ticks(*from.cpu, *to.cpu);
+  if (!t || t->all == 0) return std::nullopt;
+  return std::clamp(1 - double(t->idle) / double(t->all), 0.0, 1.0);
 }
 
 MachineNoise judge_machine(const MachineSnapshot& before, const MachineSnapshot& after,

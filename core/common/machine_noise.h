@@ -27,6 +27,8 @@ struct CpuTimes {
   }
 };
 std::optional<CpuTimes> parse_proc_stat(std::string_view text);
+// Reads /proc/stat now; nullopt where it cannot be read.
+std::optional<CpuTimes> read_cpu_times();
 
 struct MachineSnapshot {
   std::optional<LoadAverage> load;  // absent where /proc cannot be read
@@ -66,6 +68,13 @@ MachineNoise judge_machine(const MachineSnapshot& before, const MachineSnapshot&
 
 // The share of all CPUs busy between two snapshots; nullopt without both or without time between.
 std::optional<double> busy_share(const MachineSnapshot& from, const MachineSnapshot& to);
+
+// All CPUs' clock ticks between two readings, and those of them idle (or waiting for I/O: no
+// thread ready to run); nullopt when the counters went back.
+struct IdleTicks {
+  std::uint64_t idle = 0, all = 0;
+};
+std::optional<IdleTicks> idle_ticks(const CpuTimes& from, const CpuTimes& to);
 
 // A point whose coefficient of variation is above the threshold.
 inline bool noisy_point(double cv, const NoiseThresholds& t = {}) {

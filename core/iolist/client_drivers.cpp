@@ -64,6 +64,12 @@ void add_client_use(Point& p, const Samples& total, std::size_t clients, std::si
     if (total.wall[i] > 0 && threads > 0)
       waiting.push_back(total.wait[i] / (total.wall[i] * double(threads)));
   if (!waiting.empty()) p.extra["client_cpu_wait_pct"] = 100.0 * summarize(waiting).median;
+  // Pooled over the operations: a tick is a sample of where a CPU was, and their sums are
+  // unbiased where one short operation's are not.
+  double all = 0, idle = 0;
+  for (std::size_t i = 0; i < total.machine_ticks.size(); ++i)
+    all += total.machine_ticks[i], idle += total.idle_ticks[i];
+  if (all > 0) p.extra["machine_idle_pct"] = 100.0 * idle / all;
 }
 
 void client_cpu_findings(RunContext& ctx, const ClientCpuSpec& spec, std::int64_t n,
@@ -81,6 +87,15 @@ void client_cpu_findings(RunContext& ctx, const ClientCpuSpec& spec, std::int64_
       "the machine's CPU time (wall time x " + std::to_string(int(machine_cores())) + " cores)"};
   share.group = spec.group;
   if (auto f = share_finding(share, total.cpu, machine)) ctx.add_finding(std::move(*f));
+  const auto& ticks = total.machine_ticks;
+  if (spec.idle_id.empty() || ticks.empty() ||
+      std::any_of(ticks.begin(), ticks.end(), [](double t) { return t < kIdleMinTicks; }))
+    return;
+  ShareSpec idle{spec.idle_id, spec.context, "idle, no thread ready to run",
+                 "the machine's CPU time (clock ticks of its " +
+                     std::to_string(int(machine_cores())) + " cores, /proc/stat)"};
+  idle.group = spec.group;
+  if (auto f = share_finding(idle, total.idle_ticks, ticks)) ctx.add_finding(std::move(*f));
 }
 
 }  // namespace perflab::iolist

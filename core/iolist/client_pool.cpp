@@ -2,7 +2,10 @@
 // operation (iolist/client_pool.h).
 #include "iolist/client_pool.h"
 
+#include <optional>
+
 #include "common/clock.h"
+#include "common/machine_noise.h"
 
 namespace perflab::iolist {
 
@@ -40,12 +43,19 @@ ReleasedThreads::~ReleasedThreads() {
 }
 
 ClientPoolSample ReleasedThreads::run() {
+  // The machine's counters just outside the wall time: reading them is not the operation's.
+  const std::optional<CpuTimes> m0 = read_cpu_times();
   const std::int64_t t0 = wall_ns();
   start_.arrive_and_wait();
   done_.arrive_and_wait();
   const std::int64_t t1 = wall_ns();
+  const std::optional<CpuTimes> m1 = read_cpu_times();
   ClientPoolSample s;
   s.wall_us = static_cast<double>(t1 - t0) / 1000.0;
+  if (const auto ticks = m0 && m1 ? idle_ticks(*m0, *m1) : std::nullopt) {
+    s.machine_ticks = double(ticks->all);
+    s.idle_ticks = double(ticks->idle);
+  }
   for (auto c : cpu_) s.cpu_us += static_cast<double>(c) / 1000.0;
   for (auto w : wait_) s.wait_us = w < 0 || s.wait_us < 0 ? -1 : s.wait_us + double(w) / 1000.0;
   return s;

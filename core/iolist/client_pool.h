@@ -21,9 +21,12 @@ namespace perflab::iolist {
 
 // One operation of a client pool: wall time from release until the last worker is done, the
 // CPU time the workers' threads used, and the time they spent runnable but waiting for a CPU
-// (the scheduler's run delay, /proc/thread-self/schedstat; -1 where it cannot be read) (µs).
+// (the scheduler's run delay, /proc/thread-self/schedstat; -1 where it cannot be read) (µs);
+// and the machine's clock ticks over all its CPUs during it, all and idle (/proc/stat: no
+// thread ready to run; -1 where it cannot be read).
 struct ClientPoolSample {
   double wall_us = 0, cpu_us = 0, wait_us = 0;
+  double machine_ticks = -1, idle_ticks = -1;
 };
 
 // T threads released together for each operation, each running body(k) once; the sample is the

@@ -251,7 +251,7 @@ void client_use_findings(RunContext& ctx, const IoListSettings& set, const IoLis
                           {"", id + ".client_share." + key.first,
                            label_cap(label) + ", " + key.first + ", " + std::to_string(t) +
                                (t == 1 ? " client thread" : " client threads"),
-                           op, op},
+                           op, op, id + ".machine_idle." + key.first},
                           n, s.total);
     }
   };

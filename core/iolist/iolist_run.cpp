@@ -53,6 +53,10 @@ void Samples::add(const ClientPoolSample& s) {
   wall.push_back(s.wall_us);
   cpu.push_back(s.cpu_us);
   if (s.wait_us >= 0) wait.push_back(s.wait_us);
+  if (s.machine_ticks >= 0 && s.idle_ticks >= 0) {
+    machine_ticks.push_back(s.machine_ticks);
+    idle_ticks.push_back(s.idle_ticks);
+  }
 }
 
 void AppendSamples::add(const ClientPoolSample& s, const std::vector<AppendTiming>& timings,

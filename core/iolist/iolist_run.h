@@ -47,6 +47,8 @@ std::string format_bytes(std::size_t b);
 struct Samples {
   std::vector<double> wall, cpu;
   std::vector<double> wait;  // the clients' threads waiting for a CPU (µs), where it was read
+  // The machine's clock ticks over all CPUs during each operation, all and idle, where read.
+  std::vector<double> machine_ticks, idle_ticks;
   void add(const ClientPoolSample& s);  // one operation of a client pool
 };
 
@@ -245,17 +247,24 @@ WriterDrivers writer_drivers(IoListRun& r, std::size_t n, const PgTarget& target
 std::string driver_text(bool async);
 // The client's own CPU beside a point of n clients: the machine's cores; the clients' CPU time as
 // a share of the machine's during each operation, cpu / (wall x cores); the point's extras
-// client_cpu_per_op_us, client_machine_share_pct, client_threads and client_cpu_wait_pct (the
+// client_cpu_per_op_us, client_machine_share_pct, client_threads, client_cpu_wait_pct (the
 // share of the threads' time during an operation that they waited for a CPU: high, a loaded
-// machine starves the client although its own share is small); and its findings, the CPU
-// per operation (when spec.cpu_id is not empty) and the share (near 100%, the client, not the
-// server, could set the time).
+// machine starves the client although its own share is small) and machine_idle_pct (the share
+// of the machine's CPU time during the operations with no thread ready to run: a client that
+// waits for a CPU waits while every CPU is busy, so what its waiting could cost an operation
+// shows here); and its findings, the CPU per operation (when spec.cpu_id is not empty), the
+// share (near 100%, the client, not the server, could set the time) and the idle share (when
+// spec.idle_id is not empty and every operation spans kIdleMinTicks).
 double machine_cores();
 std::vector<double> machine_shares(const Samples& total);
 void add_client_use(Point& p, const Samples& total, std::size_t clients, std::size_t threads);
+// The clock ticks (all CPUs) an operation spans at least for its idle share to be a finding: a
+// tick is 10 ms of one CPU, so 50 of them put the share in steps of at most 2%.
+inline constexpr double kIdleMinTicks = 50;
 struct ClientCpuSpec {
   std::string cpu_id, share_id, context, group;
-  std::string op;  // "append", "read"
+  std::string op;            // "append", "read"
+  std::string idle_id = "";  // the machine's idle share during the operations
 };
 void client_cpu_findings(RunContext& ctx, const ClientCpuSpec& spec, std::int64_t n,
                          const Samples& total);

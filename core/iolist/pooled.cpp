@@ -316,7 +316,7 @@ void pooled_findings(RunContext& ctx, const IoListSettings& set, const IoListMea
                              id + ".client_share." + how + "." + to_string(b),
                              "Append, " + clients_text(n) + ", " + to_string(b) +
                                  (via ? ", through PgBouncer" : ", direct"),
-                             "pooled", "append"},
+                             "pooled", "append", id + ".machine_idle." + how + "." + to_string(b)},
                             n, (via ? *through : *direct).total);
       }
     }

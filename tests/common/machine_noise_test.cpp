@@ -109,6 +109,23 @@ TEST(MachineNoise, TheWindowBeforeTheRunJudgesNotTheLoadAverage) {
   EXPECT_EQ(describe_machine(m), "CPUs 70% busy with other work just before the run");
 }
 
+// An operation's ticks: every CPU's between two readings, and those with no thread ready to run
+// (idle or waiting for I/O); counters that went back give nothing.
+TEST(MachineNoise, CountsTheIdleTicksBetweenTwoReadings) {
+  CpuTimes c0, c1;
+  c0.user = 1000, c0.system = 200, c0.idle = 500, c0.iowait = 10, c0.softirq = 5;
+  c1.user = 1100, c1.system = 230, c1.idle = 560, c1.iowait = 15, c1.softirq = 10;
+  const auto t = idle_ticks(c0, c1);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->all, 200u);
+  EXPECT_EQ(t->idle, 65u);
+  EXPECT_FALSE(idle_ticks(c1, c0));
+  const auto none = idle_ticks(c0, c0);  // no time between: nothing idle of nothing
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->all, 0u);
+  EXPECT_TRUE(read_cpu_times());
+}
+
 TEST(MachineNoise, NoisyPointAboveTenPercent) {
   EXPECT_TRUE(noisy_point(0.11));
   EXPECT_FALSE(noisy_point(0.10));

@@ -124,6 +124,8 @@ TEST(IoListClientDrivers, AsyncDrivesAppendsAndReadsOnAThreadPerCoreAndWritesThe
         EXPECT_LE(extra(p, "client_machine_share_pct"), 100.0 + 1e-9) << p->label;
         EXPECT_GE(extra(p, "client_cpu_wait_pct"), 0) << p->label;  // -1: missing
         EXPECT_LE(extra(p, "client_cpu_wait_pct"), 100.0 + 1e-9) << p->label;
+        // Missing where the operations of the point span no clock tick of /proc/stat at all.
+        EXPECT_LE(extra(p, "machine_idle_pct"), 100.0 + 1e-9) << p->label;
       }
       // The server's CPU per append, also with two drivers at one point (async).
       EXPECT_GT(extra(rt, "server_cpu"), 0) << series;

@@ -77,6 +77,10 @@ TEST(IoListPooled, PgBouncerServesAThousandClientsAndEveryStreamReadsBackEqual) 
       ASSERT_TRUE(p->extra.count("backends")) << series;
       ASSERT_TRUE(p->extra.count("backends_private_mib")) << series;
       EXPECT_GT(p->extra.at("backends_private_mib"), 0) << series;
+      // The machine's idle share during the operations: 1,000 appends span clock ticks.
+      ASSERT_TRUE(p->extra.count("machine_idle_pct")) << series;
+      EXPECT_GE(p->extra.at("machine_idle_pct"), 0) << series;
+      EXPECT_LE(p->extra.at("machine_idle_pct"), 100) << series;
     }
     // PgBouncer's own memory beside its backends'.
     EXPECT_GT(run.find_point("pooled", "iolist pooled", "1000")->extra.at("pgbouncer_private_mib"),
