@@ -1,6 +1,7 @@
 #include "common/adaptive.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -26,13 +27,26 @@ AdaptiveRepetitions::AdaptiveRepetitions(PrecisionGoal goal, std::size_t variant
 
 void AdaptiveRepetitions::track_median(std::size_t variant) {
   if (variant >= samples_.size()) throw std::invalid_argument("no such variant");
-  figures_.push_back({variant, variant, false});
+  figures_.push_back({variant, variant, false, std::nullopt});
 }
 
 void AdaptiveRepetitions::track_ratio(std::size_t numerator, std::size_t denominator) {
   if (numerator >= samples_.size() || denominator >= samples_.size() || numerator == denominator)
     throw std::invalid_argument("a ratio needs two different variants");
-  figures_.push_back({numerator, denominator, true});
+  figures_.push_back({numerator, denominator, true, std::nullopt});
+}
+
+bool AdaptiveRepetitions::focused() const {
+  return focus_ && !(goal_.precision > 0) && goal_.verdict_threshold &&
+         std::any_of(figures_.begin(), figures_.end(), [](const Figure& f) { return f.ratio; });
+}
+
+bool AdaptiveRepetitions::needs(std::size_t variant) const {
+  if (variant >= samples_.size()) throw std::invalid_argument("no such variant");
+  if (!focused() || rounds_ < goal_.min_rounds) return true;
+  return std::any_of(figures_.begin(), figures_.end(), [&](const Figure& f) {
+    return f.ratio && !f.kept && (f.a == variant || f.b == variant);
+  });
 }
 
 int AdaptiveRepetitions::ratios() const {
@@ -48,9 +62,13 @@ bool AdaptiveRepetitions::settled_now() {
   worst_ = 0;
   settled_ratios_ = 0;
   bool precise = true, verdicts = true;
-  for (const auto& f : figures_) {
+  const bool focused_now = focused();
+  for (auto& f : figures_) {
     Estimate e;
-    if (f.ratio) {
+    if (f.kept) {  // focused: its verdict stands on the rounds that gave it
+      e = *f.kept;
+      ++settled_ratios_;
+    } else if (f.ratio) {
       // A ratio with a zero denominator median has no estimate: it can never be settled.
       if (by_precision) {
         RatioOptions opt;
@@ -71,6 +89,7 @@ bool AdaptiveRepetitions::settled_now() {
         settled_ratios_ += settled ? 1 : 0;
         verdicts = verdicts && settled;
         if (!by_precision) e = stated;
+        if (settled && focused_now) f.kept = stated;
       }
     } else {
       e = median_ci(samples_[f.a], goal_.level);
@@ -88,7 +107,12 @@ AdaptiveRepetitions::Decision AdaptiveRepetitions::add_round(std::span<const dou
   if (done()) throw std::logic_error("adaptive repetitions: the point is already finished");
   if (round.size() != samples_.size())
     throw std::invalid_argument("a round needs one sample per variant");
-  for (std::size_t v = 0; v < round.size(); ++v) samples_[v].push_back(round[v]);
+  for (std::size_t v = 0; v < round.size(); ++v) {
+    const bool measured = needs(v);
+    if (!measured && !std::isnan(round[v]))
+      throw std::invalid_argument("a round has a sample of a variant it no longer measures");
+    if (measured) samples_[v].push_back(round[v]);
+  }
   ++rounds_;
   if (rounds_ < goal_.min_rounds) return decision_;
   if (settled_now())

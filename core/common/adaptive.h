@@ -22,6 +22,13 @@
 //     (TimeBudgetUsed) — reached, or the next round, taking as long as the average one so far,
 //     would end past it.
 // min_rounds rounds are always measured (the run's `repetitions`); no judgement before that.
+// Focused (focus(), under the verdict rule alone, with ratios tracked), a point spends its rounds
+// after min_rounds only on what is still open: a tracked ratio that has a verdict keeps it (its
+// estimate is not made again) and its variants are measured on only while another open ratio
+// needs them; a variant no tracked ratio names is measured for min_rounds only. needs() says
+// which variants the next round measures; a round gives NaN for the others. A variant that is
+// no longer measured never is again, so any two variants' samples are paired over the rounds
+// the shorter has.
 // The intervals are estimated again after every round, so with very few rounds a lucky, too
 // narrow interval can stop a point early: keep min_rounds at the run's repetitions (15 for
 // iolist), not at the bare 6 where a 95% interval first exists.
@@ -63,10 +70,15 @@ class AdaptiveRepetitions {
   // What to watch (at least one figure; none means: watch every variant's median).
   void track_median(std::size_t variant);
   void track_ratio(std::size_t numerator, std::size_t denominator);
+  // Spend the rounds after min_rounds on the tracked ratios without a verdict (above).
+  void focus() { focus_ = true; }
+  // Whether the next round measures this variant (always, unless focused).
+  bool needs(std::size_t variant) const;
 
-  // One round: round[v] is variant v's sample; elapsed_seconds since the point started.
-  // Returns the decision; after anything but Continue the controller takes no more rounds
-  // (std::logic_error). Throws std::invalid_argument when round.size() != variants.
+  // One round: round[v] is variant v's sample (NaN where needs(v) was false); elapsed_seconds
+  // since the point started. Returns the decision; after anything but Continue the controller
+  // takes no more rounds (std::logic_error). Throws std::invalid_argument when round.size() !=
+  // variants or a variant no longer measured has a sample.
   Decision add_round(std::span<const double> round, double elapsed_seconds);
 
   Decision decision() const { return decision_; }
@@ -88,8 +100,10 @@ class AdaptiveRepetitions {
   struct Figure {
     std::size_t a = 0, b = 0;
     bool ratio = false;
+    std::optional<Estimate> kept;  // focused: the estimate that gave it its verdict
   };
   bool settled_now();
+  bool focused() const;  // focus() asked, and it applies (verdict rule alone, ratios tracked)
 
   PrecisionGoal goal_;
   std::vector<std::vector<double>> samples_;
@@ -99,6 +113,7 @@ class AdaptiveRepetitions {
   int settled_ratios_ = 0;
   double worst_;
   Decision decision_ = Decision::Continue;
+  bool focus_ = false;
 };
 
 const char* to_string(AdaptiveRepetitions::Decision d);

@@ -42,6 +42,14 @@ void PointRounds::track_median(std::size_t variant) {
   if (adaptive_) adaptive_->track_median(variant);
 }
 
+void PointRounds::focus() {
+  if (adaptive_) adaptive_->focus();
+}
+
+bool PointRounds::needs(std::size_t variant) const {
+  return warmup() || !adaptive_ || adaptive_->needs(variant);
+}
+
 bool PointRounds::next() const {
   if (warmup()) return true;
   if (adaptive_) {

@@ -36,6 +36,11 @@ class PointRounds {
   // Without any, every variant's median. No effect with fixed repetitions.
   void track_ratio(std::size_t numerator, std::size_t denominator);
   void track_median(std::size_t variant);
+  // Measuring to verdicts, spend the rounds after the minimum only on the tracked ratios without
+  // a verdict (AdaptiveRepetitions::focus): measure variant v in a round only when needs(v),
+  // and record NaN for it otherwise.
+  void focus();
+  bool needs(std::size_t variant) const;
 
   // Whether another round is due: loop `while (rounds.next()) { measure; rounds.record(…); }`.
   bool next() const;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -286,4 +287,80 @@ TEST(AdaptiveVerdicts, RejectsBadUse) {
   g.budget_seconds = -1;
   EXPECT_THROW(AdaptiveRepetitions(g, 2), std::invalid_argument);
   EXPECT_STREQ(to_string(Decision::VerdictsReached), "verdicts reached");
+}
+
+namespace {
+// Focused rounds of {80, a, 100, 90}: variant 3 is in no tracked ratio; a takes turns at 95 and
+// 109 (never settles against 100), 80/100 settles at once. NaN for what needs() leaves out.
+Decision drive_focused(AdaptiveRepetitions& c, std::vector<int>& measured) {
+  measured.assign(4, 0);
+  Decision d = Decision::Continue;
+  for (int r = 0; d == Decision::Continue; ++r) {
+    std::vector<double> round = {80, r % 2 == 0 ? 95.0 : 109.0, 100, 90};
+    for (std::size_t v = 0; v < round.size(); ++v) {
+      if (c.needs(v))
+        ++measured[v];
+      else
+        round[v] = std::nan("");
+    }
+    d = c.add_round(round, r + 1.0);
+  }
+  return d;
+}
+}  // namespace
+
+// Focused, a point measures after its minimum only what an open ratio needs: the settled one
+// keeps its verdict, its own variant stops, the shared one goes on, the untracked one stops.
+TEST(AdaptiveVerdicts, FocusedRoundsMeasureOnlyWhatAnOpenRatioNeeds) {
+  auto g = to_verdicts();
+  g.budget_seconds = 30;
+  AdaptiveRepetitions c(g, 4);
+  c.track_ratio(0, 2);  // 80 / 100: settles at the 6th round
+  c.track_ratio(1, 2);  // never
+  c.focus();
+  for (std::size_t v = 0; v < 4; ++v) EXPECT_TRUE(c.needs(v)) << v;  // the minimum: everything
+  std::vector<int> measured;
+  EXPECT_EQ(drive_focused(c, measured), Decision::TimeBudgetUsed);
+  EXPECT_EQ(c.rounds(), 30);
+  EXPECT_EQ(measured, (std::vector<int>{6, 30, 30, 6}));
+  EXPECT_EQ(c.samples(0).size(), 6u);
+  EXPECT_EQ(c.samples(2).size(), 30u);
+  EXPECT_EQ(c.settled_ratios(), 1);  // the settled ratio stays settled
+  // Its finding, over the rounds the two share, states the verdict it was settled on.
+  const std::span<const double> both(c.samples(2).data(), c.samples(0).size());
+  const auto r = ratio_ci(c.samples(0), both);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->method, CiMethod::PairedBootstrap);
+  EXPECT_EQ(judge_ratio(*r, Better::Lower, 0.02), Verdict::Faster);
+  EXPECT_DOUBLE_EQ(c.estimates()[0].value, r->value);
+
+  // Unfocused (or under a precision rule) every variant is measured every round.
+  AdaptiveRepetitions all(g, 4);
+  all.track_ratio(0, 2);
+  all.track_ratio(1, 2);
+  EXPECT_EQ(drive_focused(all, measured), Decision::TimeBudgetUsed);
+  EXPECT_EQ(measured, (std::vector<int>(4, 30)));
+  auto precise = g;
+  precise.precision = 0.5;
+  AdaptiveRepetitions with_precision(precise, 4);
+  with_precision.track_ratio(0, 2);
+  with_precision.focus();
+  drive_focused(with_precision, measured);
+  EXPECT_EQ(measured[3], with_precision.rounds());
+}
+
+TEST(AdaptiveVerdicts, FocusedRoundsRejectASampleOfAVariantNoLongerMeasured) {
+  AdaptiveRepetitions c(to_verdicts(), 3);
+  c.track_ratio(0, 1);
+  c.focus();
+  for (int r = 0; r < 6; ++r) c.add_round(std::vector<double>{80, 100, 90}, r + 1.0);
+  ASSERT_TRUE(c.done());  // 80/100 settled at the 6th round
+  AdaptiveRepetitions open(to_verdicts(), 3);
+  open.track_ratio(0, 1);
+  open.focus();
+  for (int r = 0; r < 6; ++r)
+    open.add_round(std::vector<double>{r % 2 == 0 ? 95.0 : 109.0, 100, 90}, r + 1.0);
+  EXPECT_FALSE(open.needs(2));  // in no ratio: the minimum only
+  EXPECT_THROW(open.add_round(std::vector<double>{95, 100, 90}, 7), std::invalid_argument);
+  EXPECT_NO_THROW(open.add_round(std::vector<double>{95, 100, std::nan("")}, 7));
 }
