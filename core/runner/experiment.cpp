@@ -65,6 +65,13 @@ void RunContext::add_comparison(const ComparisonSpec& spec, const Point* subject
 
 void RunContext::add_comparison(const ComparisonSpec& spec, std::span<const double> subject,
                                 std::span<const double> baseline) {
+  if (spec.interleaved && subject.size() != baseline.size()) {
+    // Interleaved series that end at different rounds (a variant no longer measured once its
+    // comparisons had verdicts: PointRounds::focus) are compared over the rounds they share.
+    const std::size_t n = std::min(subject.size(), baseline.size());
+    subject = subject.first(n);
+    baseline = baseline.first(n);
+  }
   if (auto f = comparison_finding(spec, threshold(), subject, baseline)) add_finding(std::move(*f));
 }
 

@@ -78,7 +78,8 @@ class RunContext {
   // The comparison subject / baseline over two points' samples (comparison_finding()) judged
   // with the run's threshold; nothing when a point is missing or there is no ratio.
   void add_comparison(const ComparisonSpec& spec, const Point* subject, const Point* baseline);
-  // The same over two series of samples.
+  // The same over two series of samples; interleaved series of unequal length (one ended
+  // early: PointRounds::focus) over the rounds they share, so they stay paired.
   void add_comparison(const ComparisonSpec& spec, std::span<const double> subject,
                       std::span<const double> baseline);
   // The same with a tool's own error taken out of each side (bounded_comparison_finding).

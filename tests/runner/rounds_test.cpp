@@ -235,3 +235,26 @@ TEST(PointRounds, AnAdaptivePointIsDoneInProportionToItsBudget) {
   EXPECT_LT(rounds[5].second, 0.6);  // 6 rounds of 50 ms, of a 2 s budget
   EXPECT_GT(rounds.back().second, 0.5);
 }
+
+// Interleaved series of unequal length (a variant no longer measured once its comparisons had
+// their verdicts) are compared over the rounds they share, paired: not over every sample of the
+// longer one, which later rounds measured alone.
+TEST(PointRounds, SeriesThatEndedEarlyAreComparedOverTheRoundsTheyShare) {
+  Targets targets;
+  perflab::Run run;
+  RunContext ctx(targets, Params{}, RunHooks{}, {}, run);
+  std::vector<double> a(6, 80.0), b(6, 100.0);
+  a.insert(a.end(), 10, 200.0);  // the later rounds: a alone, on a slower machine
+  ctx.add_comparison(
+      {.id = "a_vs_b",
+       .what = {.subject = "a", .baseline = "b", .metric = "time", .better = Better::Lower},
+       .interleaved = true},
+      a, b);
+  ASSERT_EQ(run.findings.size(), 1u);
+  const Finding& f = run.findings[0];
+  EXPECT_DOUBLE_EQ(f.value, 0.8);
+  ASSERT_TRUE(f.ci);
+  EXPECT_EQ(f.ci->n, 6u);
+  EXPECT_EQ(f.ci->method, CiMethod::PairedBootstrap);
+  EXPECT_EQ(*f.verdict(), Verdict::Faster);
+}
