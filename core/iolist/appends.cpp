@@ -2,6 +2,7 @@
 // interleaved round by round, direct and through the delaying relay; each append's phases timed.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 
 #include "iolist/iolist_run.h"
@@ -52,6 +53,9 @@ PointRounds variant_rounds(const RunContext& ctx, const std::vector<Variant>& va
   for (const auto& [subject, baseline] : compared)
     if (at(subject) < variants.size() && at(baseline) < variants.size())
       rounds.track_ratio(at(subject), at(baseline));
+  // After the minimum rounds only what an open comparison needs: at 100 writers a round of every
+  // builder and transport takes seconds, and the run's budget is better spent on its verdicts.
+  rounds.focus();
   return rounds;
 }
 
@@ -63,6 +67,8 @@ void publish_append(RunContext& ctx, const Variant& v, const std::string& label,
   if (s.total.wall.empty()) return;
   Point p = make_point(label, s.total);
   p.precision = precision;
+  // Its own rounds: a variant no open comparison needed stopped at the minimum.
+  if (p.precision) p.precision->rounds = static_cast<int>(s.total.wall.size());
   if (!s.server_cpu_us.empty()) p.extra["server_cpu"] = summarize(s.server_cpu_us).median;
   add_client_use(p, s.total, static_cast<std::size_t>(writers), s.client_threads);
   ctx.add_point("append", v.series, std::move(p));
@@ -182,6 +188,10 @@ void measure_appends(IoListRun& r, std::span<ClientDriver* const> pools, bool lo
     for (std::size_t k = 0; k < variants.size(); ++k) {
       ctx.check_stop();
       const std::size_t vi = (k + static_cast<std::size_t>(rounds.round())) % variants.size();
+      if (!rounds.needs(vi)) {  // its comparisons have their verdicts: not measured again
+        round[vi] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
       const ClientPoolSample s =
           append_once(r, pool_of(vi), variants[vi].options, batches, timings);
       // The backends idle between appends: the difference is this append's server CPU.

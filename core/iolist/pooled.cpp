@@ -257,6 +257,7 @@ void run_pooled(IoListRun& r) {
         Point p = make_point(std::to_string(n64), per_append);
         p.x = double(n64);
         p.precision = precision;
+        if (p.precision) p.precision->rounds = static_cast<int>(samples[v].total.wall.size());
         add_client_use(p, samples[v].total, n, pools[v]->threads());
         const bool through = pools[v] == pooled_pool.get();
         if (auto it = m.use.find({through, n64}); it != m.use.end()) {

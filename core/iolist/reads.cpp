@@ -2,6 +2,7 @@
 // and decoding its events, builders interleaved round by round (each reads streams it wrote);
 // the readers driven as pool_driver says.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -23,6 +24,7 @@ PointRounds point_rounds(const RunContext& ctx, const std::vector<Builder>& buil
   };
   if (at(Builder::IoList) < builders.size() && at(Builder::Interpolate) < builders.size())
     rounds.track_ratio(at(Builder::IoList), at(Builder::Interpolate));
+  rounds.focus();  // after the minimum, the ratio's two builders only
   return rounds;
 }
 
@@ -77,6 +79,7 @@ void run_read(IoListRun& r) {
         if (!samples[b].wall.empty()) {
           Point p = make_point(label, samples[b]);
           p.precision = rounds.precision();
+          if (p.precision) p.precision->rounds = static_cast<int>(samples[b].wall.size());
           add_client_use(p, samples[b], n, pool->threads());
           ctx.add_point("read", to_string(b), std::move(p));
           r.measured.reads[{to_string(b), label}] = {samples[b], pool->threads()};
@@ -89,6 +92,10 @@ void run_read(IoListRun& r) {
         for (std::size_t k = 0; k < builders.size(); ++k) {
           ctx.check_stop();
           const std::size_t i = (k + static_cast<std::size_t>(rounds.round())) % builders.size();
+          if (!rounds.needs(i)) {  // no open comparison needs it: not read again
+            round[i] = std::numeric_limits<double>::quiet_NaN();
+            continue;
+          }
           const Builder b = builders[i];
           std::vector<ClientRead> reads;
           for (std::size_t w = 0; w < n; ++w)
