@@ -2,6 +2,7 @@
 // Redis, twemproxy, Redis Cluster, redis-benchmark --cluster) and the measurements.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -215,10 +216,15 @@ struct Sweep {
     };
     for (const SweepRatio& r : sweep_ratios())
       if (r.depth == d && at(r.a) < n && at(r.b) < n) rounds.track_ratio(at(r.a), at(r.b));
+    rounds.focus();  // after the minimum, only the variants of ratios without a verdict
     while (rounds.next()) {
       const bool warmup_round = rounds.warmup();
       std::vector<double> round(n);
       for (std::size_t vi = 0; vi < n; ++vi) {
+        if (!rounds.needs(vi)) {
+          round[vi] = std::numeric_limits<double>::quiet_NaN();
+          continue;
+        }
         const BenchResult r = once(t, d, variants[vi], indices[vi], rounds.round());
         round[vi] = r.rps;
         if (!warmup_round) samples[vi].add(r);
@@ -230,6 +236,7 @@ struct Sweep {
     for (std::size_t vi = 0; vi < n; ++vi) {
       Point pt = samples[vi].finish(d);
       pt.precision = rounds.precision();
+      if (pt.precision) pt.precision->rounds = static_cast<int>(pt.samples.size());
       shortest[rate_key(t, d, variants[vi].token)] = samples[vi].shortest_seconds;
       rps[rate_key(t, d, variants[vi].token)] = pt.samples;
       ctx.add_point(sweep_group_id(t), variants[vi].series, std::move(pt));
