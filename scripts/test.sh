@@ -13,16 +13,17 @@ jobs=$(nproc)
 retried=()
 
 # Runs ctest for a preset; a failing test is run once more (a shared machine can starve a server
-# start), and a test that passes only then is listed at the end of the log: a flaky test is a bug.
+# start), and a test that passes only then is listed at the end of the log: a flaky test is a bug,
+# so a failing test's output goes into the log, where the run that failed can be read.
 run_tests() {
   local preset=$1
   shift
-  if ctest --preset "$preset" -j 2 --timeout 900 "$@"; then return 0; fi
+  if ctest --preset "$preset" -j 2 --timeout 900 --output-on-failure "$@"; then return 0; fi
   local failed_log="build/$preset/Testing/Temporary/LastTestsFailed.log"
   [ -s "$failed_log" ] || return 1
   mapfile -t failed < <(sed -E 's/^[0-9]+://' "$failed_log")
   echo "test: retrying once: ${failed[*]}"
-  if ctest --preset "$preset" --timeout 900 --rerun-failed; then
+  if ctest --preset "$preset" --timeout 900 --output-on-failure --rerun-failed; then
     retried+=("${failed[@]}")
     return 0
   fi
